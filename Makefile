@@ -1,0 +1,28 @@
+# agentkit: contract generation, build and checks. `make help` lists the targets.
+.PHONY: help install generate check-generated build typecheck test ci bench
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
+
+install: ## Install dependencies exactly as locked (builds dist/ too)
+	npm ci
+
+generate: ## Regenerate generated/ from spec/ (commit both)
+	node scripts/generate.mjs
+
+check-generated: ## Fail when generated/ differs from what spec/ generates
+	node scripts/check-generated.mjs
+
+build: ## Compile src/, cli/ and generated/ to dist/
+	node scripts/build.mjs
+
+typecheck: ## Type-check everything, tests included
+	npx tsc -p tsconfig.json --noEmit
+
+test: ## Run every unit test and the conformance suite on every backend
+	npm test
+
+ci: check-generated typecheck test ## What .ci/run runs after installing
+
+bench: ## Run the benchmarks under bench/
+	node scripts/bench.mjs
