@@ -1,0 +1,45 @@
+/**
+ * The project base command: `execute` runs the command's `run` and turns every failure into the spec's exit codes
+ * with the message on stderr, so no command prints a stack trace or exits 1 for a usage mistake.
+ */
+import { Command, UsageError } from 'clipanion';
+import { AgentkitError } from '../src/errors.js';
+import type { AgentkitContext } from './context.js';
+
+export abstract class AgentkitCommand extends Command<AgentkitContext> {
+  /** The command's work; return an exit code or nothing for 0. */
+  abstract run(): Promise<number | void>;
+
+  async execute(): Promise<number> {
+    try {
+      return (await this.run()) ?? 0;
+    } catch (error) {
+      return reportFailure(error, this.context);
+    }
+  }
+
+  /** Write a line to stdout. */
+  protected out(line = ''): void {
+    this.context.stdout.write(`${line}\n`);
+  }
+
+  /** Write a line to stderr. */
+  protected err(line: string): void {
+    this.context.stderr.write(`${line}\n`);
+  }
+}
+
+/** Print a failure on stderr and return its exit code: 2 for usage errors, the error table's code for ours, else 1. */
+export function reportFailure(error: unknown, context: Pick<AgentkitContext, 'stderr'>): number {
+  if (error instanceof UsageError) {
+    context.stderr.write(`usage error: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof AgentkitError) {
+    context.stderr.write(`error: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  context.stderr.write(`error: ${message}\n`);
+  return 1;
+}

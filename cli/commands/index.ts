@@ -1,0 +1,6 @@
+/** Every command of the `agentkit` CLI, registered by cli/main.ts. One file per command group. */
+import type { CommandClass } from 'clipanion';
+import type { AgentkitContext } from '../context.js';
+import { VersionCommand } from './version.js';
+
+export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [VersionCommand];

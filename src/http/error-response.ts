@@ -1,0 +1,86 @@
+/**
+ * One mapping from anything an HTTP handler can throw to the contract's error body `{ detail, code }` (plus
+ * `errors` for validation failures). Used by every Express app agentkit serves.
+ */
+import { AgentkitError, ValidationError, errorTable, type ErrorCode } from '../errors.js';
+
+/** What to write: status, body, and extra headers. */
+export interface ErrorResponse {
+  status: number;
+  body: { detail: string; code: ErrorCode; errors?: Array<{ path: string; message: string }> };
+  headers?: Record<string, string>;
+  /** True when the failure is ours (a bug or an outage), worth logging; false for the caller's mistakes. */
+  serverFault: boolean;
+}
+
+interface ValidatorErrorItem {
+  path?: string;
+  message?: string;
+}
+
+/** The fields of errors thrown by body-parser and express-openapi-validator that we read. */
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  path?: string;
+  message?: string;
+  errors?: ValidatorErrorItem[];
+  expose?: boolean;
+}
+
+function isHttpLike(error: unknown): error is HttpLikeError {
+  return typeof error === 'object' && error !== null && ('status' in error || 'statusCode' in error || 'type' in error);
+}
+
+/** Map a thrown value to the response the contract declares for it. */
+export function toErrorResponse(error: unknown, maxBodyBytes?: number): ErrorResponse {
+  if (error instanceof ValidationError) {
+    return { status: 400, body: { detail: error.message, code: 'validation_failed', errors: [...error.issues] }, serverFault: false };
+  }
+  if (error instanceof AgentkitError) {
+    const status = errorTable[error.code].status;
+    return { status, body: { detail: error.message, code: error.code }, serverFault: status >= 500 };
+  }
+  if (isHttpLike(error)) {
+    const status = error.status ?? error.statusCode ?? 500;
+    switch (error.type) {
+      case 'entity.parse.failed':
+        return { status: 400, body: { detail: `request body is not valid JSON: ${error.message ?? ''}`.trim(), code: 'invalid_json' }, serverFault: false };
+      case 'entity.too.large':
+        return tooLarge(maxBodyBytes);
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return validationFailed(error.message ?? 'unsupported request encoding', []);
+      default:
+        break;
+    }
+    const items = (error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'invalid' }));
+    if (status === 413) return tooLarge(maxBodyBytes);
+    if (status === 404) return { status: 404, body: { detail: `no route ${error.path ?? ''}`.trim(), code: 'not_found' }, serverFault: false };
+    if (status === 405) return { status: 405, body: { detail: error.message ?? 'method not allowed', code: 'not_found' }, serverFault: false };
+    if (status === 415) return validationFailed(`${error.message ?? 'unsupported media type'}; send application/json`, items);
+    if (status === 400) return validationFailed(describe(items) || error.message || 'invalid request', items);
+    if (status >= 500 && Array.isArray(error.errors)) {
+      // The validator only raises 5xx while checking a response: the handler produced something the contract does
+      // not declare (an undeclared status, a body off its schema). Our bug, never the caller's.
+      return { status: 500, body: { detail: `response failed contract validation: ${describe(items)}`, code: 'internal_error' }, serverFault: true };
+    }
+    if (status < 500) return validationFailed(error.message ?? 'invalid request', items);
+  }
+  return { status: 500, body: { detail: 'internal server error', code: 'internal_error' }, serverFault: true };
+}
+
+function tooLarge(maxBodyBytes?: number): ErrorResponse {
+  const detail = maxBodyBytes === undefined ? 'request body is too large' : `request body exceeds ${maxBodyBytes} bytes`;
+  // The rest of the body was not read; closing is the only way to keep the connection sane.
+  return { status: 413, body: { detail, code: 'payload_too_large' }, headers: { Connection: 'close' }, serverFault: false };
+}
+
+function validationFailed(detail: string, errors: Array<{ path: string; message: string }>): ErrorResponse {
+  return { status: 400, body: { detail, code: 'validation_failed', errors }, serverFault: false };
+}
+
+function describe(items: Array<{ path: string; message: string }>): string {
+  return items.map((item) => `${item.path} ${item.message}`.trim()).join('; ');
+}

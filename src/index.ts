@@ -1,0 +1,17 @@
+/**
+ * agentkit: operate LLM agents in production. This is the SDK's public API; `agentkit/client` holds the typed HTTP
+ * client for served agents and `agentkit/testing` the deterministic test helpers.
+ */
+export { VERSION } from './version.js';
+export {
+  AgentkitError,
+  ConfigError,
+  NotFoundError,
+  NotImplementedError,
+  ValidationError,
+  errorTable,
+  toError,
+  type ErrorCode,
+  type ErrorMapping,
+} from './errors.js';
+export type * from './types.js';

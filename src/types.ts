@@ -1,0 +1,30 @@
+/**
+ * The wire and persisted shapes of the SDK, generated from spec/ (never hand-written): result objects, checkpoints,
+ * pending interrupts, replay records, trace exports, eval reports, REST tool configuration.
+ */
+export type {
+  AgentResult,
+  ChainResult,
+  Checkpoint,
+  CheckpointStatus,
+  ComparisonResult,
+  EvalCase,
+  EvalRunReport,
+  ExecutionStatus,
+  ExportTraceDocument,
+  InterruptSignalPayload,
+  PendingInterrupt,
+  PendingInterruptSummary,
+  RegressionTestRecord,
+  ReplayResult,
+  ReplayStep,
+  RestToolConfig,
+  Resume,
+  RunStatus,
+  Span,
+  SpanStatus,
+  StepType,
+  ToolCallRecord,
+  Trace,
+  TraceSummary,
+} from '../generated/types/resources.js';
