@@ -1,0 +1,7 @@
+/** The conformance harness: scenarios over backends and surfaces, timed uvu suites, coverage of spec rows. */
+export { conformance, type ScenarioContext, type ScenarioOptions } from './scenario.js';
+export { suite, DEFAULT_TIMEOUT_MS } from './uvu.js';
+export type { Backend, BackendKind } from './backends.js';
+export type { Surface } from './coverage.js';
+export type { CliRun } from './cli.js';
+export type { RunningServer } from './http.js';

@@ -1,0 +1,34 @@
+/**
+ * Runs a list of test files in one process with uvu, then (when conformance scenarios ran) writes and prints the
+ * spec coverage report. Invoked by scripts/test.mjs; usable alone:
+ *   node --conditions=source --import tsx conformance/harness/run.ts <file>...
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { hasRecords, writeCoverage } from './coverage.js';
+
+declare global {
+  var UVU_DEFER: number | undefined;
+  var UVU_INDEX: number | undefined;
+  var UVU_QUEUE: unknown[][];
+}
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error('run.ts: no test files given');
+  process.exit(2);
+}
+
+globalThis.UVU_DEFER = 1;
+const uvu = await import('uvu');
+for (const [index, file] of files.entries()) {
+  globalThis.UVU_INDEX = index;
+  globalThis.UVU_QUEUE.push([path.relative(process.cwd(), file)]);
+  await import(pathToFileURL(path.resolve(file)).href);
+}
+await (uvu as unknown as { exec(bail?: boolean): Promise<void> }).exec(false);
+
+if (hasRecords()) {
+  const report = await writeCoverage(path.resolve(process.env.AGENTKIT_COVERAGE_DIR ?? '.agentkit-test'));
+  console.log(`\n${report}\n`);
+}
