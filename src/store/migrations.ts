@@ -1,0 +1,149 @@
+/**
+ * The one forward-only migration ladder of local.db. Position in the list = schema version = `PRAGMA user_version`
+ * after it is applied. Never edit or reorder an applied step: append a new one.
+ *
+ * Versions 6-19 are reserved no-ops so that the terminal-row `step_type` column arrives in v20, as the spec numbers
+ * it: a store below v20 has checkpoint rows without step_type, and those rows read as resumable.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  /** What the step adds, for people reading `inspect`ions of an old store. */
+  readonly description: string;
+  /** SQL run inside the migration's transaction; empty for a reserved version. */
+  readonly sql: string;
+}
+
+const reserved: Migration = { description: 'reserved (keeps v20 = step_type, as the spec numbers it)', sql: '' };
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    description: 'v1 spans',
+    sql: `
+      CREATE TABLE spans (
+        span_id TEXT PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        parent_span_id TEXT,
+        name TEXT NOT NULL,
+        start_time TEXT NOT NULL,
+        end_time TEXT,
+        status TEXT NOT NULL DEFAULT 'UNSET',
+        attributes TEXT NOT NULL DEFAULT '{}',
+        events TEXT NOT NULL DEFAULT '[]',
+        project_id TEXT NOT NULL DEFAULT '',
+        synced INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_spans_trace_id ON spans(trace_id);
+      CREATE INDEX idx_spans_start_time ON spans(start_time);
+      CREATE INDEX idx_spans_synced ON spans(synced, start_time);`,
+  },
+  {
+    description: 'v2 checkpoints, pending interrupts, idempotency cache',
+    sql: `
+      CREATE TABLE checkpoints (
+        id TEXT PRIMARY KEY,
+        checkpoint_id TEXT NOT NULL UNIQUE,
+        parent_checkpoint_id TEXT,
+        chain_name TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        node_index INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'completed',
+        state_snapshot TEXT NOT NULL DEFAULT '{}',
+        node_input TEXT,
+        node_output TEXT,
+        iteration INTEGER NOT NULL DEFAULT 0,
+        iteration_counters TEXT NOT NULL DEFAULT '{}',
+        interrupt_reason TEXT,
+        interrupt_context TEXT,
+        agent_path TEXT,
+        created_at TEXT NOT NULL,
+        project_id TEXT NOT NULL DEFAULT '',
+        synced INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_cp_exec ON checkpoints(execution_id, created_at);
+      CREATE INDEX idx_cp_status_problem ON checkpoints(status) WHERE status IN ('failed', 'interrupted');
+      CREATE INDEX idx_cp_synced ON checkpoints(synced, created_at);
+      CREATE TABLE pending_interrupts (
+        execution_id TEXT PRIMARY KEY,
+        chain_name TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        context TEXT NOT NULL DEFAULT '{}',
+        agent_path TEXT,
+        created_at TEXT NOT NULL,
+        project_id TEXT NOT NULL DEFAULT ''
+      );
+      CREATE TABLE idempotency_cache (
+        execution_id TEXT NOT NULL,
+        function_key TEXT NOT NULL,
+        result TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        project_id TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (execution_id, function_key)
+      );`,
+  },
+  {
+    description: 'v3 guardrail events',
+    sql: `
+      CREATE TABLE guardrail_events (
+        event_id TEXT PRIMARY KEY,
+        trace_id TEXT,
+        span_id TEXT,
+        agent_name TEXT,
+        guardrail_name TEXT NOT NULL,
+        position TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        blocking INTEGER NOT NULL,
+        message TEXT,
+        created_at TEXT NOT NULL,
+        project_id TEXT NOT NULL DEFAULT ''
+      );
+      CREATE INDEX idx_guardrail_events_trace ON guardrail_events(trace_id);
+      CREATE INDEX idx_guardrail_events_outcome ON guardrail_events(outcome, created_at);`,
+  },
+  {
+    description: 'v4 multimodal attachments',
+    sql: `
+      CREATE TABLE attachments (
+        attachment_id TEXT PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        span_id TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX idx_attachments_trace ON attachments(trace_id);`,
+  },
+  {
+    description: 'v5 trace annotations (favorites, notes)',
+    sql: `
+      CREATE TABLE trace_annotations (
+        trace_id TEXT PRIMARY KEY,
+        favorite INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
+        updated_at TEXT NOT NULL
+      );`,
+  },
+  ...Array.from({ length: 14 }, () => reserved),
+  {
+    description: 'v20 terminal rows: step_type and run_status (rows without step_type read as resumable)',
+    sql: `
+      ALTER TABLE checkpoints ADD COLUMN step_type TEXT;
+      ALTER TABLE checkpoints ADD COLUMN run_status TEXT;`,
+  },
+  {
+    description: 'v21 replication quarantine: the reason a row will not be resent',
+    sql: `ALTER TABLE checkpoints ADD COLUMN quarantine_reason TEXT;`,
+  },
+];
+
+/** The schema version this agentkit writes. */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The store's current schema version. */
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -1,0 +1,125 @@
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { suite } from '../../conformance/harness/uvu.js';
+import { LATEST_SCHEMA_VERSION, StoreVersionError, openLocalStore, schemaVersion, utcNow } from './index.js';
+import { checkpointDbPath, localDbPath } from '../config/paths.js';
+
+const test = suite<{ dir: string }>('local store', { state: { dir: '' } });
+
+test.beforeEach(async (ctx) => {
+  ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-store-'));
+});
+test.afterEach(async (ctx) => {
+  await rm(ctx.dir, { recursive: true, force: true });
+});
+
+test('a new store is created private (dir 0700, file 0600), in WAL mode, at the latest schema', async ({ dir }) => {
+  const file = path.join(dir, '.agentkit', 'local.db');
+  const db = openLocalStore(file);
+  try {
+    assert.is((await stat(path.dirname(file))).mode & 0o777, 0o700);
+    assert.is((await stat(file)).mode & 0o777, 0o600);
+    assert.is(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.is(db.pragma('synchronous', { simple: true }), 1, 'NORMAL');
+    assert.is(db.pragma('busy_timeout', { simple: true }), 5000);
+    assert.is(schemaVersion(db), LATEST_SCHEMA_VERSION);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    for (const table of ['attachments', 'checkpoints', 'guardrail_events', 'idempotency_cache', 'pending_interrupts', 'spans', 'trace_annotations']) {
+      assert.ok(tables.includes(table), `table ${table}`);
+    }
+    db.prepare("INSERT INTO pending_interrupts (execution_id, chain_name, node_id, reason, created_at) VALUES ('e', 'c', 'n', 'r', 'now')").run();
+    assert.is((await stat(`${file}-wal`)).mode & 0o777, 0o600, 'the WAL file is as private as the store');
+  } finally {
+    db.close();
+  }
+});
+
+test('opening again is a no-op: setup is idempotent and keeps data', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const first = openLocalStore(file);
+  first.prepare("INSERT INTO spans (span_id, trace_id, name, start_time) VALUES ('s1', 't1', 'agent.x', ?)").run(utcNow());
+  first.close();
+  const second = openLocalStore(file);
+  try {
+    assert.is(schemaVersion(second), LATEST_SCHEMA_VERSION);
+    assert.is(second.prepare('SELECT count(*) FROM spans').pluck().get(), 1);
+  } finally {
+    second.close();
+  }
+});
+
+test('a pre-v20 store upgrades in place and its checkpoint rows keep a NULL step_type', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const old = openLocalStore(file, { targetVersion: 19 });
+  assert.is(schemaVersion(old), 19);
+  const columns = old.prepare('PRAGMA table_info(checkpoints)').all() as Array<{ name: string }>;
+  assert.not.ok(columns.some((c) => c.name === 'step_type'), 'v19 has no step_type');
+  old.prepare("INSERT INTO checkpoints (id, checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('c1', 'c1', 'chain', 'e1', 'a', ?)").run(utcNow());
+  old.close();
+  const upgraded = openLocalStore(file);
+  try {
+    assert.is(schemaVersion(upgraded), LATEST_SCHEMA_VERSION);
+    const row = upgraded.prepare("SELECT step_type, run_status FROM checkpoints WHERE id = 'c1'").get() as { step_type: unknown; run_status: unknown };
+    assert.equal(row, { step_type: null, run_status: null });
+  } finally {
+    upgraded.close();
+  }
+});
+
+test('a store from a newer agentkit is refused with a clear message', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const raw = new Database(file);
+  raw.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 5}`);
+  raw.close();
+  try {
+    openLocalStore(file);
+    assert.unreachable('must refuse');
+  } catch (error) {
+    assert.instance(error, StoreVersionError);
+    assert.is((error as StoreVersionError).code, 'store_version_error');
+    assert.match((error as Error).message, new RegExp(`schema v${LATEST_SCHEMA_VERSION + 5}, newer than this agentkit supports \\(v${LATEST_SCHEMA_VERSION}\\)`));
+  }
+});
+
+test('four processes creating the same new store at once all end at the latest schema', async ({ dir }) => {
+  const file = path.join(dir, 'race.db');
+  const script = `
+    import { openLocalStore, schemaVersion } from ${JSON.stringify(path.resolve('src/store/index.ts'))};
+    const db = openLocalStore(${JSON.stringify(file)});
+    process.stdout.write(String(schemaVersion(db)));
+    db.close();`;
+  const outputs = await Promise.all(
+    Array.from({ length: 4 }, () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => (out += c));
+        child.stderr.on('data', (c: Buffer) => (err += c));
+        child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
+      }),
+    ),
+  );
+  assert.equal(outputs, Array(4).fill(String(LATEST_SCHEMA_VERSION)));
+}, 30_000);
+
+test('utcNow is ISO-8601 UTC with microseconds and strictly increasing', () => {
+  const stamps = Array.from({ length: 1000 }, () => utcNow());
+  for (const stamp of stamps) assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  for (let i = 1; i < stamps.length; i++) assert.ok(stamps[i]! > stamps[i - 1]!, `${stamps[i]} > ${stamps[i - 1]}`);
+});
+
+test('store paths: AGENTKIT_LOCAL_DB wins, the legacy checkpoint variable is honoured for checkpoints only', () => {
+  const cwd = '/work/project';
+  assert.is(localDbPath({ env: {}, cwd }), '/work/project/.agentkit/local.db');
+  assert.is(localDbPath({ env: { AGENTKIT_LOCAL_DB: 'data/x.db' }, cwd }), '/work/project/data/x.db');
+  assert.is(localDbPath({ env: { AGENTKIT_CHECKPOINT_DB_PATH: '/legacy.db' }, cwd }), '/work/project/.agentkit/local.db');
+  assert.is(checkpointDbPath({ env: { AGENTKIT_CHECKPOINT_DB_PATH: '/legacy.db' }, cwd }), '/legacy.db');
+  assert.is(checkpointDbPath({ env: { AGENTKIT_CHECKPOINT_DB_PATH: '/legacy.db', AGENTKIT_LOCAL_DB: '/new.db' }, cwd }), '/new.db');
+});
+
+test.run();

@@ -1,0 +1,71 @@
+/**
+ * Opening local.db: directory 0700 and file 0600 when created, WAL with synchronous=NORMAL (durable across a
+ * process crash; a power loss may drop the last commits), a busy timeout so concurrent processes wait instead of
+ * failing, then the migration ladder.
+ */
+import Database from 'better-sqlite3';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
+import { StoreVersionError } from './errors.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, schemaVersion } from './migrations.js';
+
+export interface OpenOptions {
+  /** Migrate only up to this version (tests build old stores with it). Default: the latest. */
+  targetVersion?: number;
+  /** Open read-only; the store must exist and be current or older (no migration runs). */
+  readonly?: boolean;
+  /** How long a writer waits for another process's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** Open (creating if needed) and migrate the store at `file`. The caller owns the connection and closes it. */
+export function openLocalStore(file: string, options: OpenOptions = {}): Database.Database {
+  const target = options.targetVersion ?? LATEST_SCHEMA_VERSION;
+  if (!options.readonly) createPrivately(file);
+  const db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    if (options.readonly) refuseNewer(db, file);
+    else migrate(db, file, target);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Create the directory (0700) and the empty file (0600) before SQLite does, so neither is ever world-readable. */
+function createPrivately(file: string): void {
+  const dir = path.dirname(file);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+}
+
+function refuseNewer(db: Database.Database, file: string): void {
+  const version = schemaVersion(db);
+  if (version > LATEST_SCHEMA_VERSION) throw new StoreVersionError(file, version, LATEST_SCHEMA_VERSION);
+}
+
+/**
+ * Apply every pending step up to `target`, each in its own IMMEDIATE transaction so two processes opening a new
+ * store at once serialize: the second re-reads the version inside its transaction and finds nothing to do.
+ * Idempotent; refuses a store written by a newer agentkit.
+ */
+export function migrate(db: Database.Database, file: string, target = LATEST_SCHEMA_VERSION): void {
+  refuseNewer(db, file);
+  if (schemaVersion(db) >= target) return;
+  for (let version = 1; version <= target; version++) {
+    const step = db.transaction(() => {
+      if (schemaVersion(db) >= version) return;
+      const migration = MIGRATIONS[version - 1]!;
+      if (migration.sql.trim()) db.exec(migration.sql);
+      db.pragma(`user_version = ${version}`);
+    });
+    step.immediate();
+  }
+}
