@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * `make bench`: run every benchmark under bench/ (files named `*.bench.ts`), one process each, in name order.
+ * Each benchmark prints its own figures and the ratio to a baseline it measures in the same run.
+ *
+ *   make bench                         all
+ *   node scripts/bench.mjs <regex>     only those whose file name matches
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
+const files = readdirSync(path.join(root, 'bench'))
+  .filter((f) => f.endsWith('.bench.ts') && (!filter || filter.test(f)))
+  .sort();
+if (files.length === 0) {
+  console.error('no benchmark matched');
+  process.exit(1);
+}
+let failed = 0;
+for (const file of files) {
+  console.log(`\n=== bench/${file}`);
+  const run = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', path.join('bench', file)], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0) failed++;
+}
+process.exit(failed > 0 ? 1 : 0);
