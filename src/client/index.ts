@@ -1,8 +1,10 @@
 /**
- * `agentkit/client`: typed access to a served agent (`agentkit agent serve`), built on the generated OpenAPI
- * types with openapi-fetch. `readRunStreamEvents` reads `POST /run/stream` and yields each event validated against
- * the contract.
+ * `agentkit/client`: typed access to a served agent (`agentkit agent serve`), built on the generated OpenAPI types
+ * with openapi-fetch. `AgentClient` wraps the three routes with bearer auth and typed error values;
+ * `createServedAgentClient` is the raw generated client and `readRunStreamEvents` reads `POST /run/stream`, yielding
+ * each event validated against the contract.
  */
+export { AgentClient, type AgentClientError, type AgentClientOptions, type AgentErrorBody, type Result } from './agent-client.js';
 export {
   createServedAgentClient,
   readRunStreamEvents,

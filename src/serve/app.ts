@@ -1,0 +1,142 @@
+/**
+ * The served agent's HTTP app: `GET /health` (always open), `POST /run`, `POST /run/stream` (Agent targets only),
+ * on the generated served-agent contract with request and response validation, the body cap, and bearer auth on the
+ * run routes when a token is set. Handlers parse, call the target, and map the outcome: no rule lives here.
+ */
+import type { Express, Request, Response } from 'express';
+import { doc } from '../../generated/schemas/served-agent.js';
+import type { RunRequest } from '../../generated/types/served-agent.js';
+import { AgentkitError } from '../errors.js';
+import { createValidatedApp } from '../http/validated-app.js';
+import { requireBearer } from './auth.js';
+import { SseStream } from './sse.js';
+import type { ServeTarget } from './target.js';
+
+/** Default request body cap: 10 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface ServeAppOptions {
+  /** Require `Authorization: Bearer <token>` on the run routes. */
+  token?: string;
+  maxBodyBytes?: number;
+  /** Server-side failures (a run that raised, a response off the contract), for logging. */
+  onServerError?: (error: unknown) => void;
+  /** Called when a request starts and when it finishes (graceful shutdown waits for in-flight runs). */
+  onRequest?: (phase: 'start' | 'end') => void;
+}
+
+const RUN_ROUTES: ReadonlySet<string> = new Set(['/run', '/run/stream']);
+
+/** Build the app for one target. */
+export function createServeApp(target: ServeTarget, options: ServeAppOptions = {}): Express {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const track = options.onRequest;
+  return createValidatedApp({
+    doc,
+    maxBodyBytes,
+    guards: [
+      (_req, res, next) => {
+        track?.('start');
+        res.once('close', () => track?.('end'));
+        next();
+      },
+      ...(options.token ? [requireBearer(options.token, RUN_ROUTES)] : []),
+    ],
+    onServerError: (error) => options.onServerError?.(error),
+    routes(app) {
+      app.get('/health', (_req, res) => {
+        res.json({ status: 'ok' });
+      });
+
+      app.post('/run', async (req: Request, res: Response) => {
+        const input = readInput(req, res);
+        if (input === null) return;
+        try {
+          res.json(await target.run(input));
+        } catch (error) {
+          sendRunFailure(res, error, options.onServerError);
+        }
+      });
+
+      app.post('/run/stream', async (req: Request, res: Response) => {
+        if (!target.stream) {
+          sendError(res, 400, 'streaming_unsupported', `Streaming is only supported for Agent targets; '${target.name}' is a ${target.kind}.`);
+          return;
+        }
+        const input = readInput(req, res);
+        if (input === null) return;
+        await streamRun(target, input, req, res, options.onServerError);
+      });
+    },
+  });
+}
+
+/** The trimmed-nonempty input, or null after answering 400 `empty_input`. */
+function readInput(req: Request, res: Response): string | null {
+  const { input } = req.body as RunRequest;
+  if (input.trim() === '') {
+    sendError(res, 400, 'empty_input', 'input must be non-empty');
+    return null;
+  }
+  return input;
+}
+
+async function streamRun(target: ServeTarget, input: string, req: Request, res: Response, onServerError?: (e: unknown) => void): Promise<void> {
+  const abort = new AbortController();
+  req.once('close', () => abort.abort());
+  res.once('close', () => abort.abort());
+  // A blocking input guardrail refuses before the first event: answer it as a plain 422, not a stream.
+  const iterator = target.stream!(input, abort.signal)[Symbol.asyncIterator]();
+  let first: IteratorResult<unknown>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    sendRunFailure(res, error, onServerError);
+    return;
+  }
+  const sse = new SseStream(res);
+  try {
+    for (let step = first; !step.done; step = await iterator.next()) {
+      if (sse.isClosed) {
+        await iterator.return?.();
+        return;
+      }
+      await sse.send(step.value as Parameters<SseStream['send']>[0]);
+    }
+  } catch (error) {
+    const failure = runFailure(error);
+    if (failure.status >= 500) onServerError?.(error);
+    await sse.send({ type: 'error', detail: failure.detail, code: failure.code });
+  }
+  await sse.send({ type: 'done' });
+  sse.end();
+}
+
+interface Failure {
+  status: 422 | 500;
+  code: 'guardrail_blocked' | 'internal_error';
+  detail: string;
+}
+
+/**
+ * A run that raised: a blocking guardrail is the caller's 422; anything else is a 500 naming the error class and
+ * message (agentkit's messages never carry secrets) so the caller can report it.
+ */
+function runFailure(error: unknown): Failure {
+  if (error instanceof AgentkitError && error.code === 'guardrail_blocked') {
+    return { status: 422, code: 'guardrail_blocked', detail: error.message };
+  }
+  const name = error instanceof Error ? error.name : 'Error';
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 500, code: 'internal_error', detail: `the run failed: ${name}: ${message}` };
+}
+
+function sendRunFailure(res: Response, error: unknown, onServerError?: (e: unknown) => void): void {
+  const failure = runFailure(error);
+  if (failure.status >= 500) onServerError?.(error);
+  sendError(res, failure.status, failure.code, failure.detail);
+}
+
+function sendError(res: Response, status: number, code: string, detail: string): void {
+  res.status(status).json({ detail, code });
+}
