@@ -1,0 +1,89 @@
+/**
+ * Running the served agent: listen, load the contract before the first request, announce where it serves, warn
+ * about a non-loopback bind, and shut down gracefully: stop accepting, let in-flight runs finish (bounded), then run
+ * the shutdown hooks (trace flush) before resolving.
+ */
+import type { Server } from 'node:http';
+import { listen, warmUp } from '../http/validated-app.js';
+import { createServeApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
+import { exposureWarning } from './exposure.js';
+import type { ServeTarget } from './target.js';
+
+export interface AgentServerOptions {
+  host: string;
+  port: number;
+  token?: string;
+  maxBodyBytes?: number;
+  /** Where startup lines, warnings and server errors go (default: stderr). */
+  log?: (line: string) => void;
+  /** Run after the last in-flight request ends on close (flush traces, close stores). */
+  onShutdown?: () => Promise<void>;
+  /** How long close() waits for in-flight runs before cutting them, in ms (default 30 s). */
+  drainTimeoutMs?: number;
+}
+
+export interface RunningAgentServer {
+  url: string;
+  port: number;
+  /** Requests currently being served. */
+  readonly inFlight: number;
+  /** Stop accepting, wait for in-flight runs, run the shutdown hook. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Start serving `target`. Rejects when the port is taken or the contract fails to load. */
+export async function startAgentServer(target: ServeTarget, options: AgentServerOptions): Promise<RunningAgentServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const app = createServeApp(target, {
+    ...(options.token ? { token: options.token } : {}),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    onServerError: (error) => log(`agentkit serve: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
+    onRequest: (phase) => {
+      inFlight += phase === 'start' ? 1 : -1;
+      if (inFlight === 0) drained?.();
+    },
+  });
+  const { server, url, port } = await listen(app, options.port, options.host);
+  try {
+    await warmUp(url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]'));
+  } catch (error) {
+    await closeNow(server);
+    throw error;
+  }
+  log(`agentkit: serving ${target.kind} '${target.name}' on ${url} (GET /health, POST /run${target.stream ? ', POST /run/stream' : ''})${options.token ? ' with bearer auth' : ''}`);
+  const warning = exposureWarning(options.host, Boolean(options.token));
+  if (warning) log(warning);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    get inFlight() {
+      return inFlight;
+    },
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (inFlight > 0) {
+          const limit = options.drainTimeoutMs ?? 30_000;
+          await Promise.race([
+            new Promise<void>((resolve) => (drained = resolve)),
+            new Promise<void>((resolve) => setTimeout(resolve, limit).unref()),
+          ]);
+        }
+        server.closeAllConnections();
+        await stopped;
+        await options.onShutdown?.();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function closeNow(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
