@@ -256,6 +256,42 @@ area.scenario('a run that failed in its first node resumes from its initial stat
   assert.equal(result.final_state.input, 'first');
 });
 
+area.scenario('a node that fails after its resume: the next resume re-runs it and it pauses for a fresh decision', { rows: ['transition:failed->running', 'transition:running->paused'] }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  let failures = 1;
+  const chain = new Chain('flaky', { checkpointer })
+    .addNode('approve', () => {
+      const decision = interrupt('sign_off', { step: 'approve' });
+      if (failures-- > 0) throw new Error('ledger unavailable');
+      return { approved: decision.approved };
+    })
+    .addNode('book', (state) => ({ booked: state.approved }))
+    .connect('approve', 'book');
+  await chain.run('x', { executionId: 'exec-flaky' });
+  await chain.resume('exec-flaky', { resumeValue: { approved: true } }).then(
+    () => assert.unreachable(),
+    (error: Error) => assert.is(error.message, 'ledger unavailable'),
+  );
+  await chain.resume('exec-flaky', { resumeValue: { approved: true } }).then(
+    () => assert.unreachable('the pause was consumed by the failed attempt'),
+    (error: Error) => assert.instance(error, AlreadyResumed),
+  );
+  const again = await chain.resume('exec-flaky');
+  assert.is(again.status, 'paused', 'the failed run continues at the paused node, which asks again');
+  assert.equal(again.pending_interrupt, { reason: 'sign_off', context: { step: 'approve' }, node_id: 'approve', agent_path: null });
+  const done = await chain.resume('exec-flaky', { resumeValue: { approved: true } });
+  assert.equal(done.final_state, { input: 'x', approved: true, booked: true });
+  assert.equal((await checkpointer.list('exec-flaky')).map((r) => [r.node_id, r.status]), [
+    ['approve', 'interrupted'],
+    ['run_end', 'failed'],
+    ['approve', 'interrupted'],
+    ['approve', 'completed'],
+    ['book', 'completed'],
+    ['run_end', 'completed'],
+  ]);
+});
+
 area.scenario('resume of an unknown execution: ChainCheckpointError', {}, async (t) => {
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
