@@ -4,7 +4,8 @@
  * resume like any other.
  */
 import * as assert from 'uvu/assert';
-import { openLocalStore, schemaVersion, utcNow } from '../../src/store/index.js';
+import pg from 'pg';
+import { StoreVersionError, openLocalStore, schemaVersion, utcNow } from '../../src/store/index.js';
 import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
 import { checkpointerFor, conformance, startCounterServer } from '../harness/index.js';
 
@@ -80,6 +81,33 @@ area.scenario('rows with a NULL step_type (pre-v20 store) are resumable: a crash
     ['finalize', 'node'],
     ['run_end', 'run_end'],
   ]);
+});
+
+area.scenario('setup is gated on the stored version: a store from a newer agentkit is refused, untouched', {}, async (t) => {
+  if (t.backend.kind === 'sqlite') {
+    const db = openLocalStore(t.backend.dbPath);
+    db.pragma('user_version = 99');
+    db.close();
+  } else if (t.backend.kind === 'postgres') {
+    const setup = checkpointerFor(t.backend);
+    await setup.setup();
+    await setup.close();
+    const client = new pg.Client({ connectionString: t.backend.url });
+    await client.connect();
+    await client.query(`INSERT INTO "${t.backend.schema}".schema_version (version, description) VALUES (99, 'from the future')`);
+    await client.end();
+  }
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  for (const attempt of [() => checkpointer.setup(), () => checkpointer.getLast('x')]) {
+    try {
+      await attempt();
+      assert.unreachable('a newer store is refused');
+    } catch (error) {
+      assert.instance(error, StoreVersionError);
+      assert.match((error as Error).message, /has schema v99, newer than this agentkit supports \(v\d+\); upgrade agentkit to open it/);
+    }
+  }
 });
 
 /** A cutoff a minute ahead: every row written so far is older than it. */
