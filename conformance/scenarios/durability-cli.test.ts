@@ -50,6 +50,8 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
     assert.equal([again.code, again.stdout], [0, first.stdout]);
     const other = await t.cli(['setup-checkpointer', '--connection-string', 'other/store.db']);
     assert.is(other.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'other/store.db')} (local store schema v21)\n`);
+    const legacy = await t.cli(['setup-checkpointer'], { env: { AGENTKIT_LOCAL_DB: '', AGENTKIT_CHECKPOINT_DB_PATH: 'legacy/checkpoints.db' } });
+    assert.is(legacy.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'legacy/checkpoints.db')} (local store schema v21)\n`, 'the legacy variable still names the checkpoint store');
     const schema = await t.cli(['setup-checkpointer', '--schema', 'agentkit']);
     assert.equal([schema.code, schema.stderr], [2, 'usage error: --schema applies to --backend postgres only\n']);
   } else if (t.backend.kind === 'postgres') {
