@@ -18,6 +18,8 @@ export interface NodeChild {
   waitForLine(test: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   /** Resolves when the process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Like `exited`, but rejects (naming the file) when the process is still running after `timeoutMs`. */
+  exit(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Start `file` (relative to the repository root) with `args`; kill it with `child.process.kill('SIGKILL')`. */
@@ -54,6 +56,13 @@ export function spawnNode(file: string, args: string[], options: { env?: Record<
     lines,
     stderr: () => errText,
     exited,
+    exit(timeoutMs = 20_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${file} still running after ${timeoutMs} ms; stderr: ${errText}`)), timeoutMs);
+      });
+      return Promise.race([exited, limit]).finally(() => clearTimeout(timer));
+    },
     waitForLine(test, timeoutMs = 20_000) {
       const seen = lines.find(test);
       if (seen !== undefined) return Promise.resolve(seen);

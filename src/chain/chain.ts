@@ -55,6 +55,8 @@ export interface ForkOptions {
   /** Merged into the branch's state. */
   modifiedState?: JsonObject | null;
   context?: unknown;
+  /** The branch's execution id (default a fresh UUID); refused when it already has checkpoints. */
+  branchExecutionId?: string;
 }
 
 /** Where a resume or fork continues. */
@@ -181,6 +183,7 @@ export class Chain<S extends JsonObject = JsonObject> {
    * and run forward from the node after it (or from the paused node itself when branching from a pause). The branch
    * starts with a `__fork_origin__` row whose `parent_checkpoint_id` names the source checkpoint, and writes its own
    * terminal row (`completed`, or `failed` on a throw; none on a pause). The original execution is not touched.
+   * Pass `branchExecutionId` to know the branch id even when the branch throws.
    * Errors: ChainCheckpointError when there is nothing to fork or `checkpointId` names the terminal row;
    * ChainResumeError when the checkpoint is at the last node (nothing downstream would run).
    */
@@ -209,7 +212,10 @@ export class Chain<S extends JsonObject = JsonObject> {
         `cannot fork execution '${executionId}' at checkpoint '${base.checkpoint_id}': node '${base.node_id}' is the last node of chain '${this.name}' on this route, so nothing downstream would run; fork from an earlier checkpoint or change the state so the route continues`,
       );
     }
-    const forkId = randomUUID();
+    const forkId = options.branchExecutionId ?? randomUUID();
+    if (options.branchExecutionId !== undefined && (await checkpointer.getLast(forkId))) {
+      throw new ChainCheckpointError(`execution '${forkId}' already has checkpoints; give the branch a new branchExecutionId`);
+    }
     await checkpointer.put({
       execution_id: forkId,
       chain_name: this.name,
