@@ -3,7 +3,7 @@
  * with the message on stderr, so no command prints a stack trace or exits 1 for a usage mistake.
  */
 import { Command, UsageError } from 'clipanion';
-import { AgentkitError } from '../src/errors.js';
+import { AgentkitError, errorTable, type ErrorCode } from '../src/errors.js';
 import type { AgentkitContext } from './context.js';
 
 export abstract class AgentkitCommand extends Command<AgentkitContext> {
@@ -38,6 +38,13 @@ export function reportFailure(error: unknown, context: Pick<AgentkitContext, 'st
   if (error instanceof AgentkitError) {
     context.stderr.write(`error: ${error.message}\n`);
     return error.exitCode;
+  }
+  // An agentkit error from another copy of the package (a runner module with its own install) is not an instance of
+  // ours, but its code still says how to exit.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && typeof code === 'string' && Object.hasOwn(errorTable, code)) {
+    context.stderr.write(`error: ${error.message}\n`);
+    return errorTable[code as ErrorCode].exit;
   }
   const message = error instanceof Error ? error.message : String(error);
   context.stderr.write(`error: ${message}\n`);

@@ -15,3 +15,7 @@ export {
   type ErrorMapping,
 } from './errors.js';
 export type * from './types.js';
+export * from './durability/index.js';
+export * from './scope/index.js';
+export * from './chain/index.js';
+export { loadTarget, parseTarget, describeValue, TargetLoadError, type LoadedTarget, type TargetSpec } from './targets.js';

@@ -1,0 +1,233 @@
+/**
+ * Durability commands: `setup-checkpointer`, `list-pending`, `inspect`, `resume`. Each parses its flags, calls one
+ * SDK operation and prints the outcome; the rules (claims, AlreadyResumed, run-end rows) live in the SDK.
+ */
+import { Command, Option, UsageError } from 'clipanion';
+import path from 'node:path';
+import * as t from 'typanion';
+import { checkpointDbPath } from '../../src/config/paths.js';
+import { ValidationError } from '../../src/errors.js';
+import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
+import { toResume } from '../../src/durability/resume.js';
+import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
+import { describeValue, loadTarget, TargetLoadError } from '../../src/targets.js';
+import type { ChainResult, Resume } from '../../src/types.js';
+import { AgentkitCommand } from '../base.js';
+import { executionState, outputText, preview, table } from '../durability/render.js';
+import { openExistingStore } from '../durability/store.js';
+
+const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
+
+const STORE_DETAILS =
+  'The store is the local SQLite store by default (`AGENTKIT_LOCAL_DB`, else the legacy `AGENTKIT_CHECKPOINT_DB_PATH`, else `./.agentkit/local.db`); `--db-path` names another SQLite file, `--connection-string` (with `--schema`, default `agentkit`) a Postgres schema. A store that does not exist yet reads as empty and is not created.';
+
+/** `agentkit setup-checkpointer`: provision the durability tables (idempotent). */
+export class SetupCheckpointerCommand extends AgentkitCommand {
+  static override paths = [['setup-checkpointer']];
+
+  static override usage = Command.Usage({
+    description: 'Provision the durability schema (checkpoints, pending interrupts, idempotency records)',
+    details: [
+      'Creates or migrates the tables a checkpointer needs. Idempotent: running it again changes nothing. A store written by a newer agentkit is refused.',
+      '`--backend sqlite` (default): `--connection-string` is the SQLite file path (default: the local store). `--backend postgres`: `--connection-string` is the Postgres URL (required) and `--schema` the schema to create (default `agentkit`, must match `[A-Za-z_][A-Za-z0-9_]*`).',
+    ].join('\n\n'),
+    examples: [
+      ['Provision the local SQLite store', '$0 setup-checkpointer'],
+      ['Provision a Postgres schema', '$0 setup-checkpointer --backend postgres --connection-string postgres://app@db:5432/prod --schema agentkit'],
+    ],
+  });
+
+  backend = Option.String('--backend', 'sqlite', { description: 'sqlite (default) or postgres' });
+  connectionString = Option.String('--connection-string', { description: 'SQLite file path, or Postgres URL (required for postgres)' });
+  schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
+
+  async run(): Promise<void> {
+    if (this.backend === 'sqlite') {
+      if (this.schema !== undefined) throw new UsageError('--schema applies to --backend postgres only');
+      const file = this.connectionString !== undefined
+        ? path.resolve(this.context.cwd, this.connectionString)
+        : checkpointDbPath({ env: this.context.env, cwd: this.context.cwd });
+      const checkpointer = new SQLiteCheckpointer(file);
+      try {
+        await checkpointer.setup();
+        this.out(`SQLite checkpointer ready: ${file} (local store schema v${await checkpointer.schemaVersion()})`);
+      } finally {
+        await checkpointer.close();
+      }
+      return;
+    }
+    if (this.backend === 'postgres') {
+      if (this.connectionString === undefined || this.connectionString === '') {
+        throw new UsageError('--backend postgres needs --connection-string <postgres://user@host:port/database>');
+      }
+      const checkpointer = new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 1 });
+      try {
+        await checkpointer.setup();
+        this.out(`Postgres checkpointer ready: schema "${checkpointer.schema}" (migration v${await checkpointer.schemaVersion()})`);
+      } finally {
+        await checkpointer.close();
+      }
+      return;
+    }
+    throw new UsageError(`unknown backend '${this.backend}': use sqlite or postgres`);
+  }
+}
+
+/** `agentkit list-pending`: the runs waiting for a human decision. */
+export class ListPendingCommand extends AgentkitCommand {
+  static override paths = [['list-pending']];
+
+  static override usage = Command.Usage({
+    description: 'List pending interrupts (runs paused for a human decision), newest first',
+    details: ['Prints a table of paused executions: execution id, chain, node, reason, agent path, time of the pause and a preview of the context. `--json` prints the full rows.', STORE_DETAILS].join('\n\n'),
+    examples: [
+      ['List pending interrupts of the local store', '$0 list-pending'],
+      ['The 10 newest, as JSON', '$0 list-pending --limit 10 --json'],
+      ['From Postgres', '$0 list-pending --connection-string postgres://app@db:5432/prod --schema agentkit'],
+    ],
+  });
+
+  dbPath = Option.String('--db-path', { description: 'SQLite store (default: the local store)' });
+  connectionString = Option.String('--connection-string', { description: 'Postgres URL instead of SQLite' });
+  schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
+  limit = Option.String('--limit', { description: 'At most this many rows (default 100)', validator: positiveInteger });
+  json = Option.Boolean('--json', false, { description: 'Print JSON' });
+
+  async run(): Promise<void> {
+    const checkpointer = await openExistingStore(this, this.context);
+    try {
+      const rows = checkpointer ? await checkpointer.listPendingInterrupts({ limit: this.limit ?? 100 }) : [];
+      if (this.json) return this.out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return this.out('No pending interrupts.');
+      this.out(
+        table(
+          ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
+          rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
+        ),
+      );
+    } finally {
+      await checkpointer?.close();
+    }
+  }
+}
+
+/** `agentkit inspect <execution_id>`: the checkpoint history of one execution. */
+export class InspectCommand extends AgentkitCommand {
+  static override paths = [['inspect']];
+
+  static override usage = Command.Usage({
+    description: 'Show the checkpoint history of an execution',
+    details: [
+      'Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with a message on stderr when the execution has no checkpoints.',
+      STORE_DETAILS,
+    ].join('\n\n'),
+    examples: [
+      ['Inspect an execution', '$0 inspect 3f2a9c1e-...'],
+      ['As JSON, with state snapshots', '$0 inspect 3f2a9c1e-... --json'],
+    ],
+  });
+
+  executionId = Option.String({ name: 'execution_id' });
+  dbPath = Option.String('--db-path', { description: 'SQLite store (default: the local store)' });
+  connectionString = Option.String('--connection-string', { description: 'Postgres URL instead of SQLite' });
+  schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
+  json = Option.Boolean('--json', false, { description: 'Print JSON (every field of every checkpoint)' });
+
+  async run(): Promise<number | void> {
+    const checkpointer = await openExistingStore(this, this.context);
+    try {
+      const rows = checkpointer ? await checkpointer.list(this.executionId, { limit: 1_000_000 }) : [];
+      if (rows.length === 0) {
+        this.err(`No checkpoints found for execution '${this.executionId}'.`);
+        return 1;
+      }
+      const state = executionState(rows);
+      if (this.json) {
+        return this.out(JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, checkpoints: rows }, null, 2));
+      }
+      const last = rows[rows.length - 1]!;
+      this.out(`Execution: ${this.executionId}`);
+      this.out(`Chain:     ${rows[0]!.chain_name}`);
+      this.out(`State:     ${state}${state === 'paused' ? ` at ${last.node_id} (${last.interrupt_reason ?? 'interrupt'})` : ''}`);
+      this.out(`Checkpoints: ${rows.length}`);
+      this.out();
+      this.out(
+        table(
+          ['#', 'NODE', 'STATUS', 'STEP TYPE', 'CREATED AT', 'AGENT PATH'],
+          rows.map((r, i) => [String(i), r.node_id, r.status, r.step_type ?? '-', r.created_at, r.agent_path ?? '-']),
+        ),
+      );
+    } finally {
+      await checkpointer?.close();
+    }
+  }
+}
+
+/** `agentkit resume <execution_id> --runner <target>`: resume a paused (or failed) execution with a decision. */
+export class ResumeCommand extends AgentkitCommand {
+  static override paths = [['resume']];
+
+  static override usage = Command.Usage({
+    description: 'Resume a paused execution through its runner',
+    details: [
+      'Loads the runner (a Chain or Agent) from `--runner <file.ts:attr>` or `--runner <module:attr>` (an attribute that is a zero-argument function is called to build it) and calls its `resume(execution_id, { resumeValue })` against the runner\'s own checkpointer.',
+      'Without `--value` it approves: `{"approved": true}`. `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped.',
+      'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), or `--value` is malformed; 1 otherwise.',
+    ].join('\n\n'),
+    examples: [
+      ['Approve a paused run', '$0 resume 3f2a9c1e-... --runner examples/durability/refund-chain.ts:refundChain'],
+      ['Reject it, with a note', '$0 resume 3f2a9c1e-... --runner ./agents.ts:refundChain --value \'{"approved": false, "metadata": {"note": "over budget"}}\''],
+    ],
+  });
+
+  executionId = Option.String({ name: 'execution_id' });
+  runner = Option.String('--runner', { required: true, description: 'The runner: <file>:<attr> or <module>:<attr>' });
+  value = Option.String('--value', { description: 'Resume value as JSON (default {"approved": true})' });
+  json = Option.Boolean('--json', false, { description: 'Print the whole result as JSON' });
+
+  async run(): Promise<void> {
+    const resumeValue = this.parseValue();
+    const { value: target } = await loadTarget(this.runner, { cwd: this.context.cwd });
+    if (!isResumable(target)) {
+      throw new TargetLoadError(
+        `target '${this.runner}' resolved to ${describeValue(target)}, which has no resume(executionId, options) method; name a Chain or an Agent (or a zero-argument function returning one)`,
+      );
+    }
+    try {
+      const result = await target.resume(this.executionId, { resumeValue });
+      if (this.json) return this.out(JSON.stringify(result, null, 2));
+      this.out(`execution_id: ${result.execution_id}`);
+      this.out(`status: ${result.status}`);
+      this.out(`output: ${outputText(result.output)}`);
+      this.out(`pending_interrupt: ${JSON.stringify(result.pending_interrupt ?? null)}`);
+    } finally {
+      // The CLI built this runner for one command; its connections must not keep the process alive.
+      await target.checkpointer?.close?.();
+    }
+  }
+
+  private parseValue(): Resume {
+    if (this.value === undefined) return { approved: true, metadata: {} };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(this.value);
+    } catch (error) {
+      throw new UsageError(`--value is not valid JSON (${error instanceof Error ? error.message : String(error)}); expected e.g. {"approved": true}`);
+    }
+    try {
+      return toResume(parsed);
+    } catch (error) {
+      if (error instanceof ValidationError) throw new UsageError(`--value: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+interface Resumable {
+  resume(executionId: string, options: { resumeValue: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
+  checkpointer?: { close?: () => Promise<void> } | null;
+}
+
+function isResumable(value: unknown): value is Resumable {
+  return typeof value === 'object' && value !== null && typeof (value as { resume?: unknown }).resume === 'function';
+}

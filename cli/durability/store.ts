@@ -1,0 +1,37 @@
+/**
+ * Which checkpoint store a durability command reads: `--db-path` (SQLite; default the configured local store) or
+ * `--connection-string` + `--schema` (Postgres). Read-only commands never create a store: a missing SQLite file or an
+ * unprovisioned Postgres schema reads as empty.
+ */
+import { UsageError } from 'clipanion';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { checkpointDbPath } from '../../src/config/paths.js';
+import type { Checkpointer } from '../../src/durability/checkpointer.js';
+import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
+import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
+import type { AgentkitContext } from '../context.js';
+
+export interface StoreFlags {
+  dbPath?: string;
+  connectionString?: string;
+  schema?: string;
+}
+
+/** The store named by the flags, or null when it does not exist yet. The caller closes it. */
+export async function openExistingStore(flags: StoreFlags, context: AgentkitContext): Promise<Checkpointer | null> {
+  if (flags.dbPath !== undefined && flags.connectionString !== undefined) {
+    throw new UsageError('give either --db-path (SQLite) or --connection-string (Postgres), not both');
+  }
+  if (flags.schema !== undefined && flags.connectionString === undefined) {
+    throw new UsageError('--schema selects a Postgres schema; it needs --connection-string');
+  }
+  if (flags.connectionString !== undefined) {
+    const checkpointer = new PostgresCheckpointer(flags.connectionString, { schema: flags.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 2 });
+    if (await checkpointer.isSetUp()) return checkpointer;
+    await checkpointer.close();
+    return null;
+  }
+  const file = flags.dbPath !== undefined ? path.resolve(context.cwd, flags.dbPath) : checkpointDbPath({ env: context.env, cwd: context.cwd });
+  return existsSync(file) ? new SQLiteCheckpointer(file) : null;
+}

@@ -1,0 +1,233 @@
+/**
+ * The durability CLI on SQLite and Postgres: setup-checkpointer, list-pending, inspect, resume (in-process, and the
+ * real built binary loading a TypeScript runner through tsx), with the spec's exit codes.
+ */
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { InvalidSchemaNameError, PostgresCheckpointer } from '../../src/index.js';
+import { approvalChain } from '../fixtures/durability/chains.js';
+import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
+
+const area = conformance('durability: CLI');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
+
+/** The flags naming the variant's store (SQLite comes from AGENTKIT_LOCAL_DB in t.env). */
+function storeFlags(t: ScenarioContext): string[] {
+  return t.backend.kind === 'postgres' ? ['--connection-string', t.backend.url, '--schema', t.backend.schema] : [];
+}
+
+/** A runner file in the variant's directory: the approval chain bound to the variant's store. */
+async function writeRunner(t: ScenarioContext): Promise<string> {
+  const source = `import { approvalRunner } from ${JSON.stringify(chainsModule)};
+export const refund = () => approvalRunner(${JSON.stringify(backendConfig(t.backend))});
+export const notARunner = { name: 'refund' };
+`;
+  await writeFile(path.join(t.cwd, 'runner.mts'), source);
+  return 'runner.mts:refund';
+}
+
+async function pauseRun(t: ScenarioContext, executionId: string): Promise<void> {
+  const checkpointer = checkpointerFor(t.backend);
+  try {
+    await approvalChain(checkpointer).run('refund order 42', { executionId });
+  } finally {
+    await checkpointer.close();
+  }
+}
+
+area.scenario('setup-checkpointer provisions the store, idempotently', { rows: ['cli:setup-checkpointer'], surfaces: ['cli'] }, async (t) => {
+  if (t.backend.kind === 'sqlite') {
+    const first = await t.cli(['setup-checkpointer']);
+    assert.is(first.code, 0, first.stderr);
+    assert.is(first.stdout, `SQLite checkpointer ready: ${t.backend.dbPath} (local store schema v21)\n`);
+    assert.ok(existsSync(t.backend.dbPath));
+    const again = await t.cli(['setup-checkpointer', '--backend', 'sqlite']);
+    assert.equal([again.code, again.stdout], [0, first.stdout]);
+    const other = await t.cli(['setup-checkpointer', '--connection-string', 'other/store.db']);
+    assert.is(other.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'other/store.db')} (local store schema v21)\n`);
+    const legacy = await t.cli(['setup-checkpointer'], { env: { AGENTKIT_LOCAL_DB: '', AGENTKIT_CHECKPOINT_DB_PATH: 'legacy/checkpoints.db' } });
+    assert.is(legacy.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'legacy/checkpoints.db')} (local store schema v21)\n`, 'the legacy variable still names the checkpoint store');
+    const schema = await t.cli(['setup-checkpointer', '--schema', 'agentkit']);
+    assert.equal([schema.code, schema.stderr], [2, 'usage error: --schema applies to --backend postgres only\n']);
+  } else if (t.backend.kind === 'postgres') {
+    const args = ['setup-checkpointer', '--backend', 'postgres', '--connection-string', t.backend.url, '--schema', t.backend.schema];
+    const first = await t.cli(args);
+    assert.is(first.code, 0, first.stderr);
+    assert.is(first.stdout, `Postgres checkpointer ready: schema "${t.backend.schema}" (migration v1)\n`);
+    assert.not.match(first.stdout, t.backend.url, 'the connection string (it may hold a password) is not printed');
+    const again = await t.cli(args);
+    assert.equal([again.code, again.stdout], [0, first.stdout]);
+    const client = new pg.Client({ connectionString: t.backend.url });
+    await client.connect();
+    try {
+      const tables = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [t.backend.schema]);
+      assert.equal(tables.rows.map((r) => r.table_name), ['checkpoints', 'idempotency_cache', 'pending_interrupts', 'schema_version']);
+    } finally {
+      await client.end();
+    }
+    const noDsn = await t.cli(['setup-checkpointer', '--backend', 'postgres']);
+    assert.equal([noDsn.code, noDsn.stdout], [2, '']);
+    assert.is(noDsn.stderr, 'usage error: --backend postgres needs --connection-string <postgres://user@host:port/database>\n');
+  }
+  const unknown = await t.cli(['setup-checkpointer', '--backend', 'mysql']);
+  assert.equal([unknown.code, unknown.stderr], [2, "usage error: unknown backend 'mysql': use sqlite or postgres\n"]);
+});
+
+area.scenario('an invalid Postgres schema name is rejected before connecting', { rows: ['error:invalid-pg-schema'], backends: 'none', surfaces: ['sdk', 'cli'] }, async (t) => {
+  // Nothing listens on port 1: a connection attempt would fail differently.
+  const nowhere = 'postgres://x@127.0.0.1:1/db';
+  const message = 'invalid Postgres schema name "bad-name; DROP SCHEMA public": it must match [A-Za-z_][A-Za-z0-9_]* (letters, digits, underscores; not starting with a digit)';
+  if (t.surface === 'sdk') {
+    try {
+      new PostgresCheckpointer(nowhere, { schema: 'bad-name; DROP SCHEMA public' });
+      assert.unreachable();
+    } catch (error) {
+      assert.instance(error, InvalidSchemaNameError);
+      assert.is((error as Error).message, message);
+    }
+    return;
+  }
+  const result = await t.cli(['setup-checkpointer', '--backend', 'postgres', '--connection-string', nowhere, '--schema', 'bad-name; DROP SCHEMA public']);
+  assert.equal([result.code, result.stderr], [2, `error: ${message}\n`]);
+  const listed = await t.cli(['list-pending', '--connection-string', nowhere, '--schema', '1abc']);
+  assert.is(listed.code, 2);
+  assert.match(listed.stderr, 'invalid Postgres schema name "1abc"');
+});
+
+area.scenario('list-pending: empty message, table, --limit, --json; read-only', { rows: ['cli:list-pending'], surfaces: ['cli'] }, async (t) => {
+  const empty = await t.cli(['list-pending', ...storeFlags(t)]);
+  assert.equal([empty.code, empty.stdout, empty.stderr], [0, 'No pending interrupts.\n', '']);
+  if (t.backend.kind === 'sqlite') assert.not.ok(existsSync(t.backend.dbPath), 'listing does not create the store');
+
+  await pauseRun(t, 'exec-a');
+  await pauseRun(t, 'exec-b');
+  const listed = await t.cli(['list-pending', ...storeFlags(t)]);
+  assert.is(listed.code, 0, listed.stderr);
+  const lines = listed.stdout.trimEnd().split('\n');
+  assert.is(lines.length, 3);
+  assert.match(lines[0]!, /^EXECUTION ID\s+CHAIN\s+NODE\s+REASON\s+AGENT PATH\s+CREATED AT\s+CONTEXT$/);
+  assert.match(lines[1]!, /^exec-b\s+refund\s+approval\s+manager_approval\s+-\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+\{"amount":50000,"policy":"high-value"\}$/);
+  assert.match(lines[2]!, /^exec-a\s+refund\s+approval\s+manager_approval\s+/);
+
+  const limited = await t.cli(['list-pending', '--limit', '1', ...storeFlags(t)]);
+  assert.is(limited.stdout.trimEnd().split('\n').length, 2);
+  const json = await t.cli(['list-pending', '--json', ...storeFlags(t)]);
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  assert.equal(JSON.parse(json.stdout), await checkpointer.listPendingInterrupts());
+  const bad = await t.cli(['list-pending', '--limit', '0', ...storeFlags(t)]);
+  assert.is(bad.code, 2);
+  const both = await t.cli(['list-pending', '--db-path', 'x.db', '--connection-string', 'postgres://h/db']);
+  assert.equal([both.code, both.stderr], [2, 'usage error: give either --db-path (SQLite) or --connection-string (Postgres), not both\n']);
+});
+
+area.scenario('inspect: history of a paused then completed run; exit 1 when nothing is found', { rows: ['cli:inspect', 'error:inspect-empty'], surfaces: ['cli'] }, async (t) => {
+  const missing = await t.cli(['inspect', 'nope', ...storeFlags(t)]);
+  assert.equal([missing.code, missing.stdout, missing.stderr], [1, '', "No checkpoints found for execution 'nope'.\n"]);
+
+  await pauseRun(t, 'exec-i');
+  const paused = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
+  assert.is(paused.code, 0, paused.stderr);
+  const lines = paused.stdout.trimEnd().split('\n');
+  assert.equal(lines.slice(0, 4), ['Execution: exec-i', 'Chain:     refund', 'State:     paused at approval (manager_approval)', 'Checkpoints: 2']);
+  assert.match(lines[5]!, /^#\s+NODE\s+STATUS\s+STEP TYPE\s+CREATED AT\s+AGENT PATH$/);
+  assert.match(lines[6]!, /^0\s+seed\s+completed\s+node\s+\d{4}-[\d-]+T[\d:.]+Z\s+-$/);
+  assert.match(lines[7]!, /^1\s+approval\s+interrupted\s+hitl_pause\s+\S+\s+-$/);
+
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  await approvalChain(checkpointer).resume('exec-i', { resumeValue: { approved: true } });
+  const done = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
+  assert.match(done.stdout, 'State:     completed\nCheckpoints: 5\n');
+  assert.match(done.stdout, /\n4\s+run_end\s+completed\s+run_end\s+/);
+  const json = JSON.parse((await t.cli(['inspect', 'exec-i', '--json', ...storeFlags(t)])).stdout) as Record<string, unknown>;
+  assert.equal(json, { execution_id: 'exec-i', chain_name: 'refund', state: 'completed', checkpoints: await checkpointer.list('exec-i') });
+});
+
+area.scenario('resume: approves by default, prints the outcome; AlreadyResumed and malformed values exit 2', { rows: ['cli:resume', 'error:already-resumed', 'transition:paused->running'], surfaces: ['cli'] }, async (t) => {
+  const runner = await writeRunner(t);
+  await pauseRun(t, 'exec-r');
+  for (const [value, message] of [
+    ['{"approved": tru', 'usage error: --value is not valid JSON'],
+    ['[true]', 'usage error: --value: a resume value must be an object'],
+    ['"yes"', 'usage error: --value: a resume value must be an object'],
+    ['{"approved": "yes"}', 'usage error: --value: a resume value needs a boolean "approved"'],
+    ['{"approved": true, "metadata": [1]}', 'usage error: --value: "metadata" of a resume value must be an object'],
+  ] as const) {
+    const bad = await t.cli(['resume', 'exec-r', '--runner', runner, '--value', value]);
+    assert.is(bad.code, 2, value);
+    assert.ok(bad.stderr.startsWith(message), `${value}: ${bad.stderr}`);
+  }
+  const notRunner = await t.cli(['resume', 'exec-r', '--runner', 'runner.mts:notARunner']);
+  assert.is(notRunner.code, 2);
+  assert.match(notRunner.stderr, "target 'runner.mts:notARunner' resolved to an object with keys name, which has no resume(executionId, options) method");
+  const missingAttr = await t.cli(['resume', 'exec-r', '--runner', 'runner.mts:nope']);
+  assert.is(missingAttr.code, 2);
+  assert.match(missingAttr.stderr, `has no attribute 'nope'; it exports: notARunner, refund`);
+  const noRunner = await t.cli(['resume', 'exec-r']);
+  assert.is(noRunner.code, 2);
+
+  const approved = await t.cli(['resume', 'exec-r', '--runner', runner]);
+  assert.is(approved.code, 0, approved.stderr);
+  assert.is(
+    approved.stdout,
+    'execution_id: exec-r\nstatus: completed\noutput: {"receipt":"approved 50000"}\npending_interrupt: null\n',
+  );
+  const again = await t.cli(['resume', 'exec-r', '--runner', runner]);
+  assert.equal([again.code, again.stdout], [2, '']);
+  assert.is(again.stderr, "error: Chain 'exec-r' already finished (completed); there is nothing to resume. Use fork() to run it again from one of its checkpoints.\n");
+
+  await pauseRun(t, 'exec-r2');
+  const rejected = await t.cli(['resume', 'exec-r2', '--runner', runner, '--value', '{"approved": false, "metadata": {"approver": "carol"}, "data": 1}', '--json']);
+  assert.is(rejected.code, 0, rejected.stderr);
+  const result = JSON.parse(rejected.stdout) as { status: string; output: unknown; final_state: Record<string, unknown> };
+  assert.equal([result.status, result.output], ['completed', { receipt: 'rejected 50000' }]);
+  assert.equal(result.final_state.resume_value, { approved: false, metadata: { approver: 'carol' } });
+});
+
+area.scenario('resume through the real binary loads a TypeScript runner; a claimed pause exits 2', { rows: ['cli:resume', 'error:already-resumed'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
+  const runner = await writeRunner(t);
+  await pauseRun(t, 'exec-bin');
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  // Another resumer (a process of its own) holds the claim: the binary's resume loses the race.
+  const claimed = await checkpointer.deletePendingInterruptAtomic('exec-bin');
+  assert.ok(claimed);
+  const lost = await t.bin(['resume', 'exec-bin', '--runner', runner]);
+  assert.equal([lost.code, lost.stdout], [2, '']);
+  assert.match(lost.stderr, "error: Execution 'exec-bin' has no pending interrupt to claim");
+
+  await pauseRun(t, 'exec-bin2');
+  const done = await t.bin(['resume', 'exec-bin2', '--runner', runner, '--value', '{"approved": true, "metadata": {"approver": "dave"}}']);
+  assert.is(done.code, 0, done.stderr);
+  assert.match(done.stdout, 'status: completed\noutput: {"receipt":"approved 50000"}\n');
+  const inspected = await t.bin(['inspect', 'exec-bin2', ...storeFlags(t)]);
+  assert.match(inspected.stdout, 'State:     completed');
+});
+
+area.scenario('the documented example: pause from a script, list, inspect and approve from the CLI', { rows: ['cli:list-pending', 'cli:inspect', 'cli:resume'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
+  const env: Record<string, string> =
+    t.backend.kind === 'postgres' ? { DATABASE_URL: t.backend.url, AGENTKIT_PG_SCHEMA: t.backend.schema } : { AGENTKIT_LOCAL_DB: (t.backend as { dbPath: string }).dbPath };
+  const script = spawnNode('examples/durability/refund-chain.ts', ['refund order A-1042 for $50,000'], { env });
+  t.defer(() => script.process.kill('SIGKILL'));
+  const idLine = await script.waitForLine((line) => line.startsWith('execution_id: '));
+  assert.is((await script.exit()).code, 0, script.stderr());
+  assert.equal(script.lines[0], 'status: paused');
+  const executionId = idLine.slice('execution_id: '.length);
+
+  const listed = await t.bin(['list-pending', ...storeFlags(t)], { env });
+  assert.match(listed.stdout, new RegExp(`${executionId}\\s+refund\\s+approval\\s+manager_approval`));
+  const example = path.join(root, 'examples/durability/refund-chain.ts');
+  const resumed = await t.bin(['resume', executionId, '--runner', `${example}:refundChain`, '--value', '{"approved": true, "metadata": {"approver": "alice"}}'], { env });
+  assert.is(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, 'status: completed\noutput: refunded $50000 on order A-1042 (approved by alice)\n');
+  const inspected = await t.bin(['inspect', executionId, ...storeFlags(t)], { env });
+  assert.match(inspected.stdout, /assess\s+completed\s+node[\s\S]*approval\s+interrupted\s+hitl_pause[\s\S]*approval\s+completed\s+node[\s\S]*refund\s+completed\s+node[\s\S]*run_end\s+completed\s+run_end/);
+});
+
+area.run();

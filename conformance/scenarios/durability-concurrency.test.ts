@@ -1,0 +1,73 @@
+/**
+ * Exactly one winner: concurrent resumes of one paused execution, in one process (32 calls over 4 independent store
+ * handles) and in 4 separate OS processes on one SQLite file or one Postgres schema. One resume completes, every
+ * other gets AlreadyResumed, and the node after the pause runs once (counted by a real HTTP server).
+ */
+import * as assert from 'uvu/assert';
+import { AlreadyResumed } from '../../src/index.js';
+import { approvalChain } from '../fixtures/durability/chains.js';
+import { backendConfig, checkpointerFor, conformance, spawnNode, startCounterServer } from '../harness/index.js';
+
+const area = conformance('durability: exactly one winner');
+
+area.scenario('32 concurrent resumes in one process: one completes, 31 AlreadyResumed, finalize runs once', { rows: ['transition:paused-claimed', 'transition:paused->running', 'error:already-resumed'] }, async (t) => {
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  const handles = Array.from({ length: 4 }, () => checkpointerFor(t.backend));
+  for (const handle of handles) t.defer(() => handle.close());
+  const chains = handles.map((handle) => approvalChain(handle, { counterUrl: counter.url }));
+  const paused = await chains[0]!.run('refund order 42', { executionId: 'exec-race' });
+  assert.is(paused.status, 'paused');
+
+  const outcomes = await Promise.all(
+    Array.from({ length: 32 }, (_, i) =>
+      chains[i % 4]!.resume('exec-race', { resumeValue: { approved: true, metadata: { approver: `racer-${i}` } } }).then(
+        (result) => result.status,
+        (error: unknown) => {
+          if (error instanceof AlreadyResumed) return 'AlreadyResumed';
+          throw error;
+        },
+      ),
+    ),
+  );
+  assert.is(outcomes.filter((o) => o === 'completed').length, 1);
+  assert.is(outcomes.filter((o) => o === 'AlreadyResumed').length, 31);
+  assert.is(counter.count('/finalize'), 1, 'the node after the pause ran once');
+  const rows = await handles[0]!.list('exec-race');
+  assert.equal(rows.map((r) => [r.node_id, r.status]), [
+    ['seed', 'completed'],
+    ['approval', 'interrupted'],
+    ['approval', 'completed'],
+    ['finalize', 'completed'],
+    ['run_end', 'completed'],
+  ]);
+  assert.equal(await handles[0]!.listPendingInterrupts(), []);
+});
+
+area.scenario('4 OS processes resume at once on one store: one completes, 3 AlreadyResumed, finalize runs once', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 60_000 }, async (t) => {
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  await approvalChain(checkpointer).run('refund order 42', { executionId: 'exec-os-race' });
+
+  const args = JSON.stringify({ config: backendConfig(t.backend), executionId: 'exec-os-race', counterUrl: counter.url });
+  const children = Array.from({ length: 4 }, () => spawnNode('conformance/fixtures/durability/child.ts', ['race', args]));
+  t.defer(() => children.forEach((c) => c.process.kill('SIGKILL')));
+  await Promise.all(children.map((c) => c.waitForLine((line) => line === 'ready', 30_000)));
+  for (const child of children) child.process.stdin.end('go\n');
+  const outcomes = await Promise.all(
+    children.map(async (child) => {
+      const line = await child.waitForLine((l) => l.startsWith('{'), 30_000);
+      const exit = await child.exit();
+      assert.is(exit.code, 0, child.stderr());
+      return (JSON.parse(line) as { outcome: string }).outcome;
+    }),
+  );
+  assert.equal(outcomes.sort(), ['AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'completed']);
+  assert.is(counter.count('/finalize'), 1);
+  const rows = await checkpointer.list('exec-os-race');
+  assert.equal(rows.map((r) => r.node_id), ['seed', 'approval', 'approval', 'finalize', 'run_end']);
+});
+
+area.run();

@@ -1,0 +1,360 @@
+/**
+ * Chain: nodes sharing one JSON state, edges with conditions, capped cycles, checkpointed after every node, pausable
+ * with `interrupt()`, resumable and forkable by execution id. See ./graph.ts for routing and ./executor.ts for the
+ * rows written. Resume and fork always go through `restoreIfMissing`, `latestResumable` and `latestForkable`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Attributes } from '@opentelemetry/api';
+import { ValidationError } from '../errors.js';
+import type { Checkpointer } from '../durability/checkpointer.js';
+import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
+import { isPlainObject, nonJsonReason, type JsonObject } from '../durability/json.js';
+import { toResume } from '../durability/resume.js';
+import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing } from '../durability/run-end.js';
+import type { ChainResult, Checkpoint, PendingInterrupt } from '../types.js';
+import { ChainError } from './errors.js';
+import { execute, finishWithoutNodes, type ChainSettings } from './executor.js';
+import { Graph, type EdgeOptions, type NodeFunction, type NodeOptions, type Runner } from './graph.js';
+import { inChainSpan, jsonAttribute, payloadsEnabled, traceIdOf } from './span.js';
+
+export interface ChainOptions {
+  /** Where checkpoints go. Without one the chain runs in memory: it cannot pause, resume or fork. */
+  checkpointer?: Checkpointer | null;
+  /** The node runs start at (default: the first node added). */
+  entry?: string;
+  /** Global step guard: node executions per execution, across resumes (default 500). */
+  maxSteps?: number;
+  /** Default cap of a back edge (default 10). */
+  maxIterations?: number;
+  /** Fail with ChainRoutingError when a node's conditional edges all decline (default: the run ends there). */
+  strictRouting?: boolean;
+}
+
+export interface RunOptions {
+  /** Use this execution id instead of a fresh UUID; refused when the id already has checkpoints. */
+  executionId?: string;
+  /** Passed to every node as `ctx.context`; not persisted. */
+  context?: unknown;
+  /** Initial state besides `input`. */
+  state?: JsonObject;
+}
+
+export interface ResumeOptions {
+  /** The decision for a paused run (`{ approved, metadata }`; unknown keys dropped). Required for a paused run. */
+  resumeValue?: { approved: boolean; metadata?: JsonObject } | null;
+  /** Merged into the restored state before the next node runs (typically to fix what made a run fail). */
+  modifiedState?: JsonObject | null;
+  context?: unknown;
+}
+
+export interface ForkOptions {
+  /** The checkpoint to branch from (default: the last executed step; never the terminal row). */
+  checkpointId?: string | null;
+  /** Replaces `state.input` in the branch. */
+  input?: unknown;
+  /** Merged into the branch's state. */
+  modifiedState?: JsonObject | null;
+  context?: unknown;
+  /** The branch's execution id (default a fresh UUID); refused when it already has checkpoints. */
+  branchExecutionId?: string;
+}
+
+/** Where a resume or fork continues. */
+type Position =
+  | { kind: 'node'; node: string; state: JsonObject; counters: Record<string, number>; step: number; lastIndex: number }
+  | { kind: 'done'; state: JsonObject; step: number; lastIndex: number; output: unknown };
+
+export class Chain<S extends JsonObject = JsonObject> {
+  readonly name: string;
+  readonly checkpointer: Checkpointer | null;
+  private readonly graph: Graph<S>;
+  private readonly maxSteps: number;
+  private readonly maxIterations: number;
+  private readonly strictRouting: boolean;
+
+  /** An empty chain. Throws ChainError for an empty name or non-positive limits. */
+  constructor(name: string, options: ChainOptions = {}) {
+    if (typeof name !== 'string' || name.trim() === '') throw new ChainError('a Chain needs a non-empty name');
+    this.name = name;
+    this.checkpointer = options.checkpointer ?? null;
+    this.graph = new Graph<S>(name, options.entry);
+    this.maxSteps = positive(options.maxSteps ?? 500, 'maxSteps', name);
+    this.maxIterations = positive(options.maxIterations ?? 10, 'maxIterations', name);
+    this.strictRouting = options.strictRouting ?? false;
+  }
+
+  /**
+   * Add a node: a function `(state, ctx) => output` or a runner (any object with `run(input, options)`, e.g. an
+   * Agent). A plain-object output is merged into the state; with `outputKey` it is stored under that key; any other
+   * output is stored as `_<id>_output`. Returns the chain, for chaining calls.
+   */
+  addNode(id: string, body: NodeFunction<S> | Runner, options: NodeOptions = {}): this {
+    this.graph.addNode(id, body, options);
+    return this;
+  }
+
+  /** Add an edge; see ./graph.ts for conditions, fallbacks and cycle caps. Returns the chain. */
+  connect(source: string, target: string, options: EdgeOptions<S> = {}): this {
+    this.graph.connect(source, target, options);
+    return this;
+  }
+
+  /** Node ids in the order they were added. */
+  get nodeIds(): string[] {
+    return [...this.graph.nodes.keys()];
+  }
+
+  /**
+   * Run from the entry node with state `{ ...options.state, input }`. Resolves with status `completed` (terminal row
+   * written) or `paused` (interrupted checkpoint and pending row written). Rejects with the node's error when a node
+   * throws, after writing a `failed` terminal row; pass `executionId` to know which execution to resume then.
+   */
+  async run(input?: unknown, options: RunOptions = {}): Promise<ChainResult> {
+    const executionId = options.executionId ?? randomUUID();
+    if (typeof executionId !== 'string' || executionId === '') throw new ValidationError('executionId must be a non-empty string');
+    const state: JsonObject = { ...jsonObject(options.state, 'state'), ...(input === undefined ? {} : { input }) };
+    const problem = nonJsonReason(state, '$');
+    if (problem) throw new ValidationError(`the input and initial state of chain '${this.name}' must be JSON (${problem})`);
+    const entry = this.graph.entry();
+    if (options.executionId !== undefined && this.checkpointer && (await this.checkpointer.getLast(executionId))) {
+      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() or fork() it, or run with a new executionId`);
+    }
+    return inChainSpan(this.name, this.spanAttributes(executionId, { 'chain.input': input }), (span) =>
+      execute(this.settings(), {
+        executionId,
+        node: entry,
+        state,
+        counters: {},
+        step: 0,
+        resume: null,
+        context: options.context,
+        traceId: traceIdOf(span),
+      }),
+    );
+  }
+
+  /**
+   * Continue an execution. A paused run needs `resumeValue`: its pending row is claimed atomically (a lost race or
+   * an already finished run raises AlreadyResumed) and the suspended node re-executes with `interrupt()` returning
+   * the value. A failed or crashed run continues after its last real checkpoint (the failed marker is stepped over)
+   * with `modifiedState` merged in. A completed run raises AlreadyResumed. No checkpoint: ChainCheckpointError; a
+   * paused run without a value: ChainResumeError.
+   */
+  async resume(executionId: string, options: ResumeOptions = {}): Promise<ChainResult> {
+    const checkpointer = this.requireCheckpointer('resume');
+    await restoreIfMissing(checkpointer, executionId);
+    const latest = await checkpointer.getLast(executionId);
+    if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
+    const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
+    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const patch = jsonObject(options.modifiedState, 'modifiedState');
+    const position = await this.resumePosition(checkpointer, executionId, latest, base, value !== null, patch);
+    let claimed: PendingInterrupt | null = null;
+    if (value) {
+      claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
+      if (!claimed) {
+        throw new AlreadyResumed(
+          `Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a run that failed after its resume continues without a resumeValue)`,
+        );
+      }
+    }
+    const attributes = this.spanAttributes(executionId, {});
+    attributes['chain.resumed_execution_id'] = executionId;
+    return inChainSpan(this.name, attributes, (span) => {
+      const traceId = traceIdOf(span);
+      if (position.kind === 'done') {
+        return finishWithoutNodes(this.settings(), { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId }, position.lastIndex, position.output);
+      }
+      return execute(this.settings(), {
+        executionId,
+        node: position.node,
+        state: position.state,
+        counters: position.counters,
+        step: position.step,
+        resume: value ? { value, claimed } : null,
+        context: options.context,
+        traceId,
+      });
+    });
+  }
+
+  /**
+   * Branch a new execution (fresh execution id) from a checkpoint of `executionId` (default its last executed step)
+   * and run forward from the node after it (or from the paused node itself when branching from a pause). The branch
+   * starts with a `__fork_origin__` row whose `parent_checkpoint_id` names the source checkpoint, and writes its own
+   * terminal row (`completed`, or `failed` on a throw; none on a pause). The original execution is not touched.
+   * Pass `branchExecutionId` to know the branch id even when the branch throws.
+   * Errors: ChainCheckpointError when there is nothing to fork or `checkpointId` names the terminal row;
+   * ChainResumeError when the checkpoint is at the last node (nothing downstream would run).
+   */
+  async fork(executionId: string, options: ForkOptions = {}): Promise<ChainResult> {
+    const checkpointer = this.requireCheckpointer('fork');
+    await restoreIfMissing(checkpointer, executionId);
+    let base = await latestForkable(checkpointer, executionId, { checkpointId: options.checkpointId });
+    if (base && !this.isChainRow(base)) {
+      if (options.checkpointId != null) {
+        throw new ChainCheckpointError(`checkpoint '${options.checkpointId}' was written by '${base.chain_name}' at '${base.node_id}', not by a node of chain '${this.name}'`);
+      }
+      base = await this.latestChainRow(checkpointer, executionId);
+    }
+    if (!base) {
+      const which = options.checkpointId != null ? ` / checkpoint '${options.checkpointId}'` : '';
+      throw new ChainCheckpointError(`No checkpoint found to fork for execution '${executionId}'${which}: the run holds no executed step to branch from`);
+    }
+    let state: JsonObject = { ...base.state_snapshot };
+    if (options.input !== undefined) state.input = options.input;
+    state = { ...state, ...jsonObject(options.modifiedState, 'modifiedState') };
+    const problem = nonJsonReason(state, '$');
+    if (problem) throw new ValidationError(`the forked state of chain '${this.name}' must be JSON (${problem})`);
+    const position = this.positionAfter(base, state, true);
+    if (position.kind === 'done') {
+      throw new ChainResumeError(
+        `cannot fork execution '${executionId}' at checkpoint '${base.checkpoint_id}': node '${base.node_id}' is the last node of chain '${this.name}' on this route, so nothing downstream would run; fork from an earlier checkpoint or change the state so the route continues`,
+      );
+    }
+    const forkId = options.branchExecutionId ?? randomUUID();
+    if (options.branchExecutionId !== undefined && (await checkpointer.getLast(forkId))) {
+      throw new ChainCheckpointError(`execution '${forkId}' already has checkpoints; give the branch a new branchExecutionId`);
+    }
+    await checkpointer.put({
+      execution_id: forkId,
+      chain_name: this.name,
+      node_id: FORK_ORIGIN,
+      node_index: base.node_index,
+      status: 'completed',
+      step_type: 'fork_origin',
+      parent_checkpoint_id: base.checkpoint_id,
+      state_snapshot: position.state,
+      iteration: position.step,
+      iteration_counters: position.counters,
+      node_input: { source_execution_id: executionId, source_checkpoint_id: base.checkpoint_id, start_node: position.node },
+      agent_path: base.agent_path,
+    });
+    const attributes = this.spanAttributes(forkId, { 'chain.input': options.input });
+    attributes['chain.forked_execution_id'] = forkId;
+    attributes['chain.forked_from_execution_id'] = executionId;
+    return inChainSpan(this.name, attributes, (span) =>
+      execute(this.settings(), {
+        executionId: forkId,
+        node: position.node,
+        state: position.state,
+        counters: position.counters,
+        step: position.step,
+        resume: null,
+        context: options.context,
+        traceId: traceIdOf(span),
+      }),
+    );
+  }
+
+  /** Where a resume continues, computed before any claim so a refused resume never consumes the pending row. */
+  private async resumePosition(
+    checkpointer: Checkpointer,
+    executionId: string,
+    latest: Checkpoint,
+    base: Checkpoint | null,
+    withValue: boolean,
+    patch: JsonObject,
+  ): Promise<Position> {
+    if (!base) {
+      // The run failed before any node completed: its terminal row holds the state it started with.
+      return { kind: 'node', node: this.graph.entry(), state: { ...latest.state_snapshot, ...patch }, counters: {}, step: 0, lastIndex: -1 };
+    }
+    const paused = base.status === 'interrupted' && !isRunEnd(latest);
+    if (paused && !withValue) {
+      throw new ChainResumeError(
+        `Execution '${executionId}' is paused at '${base.node_id}' (${base.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
+      );
+    }
+    const row = this.isChainRow(base) ? base : await this.latestChainRow(checkpointer, executionId);
+    if (!row) {
+      throw new ChainCheckpointError(`execution '${executionId}' has no checkpoint written by chain '${this.name}' to resume from (latest rows are '${base.chain_name}')`);
+    }
+    return this.positionAfter(row, { ...row.state_snapshot, ...patch }, false);
+  }
+
+  /**
+   * The node to run after `row` with `state`: the row's own node when it is a pause (the node re-runs), the start
+   * node recorded in a fork origin, else the route out of the row's node.
+   */
+  private positionAfter(row: Checkpoint, state: JsonObject, forking: boolean): Position {
+    const counters = { ...row.iteration_counters };
+    if (row.node_id === FORK_ORIGIN || row.step_type === 'fork_origin') {
+      const startNode = isPlainObject(row.node_input) ? row.node_input.start_node : undefined;
+      if (typeof startNode !== 'string' || !this.graph.has(startNode)) {
+        throw new ChainResumeError(`fork origin '${row.checkpoint_id}' records start node ${JSON.stringify(startNode)}, which chain '${this.name}' does not have`);
+      }
+      return { kind: 'node', node: startNode, state, counters, step: row.iteration, lastIndex: row.node_index - 1 };
+    }
+    if (!this.graph.has(row.node_id)) {
+      throw new ChainResumeError(
+        `checkpoint '${row.checkpoint_id}' is at node '${row.node_id}', which chain '${this.name}' does not have (was the chain changed since the run?); nothing was ${forking ? 'forked' : 'resumed'}`,
+      );
+    }
+    if (row.status === 'interrupted') {
+      return { kind: 'node', node: row.node_id, state, counters, step: row.iteration, lastIndex: row.node_index - 1 };
+    }
+    const route = this.graph.route(row.node_id, state as S, counters, this.settings());
+    if (route.next === null) return { kind: 'done', state, step: row.iteration, lastIndex: row.node_index, output: row.node_output };
+    return { kind: 'node', node: route.next, state, counters: route.counters, step: row.iteration + 1, lastIndex: row.node_index };
+  }
+
+  /** A row this chain wrote for one of its steps (not a hosted runner's row, not a terminal row). */
+  private isChainRow(row: Checkpoint): boolean {
+    return row.chain_name === this.name && !isRunEnd(row);
+  }
+
+  /** The newest row this chain wrote for a step of the execution (hosted runners write rows of their own). */
+  private async latestChainRow(checkpointer: Checkpointer, executionId: string): Promise<Checkpoint | null> {
+    for (let limit = 16; ; limit *= 16) {
+      const rows = await checkpointer.list(executionId, { limit, newestFirst: true });
+      const found = rows.find((row) => this.isChainRow(row));
+      if (found) return found;
+      if (rows.length < limit) return null;
+    }
+  }
+
+  private requireCheckpointer(operation: string): Checkpointer {
+    if (!this.checkpointer) {
+      throw new ChainCheckpointError(`chain '${this.name}' has no checkpointer, so there is nothing to ${operation}; construct it with { checkpointer }`);
+    }
+    return this.checkpointer;
+  }
+
+  private settings(): ChainSettings {
+    return {
+      name: this.name,
+      // Nodes are typed with S for the author; the executor handles them as plain JSON objects.
+      graph: this.graph as unknown as Graph<JsonObject>,
+      checkpointer: this.checkpointer,
+      maxSteps: this.maxSteps,
+      defaultMaxIterations: this.maxIterations,
+      strictRouting: this.strictRouting,
+    };
+  }
+
+  private spanAttributes(executionId: string, payloads: { 'chain.input'?: unknown }): Attributes {
+    const attributes: Attributes = {
+      'chain.name': this.name,
+      'chain.node_count': this.graph.nodes.size,
+      'chain.node_ids': this.nodeIds,
+      'chain.execution_id': executionId,
+      'agentkit.runner.type': 'chain',
+    };
+    if (payloadsEnabled() && payloads['chain.input'] !== undefined) attributes['chain.input'] = jsonAttribute(payloads['chain.input']);
+    return attributes;
+  }
+}
+
+function positive(value: number, name: string, chain: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new ChainError(`chain '${chain}': ${name} must be a positive integer, not ${String(value)}`);
+  return value;
+}
+
+function jsonObject(value: JsonObject | null | undefined, name: string): JsonObject {
+  if (value == null) return {};
+  if (!isPlainObject(value)) throw new ValidationError(`${name} must be a plain object`);
+  const problem = nonJsonReason(value, `$.${name}`);
+  if (problem) throw new ValidationError(`${name} must be JSON (${problem})`);
+  return value;
+}

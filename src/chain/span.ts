@@ -1,0 +1,51 @@
+/**
+ * The root span of a chain run, resume or fork: `chain.<name>`, through the OpenTelemetry API so that whatever tracer
+ * provider the application installed records it (and third-party spans nest under it). With no provider installed the
+ * span is a no-op and the result's `trace_id` is null.
+ */
+import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { isSpanContextValid } from '@opentelemetry/api';
+import type { ChainResult } from '../types.js';
+
+/** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK, a throw ends it ERROR. */
+export function inChainSpan(
+  chainName: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<ChainResult>,
+): Promise<ChainResult> {
+  return trace.getTracer('agentkit').startActiveSpan(`chain.${chainName}`, { attributes }, async (span) => {
+    try {
+      const result = await fn(span);
+      span.setAttribute('chain.status', result.status);
+      if (payloadsEnabled() && result.status === 'completed') span.setAttribute('chain.output', jsonAttribute(result.output));
+      return result;
+    } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The span's 32-hex trace id, or null when no tracer provider records it. */
+export function traceIdOf(span: Span): string | null {
+  const context = span.spanContext();
+  return isSpanContextValid(context) ? context.traceId : null;
+}
+
+/** False when AGENTKIT_TRACE_PAYLOADS=0: inputs and outputs stay out of spans. */
+export function payloadsEnabled(): boolean {
+  return process.env.AGENTKIT_TRACE_PAYLOADS !== '0';
+}
+
+/** A span attribute holding a JSON value (strings as they are). */
+export function jsonAttribute(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return String(value);
+  }
+}

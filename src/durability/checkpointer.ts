@@ -1,0 +1,164 @@
+/**
+ * The Checkpointer: the one storage port of durability. Executors (Chain, Agent, Swarm, Supervisor) and the resume,
+ * fork, CLI and UI paths reach storage only through it; only constructors name a backend. Every backend passes the
+ * same contract suite (`checkpointerContract` in `agentkit/testing`), which is what "conformant" means here.
+ *
+ * Rows are the generated `Checkpoint` and `PendingInterrupt` shapes (spec names, letter for letter). Timestamps are
+ * ISO-8601 UTC strings with microseconds. JSON columns hold JSON: a backend stores and returns them as JSON values.
+ */
+import type { Checkpoint, CheckpointStatus, PendingInterrupt, RunStatus, StepType } from '../types.js';
+import type { JsonObject, JsonValue } from './json.js';
+
+/**
+ * A checkpoint row to write. `execution_id`, `chain_name` and `node_id` are required; every other field has a
+ * default: a fresh `checkpoint_id` (UUID), `created_at` now, `status` `completed`, `step_type` null, `node_index` 0,
+ * `state_snapshot` `{}`, counters `{}`, the rest null.
+ */
+export interface CheckpointWrite {
+  execution_id: string;
+  chain_name: string;
+  node_id: string;
+  checkpoint_id?: string;
+  node_index?: number;
+  status?: CheckpointStatus;
+  step_type?: StepType | null;
+  run_status?: RunStatus | null;
+  parent_checkpoint_id?: string | null;
+  state_snapshot?: JsonObject;
+  node_input?: unknown;
+  node_output?: unknown;
+  iteration?: number;
+  iteration_counters?: Record<string, number>;
+  interrupt_reason?: string | null;
+  interrupt_context?: JsonObject | null;
+  agent_path?: string | null;
+  created_at?: string;
+}
+
+/**
+ * The pending-interrupt row written with an interrupted checkpoint. `reason` and `context` are required; the rest
+ * default to the checkpoint's (`execution_id`, `chain_name`, `node_id`, `agent_path`, `created_at`).
+ */
+export interface PendingInterruptWrite {
+  reason: string;
+  context: JsonObject;
+  chain_name?: string;
+  node_id?: string;
+  agent_path?: string | null;
+  created_at?: string;
+}
+
+export interface ListOptions {
+  /** At most this many rows (default 100). */
+  limit?: number;
+  /** Newest first instead of oldest first (default false: chronological). */
+  newestFirst?: boolean;
+}
+
+/**
+ * Storage for checkpoints, pending interrupts and idempotency records. Every method is async, may be called before
+ * `setup()` (it sets up on first use), and is safe to call concurrently from one process and from many processes
+ * sharing the store.
+ */
+export interface Checkpointer {
+  /**
+   * Create or migrate the storage this checkpointer needs. Idempotent: a second call, or a call racing another
+   * process's, changes nothing. Refuses (StoreVersionError) a store written by a newer agentkit.
+   */
+  setup(): Promise<void>;
+
+  /** Persist one row and return it as stored (defaults filled in). Rejects a duplicate `checkpoint_id`. */
+  put(checkpoint: CheckpointWrite): Promise<Checkpoint>;
+
+  /**
+   * Persist several rows atomically, in the given order (each `created_at` after the previous): all of them or none.
+   * Executors use it to write a run's last step and its terminal row together. An empty list writes nothing.
+   */
+  putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]>;
+
+  /** The most recently written row of an execution (latest `created_at`, then write order), or null when none. */
+  getLast(executionId: string): Promise<Checkpoint | null>;
+
+  /** The row with this `checkpoint_id`, or null. */
+  getById(checkpointId: string): Promise<Checkpoint | null>;
+
+  /** Rows of an execution in write order (oldest first unless `newestFirst`), at most `limit` (default 100). */
+  list(executionId: string, options?: ListOptions): Promise<Checkpoint[]>;
+
+  /** Pending interrupts of every execution, newest first, at most `limit` (default 100). */
+  listPendingInterrupts(options?: { limit?: number }): Promise<PendingInterrupt[]>;
+
+  /**
+   * Persist a pause: the interrupted checkpoint and its pending-interrupt row in one transaction (both or neither).
+   * An execution has at most one pending row: a new pause replaces an older unclaimed one.
+   */
+  recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }>;
+
+  /**
+   * Claim the execution's pending interrupt: delete it and return it. Of N concurrent callers on one execution id,
+   * in one process or many sharing the store, exactly one gets the row; the others get null.
+   */
+  deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null>;
+
+  /** Delete every checkpoint, pending interrupt and idempotency record of an execution; returns rows removed. */
+  deleteExecution(executionId: string): Promise<number>;
+
+  /** The JSON value stored for `(executionId, functionKey)`, `undefined` when there is none (a stored null is null). */
+  getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined>;
+
+  /** Store (or replace) the JSON value for `(executionId, functionKey)`. */
+  putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void>;
+
+  /**
+   * Delete completed and failed checkpoints and idempotency records created before the cutoff (`olderThan`: an age
+   * in milliseconds, or an absolute Date). Never deletes an interrupted checkpoint or a pending row, and nothing of
+   * an execution that has a pending interrupt (its history and cached side effects are needed by the resume).
+   * Returns the number of rows deleted.
+   */
+  prune(olderThan: number | Date): Promise<number>;
+
+  /** Release connections. The checkpointer is unusable afterwards. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A row as the replication protocol hands it out: the checkpoint plus its store's write sequence. */
+export interface UnsyncedCheckpoint {
+  checkpoint: Checkpoint;
+  /** Monotonic write order within the store (the Platform orders ingested rows by it). */
+  sequence: number;
+  project_id: string;
+}
+
+/**
+ * Optional replication protocol (connected mode pushes checkpoints to the Platform): rows not yet acknowledged,
+ * oldest first, and a way to acknowledge them. A row leaves the unsynced set when marked synced or quarantined.
+ */
+export interface ReplicatingCheckpointer extends Checkpointer {
+  /** Up to `limit` unsynced, unquarantined rows, oldest first; only rows of `projectId` when given. */
+  fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]>;
+  /** Mark rows as acknowledged; unknown ids are ignored. Returns how many rows changed. */
+  markSynced(checkpointIds: readonly string[]): Promise<number>;
+}
+
+/**
+ * Optional quarantine protocol: rows the Platform rejected on payload grounds are taken out of the resend set (the
+ * same flag as markSynced) and the reason is recorded. Without it a rejected row stays buffered and the drain stops.
+ */
+export interface QuarantiningCheckpointer extends Checkpointer {
+  /** Quarantine each row named in `reasons` (checkpoint id -> reason). Returns how many rows changed. */
+  markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number>;
+}
+
+/** True when the checkpointer implements the replication protocol. */
+export function supportsReplication(checkpointer: Checkpointer): checkpointer is ReplicatingCheckpointer {
+  const c = checkpointer as Partial<ReplicatingCheckpointer>;
+  return typeof c.fetchUnsynced === 'function' && typeof c.markSynced === 'function';
+}
+
+/** True when the checkpointer implements the quarantine protocol. */
+export function supportsQuarantine(checkpointer: Checkpointer): checkpointer is QuarantiningCheckpointer {
+  return typeof (checkpointer as Partial<QuarantiningCheckpointer>).markQuarantined === 'function';
+}
+
+/** Default `limit` of `list` and `listPendingInterrupts`. */
+export const DEFAULT_LIST_LIMIT = 100;

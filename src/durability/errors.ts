@@ -1,0 +1,56 @@
+/**
+ * The durability errors. Each carries a stable code from the contract, so the SDK, the CLI (`agentkit resume` exits
+ * 2 on AlreadyResumed) and the UI (409) report the same failure the same way.
+ */
+import { AgentkitError } from '../errors.js';
+
+/**
+ * A resume found nothing to resume: the pending interrupt was already claimed by another resumer, or the run has
+ * already finished (a completed run, including a completed forked branch). Nothing was re-executed.
+ */
+export class AlreadyResumed extends AgentkitError {
+  constructor(message: string) {
+    super('already_resumed', message);
+  }
+}
+
+/**
+ * A checkpoint needed by resume or fork is missing or unusable: no checkpoint for the execution, a fork from the
+ * terminal row, a checkpoint naming a node the chain does not have.
+ */
+export class ChainCheckpointError extends AgentkitError {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    code: 'chain_checkpoint_error' | 'chain_resume_error' = 'chain_checkpoint_error',
+  ) {
+    super(code, message, options);
+  }
+}
+
+/**
+ * A resume or fork was asked of a checkpoint that cannot continue that way: a paused run resumed without a resume
+ * value, a fork from the last node (nothing downstream would run). A ChainCheckpointError, so one catch covers both.
+ */
+export class ChainResumeError extends ChainCheckpointError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options, 'chain_resume_error');
+  }
+}
+
+/** An `idempotent` function returned a value that cannot be stored as JSON (raised at the first call). */
+export class IdempotencyError extends AgentkitError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('idempotency_error', message, options);
+  }
+}
+
+/** A Postgres schema name that is not a plain identifier (`[A-Za-z_][A-Za-z0-9_]*`); rejected before any SQL runs. */
+export class InvalidSchemaNameError extends AgentkitError {
+  constructor(schema: string) {
+    super(
+      'invalid_schema_name',
+      `invalid Postgres schema name ${JSON.stringify(schema)}: it must match [A-Za-z_][A-Za-z0-9_]* (letters, digits, underscores; not starting with a digit)`,
+    );
+  }
+}

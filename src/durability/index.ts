@@ -1,0 +1,36 @@
+/**
+ * Durability: pause and resume (`interrupt`, `Resume`, `InterruptSignal`), the Checkpointer port and its SQLite and
+ * Postgres backends, the run-end helpers every resume and fork path goes through, and `idempotent`.
+ */
+export { AlreadyResumed, ChainCheckpointError, ChainResumeError, IdempotencyError, InvalidSchemaNameError } from './errors.js';
+export { InterruptSignal, isInterruptSignal } from './interrupt-signal.js';
+export { interrupt } from './interrupt.js';
+export { toResume } from './resume.js';
+export { idempotent, functionKey, type IdempotentOptions } from './idempotent.js';
+export {
+  DEFAULT_LIST_LIMIT,
+  supportsQuarantine,
+  supportsReplication,
+  type Checkpointer,
+  type CheckpointWrite,
+  type ListOptions,
+  type PendingInterruptWrite,
+  type QuarantiningCheckpointer,
+  type ReplicatingCheckpointer,
+  type UnsyncedCheckpoint,
+} from './checkpointer.js';
+export { SQLiteCheckpointer } from './sqlite-checkpointer.js';
+export { PostgresCheckpointer, type PostgresCheckpointerOptions } from './postgres-checkpointer.js';
+export { PG_LATEST_VERSION } from './postgres-migrations.js';
+export { validateSchemaName } from './schema-name.js';
+export {
+  FORK_ORIGIN,
+  RUN_END,
+  describeError,
+  isRunEnd,
+  latestForkable,
+  latestResumable,
+  restoreIfMissing,
+  runEndRow,
+} from './run-end.js';
+export { isPlainObject, nonJsonReason, type JsonObject, type JsonValue } from './json.js';

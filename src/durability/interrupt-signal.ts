@@ -1,0 +1,31 @@
+/**
+ * InterruptSignal: raised by `interrupt()` when no resume value is in scope, and caught by the executors (the Chain
+ * node runner, the Agent tool loop), which persist the pause and return a `paused` result. It is control flow, not a
+ * failure: executors never retry it and never write a failed terminal row for it.
+ */
+import type { InterruptSignalPayload } from '../types.js';
+import type { JsonObject } from './json.js';
+
+export class InterruptSignal extends Error {
+  /** Why the run paused (e.g. `manager_approval`). */
+  readonly reason: string;
+  /** What the human needs to decide, frozen at this moment (a deep copy of what `interrupt()` was given). */
+  readonly context: JsonObject;
+
+  constructor(reason: string, context: JsonObject) {
+    super(`interrupt: ${reason} (paused for a human decision; an executor persists this and returns status "paused")`);
+    this.name = 'InterruptSignal';
+    this.reason = reason;
+    this.context = context;
+  }
+
+  /** The wire payload `{ reason, context }`. */
+  toJSON(): InterruptSignalPayload {
+    return { reason: this.reason, context: this.context };
+  }
+}
+
+/** True for an InterruptSignal, also one raised by another copy of agentkit loaded in the same process. */
+export function isInterruptSignal(error: unknown): error is InterruptSignal {
+  return error instanceof InterruptSignal || (error instanceof Error && error.name === 'InterruptSignal' && 'reason' in error && 'context' in error);
+}

@@ -1,0 +1,66 @@
+/**
+ * What "stored as JSON" means for durability: checkpoint state, node outputs and idempotent results are written as
+ * JSON and read back as JSON, so a value that `JSON.stringify` would silently change (a Map becoming `{}`, NaN
+ * becoming null, a class instance losing its prototype, a bigint throwing) is refused up front with its path named,
+ * instead of coming back different after a resume.
+ */
+
+/** A value that survives a JSON round trip unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object (state snapshots, interrupt contexts, metadata). */
+export type JsonObject = { [key: string]: unknown };
+
+/**
+ * The first reason `value` would not survive JSON, as `<path>: <what>` (path `$` is the value itself), or null when
+ * it is JSON. Plain objects, arrays, strings, booleans, null and finite numbers are JSON; so is any object with a
+ * `toJSON()` (Date, Buffer), judged by what it returns. `undefined` object properties are dropped as JSON drops them.
+ */
+export function nonJsonReason(value: unknown, path = '$', seen: Set<object> = new Set()): string | null {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : `${path}: ${value} is not a finite number`;
+  if (typeof value === 'undefined') return `${path}: undefined`;
+  if (typeof value === 'bigint') return `${path}: a bigint`;
+  if (typeof value === 'function') return `${path}: a function`;
+  if (typeof value === 'symbol') return `${path}: a symbol`;
+  const object = value as object;
+  if (seen.has(object)) return `${path}: a circular reference`;
+  if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
+    return nonJsonReason((object as { toJSON(): unknown }).toJSON(), path, seen);
+  }
+  seen.add(object);
+  try {
+    if (Array.isArray(object)) {
+      for (let i = 0; i < object.length; i++) {
+        const reason = nonJsonReason(object[i], `${path}[${i}]`, seen);
+        if (reason) return reason;
+      }
+      return null;
+    }
+    const proto = Object.getPrototypeOf(object) as object | null;
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (object as { constructor?: { name?: string } }).constructor?.name || 'object';
+      return `${path}: a ${name} instance (return a plain object, or give the class a toJSON())`;
+    }
+    for (const [key, item] of Object.entries(object)) {
+      if (item === undefined) continue;
+      const reason = nonJsonReason(item, `${path}.${key}`, seen);
+      if (reason) return reason;
+    }
+    return null;
+  } finally {
+    seen.delete(object);
+  }
+}
+
+/** True for a plain object (not an array, not a class instance). */
+export function isPlainObject(value: unknown): value is JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  return proto === Object.prototype || proto === null;
+}
+
+/** The JSON form of a value already known to be JSON (what a reader of the stored copy gets back). */
+export function jsonForm<T = JsonValue>(value: unknown): T {
+  return JSON.parse(JSON.stringify(value ?? null)) as T;
+}

@@ -1,0 +1,391 @@
+/**
+ * PostgresCheckpointer: checkpoints in a Postgres schema, for fleets (any replica can resume any run).
+ *
+ * Concurrency: the claim is one `DELETE ... RETURNING` statement; Postgres row locking lets exactly one of N
+ * concurrent deleters see the row, across connections and machines. Multi-row writes are single statements
+ * (`putWrites`, `deleteExecution`, `prune`) or explicit transactions (`recordInterrupt`, setup), so nothing is ever
+ * half-written.
+ */
+import pg from 'pg';
+import { ConfigError } from '../errors.js';
+import { StoreVersionError } from '../store/errors.js';
+import { utcNow } from '../store/time.js';
+import type { Checkpoint, PendingInterrupt } from '../types.js';
+import type {
+  CheckpointWrite,
+  ListOptions,
+  PendingInterruptWrite,
+  QuarantiningCheckpointer,
+  ReplicatingCheckpointer,
+  UnsyncedCheckpoint,
+} from './checkpointer.js';
+import { ChainCheckpointError } from './errors.js';
+import type { JsonValue } from './json.js';
+import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
+import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { validateSchemaName } from './schema-name.js';
+
+export interface PostgresCheckpointerOptions {
+  /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
+  schema?: string;
+  /** Connections kept open when idle (default 1). */
+  minPoolSize?: number;
+  /** Most connections open at once (default 10). */
+  maxPoolSize?: number;
+}
+
+const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const COLUMNS = `checkpoint_id, execution_id, chain_name, node_id, node_index, status, step_type, run_status,
+  parent_checkpoint_id, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason,
+  interrupt_context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
+const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
+const INSERT_COLUMNS = `checkpoint_id, execution_id, chain_name, node_id, node_index, status, step_type, run_status,
+  parent_checkpoint_id, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason,
+  interrupt_context, agent_path, created_at`;
+const PARAMS_PER_ROW = 18;
+
+export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
+  /** The schema name as given (validated). */
+  readonly schema: string;
+  private readonly pool: pg.Pool;
+  /** The schema as an SQL identifier. */
+  private readonly s: string;
+  private ready: Promise<void> | undefined;
+  private ended = false;
+
+  /**
+   * A checkpointer on `connectionString` (a `postgres://` URL). The schema name is validated here, before any SQL
+   * runs (InvalidSchemaNameError); pool sizes must satisfy 0 <= min <= max, max >= 1 (ConfigError). Nothing
+   * connects until first use; the schema and tables are created then (or by `setup()`).
+   */
+  constructor(connectionString: string, options: PostgresCheckpointerOptions = {}) {
+    this.schema = validateSchemaName(options.schema ?? 'agentkit');
+    this.s = `"${this.schema}"`;
+    const min = options.minPoolSize ?? 1;
+    const max = options.maxPoolSize ?? 10;
+    if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < 1 || min > max) {
+      throw new ConfigError(`invalid Postgres pool size: minPoolSize ${min}, maxPoolSize ${max} (need 0 <= min <= max, max >= 1)`);
+    }
+    if (typeof connectionString !== 'string' || connectionString === '') {
+      throw new ConfigError('PostgresCheckpointer needs a connection string (postgres://user@host:port/db)');
+    }
+    this.pool = new pg.Pool({ connectionString, min, max });
+    // An idle connection dropped by the server is removed from the pool; without a listener it would crash the process.
+    this.pool.on('error', (error) => process.emitWarning(`agentkit Postgres pool: idle connection lost: ${error.message}`));
+  }
+
+  /**
+   * Create the schema and apply every pending migration, in one transaction under an advisory lock. Idempotent and
+   * safe to race; refuses (StoreVersionError) a schema migrated by a newer agentkit.
+   */
+  setup(): Promise<void> {
+    this.ready ??= this.migrate().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  /**
+   * True when the schema already holds agentkit's tables (its `schema_version` table exists). Creates nothing: read-only
+   * tools use it to report an empty store instead of provisioning a schema named by a typo.
+   */
+  async isSetUp(): Promise<boolean> {
+    if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
+    const result = await this.pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [this.schema, 'schema_version']);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** The schema's migration version (sets it up first). */
+  async schemaVersion(): Promise<number> {
+    await this.setup();
+    const result = await this.pool.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${this.s}.schema_version`);
+    return result.rows[0]!.v;
+  }
+
+  async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
+    const row = completeCheckpoint(checkpoint);
+    await this.insert([row]);
+    return row;
+  }
+
+  async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
+    const rows = checkpoints.map(completeCheckpoint);
+    if (rows.length > 0) await this.insert(rows);
+    return rows;
+  }
+
+  async getLast(executionId: string): Promise<Checkpoint | null> {
+    const result = await this.query<CheckpointRow>(
+      `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+      [executionId],
+    );
+    return result.rows[0] ? toCheckpoint(result.rows[0]) : null;
+  }
+
+  async getById(checkpointId: string): Promise<Checkpoint | null> {
+    const result = await this.query<CheckpointRow>(`SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE checkpoint_id = $1`, [checkpointId]);
+    return result.rows[0] ? toCheckpoint(result.rows[0]) : null;
+  }
+
+  async list(executionId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    const limit = listLimit(options.limit);
+    const order = options.newestFirst ? 'DESC' : 'ASC';
+    const result = await this.query<CheckpointRow>(
+      `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at ${order}, seq ${order} LIMIT $2`,
+      [executionId, limit],
+    );
+    return result.rows.map(toCheckpoint);
+  }
+
+  async listPendingInterrupts(options: { limit?: number } = {}): Promise<PendingInterrupt[]> {
+    const limit = listLimit(options.limit);
+    const result = await this.query<PendingInterrupt>(
+      `SELECT ${PENDING_COLUMNS} FROM ${this.s}.pending_interrupts ORDER BY created_at DESC, execution_id DESC LIMIT $1`,
+      [limit],
+    );
+    return result.rows;
+  }
+
+  async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
+    const row = completeCheckpoint(checkpoint);
+    const pendingRow = completePending(row, pending);
+    await this.setup();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(this.insertSql(1), checkpointParams(row)).catch((error: unknown) => {
+        throw duplicate(error, row.checkpoint_id);
+      });
+      await client.query(
+        `INSERT INTO ${this.s}.pending_interrupts (execution_id, chain_name, node_id, reason, context, agent_path, created_at)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::timestamptz)
+         ON CONFLICT (execution_id) DO UPDATE SET chain_name = EXCLUDED.chain_name, node_id = EXCLUDED.node_id,
+           reason = EXCLUDED.reason, context = EXCLUDED.context, agent_path = EXCLUDED.agent_path, created_at = EXCLUDED.created_at`,
+        [
+          pendingRow.execution_id,
+          pendingRow.chain_name,
+          pendingRow.node_id,
+          pendingRow.reason,
+          JSON.stringify(pendingRow.context),
+          pendingRow.agent_path,
+          pendingRow.created_at,
+        ],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    return { checkpoint: row, pending: pendingRow };
+  }
+
+  async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
+    const result = await this.query<PendingInterrupt>(
+      `DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING ${PENDING_COLUMNS}`,
+      [executionId],
+    );
+    return result.rows[0] ?? null;
+  }
+
+  async deleteExecution(executionId: string): Promise<number> {
+    const result = await this.query<{ n: number }>(
+      `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE execution_id = $1 RETURNING 1),
+            p AS (DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING 1),
+            i AS (DELETE FROM ${this.s}.idempotency_cache WHERE execution_id = $1 RETURNING 1)
+       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM p) + (SELECT count(*) FROM i))::int AS n`,
+      [executionId],
+    );
+    return result.rows[0]!.n;
+  }
+
+  async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {
+    const result = await this.query<{ result: JsonValue }>(
+      `SELECT result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 AND function_key = $2`,
+      [executionId, functionKey],
+    );
+    return result.rowCount ? result.rows[0]!.result : undefined;
+  }
+
+  async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
+    await this.query(
+      `INSERT INTO ${this.s}.idempotency_cache (execution_id, function_key, result, created_at)
+       VALUES ($1, $2, $3::jsonb, $4::timestamptz)
+       ON CONFLICT (execution_id, function_key) DO UPDATE SET result = EXCLUDED.result, created_at = EXCLUDED.created_at`,
+      [executionId, functionKey, JSON.stringify(value), utcNow()],
+    );
+  }
+
+  async prune(olderThan: number | Date): Promise<number> {
+    const cutoff = pruneCutoff(olderThan);
+    const result = await this.query<{ n: number }>(
+      `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE created_at < $1::timestamptz AND status <> 'interrupted'
+                    AND execution_id NOT IN (SELECT execution_id FROM ${this.s}.pending_interrupts) RETURNING 1),
+            i AS (DELETE FROM ${this.s}.idempotency_cache WHERE created_at < $1::timestamptz
+                    AND execution_id NOT IN (SELECT execution_id FROM ${this.s}.pending_interrupts) RETURNING 1)
+       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM i))::int AS n`,
+      [cutoff],
+    );
+    return result.rows[0]!.n;
+  }
+
+  async fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]> {
+    const max = listLimit(limit);
+    const result = await this.query<CheckpointRow & { sequence: string; project_id: string }>(
+      `SELECT seq AS sequence, project_id, ${COLUMNS} FROM ${this.s}.checkpoints
+       WHERE NOT synced AND quarantine_reason IS NULL AND ($2::text IS NULL OR project_id = $2) ORDER BY seq ASC LIMIT $1`,
+      [max, projectId ?? null],
+    );
+    return result.rows.map((row) => ({ checkpoint: toCheckpoint(row), sequence: Number(row.sequence), project_id: row.project_id }));
+  }
+
+  async markSynced(checkpointIds: readonly string[]): Promise<number> {
+    if (checkpointIds.length === 0) return 0;
+    const result = await this.query(
+      `UPDATE ${this.s}.checkpoints SET synced = TRUE WHERE checkpoint_id = ANY($1::text[]) AND NOT synced`,
+      [[...checkpointIds]],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
+    const entries = Object.entries(reasons);
+    if (entries.length === 0) return 0;
+    const result = await this.query(
+      `UPDATE ${this.s}.checkpoints AS c SET synced = TRUE, quarantine_reason = r.reason
+       FROM unnest($1::text[], $2::text[]) AS r(id, reason) WHERE c.checkpoint_id = r.id`,
+      [entries.map(([id]) => id), entries.map(([, reason]) => reason)],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.pool.end();
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.setup.${this.schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.s}.schema_version (
+        version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const found = (await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${this.s}.schema_version`)).rows[0]!.v;
+      if (found > PG_LATEST_VERSION) throw new StoreVersionError(`Postgres schema "${this.schema}"`, found, PG_LATEST_VERSION);
+      for (let version = found + 1; version <= PG_LATEST_VERSION; version++) {
+        const migration = PG_MIGRATIONS[version - 1]!;
+        await client.query(migration.sql(this.s));
+        await client.query(`INSERT INTO ${this.s}.schema_version (version, description) VALUES ($1, $2)`, [version, migration.description]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
+    await this.setup();
+    return this.pool.query<R>(sql, params);
+  }
+
+  private insertSql(rows: number): string {
+    const values = Array.from({ length: rows }, (_, r) => {
+      const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
+        ${p(12)}::jsonb, ${p(13)}, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz)`;
+    });
+    return `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values.join(', ')}`;
+  }
+
+  /** One statement, so a multi-row write is atomic without a transaction round trip. */
+  private async insert(rows: Checkpoint[]): Promise<void> {
+    try {
+      await this.query(this.insertSql(rows.length), rows.flatMap(checkpointParams));
+    } catch (error) {
+      throw duplicate(error, rows.map((r) => r.checkpoint_id).join("', '"));
+    }
+  }
+}
+
+interface CheckpointRow {
+  checkpoint_id: string;
+  execution_id: string;
+  chain_name: string;
+  node_id: string;
+  node_index: number;
+  status: Checkpoint['status'];
+  step_type: Checkpoint['step_type'];
+  run_status: Checkpoint['run_status'];
+  parent_checkpoint_id: string | null;
+  state_snapshot: Checkpoint['state_snapshot'];
+  node_input: unknown;
+  node_output: unknown;
+  iteration: number;
+  iteration_counters: Record<string, number>;
+  interrupt_reason: string | null;
+  interrupt_context: Checkpoint['interrupt_context'];
+  agent_path: string | null;
+  created_at: string;
+}
+
+function checkpointParams(row: Checkpoint): unknown[] {
+  return [
+    row.checkpoint_id,
+    row.execution_id,
+    row.chain_name,
+    row.node_id,
+    row.node_index,
+    row.status,
+    row.step_type,
+    row.run_status,
+    row.parent_checkpoint_id,
+    JSON.stringify(row.state_snapshot),
+    row.node_input === null ? null : JSON.stringify(row.node_input),
+    row.node_output === null ? null : JSON.stringify(row.node_output),
+    row.iteration,
+    JSON.stringify(row.iteration_counters),
+    row.interrupt_reason,
+    row.interrupt_context === null ? null : JSON.stringify(row.interrupt_context),
+    row.agent_path,
+    row.created_at,
+  ];
+}
+
+function toCheckpoint(row: CheckpointRow): Checkpoint {
+  return {
+    checkpoint_id: row.checkpoint_id,
+    execution_id: row.execution_id,
+    chain_name: row.chain_name,
+    node_id: row.node_id,
+    node_index: row.node_index,
+    status: row.status,
+    step_type: row.step_type,
+    run_status: row.run_status,
+    parent_checkpoint_id: row.parent_checkpoint_id,
+    state_snapshot: row.state_snapshot,
+    node_input: row.node_input,
+    node_output: row.node_output,
+    iteration: row.iteration,
+    iteration_counters: row.iteration_counters,
+    interrupt_reason: row.interrupt_reason,
+    interrupt_context: row.interrupt_context,
+    agent_path: row.agent_path,
+    created_at: row.created_at,
+  };
+}
+
+function duplicate(error: unknown, ids: string): unknown {
+  if ((error as { code?: string }).code === '23505') {
+    return new ChainCheckpointError(`checkpoint '${ids}' already exists`, { cause: error });
+  }
+  return error;
+}

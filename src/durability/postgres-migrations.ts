@@ -1,0 +1,71 @@
+/**
+ * The forward-only migration ladder of a PostgresCheckpointer schema. Position in the list = version, recorded in the
+ * schema's `schema_version` table. Never edit or reorder an applied step: append a new one. The whole ladder runs in
+ * one transaction under an advisory lock, so concurrent setups of one schema serialize and the loser finds nothing
+ * to do.
+ *
+ * The tables mirror local.db's (same column names, so rows move between backends unchanged) with native types:
+ * JSONB for JSON, TIMESTAMPTZ for time, BOOLEAN for flags, and a `seq` column giving the write order that SQLite
+ * gets from its rowid.
+ */
+export interface PgMigration {
+  readonly description: string;
+  /** The statements, for the schema identifier already quoted (`"agentkit"`). */
+  readonly sql: (schema: string) => string;
+}
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    description: 'v1 checkpoints (with step_type, run_status, replication flags), pending interrupts, idempotency cache',
+    sql: (s) => `
+      CREATE TABLE ${s}.checkpoints (
+        seq BIGSERIAL NOT NULL UNIQUE,
+        checkpoint_id TEXT PRIMARY KEY,
+        parent_checkpoint_id TEXT,
+        chain_name TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        node_index INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'completed',
+        step_type TEXT,
+        run_status TEXT,
+        state_snapshot JSONB NOT NULL DEFAULT '{}'::jsonb,
+        node_input JSONB,
+        node_output JSONB,
+        iteration INTEGER NOT NULL DEFAULT 0,
+        iteration_counters JSONB NOT NULL DEFAULT '{}'::jsonb,
+        interrupt_reason TEXT,
+        interrupt_context JSONB,
+        agent_path TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        project_id TEXT NOT NULL DEFAULT '',
+        synced BOOLEAN NOT NULL DEFAULT FALSE,
+        quarantine_reason TEXT
+      );
+      CREATE INDEX checkpoints_execution_idx ON ${s}.checkpoints (execution_id, created_at, seq);
+      CREATE INDEX checkpoints_unsynced_idx ON ${s}.checkpoints (seq) WHERE NOT synced AND quarantine_reason IS NULL;
+      CREATE INDEX checkpoints_problem_idx ON ${s}.checkpoints (status) WHERE status IN ('failed', 'interrupted');
+      CREATE TABLE ${s}.pending_interrupts (
+        execution_id TEXT PRIMARY KEY,
+        chain_name TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        context JSONB NOT NULL DEFAULT '{}'::jsonb,
+        agent_path TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        project_id TEXT NOT NULL DEFAULT ''
+      );
+      CREATE INDEX pending_interrupts_created_idx ON ${s}.pending_interrupts (created_at);
+      CREATE TABLE ${s}.idempotency_cache (
+        execution_id TEXT NOT NULL,
+        function_key TEXT NOT NULL,
+        result JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        project_id TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (execution_id, function_key)
+      );`,
+  },
+];
+
+/** The schema version this agentkit writes. */
+export const PG_LATEST_VERSION = PG_MIGRATIONS.length;

@@ -1,0 +1,298 @@
+/**
+ * SQLiteCheckpointer: checkpoints in the local store (local.db), on its existing tables and migration ladder.
+ *
+ * Concurrency: better-sqlite3 runs each statement synchronously, so within one process calls never interleave inside
+ * a transaction. Across processes sharing the file, every multi-statement write runs in an IMMEDIATE transaction
+ * (the write lock is taken up front, so two processes never both read-then-write), and the claim is one
+ * `DELETE ... RETURNING` inside such a transaction: the row can be returned to exactly one connection.
+ */
+import type Database from 'better-sqlite3';
+import { checkpointDbPath } from '../config/paths.js';
+import { openLocalStore } from '../store/open.js';
+import { schemaVersion } from '../store/migrations.js';
+import { utcNow } from '../store/time.js';
+import type { Checkpoint, PendingInterrupt } from '../types.js';
+import type {
+  CheckpointWrite,
+  ListOptions,
+  PendingInterruptWrite,
+  QuarantiningCheckpointer,
+  ReplicatingCheckpointer,
+  UnsyncedCheckpoint,
+} from './checkpointer.js';
+import { ChainCheckpointError } from './errors.js';
+import type { JsonValue } from './json.js';
+import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+
+const COLUMNS = `checkpoint_id, execution_id, chain_name, node_id, node_index, status, step_type, run_status,
+  parent_checkpoint_id, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason,
+  interrupt_context, agent_path, created_at`;
+const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
+
+interface CheckpointRow {
+  checkpoint_id: string;
+  execution_id: string;
+  chain_name: string;
+  node_id: string;
+  node_index: number;
+  status: Checkpoint['status'];
+  step_type: Checkpoint['step_type'];
+  run_status: Checkpoint['run_status'];
+  parent_checkpoint_id: string | null;
+  state_snapshot: string;
+  node_input: string | null;
+  node_output: string | null;
+  iteration: number;
+  iteration_counters: string;
+  interrupt_reason: string | null;
+  interrupt_context: string | null;
+  agent_path: string | null;
+  created_at: string;
+}
+
+interface PendingRow {
+  execution_id: string;
+  chain_name: string;
+  node_id: string;
+  reason: string;
+  context: string;
+  agent_path: string | null;
+  created_at: string;
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+function prepare(db: Database.Database) {
+  return {
+    insert: db.prepare(`INSERT INTO checkpoints (id, ${COLUMNS}, synced) VALUES (
+      @checkpoint_id, @checkpoint_id, @execution_id, @chain_name, @node_id, @node_index, @status, @step_type, @run_status,
+      @parent_checkpoint_id, @state_snapshot, @node_input, @node_output, @iteration, @iteration_counters,
+      @interrupt_reason, @interrupt_context, @agent_path, @created_at, 0)`),
+    upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
+      VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
+    last: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`),
+    byId: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE checkpoint_id = ?`),
+    listAsc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at ASC, rowid ASC LIMIT ?`),
+    listDesc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    pending: db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_interrupts ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    claim: db.prepare(`DELETE FROM pending_interrupts WHERE execution_id = ? RETURNING ${PENDING_COLUMNS}`),
+    deleteCheckpoints: db.prepare('DELETE FROM checkpoints WHERE execution_id = ?'),
+    deletePending: db.prepare('DELETE FROM pending_interrupts WHERE execution_id = ?'),
+    deleteIdempotent: db.prepare('DELETE FROM idempotency_cache WHERE execution_id = ?'),
+    getIdempotent: db.prepare('SELECT result FROM idempotency_cache WHERE execution_id = ? AND function_key = ?'),
+    putIdempotent: db.prepare(`INSERT OR REPLACE INTO idempotency_cache (execution_id, function_key, result, created_at)
+      VALUES (?, ?, ?, ?)`),
+    pruneCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE created_at < ? AND status <> 'interrupted'
+      AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`),
+    pruneIdempotent: db.prepare(`DELETE FROM idempotency_cache WHERE created_at < ?
+      AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`),
+    unsynced: db.prepare(`SELECT rowid AS sequence, project_id, ${COLUMNS} FROM checkpoints
+      WHERE synced = 0 AND quarantine_reason IS NULL ORDER BY rowid ASC LIMIT ?`),
+    unsyncedForProject: db.prepare(`SELECT rowid AS sequence, project_id, ${COLUMNS} FROM checkpoints
+      WHERE synced = 0 AND quarantine_reason IS NULL AND project_id = ? ORDER BY rowid ASC LIMIT ?`),
+    markSynced: db.prepare('UPDATE checkpoints SET synced = 1 WHERE checkpoint_id = ? AND synced = 0'),
+    markQuarantined: db.prepare('UPDATE checkpoints SET synced = 1, quarantine_reason = ? WHERE checkpoint_id = ?'),
+  };
+}
+
+export class SQLiteCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
+  /** Absolute path of the store file. */
+  readonly dbPath: string;
+  private db: Database.Database | undefined;
+  private statements: Statements | undefined;
+  private closed = false;
+
+  /**
+   * A checkpointer on the SQLite store at `dbPath` (default: the configured local store, `AGENTKIT_LOCAL_DB`, else
+   * the legacy `AGENTKIT_CHECKPOINT_DB_PATH`, else `./.agentkit/local.db`). Nothing is opened until first use.
+   */
+  constructor(dbPath?: string) {
+    this.dbPath = dbPath ?? checkpointDbPath();
+  }
+
+  /** Open (creating 0600 in a 0700 directory) and migrate the store. Idempotent; refuses a store from a newer agentkit. */
+  async setup(): Promise<void> {
+    this.open();
+  }
+
+  /** The store's schema version (opens it). */
+  async schemaVersion(): Promise<number> {
+    return schemaVersion(this.open().db);
+  }
+
+  async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
+    const row = completeCheckpoint(checkpoint);
+    const { statements } = this.open();
+    this.insert(statements, row);
+    return row;
+  }
+
+  async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
+    const rows = checkpoints.map(completeCheckpoint);
+    const { db, statements } = this.open();
+    db.transaction(() => {
+      for (const row of rows) this.insert(statements, row);
+    }).immediate();
+    return rows;
+  }
+
+  async getLast(executionId: string): Promise<Checkpoint | null> {
+    const row = this.open().statements.last.get(executionId) as CheckpointRow | undefined;
+    return row ? toCheckpoint(row) : null;
+  }
+
+  async getById(checkpointId: string): Promise<Checkpoint | null> {
+    const row = this.open().statements.byId.get(checkpointId) as CheckpointRow | undefined;
+    return row ? toCheckpoint(row) : null;
+  }
+
+  async list(executionId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
+    const limit = listLimit(options.limit);
+    const { statements } = this.open();
+    const statement = options.newestFirst ? statements.listDesc : statements.listAsc;
+    return (statement.all(executionId, limit) as CheckpointRow[]).map(toCheckpoint);
+  }
+
+  async listPendingInterrupts(options: { limit?: number } = {}): Promise<PendingInterrupt[]> {
+    const limit = listLimit(options.limit);
+    return (this.open().statements.pending.all(limit) as PendingRow[]).map(toPending);
+  }
+
+  async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
+    const row = completeCheckpoint(checkpoint);
+    const pendingRow = completePending(row, pending);
+    const { db, statements } = this.open();
+    db.transaction(() => {
+      this.insert(statements, row);
+      statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
+    }).immediate();
+    return { checkpoint: row, pending: pendingRow };
+  }
+
+  async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
+    const { db, statements } = this.open();
+    const row = db.transaction(() => statements.claim.get(executionId) as PendingRow | undefined).immediate();
+    return row ? toPending(row) : null;
+  }
+
+  async deleteExecution(executionId: string): Promise<number> {
+    const { db, statements } = this.open();
+    return db
+      .transaction(
+        () =>
+          statements.deleteCheckpoints.run(executionId).changes +
+          statements.deletePending.run(executionId).changes +
+          statements.deleteIdempotent.run(executionId).changes,
+      )
+      .immediate();
+  }
+
+  async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {
+    const row = this.open().statements.getIdempotent.get(executionId, functionKey) as { result: string } | undefined;
+    return row ? (JSON.parse(row.result) as JsonValue) : undefined;
+  }
+
+  async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
+    this.open().statements.putIdempotent.run(executionId, functionKey, JSON.stringify(value), utcNow());
+  }
+
+  async prune(olderThan: number | Date): Promise<number> {
+    const cutoff = pruneCutoff(olderThan);
+    const { db, statements } = this.open();
+    return db
+      .transaction(() => statements.pruneCheckpoints.run(cutoff).changes + statements.pruneIdempotent.run(cutoff).changes)
+      .immediate();
+  }
+
+  async fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]> {
+    const max = listLimit(limit);
+    const { statements } = this.open();
+    const rows = (
+      projectId === undefined ? statements.unsynced.all(max) : statements.unsyncedForProject.all(projectId, max)
+    ) as Array<CheckpointRow & { sequence: number; project_id: string }>;
+    return rows.map((row) => ({ checkpoint: toCheckpoint(row), sequence: row.sequence, project_id: row.project_id }));
+  }
+
+  async markSynced(checkpointIds: readonly string[]): Promise<number> {
+    const { db, statements } = this.open();
+    return db.transaction(() => checkpointIds.reduce((n, id) => n + statements.markSynced.run(id).changes, 0)).immediate();
+  }
+
+  async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
+    const { db, statements } = this.open();
+    return db
+      .transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0))
+      .immediate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.db?.close();
+    this.db = undefined;
+    this.statements = undefined;
+  }
+
+  private open(): { db: Database.Database; statements: Statements } {
+    if (this.closed) throw new ChainCheckpointError(`the checkpointer on ${this.dbPath} is closed`);
+    if (!this.db || !this.statements) {
+      const db = openLocalStore(this.dbPath);
+      try {
+        this.statements = prepare(db);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      this.db = db;
+    }
+    return { db: this.db, statements: this.statements };
+  }
+
+  private insert(statements: Statements, row: Checkpoint): void {
+    try {
+      statements.insert.run(toParams(row));
+    } catch (error) {
+      if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
+        throw new ChainCheckpointError(`checkpoint '${row.checkpoint_id}' already exists`, { cause: error });
+      }
+      throw error;
+    }
+  }
+}
+
+function toParams(row: Checkpoint): Record<string, unknown> {
+  return {
+    ...row,
+    state_snapshot: JSON.stringify(row.state_snapshot),
+    node_input: row.node_input === null ? null : JSON.stringify(row.node_input),
+    node_output: row.node_output === null ? null : JSON.stringify(row.node_output),
+    iteration_counters: JSON.stringify(row.iteration_counters),
+    interrupt_context: row.interrupt_context === null ? null : JSON.stringify(row.interrupt_context),
+  };
+}
+
+function toCheckpoint(row: CheckpointRow): Checkpoint {
+  return {
+    checkpoint_id: row.checkpoint_id,
+    execution_id: row.execution_id,
+    chain_name: row.chain_name,
+    node_id: row.node_id,
+    node_index: row.node_index,
+    status: row.status,
+    step_type: row.step_type ?? null,
+    run_status: row.run_status ?? null,
+    parent_checkpoint_id: row.parent_checkpoint_id,
+    state_snapshot: JSON.parse(row.state_snapshot) as Checkpoint['state_snapshot'],
+    node_input: row.node_input === null ? null : (JSON.parse(row.node_input) as unknown),
+    node_output: row.node_output === null ? null : (JSON.parse(row.node_output) as unknown),
+    iteration: row.iteration,
+    iteration_counters: JSON.parse(row.iteration_counters) as Record<string, number>,
+    interrupt_reason: row.interrupt_reason,
+    interrupt_context: row.interrupt_context === null ? null : (JSON.parse(row.interrupt_context) as Checkpoint['state_snapshot']),
+    agent_path: row.agent_path,
+    created_at: row.created_at,
+  };
+}
+
+function toPending(row: PendingRow): PendingInterrupt {
+  return { ...row, context: JSON.parse(row.context) as PendingInterrupt['context'] };
+}
