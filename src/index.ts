@@ -15,3 +15,4 @@ export {
   type ErrorMapping,
 } from './errors.js';
 export type * from './types.js';
+export * from './llm/index.js';

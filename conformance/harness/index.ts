@@ -5,3 +5,4 @@ export type { Backend, BackendKind } from './backends.js';
 export type { Surface } from './coverage.js';
 export type { CliRun } from './cli.js';
 export type { RunningServer } from './http.js';
+export { startFakeProvider, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
