@@ -1,2 +1,6 @@
 /** `agentkit/testing`: helpers for testing agents deterministically, with no API key and no network. */
 export { TimeoutError, withTimeout } from './timeout.js';
+export { ScriptedModel, ScriptExhaustedError } from './scripted-model.js';
+export { FunctionModel, type TurnFunction } from './function-model.js';
+export { DeterministicModel, type DeterministicModelOptions, type ReceivedRequest } from './deterministic-model.js';
+export { estimateTokens, type ScriptedToolCall, type Turn } from './turn.js';
