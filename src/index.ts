@@ -16,3 +16,4 @@ export {
 } from './errors.js';
 export type * from './types.js';
 export * from './llm/index.js';
+export * from './tools/index.js';
