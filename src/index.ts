@@ -17,3 +17,4 @@ export {
 export type * from './types.js';
 export * from './llm/index.js';
 export * from './tools/index.js';
+export * from './tracing/index.js';
