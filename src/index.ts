@@ -17,4 +17,6 @@ export {
 export type * from './types.js';
 export * from './llm/index.js';
 export * from './tools/index.js';
+export * from './guardrails/index.js';
 export * from './tracing/index.js';
+export * from './agent/index.js';
