@@ -1,6 +1,7 @@
 /** Every command of the `agentkit` CLI, registered by cli/main.ts. One file per command group. */
 import type { CommandClass } from 'clipanion';
 import type { AgentkitContext } from '../context.js';
+import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { VersionCommand } from './version.js';
 
-export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [VersionCommand];
+export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [VersionCommand, TracesListCommand, TracesExportCommand, ExportTraceCommand];
