@@ -99,6 +99,8 @@ export class Agent {
   readonly traceDb: string | undefined;
   readonly trace: boolean;
   private readonly toolsByName: ReadonlyMap<string, Tool>;
+  private readonly toolDefinitions: ReturnType<Tool['toDefinition']>[];
+  private readonly toolNames: string[];
   private definitionAttributes: Record<string, string> | undefined;
 
   /** Throws ConfigError for an empty name, a missing model, duplicate tool names or a bad configuration. */
@@ -119,6 +121,8 @@ export class Agent {
       byName.set(tool.name, tool);
     }
     this.toolsByName = byName;
+    this.toolDefinitions = this.tools.map((t) => t.toDefinition());
+    this.toolNames = this.tools.map((t) => t.name);
   }
 
   /** Run to completion. Rejects with GuardrailBlockedError, MaxIterationsError, LLMProviderError or the abort reason. */
@@ -202,15 +206,18 @@ export class Agent {
     const traced = options.trace ?? this.trace;
     const parent = traced ? setTraceDestination(active, dbPath) : suppressTracing(active);
     this.definitionAttributes ??= startAttributes(this.toDefinition(), '', '');
-    const attributes = { ...this.definitionAttributes, [AGENT_ATTR.executionId]: executionId, [AGENT_ATTR.input]: input };
+    const definition = this.definitionAttributes;
 
-    return withSpan(SPAN.agent(this.name), { attributes, parent }, async (span) => {
+    return withSpan(SPAN.agent(this.name), { parent }, async (span) => {
       const started = performance.now();
+      // Set after the start: attributes given to startSpan are validated three times over.
+      if (span.isRecording()) span.setAttributes({ ...definition, [AGENT_ATTR.executionId]: executionId, [AGENT_ATTR.input]: input });
       const run: AgentRun = {
         agentName: this.name,
         llm: this.llm,
         tools: this.toolsByName,
-        toolDefinitions: this.tools.map((t) => t.toDefinition()),
+        toolDefinitions: this.toolDefinitions,
+        toolNames: this.toolNames,
         guardrails: this.guardrails,
         config: this.config,
         settings: samplingSettings(this.config),
@@ -220,6 +227,7 @@ export class Agent {
         payloads: payloadsEnabled(),
         dbPath,
         hooks: options.hooks ?? {},
+        serialized: new WeakMap(),
         emit,
       };
       const state = options.startState ? structuredClone(options.startState) : await this.initialState(run, input, options.history ?? []);

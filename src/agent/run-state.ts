@@ -42,6 +42,8 @@ export interface AgentRun {
   llm: ChatModel;
   tools: ReadonlyMap<string, Tool>;
   toolDefinitions: readonly ToolDefinition[];
+  /** The tools' names, as recorded on model spans. */
+  toolNames: readonly string[];
   guardrails: readonly Guardrail[];
   config: AgentConfig;
   settings: SamplingSettings;
@@ -54,6 +56,8 @@ export interface AgentRun {
   /** The store this run's trace and guardrail events go to. */
   dbPath: string;
   hooks: RunHooks;
+  /** JSON of history messages, serialised once per run and reused by every later model span. */
+  serialized: WeakMap<Message, string>;
   /** Set by `stream()`: receives events as they happen. */
   emit: ((event: AgentStreamEvent) => void) | undefined;
 }

@@ -2,7 +2,7 @@
  * One tool call inside a `tool.<name>` span: tool-call guardrails, then the tool (validated arguments, errors turned
  * into `Error: ...` results by invokeTool), then the result appended to the history and the run's tool-call records.
  */
-import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import { SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import { toolMessage, type ToolCall } from '../llm/messages.js';
 import { runGuardrails } from '../guardrails/run.js';
 import { invokeTool, type ToolOutcome } from '../tools/invoke.js';
@@ -28,7 +28,7 @@ export async function runToolCall(run: AgentRun, state: LoopState, call: ToolCal
  */
 export async function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Promise<ToolOutcome> {
   const tool = run.tools.get(call.name);
-  const attributes = {
+  const attributes: Attributes = {
     [TOOL_ATTR.name]: call.name,
     [TOOL_ATTR.agentkitName]: call.name,
     [TOOL_ATTR.callId]: call.id,
@@ -36,8 +36,11 @@ export async function executeToolCall(run: AgentRun, call: ToolCall, turn: numbe
     [TOOL_ATTR.turn]: turn,
     ...(tool ? { [TOOL_ATTR.replayClass]: tool.replayClass } : {}),
   };
-  return withSpan(SPAN.tool(call.name), { attributes }, async (span) => {
-    if (span.isRecording() && run.payloads) span.setAttribute(TOOL_ATTR.args, call.raw_arguments ?? JSON.stringify(call.arguments));
+  return withSpan(SPAN.tool(call.name), {}, async (span) => {
+    if (span.isRecording()) {
+      if (run.payloads) attributes[TOOL_ATTR.args] = call.raw_arguments ?? JSON.stringify(call.arguments);
+      span.setAttributes(attributes);
+    }
     await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
     const outcome = await invokeTool(tool, call, {
       toolCallId: call.id,
@@ -53,12 +56,11 @@ export async function executeToolCall(run: AgentRun, call: ToolCall, turn: numbe
 }
 
 function recordOutcome(span: Span, run: AgentRun, outcome: ToolOutcome): void {
-  span.setAttribute(TOOL_ATTR.status, outcome.ok ? 'ok' : 'error');
   if (outcome.ok) {
-    if (run.payloads) span.setAttribute(TOOL_ATTR.result, outcome.content);
+    span.setAttributes(run.payloads ? { [TOOL_ATTR.status]: 'ok', [TOOL_ATTR.result]: outcome.content } : { [TOOL_ATTR.status]: 'ok' });
     return;
   }
-  span.setAttribute(TOOL_ATTR.error, outcome.error);
+  span.setAttributes({ [TOOL_ATTR.status]: 'error', [TOOL_ATTR.error]: outcome.error });
   // The run goes on (the model reads the error), but this step failed: the span says so.
   span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
 }

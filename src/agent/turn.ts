@@ -3,8 +3,9 @@
  * answer comes back whole (or streamed, when the run is streamed, with deltas forwarded as they arrive). The span
  * carries GenAI attributes, and with payloads on, the messages sent and the answer.
  */
-import type { Span } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { LLMProviderError } from '../llm/errors.js';
+import type { Message } from '../llm/messages.js';
 import type { ChatRequest, LLMResponse } from '../llm/types.js';
 import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
@@ -14,9 +15,10 @@ import type { AgentRun, LoopState } from './run-state.js';
 export async function callModel(run: AgentRun, state: LoopState): Promise<LLMResponse> {
   return withSpan(SPAN.llm, {}, async (span) => {
     const request: ChatRequest = { messages: state.messages, tools: run.toolDefinitions, settings: run.settings };
-    if (span.isRecording()) recordRequest(span, run, state, request);
+    const recording = span.isRecording();
+    if (recording) span.setAttributes(requestAttributes(run, state, request));
     const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.signal });
-    if (span.isRecording()) recordResponse(span, run, response);
+    if (recording) span.setAttributes(responseAttributes(run, response));
     return response;
   });
 }
@@ -44,30 +46,49 @@ async function streamTurn(run: AgentRun, request: ChatRequest): Promise<LLMRespo
   throw new LLMProviderError(run.llm.provider, null, `${run.llm.provider}: the stream ended without a done event`);
 }
 
-function recordRequest(span: Span, run: AgentRun, state: LoopState, request: ChatRequest): void {
-  span.setAttributes({
+/** The request's attributes, set in one call (each call validates its attributes again). */
+function requestAttributes(run: AgentRun, state: LoopState, request: ChatRequest): Attributes {
+  const attributes: Attributes = {
     [LLM_ATTR.system]: run.llm.provider,
     [LLM_ATTR.operation]: 'chat',
     [LLM_ATTR.requestModel]: run.llm.model,
     [LLM_ATTR.turn]: state.turn,
     [LLM_ATTR.streamed]: run.emit !== undefined,
-  });
-  if (run.settings.temperature !== undefined) span.setAttribute(LLM_ATTR.temperature, run.settings.temperature);
-  if (run.settings.maxTokens !== undefined) span.setAttribute(LLM_ATTR.maxTokens, run.settings.maxTokens);
-  if (run.settings.topP !== undefined) span.setAttribute(LLM_ATTR.topP, run.settings.topP);
-  if (request.tools && request.tools.length > 0) span.setAttribute(LLM_ATTR.tools, request.tools.map((t) => t.name));
-  if (run.payloads) span.setAttribute(LLM_ATTR.messages, JSON.stringify(request.messages));
+  };
+  if (run.settings.temperature !== undefined) attributes[LLM_ATTR.temperature] = run.settings.temperature;
+  if (run.settings.maxTokens !== undefined) attributes[LLM_ATTR.maxTokens] = run.settings.maxTokens;
+  if (run.settings.topP !== undefined) attributes[LLM_ATTR.topP] = run.settings.topP;
+  if (run.toolNames.length > 0) attributes[LLM_ATTR.tools] = [...run.toolNames];
+  if (run.payloads) attributes[LLM_ATTR.messages] = messagesJson(run, request.messages);
+  return attributes;
 }
 
-function recordResponse(span: Span, run: AgentRun, response: LLMResponse): void {
-  span.setAttributes({
+/**
+ * The history as JSON. Messages never change once appended, so each is serialised once per run and the text reused
+ * on every later turn's span.
+ */
+function messagesJson(run: AgentRun, messages: readonly Message[]): string {
+  const parts = messages.map((message) => {
+    let json = run.serialized.get(message);
+    if (json === undefined) {
+      json = JSON.stringify(message);
+      run.serialized.set(message, json);
+    }
+    return json;
+  });
+  return `[${parts.join(',')}]`;
+}
+
+function responseAttributes(run: AgentRun, response: LLMResponse): Attributes {
+  const attributes: Attributes = {
     [LLM_ATTR.responseModel]: response.model,
     [LLM_ATTR.inputTokens]: response.usage.inputTokens,
     [LLM_ATTR.outputTokens]: response.usage.outputTokens,
-  });
-  if (response.finishReason !== null) span.setAttribute(LLM_ATTR.finishReasons, [response.finishReason]);
+  };
+  if (response.finishReason !== null) attributes[LLM_ATTR.finishReasons] = [response.finishReason];
   if (run.payloads) {
-    span.setAttribute(LLM_ATTR.content, response.text);
-    if (response.toolCalls.length > 0) span.setAttribute(LLM_ATTR.toolCalls, JSON.stringify(response.toolCalls));
+    attributes[LLM_ATTR.content] = response.text;
+    if (response.toolCalls.length > 0) attributes[LLM_ATTR.toolCalls] = JSON.stringify(response.toolCalls);
   }
+  return attributes;
 }

@@ -6,7 +6,7 @@
  */
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { VERSION } from '../version.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
@@ -31,17 +31,19 @@ let state: TracingState | undefined;
 const flushAtExit = () => state?.writer.flush();
 
 /**
- * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` from `env` the first time.
+ * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
+ * `AGENTKIT_TRACE_WRITER_THREAD` (`0`: write spans on the calling thread) from `env` the first time.
  * When the application already registered its own global provider, agentkit keeps it and writes its own spans through
  * a private provider (both still nest, through the shared context).
  */
 export function ensureTracing(env: Record<string, string | undefined> = process.env): void {
   if (state) return;
-  const writer = new BatchedTraceWriter();
+  const writer = new BatchedTraceWriter({ thread: env.AGENTKIT_TRACE_WRITER_THREAD !== '0' });
   const local = new LocalStoreSpanProcessor(writer);
   const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;
   const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
-  const provider = new TracerProvider({ spanProcessors: processors });
+  // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
+  const provider = new TracerProvider({ spanProcessors: processors, sampler: new AlwaysOnSampler() });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
   const global = trace.setGlobalTracerProvider(provider);
@@ -77,7 +79,7 @@ export function destinationOfTrace(traceId: string): string | undefined {
 /** Write every ended span to its store now (and push pending OTLP batches). */
 export async function flushTraces(): Promise<void> {
   if (!state) return;
-  state.writer.flush();
+  await state.writer.flushAsync();
   await state.otlp?.forceFlush();
 }
 

@@ -4,12 +4,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { withTraceDestination } from './destination.js';
 import { REDACTED, maskSecrets, redactAttributes } from './redact.js';
 import { ensureTracing, flushTraces } from './setup.js';
+import { BatchedTraceWriter } from './writer.js';
 import { hrTimeToIso } from './span-row.js';
 import { inStartOrder, TraceStore } from './trace-store.js';
 import type { Span } from '../types.js';
@@ -70,6 +72,52 @@ test('spans still waiting at process exit are written (the timer is unref\'d, th
   });
   assert.is(code, 0, 'the process exits on its own: no timer keeps it alive');
   assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => s.name), ['chain.exiting']);
+});
+
+test('the writer thread and the inline writer store the same rows', async ({ dir }) => {
+  const ended: ReadableSpan[] = [];
+  const provider = new TracerProvider({ spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }] });
+  const tracer = provider.getTracer('test');
+  const root = tracer.startSpan('agent.same', { attributes: { 'agent.input': 'hi', authorization: 'Bearer abcdefghijklmnop', count: 3, tags: ['a', 'b'] } });
+  root.addEvent('note', { detail: 'x' });
+  root.setStatus({ code: SpanStatusCode.OK });
+  root.end();
+  const rows: unknown[] = [];
+  for (const thread of [true, false]) {
+    const file = path.join(dir, `${thread ? 'thread' : 'inline'}.db`);
+    const writer = new BatchedTraceWriter({ thread });
+    writer.enqueueSpan(file, ended[0]!);
+    writer.enqueueGuardrailEvent(file, { event_id: 'e1', trace_id: 't', span_id: 's', agent_name: 'a', guardrail_name: 'g', position: 'input', outcome: 'warned', blocking: false, message: 'm', created_at: '2026-01-01T00:00:00.000000Z' });
+    writer.close();
+    const db = openLocalStore(file, { readonly: true });
+    rows.push([db.prepare('SELECT span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events FROM spans').all(), db.prepare('SELECT * FROM guardrail_events').all()]);
+    db.close();
+  }
+  assert.equal(rows[0], rows[1]);
+  const [spans] = rows[0] as [Array<{ attributes: string; status: string }>];
+  assert.equal(JSON.parse(spans[0]!.attributes), { 'agent.input': 'hi', authorization: REDACTED, count: 3, tags: ['a', 'b'] });
+  assert.is(spans[0]!.status, 'OK');
+});
+
+test('the built package writes spans through its compiled writer thread and flushes at exit', async ({ dir }) => {
+  const file = path.join(dir, 'dist.db');
+  const script = path.join(dir, 'dist-child.mjs');
+  const dist = path.resolve('dist/src');
+  await writeFile(
+    script,
+    `import { Agent } from ${JSON.stringify(path.join(dist, 'index.js'))};
+     import { ScriptedModel } from ${JSON.stringify(path.join(dist, 'testing/index.js'))};
+     const result = await new Agent({ name: 'built', llm: new ScriptedModel(['ok']), traceDb: ${JSON.stringify(file)} }).run('hi');
+     process.stdout.write(result.trace_id);`,
+  );
+  const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, [script], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c));
+    child.on('close', (exit) => resolve({ code: exit, out }));
+  });
+  assert.is(code, 0);
+  assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => [s.trace_id, s.name, s.span_count]), [[out, 'agent.built', 2]]);
 });
 
 test('an unwritable store is a warning, never an exception', async ({ dir }) => {

@@ -1,38 +1,26 @@
 /**
- * The batched writer behind the span processor: ended spans and guardrail events are queued per store file and
- * written in one transaction per store, on a short unref'd timer (so an idle process can exit), when a batch fills,
- * on `flush()`, and at process exit. better-sqlite3 is synchronous, so a flush is complete when `flush()` returns.
- * Connections are cached per store (a few at a time) and closed on `close()`. A store that cannot be written is
- * reported once as a process warning and its batch dropped: tracing never fails a run.
+ * The batched writer behind the span processor. Ended spans and guardrail events are queued per store file and
+ * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), when a batch
+ * fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
+ * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
+ * store that cannot be written is reported as a process warning and its batch dropped.
  */
-import type Database from 'better-sqlite3';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { openLocalStore } from '../store/open.js';
-import { spanRow } from './span-row.js';
+import { toSpanRecord } from './span-record.js';
+import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
+import { WriterThread } from './writer-thread.js';
 
-/** A `guardrail_events` row. */
-export interface GuardrailEventRow {
-  event_id: string;
-  trace_id: string | null;
-  span_id: string | null;
-  agent_name: string | null;
-  guardrail_name: string;
-  position: string;
-  outcome: 'passed' | 'blocked' | 'warned' | 'errored';
-  blocking: boolean;
-  message: string | null;
-  created_at: string;
-}
+export type { GuardrailEventRow } from './store-writer.js';
 
 export interface WriterOptions {
-  /** Delay before queued rows are written (default 200 ms). */
+  /** Delay before queued rows are handed over (default 200 ms). */
   flushIntervalMs?: number;
-  /** Rows queued (all stores) that trigger a write at once (default 512). */
+  /** Rows queued (all stores) that trigger a hand-over at once (default 512). */
   maxBatch?: number;
   /** Rows queued beyond which new spans are dropped and counted (default 20 000). */
   maxQueued?: number;
-  /** Open connections kept (default 8). */
-  maxConnections?: number;
+  /** Write on a separate thread (default true); false writes inline on flush. */
+  thread?: boolean;
 }
 
 interface Queue {
@@ -40,20 +28,18 @@ interface Queue {
   events: GuardrailEventRow[];
 }
 
-interface Statements {
-  span: Database.Statement;
-  event: Database.Statement;
-}
+const warn = (message: string) => process.emitWarning(message, 'AgentkitTracingWarning');
 
 export class BatchedTraceWriter {
-  private readonly queues = new Map<string, Queue>();
-  private readonly connections = new Map<string, { db: Database.Database; statements: Statements }>();
-  private readonly warned = new Set<string>();
+  private queues = new Map<string, Queue>();
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
   private readonly maxQueued: number;
-  private readonly maxConnections: number;
+  private readonly useThread: boolean;
+  private thread: WriterThread | null | undefined;
+  private inline: StoreWriter | undefined;
   private queued = 0;
+  private warnedFull = false;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   /** Spans dropped because the queue was full. */
@@ -63,14 +49,15 @@ export class BatchedTraceWriter {
     this.flushIntervalMs = options.flushIntervalMs ?? 200;
     this.maxBatch = options.maxBatch ?? 512;
     this.maxQueued = options.maxQueued ?? 20_000;
-    this.maxConnections = options.maxConnections ?? 8;
+    this.useThread = options.thread ?? true;
   }
 
   /** Queue an ended span for the store at `dbPath`. */
   enqueueSpan(dbPath: string, span: ReadableSpan): void {
     if (this.queued >= this.maxQueued) {
       this.dropped++;
-      this.warnOnce('queue-full', `agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
+      if (!this.warnedFull) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
+      this.warnedFull = true;
       return;
     }
     this.queueFor(dbPath).spans.push(span);
@@ -83,26 +70,28 @@ export class BatchedTraceWriter {
     this.added();
   }
 
-  /** Write everything queued (for one store, or all). Synchronous. */
-  flush(dbPath?: string): void {
-    const paths = dbPath === undefined ? [...this.queues.keys()] : this.queues.has(dbPath) ? [dbPath] : [];
-    for (const file of paths) {
-      const queue = this.queues.get(file)!;
-      this.queues.delete(file);
-      this.queued -= queue.spans.length + queue.events.length;
-      this.write(file, queue);
-    }
-    if (this.queues.size === 0) this.cancelTimers();
+  /** Write everything queued so far and return once it is in the stores. Synchronous. */
+  flush(): void {
+    this.handOver();
+    this.thread?.waitSync();
   }
 
-  /** Flush, then close every connection. The writer stays usable (connections reopen on demand). */
+  /** Write everything queued so far; resolves once it is in the stores. */
+  async flushAsync(): Promise<void> {
+    this.handOver();
+    await this.thread?.wait();
+  }
+
+  /** Flush, then close every connection and stop the thread. The writer stays usable (it starts again on demand). */
   close(): void {
     this.flush();
-    for (const { db } of this.connections.values()) db.close();
-    this.connections.clear();
+    this.thread?.close();
+    this.thread = undefined;
+    this.inline?.close();
+    this.inline = undefined;
   }
 
-  /** Rows waiting to be written. */
+  /** Rows queued and not yet handed over. */
   get pending(): number {
     return this.queued;
   }
@@ -121,80 +110,38 @@ export class BatchedTraceWriter {
     if (this.queued >= this.maxBatch) {
       this.immediate ??= setImmediate(() => {
         this.immediate = undefined;
-        this.flush();
-      });
-      this.immediate.unref();
+        this.handOver();
+      }).unref();
       return;
     }
-    if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flush();
-      }, this.flushIntervalMs);
-      this.timer.unref();
-    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.handOver();
+    }, this.flushIntervalMs).unref();
   }
 
-  private cancelTimers(): void {
+  /** Move the queues out and give them to the thread (or write them inline). */
+  private handOver(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.immediate) clearImmediate(this.immediate);
     this.immediate = undefined;
-  }
-
-  private write(file: string, queue: Queue): void {
-    try {
-      const { db, statements } = this.connection(file);
-      db.transaction(() => {
-        for (const span of queue.spans) statements.span.run(spanRow(span));
-        for (const event of queue.events) statements.event.run({ ...event, blocking: event.blocking ? 1 : 0 });
-      })();
-    } catch (error) {
-      this.forget(file);
-      this.warnOnce(file, `agentkit tracing: could not write ${queue.spans.length} span(s) and ${queue.events.length} guardrail event(s) to ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    if (this.queued === 0) return;
+    const batches: StoreBatch[] = [];
+    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans.map(toSpanRecord), events: queue.events });
+    this.queues = new Map();
+    this.queued = 0;
+    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
+    if (this.thread?.usable) {
+      try {
+        this.thread.post(batches);
+        return;
+      } catch (error) {
+        // A value that cannot be cloned (a foreign span's exotic attribute): write this batch inline.
+        warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
+      }
     }
-  }
-
-  private connection(file: string): { db: Database.Database; statements: Statements } {
-    const cached = this.connections.get(file);
-    if (cached) {
-      // Refresh its place in the LRU order.
-      this.connections.delete(file);
-      this.connections.set(file, cached);
-      return cached;
-    }
-    const db = openLocalStore(file);
-    const statements: Statements = {
-      span: db.prepare(
-        `INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events)
-         VALUES (@span_id, @trace_id, @parent_span_id, @name, @start_time, @end_time, @status, @attributes, @events)`,
-      ),
-      event: db.prepare(
-        `INSERT INTO guardrail_events (event_id, trace_id, span_id, agent_name, guardrail_name, position, outcome, blocking, message, created_at)
-         VALUES (@event_id, @trace_id, @span_id, @agent_name, @guardrail_name, @position, @outcome, @blocking, @message, @created_at)`,
-      ),
-    };
-    this.connections.set(file, { db, statements });
-    while (this.connections.size > this.maxConnections) {
-      const [oldest] = this.connections.keys();
-      this.forget(oldest!);
-    }
-    return { db, statements };
-  }
-
-  private forget(file: string): void {
-    const cached = this.connections.get(file);
-    this.connections.delete(file);
-    try {
-      cached?.db.close();
-    } catch {
-      // Closing a broken connection has nothing left to report.
-    }
-  }
-
-  private warnOnce(key: string, message: string): void {
-    if (this.warned.has(key)) return;
-    this.warned.add(key);
-    process.emitWarning(message, 'AgentkitTracingWarning');
+    this.inline ??= new StoreWriter(warn);
+    this.inline.write(batches);
   }
 }
