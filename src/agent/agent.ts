@@ -227,7 +227,6 @@ export class Agent {
         payloads: payloadsEnabled(),
         dbPath,
         hooks: options.hooks ?? {},
-        serialized: new WeakMap(),
         emit,
       };
       const state = options.startState ? structuredClone(options.startState) : await this.initialState(run, input, options.history ?? []);

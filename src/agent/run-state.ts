@@ -56,8 +56,6 @@ export interface AgentRun {
   /** The store this run's trace and guardrail events go to. */
   dbPath: string;
   hooks: RunHooks;
-  /** JSON of history messages, serialised once per run and reused by every later model span. */
-  serialized: WeakMap<Message, string>;
   /** Set by `stream()`: receives events as they happen. */
   emit: ((event: AgentStreamEvent) => void) | undefined;
 }

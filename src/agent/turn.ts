@@ -5,7 +5,6 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import { LLMProviderError } from '../llm/errors.js';
-import type { Message } from '../llm/messages.js';
 import type { ChatRequest, LLMResponse } from '../llm/types.js';
 import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
@@ -59,24 +58,8 @@ function requestAttributes(run: AgentRun, state: LoopState, request: ChatRequest
   if (run.settings.maxTokens !== undefined) attributes[LLM_ATTR.maxTokens] = run.settings.maxTokens;
   if (run.settings.topP !== undefined) attributes[LLM_ATTR.topP] = run.settings.topP;
   if (run.toolNames.length > 0) attributes[LLM_ATTR.tools] = [...run.toolNames];
-  if (run.payloads) attributes[LLM_ATTR.messages] = messagesJson(run, request.messages);
+  if (run.payloads) attributes[LLM_ATTR.messages] = JSON.stringify(request.messages);
   return attributes;
-}
-
-/**
- * The history as JSON. Messages never change once appended, so each is serialised once per run and the text reused
- * on every later turn's span.
- */
-function messagesJson(run: AgentRun, messages: readonly Message[]): string {
-  const parts = messages.map((message) => {
-    let json = run.serialized.get(message);
-    if (json === undefined) {
-      json = JSON.stringify(message);
-      run.serialized.set(message, json);
-    }
-    return json;
-  });
-  return `[${parts.join(',')}]`;
 }
 
 function responseAttributes(run: AgentRun, response: LLMResponse): Attributes {

@@ -61,7 +61,7 @@ async function checkOne(g: Guardrail, text: string, context: GuardrailContext, r
       message = verdict.message ?? null;
     } catch (error) {
       if (context.signal.aborted) {
-        span.end();
+        span.end(preciseNow());
         throw context.signal.reason;
       }
       message = error instanceof Error ? error.message : String(error);
@@ -86,7 +86,7 @@ async function checkOne(g: Guardrail, text: string, context: GuardrailContext, r
       message,
       created_at: utcNow(),
     });
-    span.end();
+    span.end(preciseNow());
     return { name: g.name, outcome, message };
   });
 }

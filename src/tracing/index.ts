@@ -1,5 +1,5 @@
 /** Tracing: OpenTelemetry spans written to the local store (and OTLP when configured), and reading them back. */
-export { ensureTracing, agentkitTracer, flushTraces, flushTracesSync, shutdownTracing, traceWriter, destinationOfTrace, TRACER_NAME } from './setup.js';
+export { ensureTracing, agentkitTracer, flushTraces, flushTracesSync, shutdownTracing, traceWriter, TRACER_NAME } from './setup.js';
 export { withTraceDestination, setTraceDestination, traceDestinationOf, resolveTraceDestination } from './destination.js';
 export { withSpan, markFailure, type SpanOptions } from './spans.js';
 export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, payloadsEnabled } from './attributes.js';

@@ -35,11 +35,6 @@ export class LocalStoreSpanProcessor implements SpanProcessor {
     this.writer.enqueueSpan(dbPath, span);
   }
 
-  /** The store a trace still in progress is being written to. */
-  destinationOf(traceId: string): string | undefined {
-    return this.traces.get(traceId)?.dbPath;
-  }
-
   async forceFlush(): Promise<void> {
     this.writer.flush();
   }

@@ -8,6 +8,7 @@ import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { VERSION } from '../version.js';
+import { HexIdGenerator } from './ids.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
 import { BatchedTraceWriter } from './writer.js';
@@ -18,7 +19,6 @@ export const TRACER_NAME = 'agentkit';
 interface TracingState {
   provider: TracerProvider;
   writer: BatchedTraceWriter;
-  local: LocalStoreSpanProcessor;
   otlp: LazyOtlpProcessor | undefined;
   tracer: Tracer;
   contextManager: AsyncLocalStorageContextManager | undefined;
@@ -43,14 +43,13 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;
   const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
   // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
-  const provider = new TracerProvider({ spanProcessors: processors, sampler: new AlwaysOnSampler() });
+  const provider = new TracerProvider({ spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: new HexIdGenerator() });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
   const global = trace.setGlobalTracerProvider(provider);
   state = {
     provider,
     writer,
-    local,
     otlp,
     tracer: global ? trace.getTracer(TRACER_NAME, VERSION) : provider.getTracer(TRACER_NAME, VERSION),
     contextManager: ownsContext ? contextManager : (contextManager.disable(), undefined),
@@ -69,11 +68,6 @@ export function agentkitTracer(): Tracer {
 export function traceWriter(): BatchedTraceWriter {
   ensureTracing();
   return state!.writer;
-}
-
-/** The store a trace still in progress is being written to, if tracing knows it. */
-export function destinationOfTrace(traceId: string): string | undefined {
-  return state?.local.destinationOf(traceId);
 }
 
 /** Write every ended span to its store now (and push pending OTLP batches). */

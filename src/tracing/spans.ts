@@ -31,14 +31,15 @@ export async function withSpan<T>(name: string, options: SpanOptions, fn: (span:
       markFailure(span, error);
       throw error;
     } finally {
-      span.end();
+      span.end(preciseNow());
     }
   });
 }
 
 /**
- * The current time in milliseconds with sub-millisecond precision. The SDK's default start time has millisecond
- * precision, which makes a parent and its first child start "at the same time"; stores order steps by start time.
+ * Wall-clock time in milliseconds with sub-millisecond precision. Given for both ends of our spans: the SDK's own
+ * start time has millisecond precision, so a parent and its first child (or two quick steps) would otherwise share a
+ * start time; and an explicit start makes the SDK take a millisecond end time unless one is given too.
  */
 export function preciseNow(): number {
   return performance.timeOrigin + performance.now();

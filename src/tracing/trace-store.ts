@@ -84,21 +84,41 @@ export class TraceStore {
 }
 
 /**
- * Spans by start time; spans starting at the same recorded instant (timestamps from other instrumentation may have
- * millisecond precision) put a parent before its children.
+ * Spans by start time. Spans that start at the same recorded instant (other instrumentation may record milliseconds
+ * only) keep their stored order, except that a span never comes before its own ancestor.
  */
 export function inStartOrder(spans: Span[]): Span[] {
   const parents = new Map(spans.map((s) => [s.span_id, s.parent_span_id]));
-  const depth = (span: Span) => {
-    let n = 0;
-    for (let p = span.parent_span_id; p !== null && parents.has(p) && n < spans.length; p = parents.get(p) ?? null) n++;
-    return n;
+  const sorted = spans.map((span, index) => ({ span, index })).sort((a, b) => (a.span.start_time < b.span.start_time ? -1 : a.span.start_time > b.span.start_time ? 1 : a.index - b.index));
+  const out: Span[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j < sorted.length && sorted[j]!.span.start_time === sorted[i]!.span.start_time) j++;
+    out.push(...ancestorsFirst(sorted.slice(i, j).map((e) => e.span), parents));
+    i = j;
+  }
+  return out;
+}
+
+/** `group` in its order, each span moved after any of its ancestors that are in the group. */
+function ancestorsFirst(group: Span[], parents: Map<string, string | null>): Span[] {
+  if (group.length === 1) return group;
+  const inGroup = new Set(group.map((s) => s.span_id));
+  const placed = new Set<string>();
+  const out: Span[] = [];
+  const ancestorsInGroup = (span: Span) => {
+    const found: string[] = [];
+    for (let p = span.parent_span_id, hops = 0; p !== null && hops < parents.size; p = parents.get(p) ?? null, hops++) if (inGroup.has(p)) found.push(p);
+    return found;
   };
-  const depths = new Map(spans.map((s) => [s.span_id, depth(s)]));
-  return spans
-    .map((span, index) => ({ span, index }))
-    .sort((a, b) => (a.span.start_time < b.span.start_time ? -1 : a.span.start_time > b.span.start_time ? 1 : depths.get(a.span.span_id)! - depths.get(b.span.span_id)! || a.index - b.index))
-    .map((entry) => entry.span);
+  while (out.length < group.length) {
+    const next = group.find((span) => !placed.has(span.span_id) && ancestorsInGroup(span).every((a) => placed.has(a)));
+    // Parent links that loop (a corrupt store) leave nothing placeable: keep the rest as stored.
+    if (!next) return [...out, ...group.filter((span) => !placed.has(span.span_id))];
+    placed.add(next.span_id);
+    out.push(next);
+  }
+  return out;
 }
 
 interface SummaryRow {

@@ -188,6 +188,8 @@ test('TraceStore: a real time window, search, unknown ids, and ordering of equal
   const span = (id: string, parent: string | null, start: string): Span => ({ span_id: id, trace_id: 't', parent_span_id: parent, name: id, start_time: start, end_time: start, status: 'OK', attributes: {}, events: [] });
   const same = '2026-01-01T00:00:00.000000Z';
   assert.equal(inStartOrder([span('grandchild', 'child', same), span('child', 'root', same), span('root', null, same), span('later', 'root', '2026-01-01T00:00:00.000001Z')]).map((s) => s.span_id), ['root', 'child', 'grandchild', 'later']);
+  assert.equal(inStartOrder([span('inner', 'tool', same), span('outer-next', 'root', same), span('tool', 'root', '2025-12-31T23:59:59.999999Z')]).map((s) => s.span_id), ['tool', 'inner', 'outer-next'], 'unrelated spans keep their stored order');
+  assert.equal(inStartOrder([span('a', 'b', same), span('b', 'a', same)]).map((s) => s.span_id), ['a', 'b'], 'a parent loop does not hang');
 });
 
 test('timestamps keep microseconds', () => {

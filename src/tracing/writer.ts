@@ -13,7 +13,7 @@ import { WriterThread } from './writer-thread.js';
 export type { GuardrailEventRow } from './store-writer.js';
 
 export interface WriterOptions {
-  /** Delay before queued rows are handed over (default 200 ms). */
+  /** Delay before queued rows are handed over (default 100 ms). */
   flushIntervalMs?: number;
   /** Rows queued (all stores) that trigger a hand-over at once (default 512). */
   maxBatch?: number;
@@ -46,7 +46,7 @@ export class BatchedTraceWriter {
   dropped = 0;
 
   constructor(options: WriterOptions = {}) {
-    this.flushIntervalMs = options.flushIntervalMs ?? 200;
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.maxBatch = options.maxBatch ?? 512;
     this.maxQueued = options.maxQueued ?? 20_000;
     this.useThread = options.thread ?? true;
