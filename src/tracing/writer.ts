@@ -1,7 +1,7 @@
 /**
  * The batched writer behind the span processor. Ended spans and guardrail events are queued per store file and
- * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), when a batch
- * fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
+ * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), as soon as a
+ * batch fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
  * store that cannot be written is reported as a process warning and its batch dropped.
  */
@@ -41,7 +41,6 @@ export class BatchedTraceWriter {
   private queued = 0;
   private warnedFull = false;
   private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
   /** Spans dropped because the queue was full. */
   dropped = 0;
 
@@ -107,11 +106,10 @@ export class BatchedTraceWriter {
 
   private added(): void {
     this.queued++;
+    // At once, not on a later tick: code that never yields to the event loop (a run on a model that answers
+    // without I/O) would otherwise keep every span queued until it awaits something real.
     if (this.queued >= this.maxBatch) {
-      this.immediate ??= setImmediate(() => {
-        this.immediate = undefined;
-        this.handOver();
-      }).unref();
+      this.handOver();
       return;
     }
     this.timer ??= setTimeout(() => {
@@ -124,8 +122,6 @@ export class BatchedTraceWriter {
   private handOver(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.immediate) clearImmediate(this.immediate);
-    this.immediate = undefined;
     if (this.queued === 0) return;
     const batches: StoreBatch[] = [];
     for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans.map(toSpanRecord), events: queue.events });
