@@ -19,6 +19,7 @@ import type { ChatModel } from '../llm/types.js';
 import { AGENT_ATTR, payloadsEnabled, SPAN } from '../tracing/attributes.js';
 import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
 import { withSpan } from '../tracing/spans.js';
+import { ensureTracing } from '../tracing/setup.js';
 import { currentToolRegistry, type ToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
 import type { AgentResult } from '../types.js';
@@ -201,6 +202,8 @@ export class Agent {
   private async execute(input: string, options: RunOptions, emit: AgentRun['emit']): Promise<AgentResult> {
     if (typeof input !== 'string') throw new ConfigError(`agent '${this.name}': input must be a string`);
     const executionId = options.executionId ?? randomUUID();
+    // Before reading the active context: until tracing is set up, no context manager carries it.
+    ensureTracing();
     const active = otelContext.active();
     const dbPath = options.traceDb ?? this.traceDb ?? traceDestinationOf(active) ?? localDbPath();
     const traced = options.trace ?? this.trace;

@@ -7,7 +7,7 @@ import { context, SpanStatusCode, type Attributes, type Context, type Span } fro
 import { performance } from 'node:perf_hooks';
 import { isControlFlowSignal } from '../tools/control-flow.js';
 import { setTraceDestination } from './destination.js';
-import { agentkitTracer } from './setup.js';
+import { agentkitTracer, ensureTracing } from './setup.js';
 
 export interface SpanOptions {
   attributes?: Attributes;
@@ -43,6 +43,15 @@ export async function withSpan<T>(name: string, options: SpanOptions, fn: (span:
  */
 export function preciseNow(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Run `fn` with traces started inside it written to `dbPath`. Sets tracing up first: before that, no context
+ * manager carries the destination into `fn`.
+ */
+export function withTraceDestination<T>(dbPath: string, fn: () => T): T {
+  ensureTracing();
+  return context.with(setTraceDestination(context.active(), dbPath), fn);
 }
 
 /** Record `error` on `span`: an ERROR status with the exception, or a control-flow event for a pause. */

@@ -8,9 +8,10 @@ import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
-import { withTraceDestination } from './destination.js';
 import { REDACTED, maskSecrets, redactAttributes } from './redact.js';
-import { ensureTracing, flushTraces } from './setup.js';
+import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
+import { withTraceDestination } from './spans.js';
+import { WriterThread } from './writer-thread.js';
 import { BatchedTraceWriter } from './writer.js';
 import { hrTimeToIso } from './span-row.js';
 import { inStartOrder, TraceStore } from './trace-store.js';
@@ -118,6 +119,27 @@ test('the built package writes spans through its compiled writer thread and flus
   });
   assert.is(code, 0);
   assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => [s.trace_id, s.name, s.span_count]), [[out, 'agent.built', 2]]);
+});
+
+test('a writer thread that cannot load is noticed at once, not after a 30 s wait', async () => {
+  const warnings: string[] = [];
+  const thread = WriterThread.start((m) => warnings.push(m), 'file:///nonexistent/writer-worker.js')!;
+  thread.post([]);
+  const started = Date.now();
+  thread.waitSync();
+  assert.ok(Date.now() - started < 10_000, `waited ${Date.now() - started} ms`);
+  assert.is(thread.usable, false);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.match(warnings.join('\n'), /the writer thread failed/);
+});
+
+test('shutdownTracing, then tracing again in the same process', async ({ dir }) => {
+  const file = path.join(dir, 'again.db');
+  withTraceDestination(file, () => agentkitTracer().startSpan('chain.before').end());
+  await shutdownTracing();
+  withTraceDestination(file, () => agentkitTracer().startSpan('chain.after').end());
+  await flushTraces();
+  assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => s.name).sort(), ['chain.after', 'chain.before']);
 });
 
 test('an unwritable store is a warning, never an exception', async ({ dir }) => {

@@ -12,6 +12,10 @@ import type { StoreBatch } from './store-writer.js';
 
 export type WriterMessage = { type: 'batch'; seq: number; batches: StoreBatch[] } | { type: 'close'; seq: number };
 
+/** Values of the thread-state slot: starting (0), running, failed to start. */
+export const THREAD_RUNNING = 1;
+export const THREAD_FAILED = 2;
+
 /** `Atomics.waitAsync` (Node 16+; typed in the ES2024 library, newer than ours). */
 const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: Promise<unknown> | string } }).waitAsync;
 
@@ -20,13 +24,14 @@ const WAIT_LIMIT_MS = 30_000;
 
 export class WriterThread {
   private readonly worker: Worker;
-  private readonly done: Int32Array;
+  /** [0] the last batch the thread handled, [1] its state. */
+  private readonly shared: Int32Array;
   private posted = 0;
   private failed = false;
 
-  private constructor(worker: Worker, done: Int32Array, private readonly warn: (message: string) => void) {
+  private constructor(worker: Worker, shared: Int32Array, private readonly warn: (message: string) => void) {
     this.worker = worker;
-    this.done = done;
+    this.shared = shared;
     worker.on('message', (message: { type: string; message: string }) => {
       if (message.type === 'warning') warn(message.message);
     });
@@ -38,16 +43,21 @@ export class WriterThread {
     worker.unref();
   }
 
-  /** Start the thread, or return null when it cannot be started (spans are then written inline). */
-  static start(warn: (message: string) => void): WriterThread | null {
-    const done = new SharedArrayBuffer(4);
+  /**
+   * Start the thread, or return null when it cannot be started (spans are then written inline). `entryUrl` replaces
+   * the worker module (tests start a thread that cannot load).
+   */
+  static start(warn: (message: string) => void, entryUrl?: string): WriterThread | null {
+    const shared = new SharedArrayBuffer(8);
     try {
       const fromSource = import.meta.url.endsWith('.ts');
-      const entry = new URL(`./writer-worker${fromSource ? '.ts' : '.js'}`, import.meta.url);
-      const worker = fromSource
-        ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}))`, { eval: true, workerData: { done } })
-        : new Worker(entry, { workerData: { done } });
-      return new WriterThread(worker, new Int32Array(done), warn);
+      const entry = JSON.stringify(entryUrl ?? new URL(`./writer-worker${fromSource ? '.ts' : '.js'}`, import.meta.url).href);
+      const load = fromSource ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${entry}))` : `import(${entry})`;
+      // A thread that cannot load marks itself failed, so a flush waiting for it returns at once.
+      const bootstrap = `const { workerData } = require('node:worker_threads');
+        ${load}.catch((error) => { const s = new Int32Array(workerData.shared); Atomics.store(s, 1, ${THREAD_FAILED}); Atomics.notify(s, 0); Atomics.notify(s, 1); throw error; });`;
+      const worker = new Worker(bootstrap, { eval: true, workerData: { shared } });
+      return new WriterThread(worker, new Int32Array(shared), warn);
     } catch (error) {
       warn(`agentkit tracing: no writer thread (${error instanceof Error ? error.message : String(error)}); spans are written on the main thread`);
       return null;
@@ -56,6 +66,7 @@ export class WriterThread {
 
   /** False once the thread failed; the caller then writes inline. */
   get usable(): boolean {
+    if (!this.failed && Atomics.load(this.shared, 1) === THREAD_FAILED) this.failed = true;
     return !this.failed;
   }
 
@@ -68,14 +79,14 @@ export class WriterThread {
   waitSync(): void {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     for (;;) {
-      const current = Atomics.load(this.done, 0);
-      if (current >= this.posted || this.failed) return;
+      const current = Atomics.load(this.shared, 0);
+      if (current >= this.posted || !this.usable) return;
       const left = deadline - Date.now();
       if (left <= 0) {
         this.warn(`agentkit tracing: the writer thread did not finish within ${WAIT_LIMIT_MS} ms`);
         return;
       }
-      Atomics.wait(this.done, 0, current, Math.min(left, 100));
+      Atomics.wait(this.shared, 0, current, Math.min(left, 100));
     }
   }
 
@@ -86,9 +97,9 @@ export class WriterThread {
     this.worker.ref();
     try {
       for (;;) {
-        const current = Atomics.load(this.done, 0);
-        if (current >= this.posted || this.failed || Date.now() > deadline) return;
-        const result = waitAsync(this.done, 0, current, 100);
+        const current = Atomics.load(this.shared, 0);
+        if (current >= this.posted || !this.usable || Date.now() > deadline) return;
+        const result = waitAsync(this.shared, 0, current, 100);
         if (result.async) await result.value;
       }
     } finally {
@@ -98,7 +109,7 @@ export class WriterThread {
 
   /** Write what is pending, close the thread's connections and stop it. */
   close(): void {
-    if (this.failed) return;
+    if (!this.usable) return;
     this.worker.postMessage({ type: 'close', seq: ++this.posted } satisfies WriterMessage);
     this.waitSync();
     void this.worker.terminate();
