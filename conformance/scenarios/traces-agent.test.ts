@@ -209,7 +209,12 @@ area.scenario('API keys and authorization headers never reach a span', { backend
   assert.ok(dump.includes('leaky') && dump.includes('echo_config'), 'the spans were written');
   for (const secret of [KEY, 'hdr-SECRET-0123456789', 'xk-SECRET-0123456789', 'SECRETKEY']) assert.not.ok(dump.includes(secret), `${secret} leaked into a span`);
   assert.ok(dump.includes('[REDACTED]'));
-  assert.ok(dump.includes('"Authorization\\":\\"***\\"') || dump.includes('Authorization\\\\\\":\\\\\\"***'), 'header names are kept, values masked');
+  const [summary] = await new TraceStore({ dbPath: dbOf(t) }).listTraces();
+  const root = (await new TraceStore({ dbPath: dbOf(t) }).spans(summary!.trace_id))[0]!;
+  assert.equal(JSON.parse(root.attributes['agent.llm.config'] as string).headers, { Authorization: '***', 'X-Api-Key': '***' }, 'header names are kept, values masked');
+  assert.is(root.attributes['agent.input'], 'my key is [REDACTED]');
+  const toolSpan = (await new TraceStore({ dbPath: dbOf(t) }).spans(summary!.trace_id)).find((s) => s.name === 'tool.echo_config')!;
+  assert.equal(JSON.parse(toolSpan.attributes['tool.result'] as string), { api_key: '[REDACTED]', authorization: 'Bearer [REDACTED]', note: 'use [REDACTED]' });
 });
 
 area.scenario('one process, many stores: each trace goes where its root chose, explicit or AGENTKIT_LOCAL_DB', { backends: ['sqlite'] }, async (t) => {
