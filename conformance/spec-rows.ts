@@ -3,7 +3,9 @@
  * (and resume shape), every row of the Errors table, every CLI command. A scenario names the rows it proves; the
  * coverage report lists, per row, the backends and surfaces with a passing scenario, and every row still uncovered.
  *
- * `storage: false` marks rows that do not touch a store (a passing scenario covers them on every backend).
+ * `storage: false` marks rows whose store does not vary with the checkpointer backend (a passing scenario covers them
+ * on every backend): rows that touch no store, and the trace rows, because traces always live in the local store
+ * (local.db, SQLite) whatever checkpointer a run uses; there is no Postgres trace store to run them against.
  */
 export type SpecRowKind = 'route' | 'transition' | 'error' | 'cli';
 
@@ -70,8 +72,8 @@ const rows = [
   { id: 'cli:disconnect', kind: 'cli', text: 'agentkit disconnect', storage: false },
   { id: 'cli:auth status', kind: 'cli', text: 'agentkit auth status', storage: false },
   { id: 'cli:auth env', kind: 'cli', text: 'agentkit auth env', storage: false },
-  { id: 'cli:traces list', kind: 'cli', text: 'agentkit traces list [--last-hours N]', storage: true },
-  { id: 'cli:traces export', kind: 'cli', text: 'agentkit traces export <trace_id> [--format json]', storage: true },
+  { id: 'cli:traces list', kind: 'cli', text: 'agentkit traces list [--last-hours N]', storage: false },
+  { id: 'cli:traces export', kind: 'cli', text: 'agentkit traces export <trace_id> [--format json]', storage: false },
   { id: 'cli:replay show', kind: 'cli', text: 'agentkit replay show <trace_id>', storage: true },
   { id: 'cli:replay inspect', kind: 'cli', text: 'agentkit replay inspect <trace_id> <step>', storage: true },
   { id: 'cli:replay fork', kind: 'cli', text: 'agentkit replay fork <trace_id> [--step] [--prompt] [--input] [--output]', storage: true },
@@ -95,7 +97,7 @@ const rows = [
   { id: 'cli:resume', kind: 'cli', text: 'agentkit resume <execution_id> --runner <module:attr> [--value <JSON>]', storage: true },
   { id: 'cli:setup-checkpointer', kind: 'cli', text: 'agentkit setup-checkpointer [--backend] [--connection-string] [--schema]', storage: true },
   { id: 'cli:migrate', kind: 'cli', text: 'agentkit migrate [--force]', storage: true },
-  { id: 'cli:export-trace', kind: 'cli', text: 'agentkit export-trace --trace-id [--output] [--include-attachments] [--include-checkpoint-state] [--db]', storage: true },
+  { id: 'cli:export-trace', kind: 'cli', text: 'agentkit export-trace --trace-id [--output] [--include-attachments] [--include-checkpoint-state] [--db]', storage: false },
 ] as const satisfies readonly SpecRow[];
 
 /** Every spec row, in spec order. */

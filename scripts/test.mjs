@@ -94,7 +94,7 @@ for (const group of groups) results.push(await runGroup(group.name, group.files)
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 const skipped = results.reduce((n, r) => n + r.skipped, 0);
-if (skipped > 0) console.log(`\n${skipped} test(s) skipped: Postgres was unreachable and CI is not set (see the suite output)`);
+if (skipped > 0) console.log(`\n${skipped} test(s) skipped: live provider tests without their keys, or Postgres unreachable while CI is not set (see the suite output)`);
 if (passed + failed === 0) console.log('\nno test ran');
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || passed + failed === 0 ? 1 : 0);

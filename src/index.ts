@@ -17,5 +17,26 @@ export {
 export type * from './types.js';
 export * from './durability/index.js';
 export * from './scope/index.js';
-export * from './chain/index.js';
+export {
+  Chain,
+  ChainCycleError,
+  ChainError,
+  ChainRoutingError,
+  type ChainOptions,
+  type Condition,
+  type EdgeOptions,
+  type ForkOptions,
+  type NodeContext,
+  type NodeFunction,
+  type NodeOptions,
+  type ResumeOptions,
+  type Runner,
+  type RunOptions as ChainRunOptions,
+} from './chain/index.js';
 export { loadTarget, parseTarget, describeValue, TargetLoadError, type LoadedTarget, type TargetSpec } from './targets.js';
+export * from './llm/index.js';
+export * from './tools/index.js';
+export * from './guardrails/index.js';
+export * from './tracing/index.js';
+export * from './agent/index.js';
+export type { JsonObject, JsonValue } from './json.js';

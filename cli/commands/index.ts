@@ -2,6 +2,7 @@
 import type { CommandClass } from 'clipanion';
 import type { AgentkitContext } from '../context.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
+import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -10,4 +11,7 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   ListPendingCommand,
   InspectCommand,
   ResumeCommand,
+  TracesListCommand,
+  TracesExportCommand,
+  ExportTraceCommand,
 ];

@@ -8,3 +8,4 @@ export type { RunningServer } from './http.js';
 export { backendConfig, checkpointerFor, contractInitializer } from './checkpointers.js';
 export { startCounterServer, type CounterServer } from './counter-server.js';
 export { spawnNode, type NodeChild } from './processes.js';
+export { startFakeProvider, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';

@@ -8,7 +8,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { ValidationError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
-import { isPlainObject, nonJsonReason, type JsonObject } from '../durability/json.js';
+import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing } from '../durability/run-end.js';
 import type { ChainResult, Checkpoint, PendingInterrupt } from '../types.js';
@@ -36,14 +36,14 @@ export interface RunOptions {
   /** Passed to every node as `ctx.context`; not persisted. */
   context?: unknown;
   /** Initial state besides `input`. */
-  state?: JsonObject;
+  state?: JsonRecord;
 }
 
 export interface ResumeOptions {
   /** The decision for a paused run (`{ approved, metadata }`; unknown keys dropped). Required for a paused run. */
-  resumeValue?: { approved: boolean; metadata?: JsonObject } | null;
+  resumeValue?: { approved: boolean; metadata?: JsonRecord } | null;
   /** Merged into the restored state before the next node runs (typically to fix what made a run fail). */
-  modifiedState?: JsonObject | null;
+  modifiedState?: JsonRecord | null;
   context?: unknown;
 }
 
@@ -53,7 +53,7 @@ export interface ForkOptions {
   /** Replaces `state.input` in the branch. */
   input?: unknown;
   /** Merged into the branch's state. */
-  modifiedState?: JsonObject | null;
+  modifiedState?: JsonRecord | null;
   context?: unknown;
   /** The branch's execution id (default a fresh UUID); refused when it already has checkpoints. */
   branchExecutionId?: string;
@@ -61,10 +61,10 @@ export interface ForkOptions {
 
 /** Where a resume or fork continues. */
 type Position =
-  | { kind: 'node'; node: string; state: JsonObject; counters: Record<string, number>; step: number; lastIndex: number }
-  | { kind: 'done'; state: JsonObject; step: number; lastIndex: number; output: unknown };
+  | { kind: 'node'; node: string; state: JsonRecord; counters: Record<string, number>; step: number; lastIndex: number }
+  | { kind: 'done'; state: JsonRecord; step: number; lastIndex: number; output: unknown };
 
-export class Chain<S extends JsonObject = JsonObject> {
+export class Chain<S extends JsonRecord = JsonRecord> {
   readonly name: string;
   readonly checkpointer: Checkpointer | null;
   private readonly graph: Graph<S>;
@@ -112,7 +112,7 @@ export class Chain<S extends JsonObject = JsonObject> {
   async run(input?: unknown, options: RunOptions = {}): Promise<ChainResult> {
     const executionId = options.executionId ?? randomUUID();
     if (typeof executionId !== 'string' || executionId === '') throw new ValidationError('executionId must be a non-empty string');
-    const state: JsonObject = { ...jsonObject(options.state, 'state'), ...(input === undefined ? {} : { input }) };
+    const state: JsonRecord = { ...jsonObject(options.state, 'state'), ...(input === undefined ? {} : { input }) };
     const problem = nonJsonReason(state, '$');
     if (problem) throw new ValidationError(`the input and initial state of chain '${this.name}' must be JSON (${problem})`);
     const entry = this.graph.entry();
@@ -201,7 +201,7 @@ export class Chain<S extends JsonObject = JsonObject> {
       const which = options.checkpointId != null ? ` / checkpoint '${options.checkpointId}'` : '';
       throw new ChainCheckpointError(`No checkpoint found to fork for execution '${executionId}'${which}: the run holds no executed step to branch from`);
     }
-    let state: JsonObject = { ...base.state_snapshot };
+    let state: JsonRecord = { ...base.state_snapshot };
     if (options.input !== undefined) state.input = options.input;
     state = { ...state, ...jsonObject(options.modifiedState, 'modifiedState') };
     const problem = nonJsonReason(state, '$');
@@ -254,7 +254,7 @@ export class Chain<S extends JsonObject = JsonObject> {
     latest: Checkpoint,
     base: Checkpoint | null,
     withValue: boolean,
-    patch: JsonObject,
+    patch: JsonRecord,
   ): Promise<Position> {
     if (!base) {
       // The run failed before any node completed: its terminal row holds the state it started with.
@@ -277,7 +277,7 @@ export class Chain<S extends JsonObject = JsonObject> {
    * The node to run after `row` with `state`: the row's own node when it is a pause (the node re-runs), the start
    * node recorded in a fork origin, else the route out of the row's node.
    */
-  private positionAfter(row: Checkpoint, state: JsonObject, forking: boolean): Position {
+  private positionAfter(row: Checkpoint, state: JsonRecord, forking: boolean): Position {
     const counters = { ...row.iteration_counters };
     if (row.node_id === FORK_ORIGIN || row.step_type === 'fork_origin') {
       const startNode = isPlainObject(row.node_input) ? row.node_input.start_node : undefined;
@@ -325,7 +325,7 @@ export class Chain<S extends JsonObject = JsonObject> {
     return {
       name: this.name,
       // Nodes are typed with S for the author; the executor handles them as plain JSON objects.
-      graph: this.graph as unknown as Graph<JsonObject>,
+      graph: this.graph as unknown as Graph<JsonRecord>,
       checkpointer: this.checkpointer,
       maxSteps: this.maxSteps,
       defaultMaxIterations: this.maxIterations,
@@ -351,7 +351,7 @@ function positive(value: number, name: string, chain: string): number {
   return value;
 }
 
-function jsonObject(value: JsonObject | null | undefined, name: string): JsonObject {
+function jsonObject(value: JsonRecord | null | undefined, name: string): JsonRecord {
   if (value == null) return {};
   if (!isPlainObject(value)) throw new ValidationError(`${name} must be a plain object`);
   const problem = nonJsonReason(value, `$.${name}`);

@@ -14,7 +14,7 @@
  */
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { isInterruptSignal } from '../durability/interrupt-signal.js';
-import { isPlainObject, nonJsonReason, type JsonObject } from '../durability/json.js';
+import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { runEndRow } from '../durability/run-end.js';
 import { ChainCheckpointError } from '../durability/errors.js';
 import { recordInterrupt } from '../scope/record-interrupt.js';
@@ -26,7 +26,7 @@ import type { Graph, NodeDef } from './graph.js';
 /** The chain-wide settings the executor needs. */
 export interface ChainSettings {
   readonly name: string;
-  readonly graph: Graph<JsonObject>;
+  readonly graph: Graph<JsonRecord>;
   readonly checkpointer: Checkpointer | null;
   /** Global guard: node executions per execution, across resumes. */
   readonly maxSteps: number;
@@ -39,7 +39,7 @@ export interface ChainSettings {
 export interface Start {
   readonly executionId: string;
   readonly node: string;
-  readonly state: JsonObject;
+  readonly state: JsonRecord;
   readonly counters: Record<string, number>;
   /** Node executions already done in this execution (the next node's `iteration`). */
   readonly step: number;
@@ -149,7 +149,7 @@ export async function finishWithoutNodes(settings: ChainSettings, start: Omit<St
 
 interface NodeRun {
   start: Start;
-  state: JsonObject;
+  state: JsonRecord;
   counters: Record<string, number>;
   step: number;
   index: number;
@@ -158,7 +158,7 @@ interface NodeRun {
 }
 
 /** Run one node in its own scope frame; an InterruptSignal it raises is persisted here and becomes a pause. */
-function runNode(settings: ChainSettings, node: NodeDef<JsonObject>, run: NodeRun): Promise<NodeOutcome> {
+function runNode(settings: ChainSettings, node: NodeDef<JsonRecord>, run: NodeRun): Promise<NodeOutcome> {
   const frame = {
     executionId: run.start.executionId,
     checkpointer: settings.checkpointer,
@@ -205,7 +205,7 @@ function runNode(settings: ChainSettings, node: NodeDef<JsonObject>, run: NodeRu
  */
 async function recordRunnerPause(
   settings: ChainSettings,
-  node: NodeDef<JsonObject>,
+  node: NodeDef<JsonRecord>,
   run: NodeRun,
   paused: { execution_id?: unknown; pending_interrupt: PendingInterruptSummary },
 ): Promise<PendingInterruptSummary> {
@@ -240,7 +240,7 @@ function isPausedResult(value: unknown): value is { execution_id?: unknown; pend
 }
 
 /** The state after a node: a plain-object output merges; `outputKey` stores under that key; others go to `_<id>_output`. */
-function merge(state: JsonObject, node: NodeDef<JsonObject>, value: unknown): JsonObject {
+function merge(state: JsonRecord, node: NodeDef<JsonRecord>, value: unknown): JsonRecord {
   if (node.outputKey) return { ...state, [node.outputKey]: value === undefined ? null : value };
   if (value === undefined) return state;
   if (isPlainObject(value)) return { ...state, ...value };
@@ -250,7 +250,7 @@ function merge(state: JsonObject, node: NodeDef<JsonObject>, value: unknown): Js
 async function writeFailed(
   settings: ChainSettings,
   executionId: string,
-  state: JsonObject,
+  state: JsonRecord,
   nodeIndex: number,
   step: number,
   agentPath: string | null,

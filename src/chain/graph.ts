@@ -11,7 +11,7 @@
  * `maxIterations`, is capped: taking it more than `maxIterations` times (default the chain's, 10) raises
  * ChainCycleError. Counters are persisted in each checkpoint's `iteration_counters` as `cycle_<source>_<target>`.
  */
-import type { JsonObject } from '../durability/json.js';
+import type { JsonRecord } from '../durability/json.js';
 import type { PendingInterrupt } from '../types.js';
 import { ChainCycleError, ChainError, ChainRoutingError } from './errors.js';
 
@@ -32,7 +32,7 @@ export interface NodeContext {
 }
 
 /** A node body: gets a private copy of the state; returns its output (a plain object is merged into the state). */
-export type NodeFunction<S extends JsonObject = JsonObject> = (state: S, ctx: NodeContext) => unknown;
+export type NodeFunction<S extends JsonRecord = JsonRecord> = (state: S, ctx: NodeContext) => unknown;
 
 /**
  * Anything with `run(input, options)`: an Agent, another runner. It runs inside the chain's execution scope
@@ -52,9 +52,9 @@ export interface NodeOptions {
 }
 
 /** An edge condition: a pure function of the state (it is re-evaluated on resume). */
-export type Condition<S extends JsonObject = JsonObject> = (state: Readonly<S>) => boolean;
+export type Condition<S extends JsonRecord = JsonRecord> = (state: Readonly<S>) => boolean;
 
-export interface EdgeOptions<S extends JsonObject = JsonObject> {
+export interface EdgeOptions<S extends JsonRecord = JsonRecord> {
   condition?: Condition<S>;
   /** Cap on how often this edge may be taken in one execution (back edges default to the chain's cap). */
   maxIterations?: number;
@@ -62,7 +62,7 @@ export interface EdgeOptions<S extends JsonObject = JsonObject> {
   label?: string;
 }
 
-export interface NodeDef<S extends JsonObject = JsonObject> {
+export interface NodeDef<S extends JsonRecord = JsonRecord> {
   readonly id: string;
   readonly kind: 'function' | 'runner';
   readonly fn?: NodeFunction<S>;
@@ -71,7 +71,7 @@ export interface NodeDef<S extends JsonObject = JsonObject> {
   readonly inputKey?: string;
 }
 
-export interface EdgeDef<S extends JsonObject = JsonObject> {
+export interface EdgeDef<S extends JsonRecord = JsonRecord> {
   readonly source: string;
   readonly target: string;
   readonly condition?: Condition<S>;
@@ -86,7 +86,7 @@ interface Layout {
   backEdges: Set<string>;
 }
 
-export class Graph<S extends JsonObject = JsonObject> {
+export class Graph<S extends JsonRecord = JsonRecord> {
   readonly nodes = new Map<string, NodeDef<S>>();
   readonly edges: EdgeDef<S>[] = [];
   private layout: Layout | undefined;

@@ -7,7 +7,7 @@
  * ISO-8601 UTC strings with microseconds. JSON columns hold JSON: a backend stores and returns them as JSON values.
  */
 import type { Checkpoint, CheckpointStatus, PendingInterrupt, RunStatus, StepType } from '../types.js';
-import type { JsonObject, JsonValue } from './json.js';
+import type { JsonRecord, JsonValue } from './json.js';
 
 /**
  * A checkpoint row to write. `execution_id`, `chain_name` and `node_id` are required; every other field has a
@@ -24,13 +24,13 @@ export interface CheckpointWrite {
   step_type?: StepType | null;
   run_status?: RunStatus | null;
   parent_checkpoint_id?: string | null;
-  state_snapshot?: JsonObject;
+  state_snapshot?: JsonRecord;
   node_input?: unknown;
   node_output?: unknown;
   iteration?: number;
   iteration_counters?: Record<string, number>;
   interrupt_reason?: string | null;
-  interrupt_context?: JsonObject | null;
+  interrupt_context?: JsonRecord | null;
   agent_path?: string | null;
   created_at?: string;
 }
@@ -41,7 +41,7 @@ export interface CheckpointWrite {
  */
 export interface PendingInterruptWrite {
   reason: string;
-  context: JsonObject;
+  context: JsonRecord;
   chain_name?: string;
   node_id?: string;
   agent_path?: string | null;

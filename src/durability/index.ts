@@ -33,4 +33,4 @@ export {
   restoreIfMissing,
   runEndRow,
 } from './run-end.js';
-export { isPlainObject, nonJsonReason, type JsonObject, type JsonValue } from './json.js';
+export { isPlainObject, nonJsonReason, type JsonRecord, type JsonValue } from './json.js';

@@ -4,15 +4,15 @@
  * failure: executors never retry it and never write a failed terminal row for it.
  */
 import type { InterruptSignalPayload } from '../types.js';
-import type { JsonObject } from './json.js';
+import type { JsonRecord } from './json.js';
 
 export class InterruptSignal extends Error {
   /** Why the run paused (e.g. `manager_approval`). */
   readonly reason: string;
   /** What the human needs to decide, frozen at this moment (a deep copy of what `interrupt()` was given). */
-  readonly context: JsonObject;
+  readonly context: JsonRecord;
 
-  constructor(reason: string, context: JsonObject) {
+  constructor(reason: string, context: JsonRecord) {
     super(`interrupt: ${reason} (paused for a human decision; an executor persists this and returns status "paused")`);
     this.name = 'InterruptSignal';
     this.reason = reason;

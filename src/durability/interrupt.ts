@@ -7,7 +7,7 @@ import { ValidationError } from '../errors.js';
 import { currentScope } from '../scope/scope.js';
 import type { Resume } from '../types.js';
 import { InterruptSignal } from './interrupt-signal.js';
-import { isPlainObject, jsonForm, nonJsonReason, type JsonObject } from './json.js';
+import { isPlainObject, jsonForm, nonJsonReason, type JsonRecord } from './json.js';
 
 /**
  * Ask for a decision. Returns the Resume value when the current step is being resumed; otherwise throws
@@ -16,12 +16,12 @@ import { isPlainObject, jsonForm, nonJsonReason, type JsonObject } from './json.
  *
  * Every `interrupt()` in the resumed step returns the same Resume value; steps after it run without one.
  */
-export function interrupt(reason: string, context: JsonObject = {}): Resume {
+export function interrupt(reason: string, context: JsonRecord = {}): Resume {
   const bound = currentScope()?.resumeValue;
   if (bound) return bound;
   if (typeof reason !== 'string' || reason === '') throw new ValidationError('interrupt() needs a non-empty reason string');
   if (!isPlainObject(context)) throw new ValidationError('interrupt() context must be a plain object');
   const problem = nonJsonReason(context, '$.context');
   if (problem) throw new ValidationError(`interrupt() context must be JSON (${problem})`);
-  throw new InterruptSignal(reason, jsonForm<JsonObject>(context));
+  throw new InterruptSignal(reason, jsonForm<JsonRecord>(context));
 }

@@ -5,11 +5,15 @@
  * instead of coming back different after a resume.
  */
 
-/** A value that survives a JSON round trip unchanged. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from '../json.js';
 
-/** A JSON object (state snapshots, interrupt contexts, metadata). */
-export type JsonObject = { [key: string]: unknown };
+export type { JsonValue };
+
+/**
+ * A JSON-shaped object as callers hand it in (state snapshots, interrupt contexts, metadata): its values are checked
+ * at run time (`nonJsonReason`) rather than typed, so plain application objects need no casts.
+ */
+export type JsonRecord = { [key: string]: unknown };
 
 /**
  * The first reason `value` would not survive JSON, as `<path>: <what>` (path `$` is the value itself), or null when
@@ -54,7 +58,7 @@ export function nonJsonReason(value: unknown, path = '$', seen: Set<object> = ne
 }
 
 /** True for a plain object (not an array, not a class instance). */
-export function isPlainObject(value: unknown): value is JsonObject {
+export function isPlainObject(value: unknown): value is JsonRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as object | null;
   return proto === Object.prototype || proto === null;

@@ -9,7 +9,7 @@
 import type { Checkpoint, RunStatus } from '../types.js';
 import type { Checkpointer, CheckpointWrite } from './checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError } from './errors.js';
-import type { JsonObject } from './json.js';
+import type { JsonRecord } from './json.js';
 
 /** `node_id` and `step_type` of a terminal row. */
 export const RUN_END = 'run_end';
@@ -83,7 +83,7 @@ export function runEndRow(options: {
   executionId: string;
   chainName: string;
   status: RunStatus;
-  state: JsonObject;
+  state: JsonRecord;
   nodeIndex: number;
   iteration?: number;
   agentPath?: string | null;

@@ -5,7 +5,7 @@
  */
 import type { InterruptSignal } from '../durability/interrupt-signal.js';
 import { ChainCheckpointError } from '../durability/errors.js';
-import type { JsonObject } from '../durability/json.js';
+import type { JsonRecord } from '../durability/json.js';
 import type { PendingInterrupt, PendingInterruptSummary } from '../types.js';
 import { currentScope } from './scope.js';
 
@@ -15,7 +15,7 @@ export interface InterruptedStep {
   nodeId: string;
   nodeIndex?: number;
   /** The state to restore on resume (for a chain: the state the node started from, since it re-runs). */
-  stateSnapshot: JsonObject;
+  stateSnapshot: JsonRecord;
   nodeInput?: unknown;
   iteration?: number;
   iterationCounters?: Record<string, number>;

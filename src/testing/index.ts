@@ -7,3 +7,7 @@ export {
   type ContractCase,
   type ContractStore,
 } from '../durability/contract/index.js';
+export { ScriptedModel, ScriptExhaustedError } from './scripted-model.js';
+export { FunctionModel, type TurnFunction } from './function-model.js';
+export { DeterministicModel, type DeterministicModelOptions, type ReceivedRequest } from './deterministic-model.js';
+export { estimateTokens, type ScriptedToolCall, type Turn } from './turn.js';

@@ -1,0 +1,88 @@
+/**
+ * Tracing overhead: runs per second of an agent with the scripted model and three tool calls per run (four model
+ * turns, eight spans, payloads recorded), tracing on versus tracing off, in the same process. Rounds alternate
+ * between the two so drift hits both alike, and the figures are medians over rounds.
+ *
+ * Two "on" figures: the run's own thread (spans created and handed to the writer thread, which writes them
+ * concurrently), and sustained (each round ends by waiting until every span is in local.db, so storage is counted in
+ * full). The target (at most 10%, the Python SDK measured 19.5%) is checked against the sustained figure.
+ *
+ *   node scripts/bench.mjs tracing-overhead          BENCH_ROUNDS (default 12), BENCH_RUNS per round (default 400)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Type from 'typebox';
+import { Agent, flushTraces, shutdownTracing, tool, TraceStore } from 'agentkit';
+import { ScriptedModel, type Turn } from 'agentkit/testing';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
+const RUNS = Number(process.env.BENCH_RUNS ?? 400);
+
+const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-bench-'));
+const traceDb = path.join(dir, 'local.db');
+
+const tools = [
+  tool({ name: 'get_rate', registry: false, parameters: Type.Object({ from: Type.String(), to: Type.String() }), replayClass: 'read_only', execute: () => 1.08 }),
+  tool({ name: 'convert', registry: false, parameters: Type.Object({ amount: Type.Number(), rate: Type.Number() }), execute: ({ amount, rate }) => ({ amount: amount * rate }) }),
+  tool({ name: 'format_money', registry: false, parameters: Type.Object({ amount: Type.Number(), currency: Type.String() }), execute: ({ amount, currency }) => `${amount.toFixed(2)} ${currency}` }),
+];
+
+const conversation: Turn[] = [
+  { toolCalls: [{ name: 'get_rate', arguments: { from: 'EUR', to: 'USD' } }] },
+  { toolCalls: [{ name: 'convert', arguments: { amount: 250, rate: 1.08 } }] },
+  { toolCalls: [{ name: 'format_money', arguments: { amount: 270, currency: 'USD' } }] },
+  'That is 270.00 USD.',
+];
+
+/** An agent whose script holds `runs` conversations (a fresh model per round keeps its request log small). */
+function agentFor(runs: number, trace: boolean): Agent {
+  const turns = Array.from({ length: runs }, () => conversation).flat();
+  return new Agent({ name: 'fx', systemPrompt: 'Convert currencies with the tools.', llm: new ScriptedModel(turns), tools, traceDb, trace });
+}
+
+/** One round: [ms for the runs, ms including the wait until every span is stored]. */
+async function round(trace: boolean, runs: number): Promise<[number, number]> {
+  const agent = agentFor(runs, trace);
+  const started = performance.now();
+  for (let i = 0; i < runs; i++) {
+    const result = await agent.run('Convert 250 EUR to USD');
+    if (result.tool_calls.length !== 3) throw new Error('the scripted conversation did not make three tool calls');
+  }
+  const ran = performance.now() - started;
+  await flushTraces();
+  return [ran, performance.now() - started];
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+const rate = (ms: number) => (RUNS / ms) * 1000;
+
+await round(true, 200);
+await round(false, 200);
+const off: number[] = [];
+const onThread: number[] = [];
+const onSustained: number[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  const order = r % 2 === 0 ? [false, true] : [true, false];
+  for (const trace of order) {
+    const [ran, stored] = await round(trace, RUNS);
+    if (trace) {
+      onThread.push(ran);
+      onSustained.push(stored);
+    } else off.push(ran);
+  }
+}
+
+const traces = (await new TraceStore({ dbPath: traceDb }).listTraces()).length;
+const baseline = rate(median(off));
+const thread = rate(median(onThread));
+const sustained = rate(median(onSustained));
+const pct = (r: number) => ((baseline / r - 1) * 100).toFixed(1);
+console.log(`${ROUNDS} alternating rounds of ${RUNS} runs; 3 tool calls and 8 spans per traced run; ${traces} traces written`);
+console.log(`tracing off (baseline):        ${baseline.toFixed(0)} runs/s`);
+console.log(`tracing on, run thread:        ${thread.toFixed(0)} runs/s (ratio ${(thread / baseline).toFixed(3)}, overhead ${pct(thread)}%)`);
+console.log(`tracing on, sustained (stored): ${sustained.toFixed(0)} runs/s (ratio ${(sustained / baseline).toFixed(3)}, overhead ${pct(sustained)}%)`);
+console.log(`target: tracing costs at most 10% (sustained): ${Number(pct(sustained)) <= 10 ? 'met' : 'NOT met'}`);
+await shutdownTracing();
+await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,113 @@
+/**
+ * Trace commands, all reading the local store directly: `traces list`, `traces export`, and `export-trace` (one
+ * self-contained JSON file, the same document as the UI's Export dialog).
+ */
+import { Command, Option, UsageError } from 'clipanion';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as t from 'typanion';
+import { exportTrace, TraceStore } from '../../src/index.js';
+import type { TraceSummary } from '../../src/index.js';
+import { AgentkitCommand } from '../base.js';
+
+/** `traces list [--last-hours N] [--json]` */
+export class TracesListCommand extends AgentkitCommand {
+  static override paths = [['traces', 'list']];
+
+  static override usage = Command.Usage({
+    category: 'Traces',
+    description: 'List the traces of the last hours from the local store',
+    details: [
+      'Lists every trace that started in the window (the last 24 hours unless `--last-hours` says otherwise), newest first, with no row limit: trace id, root span name, status (`ERROR` when any span failed), span count and start time (UTC).',
+      'The store is `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`. Prints `No traces found.` when there are none. `--json` prints `{ items, count }`.',
+    ].join('\n\n'),
+    examples: [
+      ['List the last 24 hours', '$0 traces list'],
+      ['List the last week as JSON', '$0 traces list --last-hours 168 --json'],
+    ],
+  });
+
+  lastHours = Option.String('--last-hours', { description: 'Window in hours (default 24)', validator: t.isNumber() });
+  json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
+
+  async run(): Promise<void> {
+    const lastHours = this.lastHours ?? 24;
+    if (!(lastHours > 0)) throw new UsageError(`--last-hours must be a positive number of hours, got ${lastHours}`);
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd });
+    const items = await store.listTraces({ lastHours });
+    if (this.json) {
+      this.out(JSON.stringify({ items, count: items.length }, null, 2));
+      return;
+    }
+    if (items.length === 0) {
+      this.out('No traces found.');
+      return;
+    }
+    for (const line of table(items)) this.out(line);
+  }
+}
+
+function table(items: TraceSummary[]): string[] {
+  const rows = items.map((s) => [s.trace_id, s.name, s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
+  const header = ['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [format(header), ...rows.map(format)];
+}
+
+/** `traces export <trace_id> [--format json]` */
+export class TracesExportCommand extends AgentkitCommand {
+  static override paths = [['traces', 'export']];
+
+  static override usage = Command.Usage({
+    category: 'Traces',
+    description: 'Print one trace as JSON',
+    details: [
+      'Prints the trace (`trace_id`, `name`, `status`, `start_time`, `end_time`, `metadata`, `spans` ordered by start time) as JSON on stdout. The only format is `json`; there is no output-file option (redirect stdout, or use `export-trace`).',
+      'An unknown trace id prints an error and exits 1.',
+    ].join('\n\n'),
+    examples: [['Export a trace', '$0 traces export 4bf92f3577b34da6a3ce929d0e0e4736 > trace.json']],
+  });
+
+  traceId = Option.String({ name: 'trace_id' });
+  format = Option.String('--format', 'json', { description: 'Output format (only json)' });
+
+  async run(): Promise<void> {
+    if (this.format !== 'json') throw new UsageError(`unsupported format '${this.format}': the only format is json`);
+    const trace = await new TraceStore({ env: this.context.env, cwd: this.context.cwd }).getTrace(this.traceId);
+    this.out(JSON.stringify(trace, null, 2));
+  }
+}
+
+/** `export-trace --trace-id <id> [--output trace.json] [--include-attachments] [--include-checkpoint-state] [--db <path>]` */
+export class ExportTraceCommand extends AgentkitCommand {
+  static override paths = [['export-trace']];
+
+  static override usage = Command.Usage({
+    category: 'Traces',
+    description: 'Write one trace to a self-contained JSON file',
+    details: [
+      'Reads the local store directly and writes one JSON document (`export_version`, `exported_at`, `sdk_version`, `trace`, `spans`, `checkpoints`, `multimodal_attachments`): the same JSON as the UI Export dialog, checked against the contract before it is written. Payload attributes of each span are split into `input` and `output`.',
+      'Checkpoints of the trace\'s execution are listed when the same store holds them; their state blocks (`state_snapshot`, node input and output, interrupt context) only with `--include-checkpoint-state`. Attachments are listed; their bytes (base64) only with `--include-attachments`.',
+      'The file is written with mode 0600 (it holds prompts and tool payloads). An unknown trace id prints an error, writes nothing and exits 1.',
+    ].join('\n\n'),
+    examples: [
+      ['Export to trace.json', '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736'],
+      ['Export everything from another store', '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736 --output run.json --include-attachments --include-checkpoint-state --db prod/local.db'],
+    ],
+  });
+
+  traceId = Option.String('--trace-id', { required: true, description: 'The trace to export' });
+  output = Option.String('--output,-o', 'trace.json', { description: 'File to write (default trace.json)' });
+  includeAttachments = Option.Boolean('--include-attachments', false, { description: 'Embed attachment bytes (base64)' });
+  includeCheckpointState = Option.Boolean('--include-checkpoint-state', false, { description: 'Embed full checkpoint state blocks' });
+  db = Option.String('--db', { description: 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+
+  async run(): Promise<void> {
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: this.db === undefined ? undefined : path.resolve(this.context.cwd, this.db) });
+    const document = await exportTrace(store, this.traceId, { includeAttachments: this.includeAttachments, includeCheckpointState: this.includeCheckpointState });
+    const file = path.resolve(this.context.cwd, this.output);
+    await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
+    this.out(`wrote ${file}`);
+  }
+}

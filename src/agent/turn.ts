@@ -1,0 +1,77 @@
+/**
+ * One model turn inside an `llm.chat_completion` span: the request goes out with the run's tools and settings, the
+ * answer comes back whole (or streamed, when the run is streamed, with deltas forwarded as they arrive). The span
+ * carries GenAI attributes, and with payloads on, the messages sent and the answer.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import { LLMProviderError } from '../llm/errors.js';
+import type { ChatRequest, LLMResponse } from '../llm/types.js';
+import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
+import { withSpan } from '../tracing/spans.js';
+import type { AgentRun, LoopState } from './run-state.js';
+
+/** Call the model for `state.turn`. Throws what the provider throws (LLMProviderError, the abort reason). */
+export async function callModel(run: AgentRun, state: LoopState): Promise<LLMResponse> {
+  return withSpan(SPAN.llm, {}, async (span) => {
+    const request: ChatRequest = { messages: state.messages, tools: run.toolDefinitions, settings: run.settings };
+    const recording = span.isRecording();
+    if (recording) span.setAttributes(requestAttributes(run, state, request));
+    const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.signal });
+    if (recording) span.setAttributes(responseAttributes(run, response));
+    return response;
+  });
+}
+
+async function streamTurn(run: AgentRun, request: ChatRequest): Promise<LLMResponse> {
+  const emit = run.emit!;
+  for await (const event of run.llm.stream(request, { signal: run.signal })) {
+    switch (event.type) {
+      case 'text_delta':
+        emit({ type: 'text_delta', text: event.text });
+        break;
+      case 'tool_call_start':
+        emit({ type: 'tool_call_start', id: event.id, name: event.name });
+        break;
+      case 'tool_call_end':
+        emit({ type: 'tool_call_end', id: event.toolCall.id, name: event.toolCall.name, arguments: event.toolCall.arguments });
+        break;
+      case 'usage':
+        emit({ type: 'usage', usage: event.usage });
+        break;
+      case 'done':
+        return event.response;
+    }
+  }
+  throw new LLMProviderError(run.llm.provider, null, `${run.llm.provider}: the stream ended without a done event`);
+}
+
+/** The request's attributes, set in one call (each call validates its attributes again). */
+function requestAttributes(run: AgentRun, state: LoopState, request: ChatRequest): Attributes {
+  const attributes: Attributes = {
+    [LLM_ATTR.system]: run.llm.provider,
+    [LLM_ATTR.operation]: 'chat',
+    [LLM_ATTR.requestModel]: run.llm.model,
+    [LLM_ATTR.turn]: state.turn,
+    [LLM_ATTR.streamed]: run.emit !== undefined,
+  };
+  if (run.settings.temperature !== undefined) attributes[LLM_ATTR.temperature] = run.settings.temperature;
+  if (run.settings.maxTokens !== undefined) attributes[LLM_ATTR.maxTokens] = run.settings.maxTokens;
+  if (run.settings.topP !== undefined) attributes[LLM_ATTR.topP] = run.settings.topP;
+  if (run.toolNames.length > 0) attributes[LLM_ATTR.tools] = [...run.toolNames];
+  if (run.payloads) attributes[LLM_ATTR.messages] = JSON.stringify(request.messages);
+  return attributes;
+}
+
+function responseAttributes(run: AgentRun, response: LLMResponse): Attributes {
+  const attributes: Attributes = {
+    [LLM_ATTR.responseModel]: response.model,
+    [LLM_ATTR.inputTokens]: response.usage.inputTokens,
+    [LLM_ATTR.outputTokens]: response.usage.outputTokens,
+  };
+  if (response.finishReason !== null) attributes[LLM_ATTR.finishReasons] = [response.finishReason];
+  if (run.payloads) {
+    attributes[LLM_ATTR.content] = response.text;
+    if (response.toolCalls.length > 0) attributes[LLM_ATTR.toolCalls] = JSON.stringify(response.toolCalls);
+  }
+  return attributes;
+}

@@ -1,0 +1,178 @@
+/**
+ * The self-contained export of one trace (`agentkit export-trace`, the UI's Export dialog): a header, every span with
+ * its payloads split into input and output, the checkpoints of the trace's execution when the same store holds them,
+ * and its attachments. Checkpoint state blocks and attachment bytes are left out unless asked for. The document is
+ * checked against the contract's `ExportTraceDocument` before it is returned.
+ */
+import type Database from 'better-sqlite3';
+import { ValidationError } from '../errors.js';
+import { validator } from '../../generated/schemas/resources.js';
+import type { ExportTraceDocument, Span } from '../types.js';
+import { VERSION } from '../version.js';
+import { splitAttributes, decodeValue } from './payload-keys.js';
+import { utcNow } from '../store/time.js';
+import { durationMs } from './time.js';
+import { summarise, type TraceStore } from './trace-store.js';
+
+export interface ExportOptions {
+  /** Embed attachment bytes (base64). Default false. */
+  includeAttachments?: boolean;
+  /** Embed each checkpoint's state_snapshot, node input and output, interrupt context. Default false. */
+  includeCheckpointState?: boolean;
+}
+
+type ExportedSpan = ExportTraceDocument['spans'][number];
+type ExportedCheckpoint = ExportTraceDocument['checkpoints'][number];
+type ExportedAttachment = ExportTraceDocument['multimodal_attachments'][number];
+
+const RUNNER_TYPES = new Set(['agent', 'chain', 'swarm', 'supervisor']);
+
+/** Build the export document of `traceId` from `store`. Throws NotFoundError for an unknown trace. */
+export async function exportTrace(store: TraceStore, traceId: string, options: ExportOptions = {}): Promise<ExportTraceDocument> {
+  const spans = await store.spans(traceId);
+  const summary = summarise(traceId, spans);
+  const ids = new Set(spans.map((s) => s.span_id));
+  const root = spans.find((s) => s.parent_span_id === null || !ids.has(s.parent_span_id)) ?? spans[0]!;
+  const executionId = stringAttr(root, 'agent.execution_id') ?? stringAttr(root, 'chain.execution_id') ?? stringAttr(root, 'swarm.execution_id') ?? stringAttr(root, 'supervisor.execution_id');
+  const prefix = root.name.split('.')[0]!;
+  const { checkpoints, attachments } = await store.read(
+    (db) => ({ checkpoints: executionId ? checkpointsOf(db, executionId, options.includeCheckpointState === true) : [], attachments: attachmentsOf(db, traceId, options.includeAttachments === true) }),
+    { checkpoints: [], attachments: [] },
+  );
+  const exportedSpans = spans.map(exportSpan);
+  const document: ExportTraceDocument = {
+    export_version: '1.0',
+    exported_at: utcNow(),
+    sdk_version: VERSION,
+    trace: {
+      trace_id: traceId,
+      name: summary.name,
+      status: summary.status,
+      started_at: summary.start_time,
+      duration_ms: summary.duration_ms,
+      total_tokens: exportedSpans.reduce((n, s) => n + (s.tokens ? s.tokens.input + s.tokens.output : 0), 0),
+      total_cost: null,
+      workflow_type: stringAttr(root, 'agentkit.runner.type') ?? (RUNNER_TYPES.has(prefix) ? prefix : 'agent'),
+      runner: root.name.includes('.') ? root.name.slice(root.name.indexOf('.') + 1) : root.name,
+      execution_id: executionId,
+      durable: checkpoints.length > 0,
+    },
+    spans: exportedSpans,
+    checkpoints,
+    multimodal_attachments: attachments,
+  };
+  const check = validator('ExportTraceDocument');
+  if (!check.Check(document)) {
+    const [, errors] = check.Errors(document);
+    throw new ValidationError(`the export of trace '${traceId}' does not match ExportTraceDocument`, errors.map((e) => ({ path: e.instancePath, message: e.message })));
+  }
+  return document;
+}
+
+function stringAttr(span: Span, key: string): string | null {
+  const value = span.attributes[key];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function numberAttr(span: Span, key: string): number | null {
+  const value = span.attributes[key];
+  return typeof value === 'number' ? value : null;
+}
+
+function exportSpan(span: Span): ExportedSpan {
+  const { input, output, rest } = splitAttributes(span.attributes);
+  const inputTokens = numberAttr(span, 'gen_ai.usage.input_tokens');
+  const outputTokens = numberAttr(span, 'gen_ai.usage.output_tokens');
+  return {
+    span_id: span.span_id,
+    name: span.name,
+    parent_span_id: span.parent_span_id,
+    status: span.status,
+    started_at: span.start_time,
+    duration_ms: durationMs(span.start_time, span.end_time),
+    input,
+    output,
+    attributes: rest,
+    events: span.events,
+    model: stringAttr(span, 'gen_ai.response.model') ?? stringAttr(span, 'gen_ai.request.model'),
+    tokens: inputTokens === null && outputTokens === null ? null : { input: inputTokens ?? 0, output: outputTokens ?? 0 },
+    cost: null,
+  };
+}
+
+interface CheckpointRow {
+  checkpoint_id: string;
+  node_id: string;
+  node_index: number;
+  status: string;
+  step_type: string | null;
+  interrupt_reason: string | null;
+  agent_path: string | null;
+  created_at: string;
+  state_snapshot: string;
+  node_input: string | null;
+  node_output: string | null;
+  interrupt_context: string | null;
+}
+
+function checkpointsOf(db: Database.Database, executionId: string, withState: boolean): ExportedCheckpoint[] {
+  const rows = db.prepare('SELECT * FROM checkpoints WHERE execution_id = ? ORDER BY created_at, rowid').all(executionId) as CheckpointRow[];
+  return rows.map((row) => {
+    const checkpoint: ExportedCheckpoint = {
+      checkpoint_id: row.checkpoint_id,
+      node_id: row.node_id,
+      step: row.node_index,
+      status: row.status,
+      step_type: row.step_type,
+      interrupt_reason: row.interrupt_reason,
+      agent_path: row.agent_path,
+      created_at: row.created_at,
+    };
+    if (withState) {
+      checkpoint.state_snapshot = objectOf(decodeValue(row.state_snapshot));
+      checkpoint.node_input = row.node_input === null ? null : decodeJson(row.node_input);
+      checkpoint.node_output = row.node_output === null ? null : decodeJson(row.node_output);
+      checkpoint.interrupt_context = row.interrupt_context === null ? null : objectOf(decodeValue(row.interrupt_context));
+    }
+    return checkpoint;
+  });
+}
+
+interface AttachmentRow {
+  attachment_id: string;
+  span_id: string;
+  media_type: string;
+  size_bytes: number;
+  data: Buffer;
+  metadata: string;
+  created_at: string;
+}
+
+function attachmentsOf(db: Database.Database, traceId: string, withData: boolean): ExportedAttachment[] {
+  const rows = db.prepare('SELECT * FROM attachments WHERE trace_id = ? ORDER BY created_at, rowid').all(traceId) as AttachmentRow[];
+  return rows.map((row) => {
+    const base = {
+      attachment_id: row.attachment_id,
+      span_id: row.span_id,
+      media_type: row.media_type,
+      size_bytes: row.size_bytes,
+      metadata: objectOf(decodeValue(row.metadata)),
+      created_at: row.created_at,
+    };
+    return withData
+      ? { ...base, included: true, attachment_data: row.data.toString('base64') }
+      : { ...base, included: false, note: 'Attachment data excluded; export with --include-attachments to embed it.' };
+  });
+}
+
+function decodeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

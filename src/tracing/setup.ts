@@ -1,0 +1,98 @@
+/**
+ * Tracing is set up once per process, on first use: a global tracer provider with our local-store processor (and
+ * OTLP export when configured), and an AsyncLocalStorage context manager so spans nest across `await`. This is the
+ * one process-global piece of tracing (OpenTelemetry's provider is global by design); which store a trace goes to is
+ * decided per trace, not here. `flushTraces()` and `shutdownTracing()` are for servers and tests.
+ */
+import { context, trace, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { VERSION } from '../version.js';
+import { HexIdGenerator } from './ids.js';
+import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
+import { LocalStoreSpanProcessor } from './processor.js';
+import { BatchedTraceWriter } from './writer.js';
+
+/** The instrumentation name agentkit's spans use; `trace.getTracer('agentkit')` elsewhere records into the same stores. */
+export const TRACER_NAME = 'agentkit';
+
+interface TracingState {
+  provider: TracerProvider;
+  writer: BatchedTraceWriter;
+  otlp: LazyOtlpProcessor | undefined;
+  tracer: Tracer;
+  contextManager: AsyncLocalStorageContextManager | undefined;
+  /** False when another tracer provider was already global: agentkit then traces through its own provider. */
+  global: boolean;
+}
+
+let state: TracingState | undefined;
+
+const flushAtExit = () => state?.writer.flush();
+
+/**
+ * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
+ * `AGENTKIT_TRACE_WRITER_THREAD` (`0`: write spans on the calling thread) from `env` the first time.
+ * When the application already registered its own global provider, agentkit keeps it and writes its own spans through
+ * a private provider (both still nest, through the shared context).
+ */
+export function ensureTracing(env: Record<string, string | undefined> = process.env): void {
+  if (state) return;
+  const writer = new BatchedTraceWriter({ thread: env.AGENTKIT_TRACE_WRITER_THREAD !== '0' });
+  const local = new LocalStoreSpanProcessor(writer);
+  const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;
+  const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
+  // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
+  const provider = new TracerProvider({ spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: new HexIdGenerator() });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  const ownsContext = context.setGlobalContextManager(contextManager);
+  const global = trace.setGlobalTracerProvider(provider);
+  state = {
+    provider,
+    writer,
+    otlp,
+    tracer: global ? trace.getTracer(TRACER_NAME, VERSION) : provider.getTracer(TRACER_NAME, VERSION),
+    contextManager: ownsContext ? contextManager : (contextManager.disable(), undefined),
+    global,
+  };
+  process.on('exit', flushAtExit);
+}
+
+/** The tracer agentkit's spans are made with (sets tracing up on first use). */
+export function agentkitTracer(): Tracer {
+  ensureTracing();
+  return state!.tracer;
+}
+
+/** The writer of the current tracing setup (sets tracing up on first use); guardrail events share it. */
+export function traceWriter(): BatchedTraceWriter {
+  ensureTracing();
+  return state!.writer;
+}
+
+/** Write every ended span to its store now (and push pending OTLP batches). */
+export async function flushTraces(): Promise<void> {
+  if (!state) return;
+  await state.writer.flushAsync();
+  await state.otlp?.forceFlush();
+}
+
+/** Write pending spans to local stores now, synchronously (readers in this process call it before reading). */
+export function flushTracesSync(): void {
+  state?.writer.flush();
+}
+
+/**
+ * Flush, close store connections, shut the provider down (OTLP included) and unregister the globals agentkit set.
+ * A later run sets tracing up again.
+ */
+export async function shutdownTracing(): Promise<void> {
+  const current = state;
+  if (!current) return;
+  state = undefined;
+  process.off('exit', flushAtExit);
+  await current.provider.shutdown();
+  current.writer.close();
+  if (current.global) trace.disable();
+  if (current.contextManager) context.disable();
+}

@@ -1,0 +1,38 @@
+/** Reading a stored `spans` row back as the Span resource. */
+import type { Span } from '../types.js';
+import type { SpanRow } from './span-record.js';
+
+export { hrTimeToIso, rowOf, spanRow, statusName, toSpanRecord, type SpanRecord, type SpanRow } from './span-record.js';
+
+/** A stored row as the Span resource (attributes and events decoded). */
+export function spanFromRow(row: SpanRow): Span {
+  return {
+    span_id: row.span_id,
+    trace_id: row.trace_id,
+    parent_span_id: row.parent_span_id,
+    name: row.name,
+    start_time: row.start_time,
+    end_time: row.end_time,
+    status: row.status,
+    attributes: parseObject(row.attributes),
+    events: parseArray(row.events) as Span['events'],
+  };
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function parseArray(text: string): unknown[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Writing batches of span records and guardrail events into local stores: one transaction per store, connections
+ * cached (a few at a time, least recently used closed first). Runs on the writer thread (or inline when no thread
+ * can be started). A store that cannot be written reports a warning once and its batch is dropped.
+ */
+import type Database from 'better-sqlite3';
+import { openLocalStore } from '../store/open.js';
+import { memoizedSecretKeyTest } from './redact.js';
+import { rowOf, type SpanRecord } from './span-record.js';
+
+/** A `guardrail_events` row. */
+export interface GuardrailEventRow {
+  event_id: string;
+  trace_id: string | null;
+  span_id: string | null;
+  agent_name: string | null;
+  guardrail_name: string;
+  position: string;
+  outcome: 'passed' | 'blocked' | 'warned' | 'errored';
+  blocking: boolean;
+  message: string | null;
+  created_at: string;
+}
+
+/** What goes to one store. */
+export interface StoreBatch {
+  dbPath: string;
+  spans: SpanRecord[];
+  events: GuardrailEventRow[];
+}
+
+interface Connection {
+  db: Database.Database;
+  span: Database.Statement;
+  event: Database.Statement;
+}
+
+export class StoreWriter {
+  private readonly connections = new Map<string, Connection>();
+  private readonly warned = new Set<string>();
+  private readonly secretKey = memoizedSecretKeyTest();
+
+  constructor(
+    private readonly warn: (message: string) => void,
+    private readonly maxConnections = 8,
+  ) {}
+
+  /** Write every batch; never throws. */
+  write(batches: readonly StoreBatch[]): void {
+    for (const batch of batches) {
+      try {
+        const connection = this.connection(batch.dbPath);
+        connection.db.transaction(() => {
+          for (const span of batch.spans) {
+            const r = rowOf(span, this.secretKey);
+            connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
+          }
+          for (const e of batch.events) {
+            connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
+          }
+        })();
+      } catch (error) {
+        this.forget(batch.dbPath);
+        if (!this.warned.has(batch.dbPath)) {
+          this.warned.add(batch.dbPath);
+          this.warn(`agentkit tracing: could not write ${batch.spans.length} span(s) and ${batch.events.length} guardrail event(s) to ${batch.dbPath}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+  }
+
+  /** Close every connection. */
+  close(): void {
+    for (const file of [...this.connections.keys()]) this.forget(file);
+  }
+
+  private connection(file: string): Connection {
+    const cached = this.connections.get(file);
+    if (cached) {
+      // Refresh its place in the LRU order.
+      this.connections.delete(file);
+      this.connections.set(file, cached);
+      return cached;
+    }
+    const db = openLocalStore(file);
+    const connection: Connection = {
+      db,
+      span: db.prepare(
+        `INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      event: db.prepare(
+        `INSERT INTO guardrail_events (event_id, trace_id, span_id, agent_name, guardrail_name, position, outcome, blocking, message, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+    this.connections.set(file, connection);
+    while (this.connections.size > this.maxConnections) this.forget(this.connections.keys().next().value!);
+    return connection;
+  }
+
+  private forget(file: string): void {
+    const cached = this.connections.get(file);
+    this.connections.delete(file);
+    try {
+      cached?.db.close();
+    } catch {
+      // Closing a broken connection has nothing left to report.
+    }
+  }
+}

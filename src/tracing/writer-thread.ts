@@ -1,0 +1,117 @@
+/**
+ * The main thread's side of the writer thread. Spans are converted to rows and inserted on another thread, so a
+ * traced run pays for creating its spans and handing them over, not for serialising and storing them. Waiting for a
+ * flush reads a counter in shared memory (synchronously with Atomics.wait, or asynchronously with waitAsync). The
+ * thread is unref'd: it never keeps a process alive.
+ *
+ * Run from TypeScript sources (tests, `--conditions=source`), the thread registers the same TypeScript loader first;
+ * from the built package it loads the compiled worker directly.
+ */
+import { Worker } from 'node:worker_threads';
+import type { StoreBatch } from './store-writer.js';
+
+export type WriterMessage = { type: 'batch'; seq: number; batches: StoreBatch[] } | { type: 'close'; seq: number };
+
+/** Values of the thread-state slot: starting (0), running, failed to start. */
+export const THREAD_RUNNING = 1;
+export const THREAD_FAILED = 2;
+
+/** `Atomics.waitAsync` (Node 16+; typed in the ES2024 library, newer than ours). */
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: Promise<unknown> | string } }).waitAsync;
+
+/** How long a flush waits for the thread before giving up with a warning. */
+const WAIT_LIMIT_MS = 30_000;
+
+export class WriterThread {
+  private readonly worker: Worker;
+  /** [0] the last batch the thread handled, [1] its state. */
+  private readonly shared: Int32Array;
+  private posted = 0;
+  private failed = false;
+
+  private constructor(worker: Worker, shared: Int32Array, private readonly warn: (message: string) => void) {
+    this.worker = worker;
+    this.shared = shared;
+    worker.on('message', (message: { type: string; message: string }) => {
+      if (message.type === 'warning') warn(message.message);
+    });
+    worker.on('error', (error) => {
+      this.failed = true;
+      warn(`agentkit tracing: the writer thread failed (${error.message}); spans are written on the main thread from now on`);
+    });
+    // After the listeners: adding a 'message' listener refs the thread's port again.
+    worker.unref();
+  }
+
+  /**
+   * Start the thread, or return null when it cannot be started (spans are then written inline). `entryUrl` replaces
+   * the worker module (tests start a thread that cannot load).
+   */
+  static start(warn: (message: string) => void, entryUrl?: string): WriterThread | null {
+    const shared = new SharedArrayBuffer(8);
+    try {
+      const fromSource = import.meta.url.endsWith('.ts');
+      const entry = JSON.stringify(entryUrl ?? new URL(`./writer-worker${fromSource ? '.ts' : '.js'}`, import.meta.url).href);
+      const load = fromSource ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${entry}))` : `import(${entry})`;
+      // A thread that cannot load marks itself failed, so a flush waiting for it returns at once.
+      const bootstrap = `const { workerData } = require('node:worker_threads');
+        ${load}.catch((error) => { const s = new Int32Array(workerData.shared); Atomics.store(s, 1, ${THREAD_FAILED}); Atomics.notify(s, 0); Atomics.notify(s, 1); throw error; });`;
+      const worker = new Worker(bootstrap, { eval: true, workerData: { shared } });
+      return new WriterThread(worker, new Int32Array(shared), warn);
+    } catch (error) {
+      warn(`agentkit tracing: no writer thread (${error instanceof Error ? error.message : String(error)}); spans are written on the main thread`);
+      return null;
+    }
+  }
+
+  /** False once the thread failed; the caller then writes inline. */
+  get usable(): boolean {
+    if (!this.failed && Atomics.load(this.shared, 1) === THREAD_FAILED) this.failed = true;
+    return !this.failed;
+  }
+
+  /** Hand batches over (structured clone); returns at once. */
+  post(batches: StoreBatch[]): void {
+    this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches } satisfies WriterMessage);
+  }
+
+  /** Block until every batch handed over is written (or the thread failed, or the wait limit passed). */
+  waitSync(): void {
+    const deadline = Date.now() + WAIT_LIMIT_MS;
+    for (;;) {
+      const current = Atomics.load(this.shared, 0);
+      if (current >= this.posted || !this.usable) return;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.warn(`agentkit tracing: the writer thread did not finish within ${WAIT_LIMIT_MS} ms`);
+        return;
+      }
+      Atomics.wait(this.shared, 0, current, Math.min(left, 100));
+    }
+  }
+
+  /** Resolve when every batch handed over is written. */
+  async wait(): Promise<void> {
+    const deadline = Date.now() + WAIT_LIMIT_MS;
+    // Someone is waiting for the thread: it must keep the process alive until it answers.
+    this.worker.ref();
+    try {
+      for (;;) {
+        const current = Atomics.load(this.shared, 0);
+        if (current >= this.posted || !this.usable || Date.now() > deadline) return;
+        const result = waitAsync(this.shared, 0, current, 100);
+        if (result.async) await result.value;
+      }
+    } finally {
+      this.worker.unref();
+    }
+  }
+
+  /** Write what is pending, close the thread's connections and stop it. */
+  close(): void {
+    if (!this.usable) return;
+    this.worker.postMessage({ type: 'close', seq: ++this.posted } satisfies WriterMessage);
+    this.waitSync();
+    void this.worker.terminate();
+  }
+}

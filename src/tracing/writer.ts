@@ -1,0 +1,143 @@
+/**
+ * The batched writer behind the span processor. Ended spans and guardrail events are queued per store file and
+ * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), as soon as a
+ * batch fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
+ * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
+ * store that cannot be written is reported as a process warning and its batch dropped.
+ */
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { toSpanRecord } from './span-record.js';
+import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
+import { WriterThread } from './writer-thread.js';
+
+export type { GuardrailEventRow } from './store-writer.js';
+
+export interface WriterOptions {
+  /** Delay before queued rows are handed over (default 100 ms). */
+  flushIntervalMs?: number;
+  /** Rows queued (all stores) that trigger a hand-over at once (default 512). */
+  maxBatch?: number;
+  /** Rows queued beyond which new spans are dropped and counted (default 20 000). */
+  maxQueued?: number;
+  /** Write on a separate thread (default true); false writes inline on flush. */
+  thread?: boolean;
+}
+
+interface Queue {
+  spans: ReadableSpan[];
+  events: GuardrailEventRow[];
+}
+
+const warn = (message: string) => process.emitWarning(message, 'AgentkitTracingWarning');
+
+export class BatchedTraceWriter {
+  private queues = new Map<string, Queue>();
+  private readonly flushIntervalMs: number;
+  private readonly maxBatch: number;
+  private readonly maxQueued: number;
+  private readonly useThread: boolean;
+  private thread: WriterThread | null | undefined;
+  private inline: StoreWriter | undefined;
+  private queued = 0;
+  private warnedFull = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** Spans dropped because the queue was full. */
+  dropped = 0;
+
+  constructor(options: WriterOptions = {}) {
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
+    this.maxBatch = options.maxBatch ?? 512;
+    this.maxQueued = options.maxQueued ?? 20_000;
+    this.useThread = options.thread ?? true;
+  }
+
+  /** Queue an ended span for the store at `dbPath`. */
+  enqueueSpan(dbPath: string, span: ReadableSpan): void {
+    if (this.queued >= this.maxQueued) {
+      this.dropped++;
+      if (!this.warnedFull) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
+      this.warnedFull = true;
+      return;
+    }
+    this.queueFor(dbPath).spans.push(span);
+    this.added();
+  }
+
+  /** Queue a guardrail event for the store at `dbPath` (never dropped for a full queue: events are the audit trail). */
+  enqueueGuardrailEvent(dbPath: string, row: GuardrailEventRow): void {
+    this.queueFor(dbPath).events.push(row);
+    this.added();
+  }
+
+  /** Write everything queued so far and return once it is in the stores. Synchronous. */
+  flush(): void {
+    this.handOver();
+    this.thread?.waitSync();
+  }
+
+  /** Write everything queued so far; resolves once it is in the stores. */
+  async flushAsync(): Promise<void> {
+    this.handOver();
+    await this.thread?.wait();
+  }
+
+  /** Flush, then close every connection and stop the thread. The writer stays usable (it starts again on demand). */
+  close(): void {
+    this.flush();
+    this.thread?.close();
+    this.thread = undefined;
+    this.inline?.close();
+    this.inline = undefined;
+  }
+
+  /** Rows queued and not yet handed over. */
+  get pending(): number {
+    return this.queued;
+  }
+
+  private queueFor(dbPath: string): Queue {
+    let queue = this.queues.get(dbPath);
+    if (!queue) {
+      queue = { spans: [], events: [] };
+      this.queues.set(dbPath, queue);
+    }
+    return queue;
+  }
+
+  private added(): void {
+    this.queued++;
+    // At once, not on a later tick: code that never yields to the event loop (a run on a model that answers
+    // without I/O) would otherwise keep every span queued until it awaits something real.
+    if (this.queued >= this.maxBatch) {
+      this.handOver();
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.handOver();
+    }, this.flushIntervalMs).unref();
+  }
+
+  /** Move the queues out and give them to the thread (or write them inline). */
+  private handOver(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.queued === 0) return;
+    const batches: StoreBatch[] = [];
+    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans.map(toSpanRecord), events: queue.events });
+    this.queues = new Map();
+    this.queued = 0;
+    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
+    if (this.thread?.usable) {
+      try {
+        this.thread.post(batches);
+        return;
+      } catch (error) {
+        // A value that cannot be cloned (a foreign span's exotic attribute): write this batch inline.
+        warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
+      }
+    }
+    this.inline ??= new StoreWriter(warn);
+    this.inline.write(batches);
+  }
+}
