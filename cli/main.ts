@@ -71,7 +71,9 @@ function isMain(): boolean {
 if (isMain()) {
   runCli(process.argv.slice(2)).then(
     (code) => {
-      process.exitCode = code;
+      // A command is done when runCli resolves; a runner's pool or timer must not keep the process alive. Exit once
+      // both streams have flushed what was written.
+      process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
     },
     (error: unknown) => {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

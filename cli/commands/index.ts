@@ -1,8 +1,10 @@
 /** Every command of the `agentkit` CLI, registered by cli/main.ts. One file per command group. */
 import type { CommandClass } from 'clipanion';
 import type { AgentkitContext } from '../context.js';
+import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
+import { McpServeCommand } from './mcp.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -14,4 +16,6 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   TracesListCommand,
   TracesExportCommand,
   ExportTraceCommand,
+  AgentServeCommand,
+  McpServeCommand,
 ];

@@ -9,3 +9,4 @@ export { backendConfig, checkpointerFor, contractInitializer } from './checkpoin
 export { startCounterServer, type CounterServer } from './counter-server.js';
 export { spawnNode, type NodeChild } from './processes.js';
 export { startFakeProvider, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
+export { startCli, type CliProcess } from './cli-process.js';

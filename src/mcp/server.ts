@@ -5,6 +5,7 @@
  * else may write there, so all logging goes to stderr.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Readable, Writable } from 'node:stream';
 import { VERSION } from '../version.js';
 import type { McpExposedTool, McpTarget } from './target.js';
 
@@ -98,10 +99,14 @@ export async function createMcpServer(target: McpTarget, options: McpServeOption
   return server;
 }
 
-/** Serve over stdio until stdin closes. Resolves once connected. */
-export async function serveMcpStdio(target: McpTarget, options: McpServeOptions = {}): Promise<Server> {
+/** Serve over stdio (the process's own streams unless given) until stdin closes. Resolves once connected. */
+export async function serveMcpStdio(
+  target: McpTarget,
+  options: McpServeOptions = {},
+  streams: { stdin?: Readable; stdout?: Writable } = {},
+): Promise<Server> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const server = await createMcpServer(target, options);
-  await server.connect(new StdioServerTransport());
+  await server.connect(new StdioServerTransport(streams.stdin, streams.stdout));
   return server;
 }

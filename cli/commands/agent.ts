@@ -1,0 +1,89 @@
+/**
+ * `agentkit agent serve <spec>`: serve an Agent, Chain, Swarm or Supervisor over HTTP (`GET /health`, `POST /run`,
+ * `POST /run/stream`) until SIGTERM or SIGINT, then finish in-flight runs and flush traces.
+ */
+import { Command, Option, UsageError } from 'clipanion';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as t from 'typanion';
+import { localDbPath } from '../../src/config/paths.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/serve/app.js';
+import { toServeTarget } from '../../src/serve/adapters.js';
+import { superviseWithReload } from '../../src/serve/reload.js';
+import { startAgentServer } from '../../src/serve/server.js';
+import { loadTarget, parseTarget } from '../../src/targets.js';
+import { shutdownTracing } from '../../src/tracing/index.js';
+import { AgentkitCommand } from '../base.js';
+import { closeRunner, waitForStopSignal } from '../runner-lifecycle.js';
+
+const port = t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65535)]);
+const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
+
+export class AgentServeCommand extends AgentkitCommand {
+  static override paths = [['agent', 'serve']];
+
+  static override usage = Command.Usage({
+    category: 'Serving',
+    description: 'Serve an agent, chain, swarm or supervisor over HTTP',
+    details: [
+      '`<spec>` is `path/to/file.ts:attr`, `file.js:attr` or `module:attr`, resolved from the working directory; the attribute may be the runner or a zero-argument factory returning one.',
+      'Routes: `GET /health` (always open), `POST /run` with `{"input": "..."}` (any target; a paused run answers `status: paused` with its `execution_id` and `pending_interrupt`), `POST /run/stream` (Agent targets only; Server-Sent Events `delta`, `tool_call`, `paused`, `error`, `done`). Requests and responses are validated against the OpenAPI contract; bodies over `--max-body-bytes` get 413.',
+      'With `--auth-token` (or `AGENTKIT_SERVE_TOKEN`; the flag wins) the run routes require `Authorization: Bearer <token>`. Binding a non-loopback address without a token prints a warning: set a token and terminate TLS at a reverse proxy.',
+      'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`). SIGTERM or SIGINT stops accepting, lets in-flight runs finish and flushes traces.',
+    ].join('\n\n'),
+    examples: [
+      ['Serve the quickstart agent on port 8000', '$0 agent serve examples/refund-agent.ts:agent'],
+      ['Serve on loopback with a token, reloading on changes', '$0 agent serve agents.ts:support --host 127.0.0.1 --auth-token s3cret --reload'],
+    ],
+  });
+
+  spec = Option.String({ name: 'spec' });
+  port = Option.String('--port', '8000', { validator: port, description: 'Listen port (default 8000; 0 picks a free one)' });
+  host = Option.String('--host', '0.0.0.0', { description: 'Bind address (default 0.0.0.0)' });
+  reload = Option.Boolean('--reload', false, { description: 'Restart when a source file changes' });
+  authToken = Option.String('--auth-token', { description: 'Require this bearer token on the run routes (default: AGENTKIT_SERVE_TOKEN)' });
+  maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), { validator: positiveInteger, description: 'Request body cap in bytes (default 10 MiB)' });
+
+  async run(): Promise<number> {
+    const token = this.authToken ?? this.context.env.AGENTKIT_SERVE_TOKEN;
+    if (token !== undefined && token.trim() === '') throw new UsageError('--auth-token (or AGENTKIT_SERVE_TOKEN) must not be empty');
+    if (this.reload) return this.supervise();
+
+    const loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
+    const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }) });
+    const server = await startAgentServer(target, {
+      host: this.host,
+      port: this.port,
+      ...(token ? { token } : {}),
+      maxBodyBytes: this.maxBodyBytes,
+      log: (line) => this.err(line),
+      onShutdown: async () => {
+        await shutdownTracing();
+        await closeRunner(loaded.value);
+      },
+    });
+    await waitForStopSignal();
+    this.err('agentkit: stopping: finishing in-flight runs');
+    await server.close();
+    this.err('agentkit: stopped');
+    return 0;
+  }
+
+  /** Run this same command without --reload in a child, restarting it when a file under the target's folder changes. */
+  private supervise(): Promise<number> {
+    const spec = parseTarget(this.spec);
+    const watchDir = spec.kind === 'file' ? path.dirname(path.resolve(this.context.cwd, spec.module)) : this.context.cwd;
+    // This file's own extension says whether we run from source (tsx) or from dist/.
+    const main = fileURLToPath(new URL(`../main${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+    const args = ['agent', 'serve', this.spec, '--port', String(this.port), '--host', this.host, '--max-body-bytes', String(this.maxBodyBytes)];
+    if (this.authToken) args.push('--auth-token', this.authToken);
+    this.err(`agentkit: watching ${watchDir} for changes`);
+    return superviseWithReload({
+      command: [process.execPath, ...process.execArgv, main, ...args],
+      watchDir,
+      cwd: this.context.cwd,
+      env: this.context.env,
+      log: (line) => this.err(line),
+    });
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * How a pause is described to callers that cannot hold the run open (MCP clients, eval, replay): what paused, the
+ * execution id, and the two ways to resolve it.
+ */
+import type { PendingInterruptSummary } from '../generated/types/resources.js';
+
+/** `paused: <reason> (tool '<t>'); execution_id=<id>. Nothing after the pause ran. Resolve it with ...` */
+export function describePause(executionId: string, pending: PendingInterruptSummary | null): string {
+  const reason = pending?.reason ?? 'interrupt';
+  const tool = /(?:^|\/)tool:([^/]+)$/.exec(pending?.node_id ?? '')?.[1];
+  return (
+    `paused: ${reason}${tool ? ` (tool '${tool}')` : ''}; execution_id=${executionId}. Nothing after the pause ran. ` +
+    `Resolve it with resume('${executionId}', { resumeValue: { approved, metadata } }) or ` +
+    `\`agentkit resume ${executionId} --runner module:attr\`.`
+  );
+}
