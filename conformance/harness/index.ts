@@ -4,7 +4,7 @@ export { suite, DEFAULT_TIMEOUT_MS } from './uvu.js';
 export type { Backend, BackendKind } from './backends.js';
 export type { Surface } from './coverage.js';
 export type { CliRun } from './cli.js';
-export type { RunningServer } from './http.js';
+export { postChunked, type RunningServer } from './http.js';
 export { backendConfig, checkpointerFor, contractInitializer } from './checkpointers.js';
 export { startCounterServer, type CounterServer } from './counter-server.js';
 export { spawnNode, type NodeChild } from './processes.js';

@@ -3,8 +3,7 @@
  * contract and answers every failure with the contract's error body.
  */
 import * as assert from 'uvu/assert';
-import http from 'node:http';
-import { conformance } from '../harness/index.js';
+import { postChunked, conformance } from '../harness/index.js';
 import { contractApp } from '../fixtures/contract-app.js';
 
 const area = conformance('contract: validating Express app on generated/');
@@ -77,18 +76,7 @@ area.scenario('a body over the cap is a 413 with Content-Length declared', any, 
 
 area.scenario('a body over the cap is a 413 when streamed without Content-Length', any, async (t) => {
   const server = await t.serve(contractApp({ maxBodyBytes: 100 }));
-  const { hostname, port } = new URL(server.url);
-  const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ hostname, port, path: '/run', method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.write('{"input": "');
-    for (let i = 0; i < 10; i++) req.write('y'.repeat(50));
-    req.end('"}');
-  });
+  const result = await postChunked(`${server.url}/run`, ['{"input": "', ...Array.from({ length: 10 }, () => 'y'.repeat(50)), '"}']);
   assert.is(result.status, 413);
   assert.is(JSON.parse(result.body).code, 'payload_too_large');
 });

@@ -4,11 +4,10 @@
  * and the CLI, and 200 concurrent runs each leaving its own trace.
  */
 import * as assert from 'uvu/assert';
-import http from 'node:http';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { conformance, type ScenarioContext } from '../harness/index.js';
+import { postChunked, conformance, type ScenarioContext } from '../harness/index.js';
 import { backendConfig, checkpointerFor } from '../harness/checkpointers.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
@@ -206,18 +205,7 @@ area.scenario('the body cap: 413 with Content-Length declared and when streamed 
   const declared = await post(`${url}/run`, JSON.stringify({ input: 'x'.repeat(300) }));
   assert.is(declared.status, 413);
   assert.equal(declared.json(), { detail: 'request body exceeds 256 bytes', code: 'payload_too_large' });
-  const { hostname, port } = new URL(url);
-  const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ hostname, port, path: '/run', method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.write('{"input": "');
-    for (let i = 0; i < 20; i++) req.write('z'.repeat(32));
-    req.end('"}');
-  });
+  const chunked = await postChunked(`${url}/run`, ['{"input": "', ...Array.from({ length: 20 }, () => 'z'.repeat(32)), '"}']);
   assert.is(chunked.status, 413);
   assert.is(JSON.parse(chunked.body).code, 'payload_too_large');
   const under = await post(`${url}/run`, JSON.stringify({ input: 'small' }));
