@@ -40,3 +40,5 @@ export * from './guardrails/index.js';
 export * from './tracing/index.js';
 export * from './agent/index.js';
 export type { JsonObject, JsonValue } from './json.js';
+export * from './swarm/index.js';
+export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi/member.js';
