@@ -42,3 +42,4 @@ export * from './agent/index.js';
 export type { JsonObject, JsonValue } from './json.js';
 export * from './swarm/index.js';
 export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi/member.js';
+export * from './supervisor/index.js';

@@ -37,3 +37,11 @@ export function jsonAttribute(value: unknown): string {
     return String(value);
   }
 }
+
+/** The trace settings a run's options set (unset ones leave the runner's defaults). */
+export function pickTrace(options: TraceOptions): TraceOptions {
+  const picked: TraceOptions = {};
+  if (options.trace !== undefined) picked.trace = options.trace;
+  if (options.traceDb !== undefined) picked.traceDb = options.traceDb;
+  return picked;
+}

@@ -17,11 +17,11 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { toResume } from '../durability/resume.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
-import { currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
-import type { AgentResult, Checkpoint, Resume } from '../types.js';
+import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
+import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
 import { newestRow, underPath } from '../multi/rows.js';
-import { inRootSpan, jsonAttribute, type TraceOptions } from '../multi/span.js';
+import { inRootSpan, jsonAttribute, pickTrace, type TraceOptions } from '../multi/span.js';
 import { SwarmError } from './errors.js';
 import { HandoffBox, handoffInput, handoffToolName, handoffTools } from './handoff.js';
 import { initialState, stateFromRow, type SwarmState } from './state.js';
@@ -180,12 +180,26 @@ export class Swarm {
         `Swarm execution '${executionId}' is paused at '${latest.node_id}' in agent '${active}' (${latest.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
       );
     }
+    if (value && !paused) {
+      throw new AlreadyResumed(
+        `Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a crashed or failed run resumes without a resumeValue)`,
+      );
+    }
+    // Claimed here, before any member runs, so of concurrent resumers exactly one goes on; the member's resume takes
+    // the claimed row and the value from the scope instead of claiming again.
+    let claimed: PendingInterrupt | null = null;
+    if (value) {
+      claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
+      if (!claimed) throw new AlreadyResumed(`Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
+    }
     // Rows of the active member written after the boundary: it crashed (or paused) part-way and resumes from them.
     const memberStarted = underPath(latest.agent_path, memberPath) && !isRunEnd(latest);
-    const first: FirstStep =
-      value || memberStarted
-        ? (member, prefix) => member.resume(executionId, { resumeValue: value, context: options.context, agentPathPrefix: prefix, signal: options.signal })
-        : (member) => member.run(state.current_input, { context: options.context, signal: options.signal });
+    const resumeOptions = { context: options.context, signal: options.signal };
+    const first: FirstStep = value
+      ? (member, prefix) => bindResumeValue(value, claimed, () => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix }))
+      : memberStarted
+        ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
+        : (member) => member.run(state.current_input, resumeOptions);
     const attributes = this.attributes(executionId);
     attributes['swarm.resumed_execution_id'] = executionId;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
@@ -339,13 +353,6 @@ function recordEnd(span: import('@opentelemetry/api').Span, result: AgentResult,
   if (!span.isRecording()) return;
   span.setAttributes({ 'swarm.status': result.status, 'swarm.handoff_count': state.handoff_count, 'swarm.path': jsonAttribute(state.path) });
   if (result.status === 'completed') span.setAttribute('swarm.output', result.output);
-}
-
-function pickTrace(options: TraceOptions): TraceOptions {
-  const picked: TraceOptions = {};
-  if (options.trace !== undefined) picked.trace = options.trace;
-  if (options.traceDb !== undefined) picked.traceDb = options.traceDb;
-  return picked;
 }
 
 /** Allowlists by member: every other member when `handoffs` is undefined; checked names otherwise. */
