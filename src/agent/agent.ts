@@ -6,7 +6,6 @@
  */
 import { context as otelContext } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { localDbPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
@@ -14,7 +13,7 @@ import type { Guardrail } from '../guardrails/guardrail.js';
 import { currentGuardrailRegistry, type GuardrailRegistry } from '../guardrails/registry.js';
 import { runGuardrails } from '../guardrails/run.js';
 import { createModel, type ModelSecrets } from '../llm/create.js';
-import { systemMessage, userMessage, type Message } from '../llm/messages.js';
+import { systemMessage, userMessage, type JsonObject, type Message } from '../llm/messages.js';
 import type { ChatModel } from '../llm/types.js';
 import { AGENT_ATTR, payloadsEnabled, SPAN } from '../tracing/attributes.js';
 import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
@@ -27,9 +26,13 @@ import { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, ty
 import type { AgentDefinition } from './definition.js';
 import { ReconstructionError } from './errors.js';
 import { EventQueue } from './event-queue.js';
-import { runToolLoop } from './loop.js';
 import { recordEnd, startAttributes } from './root-span.js';
 import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-state.js';
+import type { Checkpointer } from '../durability/checkpointer.js';
+import { driveRun } from './durable/drive.js';
+import { planFork, type AgentForkOptions } from './durable/fork.js';
+import { placeRun, type Plan, type Start } from './durable/plan.js';
+import { planResume, planScopeResume, type AgentResumeOptions } from './durable/resume.js';
 
 /** What a system prompt function receives. */
 export interface PromptContext {
@@ -53,6 +56,14 @@ export interface AgentOptions {
   traceDb?: string;
   /** Record traces (default true). */
   trace?: boolean;
+  /**
+   * Where checkpoints go: with one, every turn and tool call is checkpointed and a tool may `interrupt()` the run
+   * (status `paused`); resume and fork need it. Inside a durable runner (a Chain node, a Swarm, a Supervisor) the
+   * runner's checkpointer is used when the agent has none.
+   */
+  checkpointer?: Checkpointer | null;
+  /** This agent's segment of `agent_path` (default `agent:<name>`; a Supervisor relabels its workers `worker:<role>`). */
+  agentPathLabel?: string;
 }
 
 export interface RunOptions {
@@ -91,6 +102,8 @@ export interface RebuildOptions {
 }
 
 export class Agent {
+  /** What kind of runner this is (see runner-kind.ts). */
+  readonly kind = 'agent' as const;
   readonly name: string;
   readonly systemPrompt: SystemPrompt;
   readonly llm: ChatModel;
@@ -99,6 +112,9 @@ export class Agent {
   readonly config: AgentConfig;
   readonly traceDb: string | undefined;
   readonly trace: boolean;
+  readonly checkpointer: Checkpointer | null;
+  readonly agentPathLabel: string;
+  private readonly options: AgentOptions;
   private readonly toolsByName: ReadonlyMap<string, Tool>;
   private readonly toolDefinitions: ReturnType<Tool['toDefinition']>[];
   private readonly toolNames: string[];
@@ -116,6 +132,12 @@ export class Agent {
     this.config = agentConfig(options.config);
     this.traceDb = options.traceDb;
     this.trace = options.trace ?? true;
+    this.checkpointer = options.checkpointer ?? null;
+    this.agentPathLabel = options.agentPathLabel ?? `agent:${options.name}`;
+    if (typeof this.agentPathLabel !== 'string' || this.agentPathLabel === '' || this.agentPathLabel.includes('/')) {
+      throw new ConfigError(`agent '${options.name}': agentPathLabel must be a non-empty path segment without '/', not ${JSON.stringify(options.agentPathLabel)}`);
+    }
+    this.options = { ...options };
     const byName = new Map<string, Tool>();
     for (const tool of this.tools) {
       if (byName.has(tool.name)) throw new ConfigError(`agent '${options.name}': two tools are named '${tool.name}'`);
@@ -128,7 +150,41 @@ export class Agent {
 
   /** Run to completion. Rejects with GuardrailBlockedError, MaxIterationsError, LLMProviderError or the abort reason. */
   async run(input: string, options: RunOptions = {}): Promise<AgentResult> {
-    return this.execute(input, options, undefined);
+    return this.start(input, options, undefined);
+  }
+
+  /**
+   * Continue a paused, crashed or failed execution, detecting the shape from its latest checkpoint (see
+   * durable/shapes.ts): a pause needs `resumeValue` (its pending row is claimed atomically; AlreadyResumed when
+   * another resumer got it) and re-invokes the suspended tool with `interrupt()` returning the value; a crash in a
+   * tool re-invokes it with its saved arguments; a crash before a model call re-issues it. A completed run raises
+   * AlreadyResumed; a run with no checkpoint ChainCheckpointError; a paused run without a value ChainResumeError.
+   */
+  async resume(executionId: string, options: AgentResumeOptions = {}): Promise<AgentResult> {
+    const plan = await planResume(this, executionId, options);
+    return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+  }
+
+  /**
+   * Branch a new execution from a checkpoint of `executionId` (default its last executed step): with `input`, a fresh
+   * conversation asking that; without, the restored and balanced history continues. The original is not touched.
+   * ChainCheckpointError when there is nothing to fork, or `checkpointId` names a terminal row, another execution's
+   * row, or a row this agent did not write.
+   */
+  async fork(executionId: string, options: AgentForkOptions = {}): Promise<AgentResult> {
+    const { plan, origin } = await planFork(this, executionId, options);
+    await plan.placement.checkpointer!.put(origin);
+    return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+  }
+
+  /** A copy of this agent with `patch` applied (a Swarm adds handoff tools; a Supervisor relabels workers). */
+  clone(patch: Partial<AgentOptions> = {}): Agent {
+    return new Agent({ ...this.options, ...patch });
+  }
+
+  /** True when this agent has a tool named `name`. */
+  hasTool(name: string): boolean {
+    return this.toolsByName.has(name);
   }
 
   /**
@@ -141,8 +197,12 @@ export class Agent {
     const outer = options.signal;
     const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
     const queue = new EventQueue<AgentStreamEvent>(() => controller.abort(new Error('the stream consumer stopped')));
-    this.execute(input, { ...options, signal }, (event) => queue.push(event)).then(
+    this.start(input, { ...options, signal }, (event) => queue.push(event)).then(
       (result) => {
+        if (result.status === 'paused' && result.pending_interrupt) {
+          const { reason, context } = result.pending_interrupt;
+          queue.push({ type: 'paused', reason, executionId: result.execution_id, context: context as JsonObject });
+        }
         queue.push({ type: 'done', result });
         queue.end();
       },
@@ -199,9 +259,20 @@ export class Agent {
     });
   }
 
-  private async execute(input: string, options: RunOptions, emit: AgentRun['emit']): Promise<AgentResult> {
+  /** A run, unless it is the resume of this agent's pause that the enclosing scope is re-running (a hosting Chain node). */
+  private async start(input: string, options: RunOptions, emit: AgentRun['emit']): Promise<AgentResult> {
     if (typeof input !== 'string') throw new ConfigError(`agent '${this.name}': input must be a string`);
-    const executionId = options.executionId ?? randomUUID();
+    const resumed = options.startState ? null : await planScopeResume(this, options.executionId);
+    return this.execute(resumed ? resumed.start.input : input, options, emit, resumed ?? undefined);
+  }
+
+  private async execute(input: string, options: RunOptions, emit: AgentRun['emit'], plan?: Plan): Promise<AgentResult> {
+    if (typeof input !== 'string') throw new ConfigError(`agent '${this.name}': input must be a string`);
+    const placement = plan?.placement ?? placeRun(this, options.executionId);
+    const start: Start =
+      plan?.start ??
+      (options.startState ? { kind: 'state', input, state: options.startState } : { kind: 'input', input, history: options.history ?? [] });
+    const executionId = placement.executionId;
     // Before reading the active context: until tracing is set up, no context manager carries it.
     ensureTracing();
     const active = otelContext.active();
@@ -232,22 +303,24 @@ export class Agent {
         hooks: options.hooks ?? {},
         emit,
       };
-      const state = options.startState ? structuredClone(options.startState) : await this.initialState(run, input, options.history ?? []);
-      const prompt = state.messages.find((m) => m.role === 'system')?.content;
-      if (run.payloads && prompt !== undefined && span.isRecording()) span.setAttribute(AGENT_ATTR.systemPrompt, prompt);
-      const output = await runToolLoop(run, state);
-      await runGuardrails(run.guardrails, 'output', output, run);
+      const outcome = await driveRun(run, placement, start, async () => {
+        const state = await this.initialState(run, input, start.kind === 'input' ? start.history : []);
+        const prompt = state.messages.find((m) => m.role === 'system')?.content;
+        if (run.payloads && prompt !== undefined && span.isRecording()) span.setAttribute(AGENT_ATTR.systemPrompt, prompt);
+        return state;
+      });
       const latencyMs = performance.now() - started;
-      if (span.isRecording()) recordEnd(span, output, state.tokensUsed, latencyMs, 'completed');
+      const output = outcome.status === 'completed' ? outcome.output : '';
+      if (span.isRecording()) recordEnd(span, output, outcome.state.tokensUsed, latencyMs, outcome.status);
       return {
         output,
         trace_id: span.isRecording() ? span.spanContext().traceId : null,
         execution_id: executionId,
-        status: 'completed',
-        pending_interrupt: null,
-        tokens_used: state.tokensUsed,
+        status: outcome.status,
+        pending_interrupt: outcome.status === 'paused' ? outcome.pending : null,
+        tokens_used: outcome.state.tokensUsed,
         latency_ms: latencyMs,
-        tool_calls: state.toolCalls,
+        tool_calls: outcome.state.toolCalls,
       };
     });
   }

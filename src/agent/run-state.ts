@@ -10,7 +10,7 @@
  * A hook may throw to stop the run; a control-flow signal thrown by a tool (see tools/control-flow.ts) propagates
  * out of the loop untouched for the executor above to handle.
  */
-import type { Message, ToolCall } from '../llm/messages.js';
+import type { JsonObject, Message, ToolCall } from '../llm/messages.js';
 import type { ChatModel, SamplingSettings, ToolDefinition, Usage } from '../llm/types.js';
 import type { Guardrail } from '../guardrails/guardrail.js';
 import type { Tool } from '../tools/tool.js';
@@ -34,6 +34,8 @@ export type AgentStreamEvent =
   | { type: 'tool_call_end'; id: string; name: string; arguments: ToolCall['arguments'] }
   | { type: 'tool_result'; id: string; name: string; ok: boolean; content: string }
   | { type: 'usage'; usage: Usage }
+  /** The run paused (a tool called `interrupt()`): sent before `done`, whose result is the paused AgentResult. */
+  | { type: 'paused'; reason: string; executionId: string; context: JsonObject }
   | { type: 'done'; result: AgentResult };
 
 /** One run in progress: the agent's parts, this run's identity and settings. */

@@ -8,6 +8,7 @@ import { runGuardrails } from '../guardrails/run.js';
 import { invokeTool, type ToolOutcome } from '../tools/invoke.js';
 import { SPAN, TOOL_ATTR } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
+import { childScope, currentScope, joinAgentPath } from '../scope/scope.js';
 import type { ToolCallRecord } from '../types.js';
 import type { AgentRun, LoopState } from './run-state.js';
 
@@ -42,14 +43,18 @@ export async function executeToolCall(run: AgentRun, call: ToolCall, turn: numbe
       span.setAttributes(attributes);
     }
     await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
-    const outcome = await invokeTool(tool, call, {
-      toolCallId: call.id,
-      toolName: call.name,
-      agentName: run.agentName,
-      executionId: run.executionId,
-      context: run.context,
-      signal: run.signal,
-    });
+    const invoke = () =>
+      invokeTool(tool, call, {
+        toolCallId: call.id,
+        toolName: call.name,
+        agentName: run.agentName,
+        executionId: run.executionId,
+        context: run.context,
+        signal: run.signal,
+      });
+    // Inside an execution scope the tool runs one level down: `<agent path>/tool:<name>` (what interrupt() records).
+    const scope = currentScope();
+    const outcome = await (scope ? childScope({ agentPath: joinAgentPath(scope.agentPath, `tool:${call.name}`) }, invoke) : invoke());
     if (span.isRecording()) recordOutcome(span, run, outcome);
     return outcome;
   });

@@ -65,6 +65,8 @@ type Position =
   | { kind: 'done'; state: JsonRecord; step: number; lastIndex: number; output: unknown };
 
 export class Chain<S extends JsonRecord = JsonRecord> {
+  /** What kind of runner this is (see runner-kind.ts). */
+  readonly kind = 'chain' as const;
   readonly name: string;
   readonly checkpointer: Checkpointer | null;
   private readonly graph: Graph<S>;

@@ -85,11 +85,9 @@ async function* agentEvents(events: AsyncIterable<{ type: string; [key: string]:
       yield { type: 'delta', text: event.text };
     } else if (event.type === 'tool_call_end') {
       yield { type: 'tool_call', name: String(event.name), arguments: (event.arguments ?? {}) as Record<string, unknown> };
-    } else if (event.type === 'done') {
-      const result = event.result as AgentResult;
-      if (result.status === 'paused' && result.pending_interrupt) {
-        yield { type: 'paused', reason: result.pending_interrupt.reason, execution_id: result.execution_id, context: result.pending_interrupt.context };
-      }
+    } else if (event.type === 'paused') {
+      // The agent says so itself, before its `done`: one `paused` event per pause.
+      yield { type: 'paused', reason: String(event.reason), execution_id: String(event.executionId), context: (event.context ?? {}) as Record<string, unknown> };
     }
   }
 }

@@ -1,0 +1,107 @@
+/**
+ * Driving one planned run inside the agent's execution scope: checkpoints at the loop's boundaries (through the run
+ * hooks), the first re-invoked tool of a resume, pauses turned into a `paused` outcome (the interrupted checkpoint
+ * and the pending row in one transaction), and the terminal row when the run owns its execution: `completed` at the
+ * end, `failed` when an error escapes (then the error propagates), none on a pause.
+ */
+import type { Checkpointer } from '../../durability/checkpointer.js';
+import { ChainCheckpointError } from '../../durability/errors.js';
+import { isInterruptSignal } from '../../durability/interrupt-signal.js';
+import { runEndRow } from '../../durability/run-end.js';
+import { runGuardrails } from '../../guardrails/run.js';
+import type { ToolCall } from '../../llm/messages.js';
+import { recordInterrupt } from '../../scope/record-interrupt.js';
+import { bindResumeValue, runInScope } from '../../scope/scope.js';
+import type { PendingInterruptSummary } from '../../types.js';
+import { runToolLoop } from '../loop.js';
+import type { AgentRun, LoopState, RunHooks } from '../run-state.js';
+import { runToolCall } from '../tool-step.js';
+import { balanceToolMessages } from './balance.js';
+import type { Placement, Start } from './plan.js';
+import { toolNodeId, toolPath, toolRow, toolState, turnRow, turnState, type AgentRows } from './rows.js';
+
+export type RunOutcome = { status: 'completed'; output: string; state: LoopState } | { status: 'paused'; pending: PendingInterruptSummary; state: LoopState };
+
+/**
+ * Run `start` to an answer or a pause. `prepare` builds the opening state of an input start (input guardrails, system
+ * prompt). The run's hooks are wrapped so the checkpoint of each boundary is written before the caller's hook runs.
+ */
+export function driveRun(run: AgentRun, placement: Placement, start: Start, prepare: () => Promise<LoopState>): Promise<RunOutcome> {
+  const frame = { executionId: placement.executionId, checkpointer: placement.checkpointer, runnerName: run.agentName, agentPath: placement.agentPath };
+  return runInScope(frame, async (): Promise<RunOutcome> => {
+    const rows: AgentRows = { executionId: placement.executionId, agentName: run.agentName, agentPath: placement.agentPath };
+    const checkpointer = placement.checkpointer;
+    let inTool: { turn: number; call: ToolCall; state: LoopState } | null = null;
+    const user = run.hooks;
+    const hooks: RunHooks = {
+      async beforeTurn(r, state) {
+        if (checkpointer) await checkpointer.put(turnRow(rows, state.messages, state.turn));
+        await user.beforeTurn?.(r, state);
+      },
+      async beforeToolCall(r, state, call) {
+        if (checkpointer) await checkpointer.put(toolRow(rows, state.messages, state.turn, call));
+        // The messages as they stand before the call: what a pause saves, so a resume restores exactly this.
+        inTool = { turn: state.turn, call, state: { ...state, messages: structuredClone(state.messages) } };
+        await user.beforeToolCall?.(r, state, call);
+      },
+      async afterToolCall(r, state, call, outcome) {
+        inTool = null;
+        await user.afterToolCall?.(r, state, call, outcome);
+      },
+    };
+    run.hooks = hooks;
+    let state: LoopState = { messages: [], turn: 0, toolCalls: [], tokensUsed: 0 };
+    try {
+      state = start.kind === 'input' ? await prepare() : structuredClone(start.state);
+      if (start.kind === 'tool') {
+        const resume = start.resume;
+        const call = () => runToolCall(run, state, start.call);
+        await (resume ? bindResumeValue(resume.value, resume.claimed, call) : call());
+        // The turn's later calls were never dispatched: answer them with a note, then ask the model again.
+        state.messages = balanceToolMessages(state.messages);
+        state.turn += 1;
+      }
+      const output = await runToolLoop(run, state);
+      await runGuardrails(run.guardrails, 'output', output, run);
+      if (placement.owner && checkpointer) {
+        await checkpointer.put(
+          runEndRow({ executionId: rows.executionId, chainName: rows.agentName, status: 'completed', state: turnState(state.messages, state.turn), nodeIndex: state.turn + 1, iteration: state.turn, agentPath: rows.agentPath }),
+        );
+      }
+      return { status: 'completed', output, state };
+    } catch (error) {
+      const paused = inTool as { turn: number; call: ToolCall; state: LoopState } | null;
+      if (isInterruptSignal(error) && paused) {
+        const { turn, call } = paused;
+        const pending = await recordInterrupt(error, {
+          nodeId: toolNodeId(turn, call.name),
+          nodeIndex: turn,
+          stateSnapshot: toolState(paused.state.messages, turn, call),
+          nodeInput: call.arguments,
+          iteration: turn,
+          agentPath: toolPath(rows.agentPath, call.name),
+        });
+        return { status: 'paused', pending, state };
+      }
+      const failure = isInterruptSignal(error)
+        ? new ChainCheckpointError(`agent '${run.agentName}': interrupt('${error.reason}') was raised outside a tool call (in a guardrail, the system prompt or a hook); only a tool can pause an agent`, { cause: error })
+        : error;
+      if (placement.owner && checkpointer) await writeFailed(checkpointer, rows, state, failure);
+      throw failure;
+    }
+  });
+}
+
+/**
+ * The failed terminal row. If writing it fails, the run's own error is still what the caller sees (a warning is
+ * emitted): without the marker the run reads as crashed and resumes the same way, from its last real checkpoint.
+ */
+async function writeFailed(checkpointer: Checkpointer, rows: AgentRows, state: LoopState, error: unknown): Promise<void> {
+  try {
+    await checkpointer.put(
+      runEndRow({ executionId: rows.executionId, chainName: rows.agentName, status: 'failed', state: turnState(state.messages, state.turn), nodeIndex: state.turn + 1, iteration: state.turn, agentPath: rows.agentPath, error }),
+    );
+  } catch (storeError) {
+    process.emitWarning(`agentkit: could not write the failed terminal row of execution '${rows.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
+  }
+}
