@@ -6,7 +6,12 @@
 import type { InterruptSignalPayload } from '../types.js';
 import type { JsonRecord } from './json.js';
 
+/** The registered control-flow mark (tools/control-flow.ts): the agent tool loop lets a marked error through untouched. */
+const CONTROL_FLOW: unique symbol = Symbol.for('agentkit.control-flow') as never;
+
 export class InterruptSignal extends Error {
+  /** Marks the signal as control flow, so a tool's `interrupt()` reaches the agent executor instead of the model. */
+  readonly [CONTROL_FLOW] = true;
   /** Why the run paused (e.g. `manager_approval`). */
   readonly reason: string;
   /** What the human needs to decide, frozen at this moment (a deep copy of what `interrupt()` was given). */

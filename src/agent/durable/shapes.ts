@@ -39,7 +39,7 @@ export async function detectShape(
   if (prefix === null) {
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-    const base = await latestResumable(checkpointer, executionId, { latest, runner: options.runner });
+    const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Agent execution' });
     if (!base) throw new ChainCheckpointError(`${options.runner} execution '${executionId}' failed before its first checkpoint; there is no step to resume from (run it again)`);
     row = base;
     // An interrupted row under a failed terminal row was already claimed (the resumed tool then failed the run):
