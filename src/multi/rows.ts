@@ -15,6 +15,20 @@ export async function newestRow(checkpointer: Checkpointer, executionId: string,
   }
 }
 
+/**
+ * The rows of `executionId`, newest first, down to and including the newest one matching `until` (all rows when none
+ * matches), each page read by one query so the rows returned are one consistent snapshot even while another process
+ * is writing to the execution.
+ */
+export async function rowsDownTo(checkpointer: Checkpointer, executionId: string, until: (row: Checkpoint) => boolean): Promise<Checkpoint[]> {
+  for (let limit = 64; ; limit *= 16) {
+    const rows = await checkpointer.list(executionId, { limit, newestFirst: true });
+    const at = rows.findIndex(until);
+    if (at >= 0) return rows.slice(0, at + 1);
+    if (rows.length < limit) return rows;
+  }
+}
+
 /** The oldest row of `executionId` matching `predicate`, or null (reads the whole history in write order). */
 export async function oldestRow(checkpointer: Checkpointer, executionId: string, predicate: (row: Checkpoint) => boolean): Promise<Checkpoint | null> {
   for (let limit = 256; ; limit *= 16) {

@@ -20,7 +20,7 @@ import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js'
 import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
-import { newestRow, underPath } from '../multi/rows.js';
+import { rowsDownTo, underPath } from '../multi/rows.js';
 import { inRootSpan, jsonAttribute, pickTrace, type TraceOptions } from '../multi/span.js';
 import { SwarmError } from './errors.js';
 import { HandoffBox, handoffInput, handoffToolName, handoffTools } from './handoff.js';
@@ -161,14 +161,17 @@ export class Swarm {
       throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const latest = await checkpointer.getLast(executionId);
-    if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const basePath = joinAgentPath(currentScope()?.agentPath ?? null, `swarm:${this.name}`);
-    const own = await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath);
+    // One snapshot of the rows from the newest down to the latest boundary: a concurrent resumer moving the run on
+    // cannot make the latest row and the boundary disagree.
+    const rows = await rowsDownTo(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
+    const latest = rows[0];
+    if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
+    const own = rows.find((row) => row.agent_path === basePath);
     if (own && isRunEnd(own) && own.run_status !== 'failed') {
       throw new AlreadyResumed(`Swarm '${this.name}' execution '${executionId}' already finished (${own.run_status ?? 'completed'}); there is nothing to resume`);
     }
-    const boundary = own && own.step_type === 'handoff' ? own : await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
+    const boundary = rows.find((row) => row.agent_path === basePath && row.step_type === 'handoff');
     if (!boundary) throw new ChainCheckpointError(`execution '${executionId}' has no handoff checkpoints of swarm '${this.name}'`);
     const state = stateFromRow(boundary);
     const active = this.activeMember(latest, basePath, state, executionId);
