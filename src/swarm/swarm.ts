@@ -15,6 +15,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
+import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
@@ -56,7 +57,7 @@ export interface SwarmResumeOptions extends TraceOptions {
 }
 
 /** How the first member of a run or resume starts: a fresh run, or that member's own resume. */
-type FirstStep = (member: MemberAgent, memberPath: string) => Promise<AgentResult>;
+type FirstStep = (member: MemberAgent, memberPath: string, box: HandoffBox) => Promise<AgentResult>;
 
 interface Execution {
   executionId: string;
@@ -198,11 +199,14 @@ export class Swarm {
     // Rows of the active member written after the boundary: it crashed (or paused) part-way and resumes from them.
     const memberStarted = underPath(latest.agent_path, memberPath) && !isRunEnd(latest);
     const resumeOptions = { context: options.context, signal: options.signal };
+    const handoff = memberStarted && !value ? this.savedHandoff(rows, memberPath, active) : null;
     const first: FirstStep = value
       ? (member, prefix) => bindResumeValue(value, claimed, () => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix }))
-      : memberStarted
-        ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
-        : (member) => member.run(state.current_input, resumeOptions);
+      : handoff
+        ? async (_member, _prefix, box) => handoff(box, executionId)
+        : memberStarted
+          ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
+          : (member) => member.run(state.current_input, resumeOptions);
     const attributes = this.attributes(executionId);
     attributes['swarm.resumed_execution_id'] = executionId;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
@@ -238,7 +242,7 @@ export class Swarm {
         const start = next ?? ((m: MemberAgent) => m.run(state.current_input, { context: ex.context, signal: ex.signal }));
         next = null;
         const result = await runInScope({ executionId: ex.executionId, checkpointer: ex.checkpointer, runnerName: this.name, agentPath: ex.basePath }, () =>
-          start(member, memberPath),
+          start(member, memberPath, box),
         );
         state.accumulated_tool_calls.push(...result.tool_calls);
         state.total_tokens += result.tokens_used;
@@ -310,6 +314,39 @@ export class Swarm {
       // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes alike.
       process.emitWarning(`agentkit: could not write the failed terminal row of swarm execution '${ex.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
     }
+  }
+
+  /**
+   * When the process died in (or right after) a handoff tool, before the next boundary was written, the latest row is
+   * that tool's checkpoint and holds the handoff's arguments: the handoff is completed from it instead of resuming the
+   * member, whose loop would otherwise go on to ask its model again after the re-invoked handoff.
+   */
+  private savedHandoff(rows: readonly Checkpoint[], memberPath: string, active: string): ((box: HandoffBox, executionId: string) => AgentResult) | null {
+    const latest = rows[0]!;
+    const turn = /^turn:(\d+)\/tool:handoff_to_/.exec(latest.node_id)?.[1];
+    if (turn === undefined || latest.step_type !== 'tool_call') return null;
+    // The first handoff of that turn decides (a later one in the same turn was refused), as on the first run.
+    const first = rows.filter((row) => underPath(row.agent_path, memberPath) && row.step_type === 'tool_call' && row.node_id.startsWith(`turn:${turn}/tool:handoff_to_`)).at(-1)!;
+    const match = /^turn:(\d+)\/tool:handoff_to_(.+)$/.exec(first.node_id)!;
+    if (!this.handoffsOf(active).includes(match[2]!)) return null;
+    const args = isPlainObject(first.node_input) ? first.node_input : {};
+    const reason = typeof args.reason === 'string' ? args.reason : '';
+    const context = isPlainObject(args.context) ? args.context : {};
+    const target = match[2]!;
+    const callId = typeof first.state_snapshot.tool_call_id === 'string' ? first.state_snapshot.tool_call_id : '';
+    return (box, executionId) => {
+      box.request = { source: active, target, reason, context };
+      return {
+        output: `Handed off to ${target}.`,
+        trace_id: null,
+        execution_id: executionId,
+        status: 'completed',
+        pending_interrupt: null,
+        tokens_used: 0,
+        latency_ms: 0,
+        tool_calls: [{ iteration: Number(match[1]), tool_name: handoffToolName(target), arguments: args, tool_call_id: callId, output: `Handed off to ${target}.` }],
+      };
+    };
   }
 
   /** The active member named by the latest row's agent path (else by the boundary's state), checked against the swarm. */
