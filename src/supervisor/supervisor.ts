@@ -122,10 +122,24 @@ export class Supervisor {
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
     const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
-    const basePath = joinAgentPath(scope?.agentPath ?? null, `supervisor:${this.name}`);
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `supervisor:${this.name}`);
     const attributes = this.attributes(executionId);
     attributes['supervisor.input'] = input;
     const run = this.delegation(executionId, checkpointer, basePath, options.context, options.signal);
+    if (joined && scope.resumeValue && checkpointer) {
+      // A hosting runner (a Chain node) re-runs this supervisor to resume a worker's pause, the value and the claimed
+      // row in scope: the paused worker resumes with them.
+      const latest = await checkpointer.getLast(executionId);
+      if (latest?.status === 'interrupted' && latest.agent_path?.startsWith(`${basePath}/worker:`)) {
+        const claimed = scope.resumedInterrupt ?? (await checkpointer.deletePendingInterruptAtomic(executionId));
+        if (!claimed) throw new AlreadyResumed(`Supervisor execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
+        run.resume = { value: scope.resumeValue, claimed };
+        attributes['supervisor.resumed_execution_id'] = executionId;
+      }
+    } else if (!joined && options.executionId !== undefined && checkpointer && (await checkpointer.getLast(executionId))) {
+      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() it, or run with a new executionId`);
+    }
     return inRootSpan(`supervisor.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.execute(run, input, traceId, span),
     );
@@ -147,7 +161,8 @@ export class Supervisor {
     await restoreIfMissing(checkpointer, executionId);
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-    const basePath = joinAgentPath(scope?.agentPath ?? null, `supervisor:${this.name}`);
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `supervisor:${this.name}`);
     const end = await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath && isRunEnd(row));
     if (end && end.run_status !== 'failed') {
       throw new AlreadyResumed(`Supervisor '${this.name}' execution '${executionId}' already finished (${end.run_status ?? 'completed'}); there is nothing to resume`);

@@ -59,6 +59,15 @@ export interface SwarmResumeOptions extends TraceOptions {
 /** How the first member of a run or resume starts: a fresh run, or that member's own resume. */
 type FirstStep = (member: MemberAgent, memberPath: string, box: HandoffBox) => Promise<AgentResult>;
 
+/** A resume, planned: where it continues and how the active member starts. */
+interface Plan {
+  executionId: string;
+  checkpointer: Checkpointer;
+  basePath: string;
+  state: SwarmState;
+  first: FirstStep;
+}
+
 interface Execution {
   executionId: string;
   checkpointer: Checkpointer | null;
@@ -135,12 +144,23 @@ export class Swarm {
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
     const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `swarm:${this.name}`);
+    if (joined && scope.resumeValue && checkpointer) {
+      // A hosting runner (a Chain node) re-runs this swarm to resume its pause, with the value and the claimed row
+      // in scope: continue the paused member instead of starting over.
+      const plan = await this.plan(checkpointer, executionId, basePath, { value: scope.resumeValue, claimed: scope.resumedInterrupt }, options, true);
+      if (plan) return this.continue(plan, options, 'swarm.resumed_execution_id');
+    }
+    if (!joined && options.executionId !== undefined && checkpointer && (await checkpointer.getLast(executionId))) {
+      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() it, or run with a new executionId`);
+    }
     const state = initialState(this.entrypoint, input);
     const attributes = this.attributes(executionId);
     attributes['swarm.input'] = input;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.loop(
-        { executionId, checkpointer, basePath: joinAgentPath(scope?.agentPath ?? null, `swarm:${this.name}`), context: options.context, signal: options.signal, traceId, started: performance.now() },
+        { executionId, checkpointer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
         state,
         null,
         (result) => recordEnd(span, result, state),
@@ -157,16 +177,37 @@ export class Swarm {
    * ChainCheckpointError (no handoff rows, unknown member), ChainResumeError (paused, no resumeValue).
    */
   async resume(executionId: string, options: SwarmResumeOptions = {}): Promise<AgentResult> {
-    const checkpointer = this.checkpointer ?? currentScope()?.checkpointer ?? null;
+    const scope = currentScope();
+    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
     if (!checkpointer) {
       throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const basePath = joinAgentPath(currentScope()?.agentPath ?? null, `swarm:${this.name}`);
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `swarm:${this.name}`);
+    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false);
+    return this.continue(plan!, options, 'swarm.resumed_execution_id');
+  }
+
+  /**
+   * Where a resume continues: the boundary's state and how the active member starts. `resume` is the value (and, when
+   * a hosting runner already claimed the pause, the claimed row). With `onlyIfPaused`, returns null unless the swarm
+   * is paused (a hosting runner's re-run that is not this swarm's resume).
+   */
+  private async plan(
+    checkpointer: Checkpointer,
+    executionId: string,
+    basePath: string,
+    resume: { value: Resume; claimed: PendingInterrupt | null } | null,
+    options: { context?: unknown; signal?: AbortSignal },
+    onlyIfPaused: boolean,
+  ): Promise<Plan | null> {
     // One snapshot of the rows from the newest down to the latest boundary: a concurrent resumer moving the run on
     // cannot make the latest row and the boundary disagree.
     const rows = await rowsDownTo(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
     const latest = rows[0];
+    if (onlyIfPaused && !(latest?.status === 'interrupted' && underPath(latest.agent_path, basePath))) return null;
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const own = rows.find((row) => row.agent_path === basePath);
     if (own && isRunEnd(own) && own.run_status !== 'failed') {
@@ -177,7 +218,7 @@ export class Swarm {
     const state = stateFromRow(boundary);
     const active = this.activeMember(latest, basePath, state, executionId);
     const memberPath = `${basePath}/agent:${active}`;
-    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const value = resume?.value ?? null;
     const paused = latest.status === 'interrupted' && underPath(latest.agent_path, memberPath);
     if (paused && !value) {
       throw new ChainResumeError(
@@ -191,8 +232,8 @@ export class Swarm {
     }
     // Claimed here, before any member runs, so of concurrent resumers exactly one goes on; the member's resume takes
     // the claimed row and the value from the scope instead of claiming again.
-    let claimed: PendingInterrupt | null = null;
-    if (value) {
+    let claimed: PendingInterrupt | null = resume?.claimed ?? null;
+    if (value && !claimed) {
       claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
       if (!claimed) throw new AlreadyResumed(`Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
@@ -207,14 +248,19 @@ export class Swarm {
         : memberStarted
           ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
           : (member) => member.run(state.current_input, resumeOptions);
-    const attributes = this.attributes(executionId);
-    attributes['swarm.resumed_execution_id'] = executionId;
+    return { executionId, checkpointer, basePath, state, first };
+  }
+
+  /** Run a planned resume inside its own `swarm.<name>` root span. */
+  private continue(plan: Plan, options: SwarmRunOptions & SwarmResumeOptions, marker: string): Promise<AgentResult> {
+    const attributes = this.attributes(plan.executionId);
+    attributes[marker] = plan.executionId;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.loop(
-        { executionId, checkpointer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
-        state,
-        first,
-        (result) => recordEnd(span, result, state),
+        { executionId: plan.executionId, checkpointer: plan.checkpointer, basePath: plan.basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
+        plan.state,
+        plan.first,
+        (result) => recordEnd(span, result, plan.state),
       ),
     );
   }
