@@ -40,3 +40,6 @@ export * from './guardrails/index.js';
 export * from './tracing/index.js';
 export * from './agent/index.js';
 export type { JsonObject, JsonValue } from './json.js';
+export * from './swarm/index.js';
+export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi/member.js';
+export * from './supervisor/index.js';

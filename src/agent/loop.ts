@@ -23,7 +23,13 @@ export async function runToolLoop(run: AgentRun, state: LoopState): Promise<stri
       return response.text;
     }
     state.messages.push(assistantMessage(response.text === '' ? null : response.text, response.toolCalls));
-    for (const call of response.toolCalls) await runToolCall(run, state, call);
+    // A successful call of an `endsRun` tool (a Swarm handoff) ends the run once every call of the turn is answered.
+    let ending: string | null = null;
+    for (const call of response.toolCalls) {
+      const outcome = await runToolCall(run, state, call);
+      if (ending === null && outcome.ok && run.tools.get(call.name)?.endsRun === true) ending = outcome.content;
+    }
+    if (ending !== null) return ending;
     lastTools = response.toolCalls.map((c) => c.name);
   }
   throw new MaxIterationsError(run.agentName, run.config.maxIterations, lastTools);

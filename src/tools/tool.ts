@@ -49,6 +49,11 @@ export interface ToolOptions {
   timeoutMs?: number;
   /** Registry to join (default: the current one); `false` to join none. */
   registry?: ToolRegistry | false;
+  /**
+   * A successful call ends the agent's run once the turn's other calls are answered, with this call's result as
+   * the run's output (a Swarm's handoff tools; default false). A failed call does not end the run.
+   */
+  endsRun?: boolean;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -64,6 +69,8 @@ export abstract class Tool {
   readonly parameters: JsonObject;
   readonly replayClass: ReplayClass;
   readonly timeoutMs: number | undefined;
+  /** A successful call ends the run after its turn (see ToolOptions.endsRun). */
+  readonly endsRun: boolean;
   /** `function`, `rest_api`, `mcp`, ... */
   abstract readonly toolType: string;
   /** Where the tool comes from (`function`, `rest`, `mcp`, ...), recorded on its spans. */
@@ -81,6 +88,7 @@ export abstract class Tool {
     this.parameters = parametersOf(options.name, options.parameters);
     if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new ConfigError(`tool '${options.name}': timeoutMs must be positive`);
     this.timeoutMs = options.timeoutMs;
+    this.endsRun = options.endsRun === true;
     try {
       this.checker = Compile(this.parameters as TSchema) as unknown as Checker;
     } catch (error) {

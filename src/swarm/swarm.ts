@@ -1,0 +1,383 @@
+/**
+ * Swarm: agents that hand a conversation to one another. One agent is active at a time; it ends its turn by calling
+ * `handoff_to_<peer>` (only peers its allowlist names) or by answering, which is the swarm's output. At most
+ * `maxHandoffs` handoffs per execution (default 8: the 9th is refused with SwarmError).
+ *
+ * Durability: before each active agent runs, the swarm writes a `handoff:N` row (agent path `swarm:<name>`, step type
+ * `handoff`) holding its whole state (./state.ts). Members run inside the swarm's execution scope, so their rows sit
+ * under `swarm:<name>/agent:<member>[/tool:<t>]` in the same execution. A member that pauses pauses the swarm with the
+ * member's `pending_interrupt`; `resume` finds the active member from the latest row's agent path, restores the swarm
+ * state from the latest handoff row and resumes that member (a pause, or a crash inside it), or runs it again (a crash
+ * before it wrote anything), then carries on with allowlists and the cap enforced.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Attributes } from '@opentelemetry/api';
+import { NotImplementedError } from '../errors.js';
+import type { Checkpointer } from '../durability/checkpointer.js';
+import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
+import { toResume } from '../durability/resume.js';
+import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
+import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
+import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
+import { isMemberAgent, type MemberAgent } from '../multi/member.js';
+import { rowsDownTo, underPath } from '../multi/rows.js';
+import { inRootSpan, jsonAttribute, pickTrace, type TraceOptions } from '../multi/span.js';
+import { SwarmError } from './errors.js';
+import { HandoffBox, handoffInput, handoffToolName, handoffTools } from './handoff.js';
+import { initialState, stateFromRow, type SwarmState } from './state.js';
+
+export interface SwarmOptions extends TraceOptions {
+  name: string;
+  /** The members; names must be unique. */
+  agents: readonly MemberAgent[];
+  /** The member that receives the input. */
+  entrypoint: string;
+  /** Who may hand off to whom (`{ researcher: ['analyst'] }`); a member not listed hands off to no one. Default: everyone to everyone. */
+  handoffs?: Readonly<Record<string, readonly string[]>>;
+  /** Handoffs allowed per execution (default 8); the next one fails the run with SwarmError. */
+  maxHandoffs?: number;
+  /** Where rows go. Without one (and outside a durable scope) the swarm cannot pause or resume. */
+  checkpointer?: Checkpointer | null;
+}
+
+export interface SwarmRunOptions extends TraceOptions {
+  /** Passed to every member's run (tools, guardrails and prompts receive it). */
+  context?: unknown;
+  /** Default: the enclosing scope's, else a new uuid. */
+  executionId?: string;
+  signal?: AbortSignal;
+}
+
+export interface SwarmResumeOptions extends TraceOptions {
+  /** The decision for a paused member (`{ approved, metadata }`). Required when the swarm is paused. */
+  resumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
+  context?: unknown;
+  signal?: AbortSignal;
+}
+
+/** How the first member of a run or resume starts: a fresh run, or that member's own resume. */
+type FirstStep = (member: MemberAgent, memberPath: string) => Promise<AgentResult>;
+
+interface Execution {
+  executionId: string;
+  checkpointer: Checkpointer | null;
+  /** `swarm:<name>`, under the enclosing scope's path when nested. */
+  basePath: string;
+  context: unknown;
+  signal: AbortSignal | undefined;
+  traceId: string | null;
+  started: number;
+}
+
+export const DEFAULT_MAX_HANDOFFS = 8;
+
+export class Swarm {
+  readonly kind = 'swarm' as const;
+  readonly name: string;
+  readonly agents: ReadonlyMap<string, MemberAgent>;
+  readonly entrypoint: string;
+  readonly maxHandoffs: number;
+  readonly checkpointer: Checkpointer | null;
+  private readonly allowed: ReadonlyMap<string, readonly string[]>;
+  private readonly traceOptions: TraceOptions;
+
+  /** Throws SwarmError naming the problem: duplicate names, an unknown entrypoint or handoff name, a bad cap. */
+  constructor(options: SwarmOptions) {
+    const name = options?.name;
+    if (typeof name !== 'string' || name.trim() === '' || name.includes('/')) {
+      throw new SwarmError(`a Swarm needs a non-empty name without '/', not ${JSON.stringify(name)}`);
+    }
+    this.name = name;
+    if (!Array.isArray(options.agents) || options.agents.length === 0) throw new SwarmError(`swarm '${name}' needs at least one agent`);
+    const agents = new Map<string, MemberAgent>();
+    for (const [i, agent] of options.agents.entries()) {
+      if (!isMemberAgent(agent)) throw new SwarmError(`swarm '${name}': agents[${i}] is not an Agent (it needs name, tools, run, resume and clone)`);
+      if (agents.has(agent.name)) throw new SwarmError(`swarm '${name}': two agents are named '${agent.name}'`);
+      agents.set(agent.name, agent);
+    }
+    this.agents = agents;
+    const names = [...agents.keys()];
+    if (!agents.has(options.entrypoint)) {
+      throw new SwarmError(`swarm '${name}': entrypoint ${JSON.stringify(options.entrypoint)} is not one of its agents (${names.join(', ')})`);
+    }
+    this.entrypoint = options.entrypoint;
+    const max = options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS;
+    if (!Number.isInteger(max) || max < 0) throw new SwarmError(`swarm '${name}': maxHandoffs must be an integer >= 0, not ${String(max)}`);
+    this.maxHandoffs = max;
+    this.allowed = allowlists(name, names, options.handoffs);
+    for (const [source, peers] of this.allowed) {
+      const own = new Set(agents.get(source)!.tools.map((t) => t.name));
+      for (const peer of peers) {
+        const tool = handoffToolName(peer);
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool)) {
+          throw new SwarmError(`swarm '${name}': agent name '${peer}' cannot form the tool name '${tool}' (1-64 letters, digits, '_' or '-')`);
+        }
+        if (own.has(tool)) throw new SwarmError(`swarm '${name}': agent '${source}' already has a tool named '${tool}', which the swarm adds for handoffs`);
+      }
+    }
+    this.checkpointer = options.checkpointer ?? null;
+    this.traceOptions = { trace: options.trace, traceDb: options.traceDb };
+  }
+
+  /** The peers `agent` may hand off to. */
+  handoffsOf(agent: string): readonly string[] {
+    return this.allowed.get(agent) ?? [];
+  }
+
+  /**
+   * Run from the entrypoint. Resolves `completed` (the answering member's output, every member's tool calls, the
+   * tokens of all) or `paused` (a member paused: its `pending_interrupt`). Rejects with SwarmError when the cap or an
+   * allowlist is broken, or with a member's error; a failed terminal row is written first when durable.
+   */
+  async run(input: string, options: SwarmRunOptions = {}): Promise<AgentResult> {
+    if (typeof input !== 'string') throw new SwarmError(`swarm '${this.name}': input must be a string`);
+    const scope = currentScope();
+    const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
+    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
+    const state = initialState(this.entrypoint, input);
+    const attributes = this.attributes(executionId);
+    attributes['swarm.input'] = input;
+    return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
+      this.loop(
+        { executionId, checkpointer, basePath: joinAgentPath(scope?.agentPath ?? null, `swarm:${this.name}`), context: options.context, signal: options.signal, traceId, started: performance.now() },
+        state,
+        null,
+        (result) => recordEnd(span, result, state),
+      ),
+    );
+  }
+
+  /**
+   * Continue a paused or crashed execution. The active member is the one the latest row's agent path names (else the
+   * latest handoff row's `active_agent`); the swarm state comes from the latest `handoff:N` row. With `resumeValue`
+   * the member's pause is claimed and its tool re-invoked with the value (a lost race: AlreadyResumed); after a crash
+   * inside the member, the member resumes from its own last checkpoint; after a crash before it wrote any, it runs
+   * again. Then the swarm carries on. Errors: AlreadyResumed (finished swarm, or pause already claimed),
+   * ChainCheckpointError (no handoff rows, unknown member), ChainResumeError (paused, no resumeValue).
+   */
+  async resume(executionId: string, options: SwarmResumeOptions = {}): Promise<AgentResult> {
+    const checkpointer = this.checkpointer ?? currentScope()?.checkpointer ?? null;
+    if (!checkpointer) {
+      throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
+    }
+    await restoreIfMissing(checkpointer, executionId);
+    const basePath = joinAgentPath(currentScope()?.agentPath ?? null, `swarm:${this.name}`);
+    // One snapshot of the rows from the newest down to the latest boundary: a concurrent resumer moving the run on
+    // cannot make the latest row and the boundary disagree.
+    const rows = await rowsDownTo(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
+    const latest = rows[0];
+    if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
+    const own = rows.find((row) => row.agent_path === basePath);
+    if (own && isRunEnd(own) && own.run_status !== 'failed') {
+      throw new AlreadyResumed(`Swarm '${this.name}' execution '${executionId}' already finished (${own.run_status ?? 'completed'}); there is nothing to resume`);
+    }
+    const boundary = rows.find((row) => row.agent_path === basePath && row.step_type === 'handoff');
+    if (!boundary) throw new ChainCheckpointError(`execution '${executionId}' has no handoff checkpoints of swarm '${this.name}'`);
+    const state = stateFromRow(boundary);
+    const active = this.activeMember(latest, basePath, state, executionId);
+    const memberPath = `${basePath}/agent:${active}`;
+    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const paused = latest.status === 'interrupted' && underPath(latest.agent_path, memberPath);
+    if (paused && !value) {
+      throw new ChainResumeError(
+        `Swarm execution '${executionId}' is paused at '${latest.node_id}' in agent '${active}' (${latest.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
+      );
+    }
+    if (value && !paused) {
+      throw new AlreadyResumed(
+        `Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a crashed or failed run resumes without a resumeValue)`,
+      );
+    }
+    // Claimed here, before any member runs, so of concurrent resumers exactly one goes on; the member's resume takes
+    // the claimed row and the value from the scope instead of claiming again.
+    let claimed: PendingInterrupt | null = null;
+    if (value) {
+      claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
+      if (!claimed) throw new AlreadyResumed(`Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
+    }
+    // Rows of the active member written after the boundary: it crashed (or paused) part-way and resumes from them.
+    const memberStarted = underPath(latest.agent_path, memberPath) && !isRunEnd(latest);
+    const resumeOptions = { context: options.context, signal: options.signal };
+    const first: FirstStep = value
+      ? (member, prefix) => bindResumeValue(value, claimed, () => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix }))
+      : memberStarted
+        ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
+        : (member) => member.run(state.current_input, resumeOptions);
+    const attributes = this.attributes(executionId);
+    attributes['swarm.resumed_execution_id'] = executionId;
+    return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
+      this.loop(
+        { executionId, checkpointer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
+        state,
+        first,
+        (result) => recordEnd(span, result, state),
+      ),
+    );
+  }
+
+  /** Swarms cannot be forked: refused with NotImplementedError. */
+  async fork(executionId: string, _options: unknown = {}): Promise<never> {
+    throw new NotImplementedError(
+      `swarm '${this.name}' cannot be forked (execution '${executionId}'): forking is available for Agents and Chains; fork the member agent's run, or run the swarm again with the changed input`,
+    );
+  }
+
+  /**
+   * Run members until one answers or one pauses. `first`, when given, starts the member of `state` (a resume): no
+   * boundary row is written for it, since the one it continues from exists.
+   */
+  private async loop(ex: Execution, state: SwarmState, first: FirstStep | null, onEnd: (result: AgentResult) => void): Promise<AgentResult> {
+    let next = first;
+    try {
+      for (;;) {
+        ex.signal?.throwIfAborted();
+        const box = new HandoffBox();
+        const member = this.member(state.active_agent, box);
+        const memberPath = `${ex.basePath}/agent:${state.active_agent}`;
+        if (!next) await this.writeBoundary(ex, state);
+        const start = next ?? ((m: MemberAgent) => m.run(state.current_input, { context: ex.context, signal: ex.signal }));
+        next = null;
+        const result = await runInScope({ executionId: ex.executionId, checkpointer: ex.checkpointer, runnerName: this.name, agentPath: ex.basePath }, () =>
+          start(member, memberPath),
+        );
+        state.accumulated_tool_calls.push(...result.tool_calls);
+        state.total_tokens += result.tokens_used;
+        if (result.status === 'paused') {
+          const paused = this.result(ex, state, 'paused', '', result.pending_interrupt);
+          onEnd(paused);
+          return paused;
+        }
+        const request = box.request;
+        if (!request) {
+          await ex.checkpointer?.put(
+            runEndRow({ executionId: ex.executionId, chainName: this.name, status: 'completed', state: { ...state }, nodeIndex: state.iteration + 1, iteration: state.iteration, agentPath: ex.basePath }),
+          );
+          const done = this.result(ex, state, 'completed', result.output, null);
+          onEnd(done);
+          return done;
+        }
+        if (!this.handoffsOf(request.source).includes(request.target)) {
+          throw new SwarmError(`swarm '${this.name}': agent '${request.source}' may not hand off to '${request.target}' (allowed: ${this.handoffsOf(request.source).join(', ') || 'none'})`);
+        }
+        if (state.handoff_count + 1 > this.maxHandoffs) {
+          throw new SwarmError(
+            `swarm '${this.name}' refused handoff ${state.handoff_count + 1} (from '${request.source}' to '${request.target}'): maxHandoffs is ${this.maxHandoffs}`,
+          );
+        }
+        state.handoff_count += 1;
+        state.shared_context = { ...state.shared_context, ...request.context };
+        state.current_input = handoffInput(request, state.original_input, state.shared_context);
+        state.active_agent = request.target;
+        state.path.push(request.target);
+        state.last_reason = request.reason;
+        state.iteration += 1;
+      }
+    } catch (error) {
+      await this.writeFailed(ex, state, error);
+      throw error;
+    }
+  }
+
+  /** The member `name` for one run: a clone with its handoff tools (writing into `box`) and label `agent:<name>`. */
+  private member(name: string, box: HandoffBox): MemberAgent {
+    const agent = this.agents.get(name);
+    if (!agent) throw new SwarmError(`swarm '${this.name}' has no agent named '${name}'`);
+    return agent.clone({ tools: [...agent.tools, ...handoffTools(name, this.handoffsOf(name), box)], agentPathLabel: `agent:${name}` });
+  }
+
+  private async writeBoundary(ex: Execution, state: SwarmState): Promise<void> {
+    await ex.checkpointer?.put({
+      execution_id: ex.executionId,
+      chain_name: this.name,
+      node_id: `handoff:${state.iteration}`,
+      node_index: state.iteration,
+      status: 'completed',
+      step_type: 'handoff',
+      state_snapshot: { ...state },
+      node_input: state.current_input,
+      iteration: state.iteration,
+      agent_path: ex.basePath,
+    });
+  }
+
+  private async writeFailed(ex: Execution, state: SwarmState, error: unknown): Promise<void> {
+    if (!ex.checkpointer) return;
+    try {
+      await ex.checkpointer.put(
+        runEndRow({ executionId: ex.executionId, chainName: this.name, status: 'failed', state: { ...state }, nodeIndex: state.iteration + 1, iteration: state.iteration, agentPath: ex.basePath, error }),
+      );
+    } catch (storeError) {
+      // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes alike.
+      process.emitWarning(`agentkit: could not write the failed terminal row of swarm execution '${ex.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
+    }
+  }
+
+  /** The active member named by the latest row's agent path (else by the boundary's state), checked against the swarm. */
+  private activeMember(latest: Checkpoint, basePath: string, state: SwarmState, executionId: string): string {
+    const prefix = `${basePath}/agent:`;
+    const fromPath = latest.agent_path?.startsWith(prefix) ? latest.agent_path.slice(prefix.length).split('/')[0]! : null;
+    const active = fromPath ?? state.active_agent;
+    if (!this.agents.has(active)) {
+      throw new ChainCheckpointError(`execution '${executionId}' was last in agent '${active}', which swarm '${this.name}' does not have (agents: ${[...this.agents.keys()].join(', ')})`);
+    }
+    if (active !== state.active_agent) {
+      throw new ChainCheckpointError(
+        `execution '${executionId}': the latest row is in agent '${active}' but the latest handoff boundary made '${state.active_agent}' active; the rows are not a run of swarm '${this.name}'`,
+      );
+    }
+    return active;
+  }
+
+  private result(ex: Execution, state: SwarmState, status: 'completed' | 'paused', output: string, pending: AgentResult['pending_interrupt']): AgentResult {
+    return {
+      output,
+      trace_id: ex.traceId,
+      execution_id: ex.executionId,
+      status,
+      pending_interrupt: pending,
+      tokens_used: state.total_tokens,
+      latency_ms: performance.now() - ex.started,
+      tool_calls: state.accumulated_tool_calls,
+    };
+  }
+
+  private attributes(executionId: string): Attributes {
+    return {
+      'swarm.name': this.name,
+      'swarm.entrypoint': this.entrypoint,
+      'swarm.agent_count': this.agents.size,
+      'swarm.execution_id': executionId,
+      'agentkit.runner.type': 'swarm',
+    };
+  }
+}
+
+function recordEnd(span: import('@opentelemetry/api').Span, result: AgentResult, state: SwarmState): void {
+  if (!span.isRecording()) return;
+  span.setAttributes({ 'swarm.status': result.status, 'swarm.handoff_count': state.handoff_count, 'swarm.path': jsonAttribute(state.path) });
+  if (result.status === 'completed') span.setAttribute('swarm.output', result.output);
+}
+
+/** Allowlists by member: every other member when `handoffs` is undefined; checked names otherwise. */
+function allowlists(swarm: string, names: readonly string[], handoffs: SwarmOptions['handoffs']): Map<string, readonly string[]> {
+  const known = new Set(names);
+  const result = new Map<string, readonly string[]>();
+  if (handoffs === undefined) {
+    for (const name of names) result.set(name, names.filter((n) => n !== name));
+    return result;
+  }
+  if (handoffs === null || typeof handoffs !== 'object') throw new SwarmError(`swarm '${swarm}': handoffs must be an object of agent name -> peer names`);
+  for (const name of names) result.set(name, []);
+  for (const [source, targets] of Object.entries(handoffs)) {
+    if (!known.has(source)) throw new SwarmError(`swarm '${swarm}': handoffs names '${source}', which is not one of its agents (${names.join(', ')})`);
+    if (!Array.isArray(targets)) throw new SwarmError(`swarm '${swarm}': handoffs['${source}'] must be a list of agent names`);
+    const peers: string[] = [];
+    for (const target of targets) {
+      if (!known.has(target)) throw new SwarmError(`swarm '${swarm}': agent '${source}' hands off to '${String(target)}', which is not one of its agents (${names.join(', ')})`);
+      if (target === source) throw new SwarmError(`swarm '${swarm}': agent '${source}' cannot hand off to itself`);
+      if (!peers.includes(target)) peers.push(target);
+    }
+    result.set(source, peers);
+  }
+  return result;
+}
