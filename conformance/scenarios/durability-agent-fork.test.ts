@@ -163,6 +163,30 @@ area.scenario('a Chain node hosting an Agent: the agent pauses the chain, resume
   assert.equal(await checkpointer.listPendingInterrupts(), []);
 });
 
+area.scenario('a node function that runs an Agent and returns its paused result pauses the chain; the resume reaches the agent', { rows: ['transition:paused->running'] }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const { agent, model } = approverAgent(null);
+  const chain = new Chain('desk', { checkpointer })
+    .addNode('ask', async (state) => {
+      const result = await agent.run(`refund ${String(state.input)}`);
+      return result.status === 'paused' ? result : { answer: result.output };
+    })
+    .addNode('reply', (state) => `Dear customer: ${String(state.answer)}`)
+    .connect('ask', 'reply');
+  const paused = await chain.run('75', { executionId: 'fn-hosted' });
+  assert.equal([paused.status, paused.pending_interrupt?.agent_path, paused.final_state], ['paused', 'agent:approver/tool:refund', { input: '75' }]);
+  assert.equal((await checkpointer.list('fn-hosted')).map((r) => [r.chain_name, r.node_id, r.status]), [
+    ['approver', 'turn:0', 'completed'],
+    ['approver', 'turn:0/tool:refund', 'completed'],
+    ['approver', 'turn:0/tool:refund', 'interrupted'],
+    ['desk', 'ask', 'interrupted'],
+  ]);
+  const done = await chain.resume('fn-hosted', { resumeValue: { approved: true, metadata: { approver: 'finn' } } });
+  assert.equal([done.status, done.output], ['completed', 'Dear customer: Result: refunded 75 (approved by finn)']);
+  assert.is(model.calls, 2);
+});
+
 area.scenario('an Agent joins an enclosing scope: nested path, the scope checkpointer, no terminal row of its own', { rows: ['transition:running->completed'] }, async (t) => {
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
