@@ -32,7 +32,7 @@ export class AgentServeCommand extends AgentkitCommand {
       'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`). SIGTERM or SIGINT stops accepting, lets in-flight runs finish and flushes traces.',
     ].join('\n\n'),
     examples: [
-      ['Serve the quickstart agent on port 8000', '$0 agent serve examples/refund-agent.ts:agent'],
+      ['Serve the quickstart agent on port 8000', '$0 agent serve examples/quickstart-agent.ts:support'],
       ['Serve on loopback with a token, reloading on changes', '$0 agent serve agents.ts:support --host 127.0.0.1 --auth-token s3cret --reload'],
     ],
   });

@@ -36,6 +36,9 @@ area.scenario('running -> paused: interrupted checkpoint and pending row togethe
     .connect('approval', 'finalize');
 
   const result = await chain.run('refund order 42', { executionId: 'exec-paused' });
+  // A chain's root span records only when a tracer provider is installed, which an earlier agent run in this process
+  // may have done: either way the id is null or a real 32-hex trace id.
+  assert.ok(result.trace_id === null || /^[0-9a-f]{32}$/.test(result.trace_id), String(result.trace_id));
   assert.equal(result, {
     output: null,
     final_state: { input: 'refund order 42', amount: 50000 },
@@ -43,7 +46,7 @@ area.scenario('running -> paused: interrupted checkpoint and pending row togethe
     execution_id: 'exec-paused',
     status: 'paused',
     pending_interrupt: { reason: 'manager_approval', context: { amount: 50000, approvers: ['cfo'] }, node_id: 'approval', agent_path: null },
-    trace_id: null,
+    trace_id: result.trace_id,
   });
   const rows = await checkpointer.list('exec-paused');
   assert.equal(

@@ -11,6 +11,7 @@ import { postChunked, conformance, type ScenarioContext } from '../harness/index
 import { backendConfig, checkpointerFor } from '../harness/checkpointers.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
+import { buildRefundAgent } from '../../examples/durability/refund-agent.js';
 import { AgentClient } from '../../src/client/index.js';
 import { createServeApp } from '../../src/serve/app.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
@@ -119,6 +120,50 @@ area.scenario('POST /run on a Chain that pauses, resumed via the SDK and via the
   assert.match(cli.stdout, /status: completed/);
   const again = await t.cli(['resume', second.data!.execution_id, '--runner', 'runner.mts:refund']);
   assert.is(again.code, 2);
+});
+
+area.scenario('an Agent that pauses over POST /run and POST /run/stream (paused before done), resumed via the SDK and via the CLI', { rows: ['route:POST /run', 'route:POST /run/stream', 'cli:resume', 'transition:agent-resume-interrupted'], surfaces: ['http'], timeoutMs: 40_000 }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const url = await serve(t, buildRefundAgent(checkpointer));
+  const client = new AgentClient({ baseUrl: url });
+
+  const paused = await client.run('Please refund order A-1 for $5,000');
+  assert.ok(paused.data, JSON.stringify(paused.error));
+  assert.is(paused.data.status, 'paused');
+  assert.is(paused.data.output, '');
+  assert.equal(paused.data.pending_interrupt, { reason: 'refund_approval', context: { order_id: 'A-1', amount: 5000 }, node_id: 'turn:0/tool:issue_refund', agent_path: 'agent:refund-agent/tool:issue_refund' });
+  const fresh = checkpointerFor(t.backend);
+  t.defer(() => fresh.close());
+  const resumed = await buildRefundAgent(fresh).resume(paused.data.execution_id, { resumeValue: { approved: true, metadata: { approver: 'alice' } } });
+  assert.is(resumed.status, 'completed');
+  assert.is(resumed.execution_id, paused.data.execution_id);
+  assert.is(resumed.output, 'Refunded $5000 on order A-1, approved by alice. Anything else?');
+
+  const raw = await post(`${url}/run/stream`, JSON.stringify({ input: 'Please refund order A-2 for $2,000' }));
+  assert.is(raw.status, 200);
+  const events = frames(raw.text);
+  const executionId = String(events.find((e) => e.type === 'paused')?.execution_id);
+  assert.equal(events, [
+    { type: 'tool_call', name: 'issue_refund', arguments: { order_id: 'A-2', amount: 2000 } },
+    { type: 'paused', reason: 'refund_approval', execution_id: executionId, context: { order_id: 'A-2', amount: 2000 } },
+    { type: 'done' },
+  ]);
+  const pending = await checkpointer.listPendingInterrupts();
+  assert.equal(pending.map((p) => [p.execution_id, p.reason]), [[executionId, 'refund_approval']]);
+
+  const exampleModule = pathToFileURL(path.join(root, 'examples/durability/refund-agent.ts')).href;
+  const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
+  await writeFile(
+    path.join(t.cwd, 'agent-runner.mts'),
+    `import { buildRefundAgent } from ${JSON.stringify(exampleModule)};\nimport { openCheckpointer } from ${JSON.stringify(chainsModule)};\nexport const refund = () => buildRefundAgent(openCheckpointer(${JSON.stringify(backendConfig(t.backend))}));\n`,
+  );
+  const cli = await t.cli(['resume', executionId, '--runner', 'agent-runner.mts:refund', '--value', '{"approved": false, "metadata": {"approver": "bob"}}']);
+  assert.is(cli.code, 0, cli.stderr);
+  assert.match(cli.stdout, /^status: completed\noutput: Refund of \$2000 on order A-2 was rejected by bob\. Anything else\?\n/m);
+  const again = await t.cli(['resume', executionId, '--runner', 'agent-runner.mts:refund']);
+  assert.is(again.code, 2, again.stdout);
+  assert.equal(await checkpointer.listPendingInterrupts(), []);
 });
 
 area.scenario('POST /run/stream: SSE framing, events in order, read raw and through the client', { rows: ['route:POST /run/stream'], surfaces: ['http'] }, async (t) => {

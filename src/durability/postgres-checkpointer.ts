@@ -19,6 +19,7 @@ import type {
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
+import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint, encodeCheckpoint } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
@@ -35,14 +36,10 @@ export interface PostgresCheckpointerOptions {
 }
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const COLUMNS = `checkpoint_id, execution_id, chain_name, node_id, node_index, status, step_type, run_status,
-  parent_checkpoint_id, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason,
-  interrupt_context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
+const COLUMNS = checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`);
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
-const INSERT_COLUMNS = `checkpoint_id, execution_id, chain_name, node_id, node_index, status, step_type, run_status,
-  parent_checkpoint_id, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason,
-  interrupt_context, agent_path, created_at`;
-const PARAMS_PER_ROW = 18;
+const INSERT_COLUMNS = checkpointColumns();
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length;
 
 export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
   /** The schema name as given (validated). */
@@ -316,71 +313,16 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 }
 
-interface CheckpointRow {
-  checkpoint_id: string;
-  execution_id: string;
-  chain_name: string;
-  node_id: string;
-  node_index: number;
-  status: Checkpoint['status'];
-  step_type: Checkpoint['step_type'];
-  run_status: Checkpoint['run_status'];
-  parent_checkpoint_id: string | null;
-  state_snapshot: Checkpoint['state_snapshot'];
-  node_input: unknown;
-  node_output: unknown;
-  iteration: number;
-  iteration_counters: Record<string, number>;
-  interrupt_reason: string | null;
-  interrupt_context: Checkpoint['interrupt_context'];
-  agent_path: string | null;
-  created_at: string;
-}
+/** A selected row: jsonb columns arrive decoded by pg. */
+type CheckpointRow = Record<string, unknown>;
 
 function checkpointParams(row: Checkpoint): unknown[] {
-  return [
-    row.checkpoint_id,
-    row.execution_id,
-    row.chain_name,
-    row.node_id,
-    row.node_index,
-    row.status,
-    row.step_type,
-    row.run_status,
-    row.parent_checkpoint_id,
-    JSON.stringify(row.state_snapshot),
-    row.node_input === null ? null : JSON.stringify(row.node_input),
-    row.node_output === null ? null : JSON.stringify(row.node_output),
-    row.iteration,
-    JSON.stringify(row.iteration_counters),
-    row.interrupt_reason,
-    row.interrupt_context === null ? null : JSON.stringify(row.interrupt_context),
-    row.agent_path,
-    row.created_at,
-  ];
+  const encoded = encodeCheckpoint(row);
+  return CHECKPOINT_FIELDS.map((field) => encoded[field]);
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {
-  return {
-    checkpoint_id: row.checkpoint_id,
-    execution_id: row.execution_id,
-    chain_name: row.chain_name,
-    node_id: row.node_id,
-    node_index: row.node_index,
-    status: row.status,
-    step_type: row.step_type,
-    run_status: row.run_status,
-    parent_checkpoint_id: row.parent_checkpoint_id,
-    state_snapshot: row.state_snapshot,
-    node_input: row.node_input,
-    node_output: row.node_output,
-    iteration: row.iteration,
-    iteration_counters: row.iteration_counters,
-    interrupt_reason: row.interrupt_reason,
-    interrupt_context: row.interrupt_context,
-    agent_path: row.agent_path,
-    created_at: row.created_at,
-  };
+  return decodeCheckpoint(row, (stored) => stored);
 }
 
 function duplicate(error: unknown, ids: string): unknown {

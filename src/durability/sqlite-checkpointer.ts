@@ -20,35 +20,16 @@ import type {
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
+import { checkpointColumns, decodeCheckpoint, encodeCheckpoint } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 
-const COLUMNS = `checkpoint_id, execution_id, chain_name, node_id, node_index, status, step_type, run_status,
-  parent_checkpoint_id, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason,
-  interrupt_context, agent_path, created_at`;
+const COLUMNS = checkpointColumns();
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
-interface CheckpointRow {
-  checkpoint_id: string;
-  execution_id: string;
-  chain_name: string;
-  node_id: string;
-  node_index: number;
-  status: Checkpoint['status'];
-  step_type: Checkpoint['step_type'];
-  run_status: Checkpoint['run_status'];
-  parent_checkpoint_id: string | null;
-  state_snapshot: string;
-  node_input: string | null;
-  node_output: string | null;
-  iteration: number;
-  iteration_counters: string;
-  interrupt_reason: string | null;
-  interrupt_context: string | null;
-  agent_path: string | null;
-  created_at: string;
-}
+/** A selected row: JSON columns are text. */
+type CheckpointRow = Record<string, unknown>;
 
 interface PendingRow {
   execution_id: string;
@@ -260,37 +241,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
 }
 
 function toParams(row: Checkpoint): Record<string, unknown> {
-  return {
-    ...row,
-    state_snapshot: JSON.stringify(row.state_snapshot),
-    node_input: row.node_input === null ? null : JSON.stringify(row.node_input),
-    node_output: row.node_output === null ? null : JSON.stringify(row.node_output),
-    iteration_counters: JSON.stringify(row.iteration_counters),
-    interrupt_context: row.interrupt_context === null ? null : JSON.stringify(row.interrupt_context),
-  };
+  return encodeCheckpoint(row);
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {
-  return {
-    checkpoint_id: row.checkpoint_id,
-    execution_id: row.execution_id,
-    chain_name: row.chain_name,
-    node_id: row.node_id,
-    node_index: row.node_index,
-    status: row.status,
-    step_type: row.step_type ?? null,
-    run_status: row.run_status ?? null,
-    parent_checkpoint_id: row.parent_checkpoint_id,
-    state_snapshot: JSON.parse(row.state_snapshot) as Checkpoint['state_snapshot'],
-    node_input: row.node_input === null ? null : (JSON.parse(row.node_input) as unknown),
-    node_output: row.node_output === null ? null : (JSON.parse(row.node_output) as unknown),
-    iteration: row.iteration,
-    iteration_counters: JSON.parse(row.iteration_counters) as Record<string, number>,
-    interrupt_reason: row.interrupt_reason,
-    interrupt_context: row.interrupt_context === null ? null : (JSON.parse(row.interrupt_context) as Checkpoint['state_snapshot']),
-    agent_path: row.agent_path,
-    created_at: row.created_at,
-  };
+  return decodeCheckpoint(row, (stored) => JSON.parse(stored as string) as unknown);
 }
 
 function toPending(row: PendingRow): PendingInterrupt {

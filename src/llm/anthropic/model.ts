@@ -1,10 +1,9 @@
 /** Anthropic's Messages API: `POST <baseUrl>/messages`, streamed over SSE or not, with tool use. */
 import { ConfigError } from '../../errors.js';
 import { normaliseBaseUrl, redactedHeaders, resolveKey, retryPolicy, timeoutOf, type HttpModelOptions } from '../config.js';
-import { eventsOf } from '../events.js';
-import { parseJsonBody, postJson, readText, safeUrl, streamFailure, type TransportOptions } from '../http.js';
+import { completeOnce, streamOnce, type Exchange, type WireFormat } from '../exchange.js';
+import type { TransportOptions } from '../http.js';
 import { ANTHROPIC_DEFAULTS } from '../presets.js';
-import { readSse } from '../sse.js';
 import type { CallOptions, ChatModel, ChatRequest, LlmConfig, LLMResponse, StreamEvent } from '../types.js';
 import { anthropicStreamEvents } from './stream.js';
 import { messagesBody, parseMessage } from './wire.js';
@@ -58,34 +57,25 @@ export class AnthropicModel implements ChatModel {
 
   /** One non-streamed call. Throws LLMProviderError on a final failure or a malformed body. */
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<LLMResponse> {
-    const where = safeUrl(this.url);
-    const { response, deadline, attempts } = await postJson(this.#transport, this.url, this.headers(false), messagesBody(this.model, request, this.maxTokens, false), options.signal);
-    try {
-      const text = await readText(response, deadline, this.#transport, where, attempts, options.signal);
-      return parseMessage(this.provider, this.model, parseJsonBody(this.provider, response.status, where, text), where);
-    } finally {
-      deadline.clear();
-    }
+    return await completeOnce(this.#wire, this.#exchange(request, false, options.signal));
   }
 
-  /** One streamed call (SSE). */
+  /** One streamed call (SSE). A gateway that answers a stream request with plain JSON is read as one turn. */
   async *stream(request: ChatRequest, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
-    const where = safeUrl(this.url);
-    const { response, deadline, attempts } = await postJson(this.#transport, this.url, this.headers(true), messagesBody(this.model, request, this.maxTokens, true), options.signal);
-    try {
-      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
-        const text = await readText(response, deadline, this.#transport, where, attempts, options.signal);
-        yield* eventsOf(parseMessage(this.provider, this.model, parseJsonBody(this.provider, response.status, where, text), where));
-        return;
-      }
-      try {
-        yield* anthropicStreamEvents(this.provider, this.model, where, readSse(response.body, () => deadline.reset()));
-      } catch (error) {
-        throw streamFailure(error, deadline, this.#transport, where, options.signal);
-      }
-    } finally {
-      deadline.clear();
-    }
+    yield* streamOnce(this.#wire, this.#exchange(request, true, options.signal));
+  }
+
+  #exchange(request: ChatRequest, stream: boolean, signal: AbortSignal | undefined): Exchange {
+    return { transport: this.#transport, url: this.url, headers: this.headers(stream), body: messagesBody(this.model, request, this.maxTokens, stream), signal };
+  }
+
+  /** Messages API JSON and SSE. */
+  get #wire(): WireFormat {
+    return {
+      provider: this.provider,
+      parse: (body, where) => parseMessage(this.provider, this.model, body, where),
+      streamEvents: (where, events) => anthropicStreamEvents(this.provider, this.model, where, events),
+    };
   }
 
   /** The configuration without the key. */

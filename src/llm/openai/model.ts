@@ -4,10 +4,9 @@
  */
 import { ConfigError } from '../../errors.js';
 import { normaliseBaseUrl, redactedHeaders, resolveKey, retryPolicy, timeoutOf, type HttpModelOptions } from '../config.js';
-import { parseJsonBody, postJson, readText, safeUrl, streamFailure, type TransportOptions } from '../http.js';
+import { completeOnce, streamOnce, type Exchange, type WireFormat } from '../exchange.js';
+import type { TransportOptions } from '../http.js';
 import { isOpenAIProvider, OPENAI_COMPATIBLE_PRESETS, type OpenAIProviderName } from '../presets.js';
-import { eventsOf } from '../events.js';
-import { readSse } from '../sse.js';
 import type { CallOptions, ChatModel, ChatRequest, LlmConfig, LLMResponse, StreamEvent } from '../types.js';
 import { openAIStreamEvents } from './stream.js';
 import { chatCompletionsBody, parseChatCompletion } from './wire.js';
@@ -62,34 +61,25 @@ export class OpenAICompatibleModel implements ChatModel {
 
   /** One non-streamed call. Throws LLMProviderError on a final failure or a malformed body. */
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<LLMResponse> {
-    const where = safeUrl(this.url);
-    const { response, deadline, attempts } = await postJson(this.#transport, this.url, this.headers(false), chatCompletionsBody(this.model, request, false), options.signal);
-    try {
-      const text = await readText(response, deadline, this.#transport, where, attempts, options.signal);
-      return parseChatCompletion(this.provider, this.model, parseJsonBody(this.provider, response.status, where, text), where);
-    } finally {
-      deadline.clear();
-    }
+    return await completeOnce(this.#wire, this.#exchange(request, false, options.signal));
   }
 
   /** One streamed call (SSE). A gateway that answers a stream request with plain JSON is read as one turn. */
   async *stream(request: ChatRequest, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
-    const where = safeUrl(this.url);
-    const { response, deadline, attempts } = await postJson(this.#transport, this.url, this.headers(true), chatCompletionsBody(this.model, request, true), options.signal);
-    try {
-      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
-        const text = await readText(response, deadline, this.#transport, where, attempts, options.signal);
-        yield* eventsOf(parseChatCompletion(this.provider, this.model, parseJsonBody(this.provider, response.status, where, text), where));
-        return;
-      }
-      try {
-        yield* openAIStreamEvents(this.provider, this.model, where, readSse(response.body, () => deadline.reset()));
-      } catch (error) {
-        throw streamFailure(error, deadline, this.#transport, where, options.signal);
-      }
-    } finally {
-      deadline.clear();
-    }
+    yield* streamOnce(this.#wire, this.#exchange(request, true, options.signal));
+  }
+
+  #exchange(request: ChatRequest, stream: boolean, signal: AbortSignal | undefined): Exchange {
+    return { transport: this.#transport, url: this.url, headers: this.headers(stream), body: chatCompletionsBody(this.model, request, stream), signal };
+  }
+
+  /** Chat Completions JSON and SSE. */
+  get #wire(): WireFormat {
+    return {
+      provider: this.provider,
+      parse: (body, where) => parseChatCompletion(this.provider, this.model, body, where),
+      streamEvents: (where, events) => openAIStreamEvents(this.provider, this.model, where, events),
+    };
   }
 
   /** The configuration without the key: preset, model, base URL, key variable, header names, timeouts. */

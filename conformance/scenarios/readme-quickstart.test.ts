@@ -1,0 +1,71 @@
+/**
+ * The README's quickstart, as written: its first command serves the example agent (run here as the built binary,
+ * without the `npm ci` the clone already had, on a free port), then every `curl` and `npx agentkit` line of its
+ * "Try it" block runs in order through a real shell against that server. A change to the README or the example that
+ * breaks the walkthrough fails here.
+ */
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { conformance, startCli } from '../harness/index.js';
+import { BIN } from '../harness/cli.js';
+
+const run = promisify(execFile);
+const area = conformance('README quickstart');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The lines of the first fenced bash block after `heading` (comments and blank lines dropped, `\` joined). */
+function bashBlock(readme: string, heading: RegExp): string[] {
+  const at = heading.exec(readme);
+  if (!at) throw new Error(`README has no heading matching ${heading}`);
+  const block = /```bash\n([\s\S]*?)```/.exec(readme.slice(at.index))?.[1];
+  if (!block) throw new Error(`README has no bash block after ${heading}`);
+  return block
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+area.scenario('the README first command serves the example agent; its curl and CLI lines reach a paused run and resume it', { rows: ['cli:agent serve', 'cli:list-pending', 'cli:resume', 'cli:traces list', 'route:POST /run', 'route:POST /run/stream'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const [mainJob, testJob] = bashBlock(readme, /^# agentkit/m);
+  assert.match(testJob!, /^npm ci && npm test\b/, 'the second set-up command installs and runs the tests');
+  const serve = /^npm ci && npx agentkit (agent serve .*)$/.exec(mainJob!);
+  assert.ok(serve, `the first set-up command installs and serves an agent: ${mainJob}`);
+  const argv = serve![1]!.split(/\s+/).filter((arg, i, all) => arg !== '--port' && all[i - 1] !== '--port');
+  const env = { ...t.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined } as Record<string, string | undefined>;
+  const server = startCli([...argv, '--port', '0'], { cwd: root, env });
+  t.defer(() => server.kill());
+  const [, url] = await server.waitForStderr(/serving agent '[^']+' on (http:\/\/[^ ]+)/);
+  const base = url!.replace('0.0.0.0', '127.0.0.1');
+
+  const lines = bashBlock(readme, /^## Quickstart/m);
+  assert.ok(lines.length >= 5, `the quickstart block shows curl and CLI lines: ${lines.join(' | ')}`);
+  let executionId = '';
+  const outputs: string[] = [];
+  for (const line of lines) {
+    assert.match(line, /^(curl|npx agentkit) /, `every quickstart line is a curl or agentkit command: ${line}`);
+    const command = line
+      .replace(/https?:\/\/(localhost|127\.0\.0\.1):8000/g, base)
+      .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `)
+      .replace(/<execution_id>/g, executionId);
+    const { stdout } = await run('/bin/sh', ['-c', command], { cwd: root, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
+    outputs.push(stdout);
+    const paused = /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout) ?? /"status":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout);
+    if (paused && !executionId) executionId = paused[1]!;
+  }
+  const all = outputs.join('\n');
+  assert.ok(executionId, `a quickstart line paused a run:\n${all}`);
+  assert.match(all, /"status":"completed"/, 'a /run completed');
+  assert.match(all, /data: \{"type":"paused"[^\n]*\n\ndata: \{"type":"done"/, 'the stream sends paused, then done');
+  assert.match(all, new RegExp(`${executionId}[^\\n]*refund_approval`), 'list-pending shows the paused run');
+  assert.match(all, /status: completed\n/, 'resume completed the run');
+  assert.match(all, /approved by alice/, 'the resumed refund saw the approval');
+  assert.match(all, /agent\.support/, 'traces list shows the runs');
+});
+
+area.run();
