@@ -10,7 +10,7 @@
  * resumed (with the Resume value when it paused) instead of starting over.
  */
 import { randomUUID } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { Agent } from '../agent/agent.js';
 import type { AgentConfigOptions } from '../agent/config.js';
 import { ConfigError, NotImplementedError } from '../errors.js';
@@ -202,16 +202,16 @@ export class Supervisor {
     );
   }
 
-  private async execute(run: DelegationRun, input: string, traceId: string | null, span: import('@opentelemetry/api').Span): Promise<AgentResult> {
+  /**
+   * Run the supervisor's agent on `input` in `run`'s execution and write the terminal row (none on a pause). When a
+   * resumed run's model never delegates to the paused worker again, the claimed pause is simply spent.
+   */
+  private async execute(run: DelegationRun, input: string, traceId: string | null, span: Span): Promise<AgentResult> {
     const started = performance.now();
     const agent = this.agent(run);
     const frame = { executionId: run.executionId, checkpointer: run.checkpointer, runnerName: this.name, agentPath: parentPath(run.basePath) };
     try {
       const result = await runInScope(frame, () => agent.run(input, { context: run.context, signal: run.signal }));
-      if (run.resume) {
-        // The re-run never reached the paused worker (its model chose otherwise): the claimed pause is spent.
-        run.resume = null;
-      }
       await run.checkpointer?.put(runEndRow({ executionId: run.executionId, chainName: this.name, status: 'completed', state: { input, output: result.output }, nodeIndex: 0, agentPath: run.basePath }));
       if (span.isRecording()) span.setAttributes({ 'supervisor.status': 'completed', 'supervisor.output': result.output });
       return { ...result, trace_id: traceId, tokens_used: result.tokens_used + run.workerTokens, latency_ms: performance.now() - started };

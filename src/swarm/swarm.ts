@@ -11,7 +11,7 @@
  * before it wrote anything), then carries on with allowlists and the cap enforced.
  */
 import { randomUUID } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
@@ -435,7 +435,7 @@ export class Swarm {
   }
 }
 
-function recordEnd(span: import('@opentelemetry/api').Span, result: AgentResult, state: SwarmState): void {
+function recordEnd(span: Span, result: AgentResult, state: SwarmState): void {
   if (!span.isRecording()) return;
   span.setAttributes({ 'swarm.status': result.status, 'swarm.handoff_count': state.handoff_count, 'swarm.path': jsonAttribute(state.path) });
   if (result.status === 'completed') span.setAttribute('swarm.output', result.output);
