@@ -11,7 +11,9 @@ import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer
 import { toResume } from '../../src/durability/resume.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { describeValue, loadTarget, TargetLoadError } from '../../src/targets.js';
-import type { ChainResult, Resume } from '../../src/types.js';
+import type { ChainResult, Checkpoint, Resume } from '../../src/types.js';
+import { runnerOfExecution } from '../../src/agent/durable/owner.js';
+import { runnerKind, runnerName } from '../../src/runner-kind.js';
 import { AgentkitCommand } from '../base.js';
 import { executionState, outputText, preview, table } from '../durability/render.js';
 import { openExistingStore } from '../durability/store.js';
@@ -194,6 +196,7 @@ export class ResumeCommand extends AgentkitCommand {
       );
     }
     try {
+      await this.checkOwner(target);
       const result = await target.resume(this.executionId, { resumeValue });
       if (this.json) return this.out(JSON.stringify(result, null, 2));
       this.out(`execution_id: ${result.execution_id}`);
@@ -203,6 +206,25 @@ export class ResumeCommand extends AgentkitCommand {
     } finally {
       // The CLI built this runner for one command; its connections must not keep the process alive.
       await target.checkpointer?.close?.();
+    }
+  }
+
+  /**
+   * Refuse a runner that did not write the execution: a chain-hosted agent's pause resumed through the agent, or a
+   * paused Swarm's through one of its agents, would skip the owner's own bookkeeping. The owner is read from the rows
+   * (the root of `agent_path`, not `chain_name`: an inner agent writes a swarm's latest rows).
+   */
+  private async checkOwner(target: Resumable): Promise<void> {
+    const kind = runnerKind(target);
+    const list = target.checkpointer?.list;
+    if (!kind || typeof list !== 'function') return;
+    const rows = await list.call(target.checkpointer, this.executionId, { limit: 1000 });
+    const owner = runnerOfExecution(rows);
+    const name = runnerName(target, kind);
+    if (owner && (owner.kind !== kind || owner.name !== name)) {
+      throw new UsageError(
+        `execution '${this.executionId}' belongs to ${owner.kind} '${owner.name}' (read from its checkpoints), but --runner '${this.runner}' is ${kind} '${name}'; resume it through the ${owner.kind} that ran it`,
+      );
     }
   }
 
@@ -225,7 +247,7 @@ export class ResumeCommand extends AgentkitCommand {
 
 interface Resumable {
   resume(executionId: string, options: { resumeValue: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
-  checkpointer?: { close?: () => Promise<void> } | null;
+  checkpointer?: { close?: () => Promise<void>; list?: (executionId: string, options: { limit: number }) => Promise<Checkpoint[]> } | null;
 }
 
 function isResumable(value: unknown): value is Resumable {

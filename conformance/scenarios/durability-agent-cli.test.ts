@@ -39,6 +39,13 @@ import { openCheckpointer } from ${JSON.stringify(fixtureModule)};
 export const refund = () => buildRefundAgent(openCheckpointer(${JSON.stringify(backendConfig(t.backend))}));
 `,
   );
+  const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
+  await writeFile(path.join(t.cwd, 'chain-runner.mts'), `import { approvalRunner } from ${JSON.stringify(chainsModule)};\nexport const refund = () => approvalRunner(${JSON.stringify(backendConfig(t.backend))});\n`);
+  const wrong = await t.cli(['resume', 'agent-cli', '--runner', 'chain-runner.mts:refund']);
+  assert.equal([wrong.code, wrong.stdout], [2, '']);
+  assert.is(wrong.stderr, "usage error: execution 'agent-cli' belongs to agent 'refund-agent' (read from its checkpoints), but --runner 'chain-runner.mts:refund' is chain 'refund'; resume it through the agent that ran it\n");
+  assert.is((await checkpointer.listPendingInterrupts()).length, 1, 'the refused resume claimed nothing');
+
   const resumed = await t.cli(['resume', 'agent-cli', '--runner', 'agent-runner.mts:refund', '--value', '{"approved": true, "metadata": {"approver": "erin"}}']);
   assert.is(resumed.code, 0, resumed.stderr);
   assert.is(resumed.stdout, 'execution_id: agent-cli\nstatus: completed\noutput: Refunded $2500 on order B-7, approved by erin. Anything else?\npending_interrupt: null\n');

@@ -4,7 +4,7 @@
  * on), the spec's fork errors; a Chain node hosting an Agent pauses the chain and resumes with it.
  */
 import * as assert from 'uvu/assert';
-import { AlreadyResumed, Chain, ChainCheckpointError, NOT_RUN_NOTE, guardrail, runInScope, runnerOfCheckpoint, runnerOfExecution } from '../../src/index.js';
+import { AlreadyResumed, Chain, ChainCheckpointError, NOT_RUN_NOTE, bindResumeValue, guardrail, runInScope, runnerOfCheckpoint, runnerOfExecution } from '../../src/index.js';
 import { FunctionModel } from '../../src/testing/index.js';
 import { approverAgent, payAgent, shape } from '../fixtures/durability/agents.js';
 import { checkpointerFor, conformance } from '../harness/index.js';
@@ -163,6 +163,30 @@ area.scenario('a Chain node hosting an Agent: the agent pauses the chain, resume
   assert.equal(await checkpointer.listPendingInterrupts(), []);
 });
 
+area.scenario('a node function that runs an Agent and returns its paused result pauses the chain; the resume reaches the agent', { rows: ['transition:paused->running'] }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const { agent, model } = approverAgent(null);
+  const chain = new Chain('desk', { checkpointer })
+    .addNode('ask', async (state) => {
+      const result = await agent.run(`refund ${String(state.input)}`);
+      return result.status === 'paused' ? result : { answer: result.output };
+    })
+    .addNode('reply', (state) => `Dear customer: ${String(state.answer)}`)
+    .connect('ask', 'reply');
+  const paused = await chain.run('75', { executionId: 'fn-hosted' });
+  assert.equal([paused.status, paused.pending_interrupt?.agent_path, paused.final_state], ['paused', 'agent:approver/tool:refund', { input: '75' }]);
+  assert.equal((await checkpointer.list('fn-hosted')).map((r) => [r.chain_name, r.node_id, r.status]), [
+    ['approver', 'turn:0', 'completed'],
+    ['approver', 'turn:0/tool:refund', 'completed'],
+    ['approver', 'turn:0/tool:refund', 'interrupted'],
+    ['desk', 'ask', 'interrupted'],
+  ]);
+  const done = await chain.resume('fn-hosted', { resumeValue: { approved: true, metadata: { approver: 'finn' } } });
+  assert.equal([done.status, done.output], ['completed', 'Dear customer: Result: refunded 75 (approved by finn)']);
+  assert.is(model.calls, 2);
+});
+
 area.scenario('an Agent joins an enclosing scope: nested path, the scope checkpointer, no terminal row of its own', { rows: ['transition:running->completed'] }, async (t) => {
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
@@ -175,6 +199,37 @@ area.scenario('an Agent joins an enclosing scope: nested path, the scope checkpo
     ['payer', 'turn:0/tool:slow_paid', 'supervisor:team/worker:payer/tool:slow_paid'],
     ['payer', 'turn:1', 'supervisor:team/worker:payer'],
   ]);
+});
+
+area.scenario('agentPathPrefix resumes one nested worker of an execution, with the pause claimed by the enclosing runner', { rows: ['transition:agent-resume-interrupted'] }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const scope = { executionId: 'team-run', runnerName: 'team', checkpointer, agentPath: 'supervisor:team' };
+  const payer = payAgent(null).agent.clone({ agentPathLabel: 'worker:b' });
+  const approver = approverAgent(null).agent.clone({ agentPathLabel: 'worker:a' });
+  await runInScope(scope, () => payer.run('pay 100'));
+  const paused = await runInScope(scope, () => approver.run('refund 60'));
+  assert.equal([paused.status, paused.pending_interrupt?.agent_path], ['paused', 'supervisor:team/worker:a/tool:refund']);
+  await runInScope(scope, () => payer.run('pay 100'));   // a later worker's rows are the execution's latest
+
+  const claimed = (await checkpointer.deletePendingInterruptAtomic('team-run'))!;
+  const resumed = approverAgent(null);
+  const worker = resumed.agent.clone({ agentPathLabel: 'worker:a' });
+  const done = await runInScope(scope, () => bindResumeValue({ approved: true, metadata: { approver: 'gus' } }, claimed, () => worker.resume('team-run', { agentPathPrefix: 'supervisor:team/worker:a' })));
+  assert.equal([done.status, done.output, done.execution_id], ['completed', 'Result: refunded 60 (approved by gus)', 'team-run']);
+  const rows = await checkpointer.list('team-run');
+  assert.equal(rows.slice(-2).map((r) => [r.chain_name, r.node_id, r.agent_path]), [
+    ['approver', 'turn:0/tool:refund', 'supervisor:team/worker:a/tool:refund'],
+    ['approver', 'turn:1', 'supervisor:team/worker:a'],
+  ]);
+  assert.not.ok(rows.some((r) => r.step_type === 'run_end'), 'the workers leave the terminal row to the supervisor');
+  try {
+    await runInScope(scope, () => worker.resume('team-run', { agentPathPrefix: 'supervisor:team/worker:zz' }));
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, ChainCheckpointError);
+    assert.is((error as Error).message, "No checkpoint found for execution 'team-run' under agent path 'supervisor:team/worker:zz'");
+  }
 });
 
 area.run();

@@ -69,7 +69,10 @@ export interface AgentOptions {
 export interface RunOptions {
   /** Any value; tools, guardrails and a system prompt function receive it. */
   context?: unknown;
-  /** Default: a new uuid. */
+  /**
+   * Default: the enclosing execution scope's (a Chain node, a Swarm, a Supervisor: the run joins that execution),
+   * else a new uuid.
+   */
   executionId?: string;
   /** Record this run's trace (default: the agent's setting). */
   trace?: boolean;

@@ -178,7 +178,10 @@ function runNode(settings: ChainSettings, node: NodeDef<JsonRecord>, run: NodeRu
           context: run.start.context,
           resumed: run.resume?.claimed ?? null,
         };
-        return { kind: 'output', value: await node.fn!(structuredClone(run.state), ctx) };
+        const output = await node.fn!(structuredClone(run.state), ctx);
+        // A function that ran an agent (or any runner) in this scope may hand its paused result back as is.
+        if (isPausedResult(output)) return { kind: 'paused', pending: await recordRunnerPause(settings, node, run, output) };
+        return { kind: 'output', value: output };
       }
       const input = run.state[node.inputKey ?? 'input'];
       const value = await node.runner!.run(input, { context: run.start.context });

@@ -60,7 +60,10 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
     }
     resume = { value, claimed };
   }
-  return planFromShape(agent, { ...placement, agentPath: agentPathOf(shape, placement) }, shape, resume);
+  const agentPath = agentPathOf(shape, placement);
+  // Resuming a nested agent's rows from outside its runner: the owner of the execution writes its terminal row.
+  const owner = placement.owner && agentPath === agent.agentPathLabel;
+  return planFromShape(agent, { ...placement, agentPath, owner }, shape, resume);
 }
 
 /**

@@ -1,0 +1,160 @@
+/**
+ * Pause/resume latency of a durable Agent, against the claim statement alone, on SQLite and Postgres.
+ *
+ * One cycle: an agent (deterministic model, tracing off, one tool) runs; its tool calls `interrupt()`; the run returns
+ * `paused`; the agent resumes it at once with a Resume value, re-invoking the tool, asking the model for the answer and
+ * returning `completed`. The human's wait is left out: interrupt-to-completed is the time from the tool raising
+ * the interrupt to the paused result in hand (the interrupted checkpoint and pending row written in one transaction),
+ * plus the time of `resume()` (shape detection, the atomic claim, the re-invoked tool's checkpoint, the turn
+ * checkpoint, the terminal row). Baseline, measured in the same run, interleaved: the checkpointer's claim of a
+ * pending row alone (`deletePendingInterruptAtomic`, one DELETE ... RETURNING on a row seeded untimed).
+ *
+ *   node scripts/bench.mjs pause-resume
+ *
+ * Postgres uses AGENTKIT_TEST_PG_URL (default the local test server) in a scratch schema dropped afterwards; it is
+ * reported as unavailable when the server does not answer. Figures: median and p99 over CYCLES cycles.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import Type from 'typebox';
+import { Agent, PostgresCheckpointer, SQLiteCheckpointer, interrupt, tool, type Checkpointer } from '../src/index.js';
+import { FunctionModel } from '../src/testing/index.js';
+
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 500);
+const WARMUP = 30;
+
+let raisedAt = 0n;
+
+function buildAgent(checkpointer: Checkpointer): Agent {
+  const approve = tool({
+    name: 'approve_refund',
+    description: 'Ask a manager',
+    parameters: Type.Object({ amount: Type.Number() }),
+    registry: false,
+    execute: ({ amount }) => {
+      raisedAt = process.hrtime.bigint();
+      const decision = interrupt('refund_approval', { amount });
+      return decision.approved ? `refunded ${amount}` : 'rejected';
+    },
+  });
+  const llm = new FunctionModel((messages) => {
+    const last = messages.at(-1)!;
+    return last.role === 'tool' ? `Done: ${last.content}` : { toolCalls: [{ name: 'approve_refund', arguments: { amount: 50 } }] };
+  });
+  return new Agent({ name: 'bench-refund', systemPrompt: 'You refund.', llm, tools: [approve], checkpointer, trace: false });
+}
+
+interface Samples {
+  pause: number[];
+  resume: number[];
+  total: number[];
+  claim: number[];
+}
+
+const us = (from: bigint, to: bigint) => Number(to - from) / 1000;
+
+async function cycle(agent: Agent, samples: Samples | null): Promise<void> {
+  const paused = await agent.run('refund 50');
+  const pausedAt = process.hrtime.bigint();
+  // Read now: the resumed tool sets it again when it re-runs.
+  const raised = raisedAt;
+  if (paused.status !== 'paused') throw new Error(`expected a pause, got ${paused.status}`);
+  const resumeStart = process.hrtime.bigint();
+  const done = await agent.resume(paused.execution_id, { resumeValue: { approved: true } });
+  const doneAt = process.hrtime.bigint();
+  if (done.status !== 'completed' || done.output !== 'Done: refunded 50') throw new Error(`unexpected resume result ${JSON.stringify(done)}`);
+  if (samples) {
+    samples.pause.push(us(raised, pausedAt));
+    samples.resume.push(us(resumeStart, doneAt));
+    samples.total.push(us(raised, pausedAt) + us(resumeStart, doneAt));
+  }
+}
+
+async function claim(checkpointer: Checkpointer, n: number, samples: Samples | null): Promise<void> {
+  const executionId = `claim-${n}-${randomBytes(4).toString('hex')}`;
+  await checkpointer.recordInterrupt(
+    { execution_id: executionId, chain_name: 'bench', node_id: 'turn:0/tool:approve_refund', status: 'interrupted', step_type: 'hitl_pause', state_snapshot: { turn: 0 } },
+    { reason: 'refund_approval', context: { amount: 50 } },
+  );
+  const start = process.hrtime.bigint();
+  const claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
+  const end = process.hrtime.bigint();
+  if (!claimed) throw new Error('the seeded pending row was not claimed');
+  samples?.claim.push(us(start, end));
+}
+
+async function measure(checkpointer: Checkpointer): Promise<Samples> {
+  const agent = buildAgent(checkpointer);
+  for (let i = 0; i < WARMUP; i++) {
+    await cycle(agent, null);
+    await claim(checkpointer, -i, null);
+  }
+  const samples: Samples = { pause: [], resume: [], total: [], claim: [] };
+  for (let i = 0; i < CYCLES; i++) {
+    await cycle(agent, samples);
+    await claim(checkpointer, i, samples);
+  }
+  return samples;
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+function report(backend: string, s: Samples): void {
+  const claimMedian = quantile(s.claim, 0.5);
+  const claimP99 = quantile(s.claim, 0.99);
+  const line = (label: string, values: number[]) => {
+    const med = quantile(values, 0.5);
+    const p99 = quantile(values, 0.99);
+    console.log(
+      `  ${label.padEnd(34)} median ${med.toFixed(0).padStart(6)} us  p99 ${p99.toFixed(0).padStart(6)} us   (x claim: ${(med / claimMedian).toFixed(1)} median, ${(p99 / claimP99).toFixed(1)} p99)`,
+    );
+  };
+  console.log(`${backend}:`);
+  line('interrupt -> paused result', s.pause);
+  line('resume() -> completed result', s.resume);
+  line('interrupt-to-completed (no wait)', s.total);
+  console.log(`  ${'claim statement alone (baseline)'.padEnd(34)} median ${claimMedian.toFixed(0).padStart(6)} us  p99 ${claimP99.toFixed(0).padStart(6)} us`);
+  const max = Math.max(...s.total);
+  console.log(`  slowest cycle ${max.toFixed(0)} us; cycles over 3x the median: ${s.total.filter((v) => v > 3 * quantile(s.total, 0.5)).length} of ${s.total.length}`);
+}
+
+async function sqlite(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-bench-'));
+  const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
+  try {
+    report('SQLite', await measure(checkpointer));
+  } finally {
+    await checkpointer.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgres(): Promise<void> {
+  const url = process.env.AGENTKIT_TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    console.log(`Postgres: unavailable (${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  const checkpointer = new PostgresCheckpointer(url, { schema });
+  try {
+    report('Postgres', await measure(checkpointer));
+  } finally {
+    await checkpointer.close();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  }
+}
+
+console.log(`pause/resume: one tool, deterministic model, tracing off; ${CYCLES} cycles per backend after ${WARMUP} warm-up cycles`);
+await sqlite();
+await postgres();
