@@ -69,6 +69,36 @@ area.scenario('SIGKILL in the analyst\'s tool; resume re-invokes the tool withou
   }
 });
 
+area.scenario('a crash between a handoff and the next boundary completes the saved handoff without asking the member again', { rows: ['transition:swarm-resume'] }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  // The process "dies" when the swarm writes handoff:2: that write never completes and nothing after it runs.
+  const dying = new Proxy(checkpointer, {
+    get(target, key, receiver) {
+      if (key === 'put') return (row: { node_id: string }) => (row.node_id === 'handoff:2' ? new Promise(() => undefined) : target.put(row as never));
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const first = newProbe();
+  void contentTeam(first, { checkpointer: dying }).run('Write the Q3 report', { executionId: 'swarm-gap', trace: false });
+  await until(async () => (await checkpointer.getLast('swarm-gap'))?.node_id === 'turn:1/tool:handoff_to_reporter' && first.tools.slow_analyze === 1);
+
+  const probe = newProbe();
+  const result = await contentTeam(probe, { checkpointer }).resume('swarm-gap', { trace: false });
+  assert.equal([result.status, result.output], ['completed', 'Report complete.']);
+  assert.equal([probe.models.analyst!.calls, probe.models.reporter!.calls, probe.tools.slow_analyze ?? 0], [0, 1, 0], 'the analyst is not asked again');
+  assert.equal(result.tool_calls.map((c) => c.tool_name), ['handoff_to_analyst', 'handoff_to_reporter']);
+  assert.equal(result.tool_calls[1]!.arguments, { reason: 'analysis done', context: { analysis: { trend: 'up' } } });
+  const boundary = (await checkpointer.list('swarm-gap')).find((r) => r.node_id === 'handoff:2')!;
+  assert.equal([boundary.state_snapshot.active_agent, boundary.state_snapshot.handoff_count, boundary.state_snapshot.last_reason], ['reporter', 2, 'analysis done']);
+});
+
+/** Poll `check` until it holds (the run under test is abandoned mid-way, so there is nothing to await). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 area.scenario('an interrupt in the analyst\'s tool pauses the swarm; a fresh swarm resumes it with the value', { rows: ['transition:swarm-resume', 'transition:running->paused', 'transition:paused->running', 'transition:paused-claimed'] }, async (t) => {
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());

@@ -10,7 +10,7 @@
  * resumed (with the Resume value when it paused) instead of starting over.
  */
 import { randomUUID } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { Agent } from '../agent/agent.js';
 import type { AgentConfigOptions } from '../agent/config.js';
 import { ConfigError, NotImplementedError } from '../errors.js';
@@ -122,10 +122,24 @@ export class Supervisor {
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
     const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
-    const basePath = joinAgentPath(scope?.agentPath ?? null, `supervisor:${this.name}`);
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `supervisor:${this.name}`);
     const attributes = this.attributes(executionId);
     attributes['supervisor.input'] = input;
     const run = this.delegation(executionId, checkpointer, basePath, options.context, options.signal);
+    if (joined && scope.resumeValue && checkpointer) {
+      // A hosting runner (a Chain node) re-runs this supervisor to resume a worker's pause, the value and the claimed
+      // row in scope: the paused worker resumes with them.
+      const latest = await checkpointer.getLast(executionId);
+      if (latest?.status === 'interrupted' && latest.agent_path?.startsWith(`${basePath}/worker:`)) {
+        const claimed = scope.resumedInterrupt ?? (await checkpointer.deletePendingInterruptAtomic(executionId));
+        if (!claimed) throw new AlreadyResumed(`Supervisor execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
+        run.resume = { value: scope.resumeValue, claimed };
+        attributes['supervisor.resumed_execution_id'] = executionId;
+      }
+    } else if (!joined && options.executionId !== undefined && checkpointer && (await checkpointer.getLast(executionId))) {
+      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() it, or run with a new executionId`);
+    }
     return inRootSpan(`supervisor.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.execute(run, input, traceId, span),
     );
@@ -147,7 +161,8 @@ export class Supervisor {
     await restoreIfMissing(checkpointer, executionId);
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-    const basePath = joinAgentPath(scope?.agentPath ?? null, `supervisor:${this.name}`);
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `supervisor:${this.name}`);
     const end = await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath && isRunEnd(row));
     if (end && end.run_status !== 'failed') {
       throw new AlreadyResumed(`Supervisor '${this.name}' execution '${executionId}' already finished (${end.run_status ?? 'completed'}); there is nothing to resume`);
@@ -187,16 +202,16 @@ export class Supervisor {
     );
   }
 
-  private async execute(run: DelegationRun, input: string, traceId: string | null, span: import('@opentelemetry/api').Span): Promise<AgentResult> {
+  /**
+   * Run the supervisor's agent on `input` in `run`'s execution and write the terminal row (none on a pause). When a
+   * resumed run's model never delegates to the paused worker again, the claimed pause is simply spent.
+   */
+  private async execute(run: DelegationRun, input: string, traceId: string | null, span: Span): Promise<AgentResult> {
     const started = performance.now();
     const agent = this.agent(run);
     const frame = { executionId: run.executionId, checkpointer: run.checkpointer, runnerName: this.name, agentPath: parentPath(run.basePath) };
     try {
       const result = await runInScope(frame, () => agent.run(input, { context: run.context, signal: run.signal }));
-      if (run.resume) {
-        // The re-run never reached the paused worker (its model chose otherwise): the claimed pause is spent.
-        run.resume = null;
-      }
       await run.checkpointer?.put(runEndRow({ executionId: run.executionId, chainName: this.name, status: 'completed', state: { input, output: result.output }, nodeIndex: 0, agentPath: run.basePath }));
       if (span.isRecording()) span.setAttributes({ 'supervisor.status': 'completed', 'supervisor.output': result.output });
       return { ...result, trace_id: traceId, tokens_used: result.tokens_used + run.workerTokens, latency_ms: performance.now() - started };

@@ -11,17 +11,19 @@
  * before it wrote anything), then carries on with allowlists and the cap enforced.
  */
 import { randomUUID } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
+import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
 import { rowsDownTo, underPath } from '../multi/rows.js';
-import { inRootSpan, jsonAttribute, pickTrace, type TraceOptions } from '../multi/span.js';
+import { inRootSpan, pickTrace, type TraceOptions } from '../multi/span.js';
+import { jsonAttribute } from '../tracing/json-attribute.js';
 import { SwarmError } from './errors.js';
 import { HandoffBox, handoffInput, handoffToolName, handoffTools } from './handoff.js';
 import { initialState, stateFromRow, type SwarmState } from './state.js';
@@ -56,7 +58,16 @@ export interface SwarmResumeOptions extends TraceOptions {
 }
 
 /** How the first member of a run or resume starts: a fresh run, or that member's own resume. */
-type FirstStep = (member: MemberAgent, memberPath: string) => Promise<AgentResult>;
+type FirstStep = (member: MemberAgent, memberPath: string, box: HandoffBox) => Promise<AgentResult>;
+
+/** A resume, planned: where it continues and how the active member starts. */
+interface Plan {
+  executionId: string;
+  checkpointer: Checkpointer;
+  basePath: string;
+  state: SwarmState;
+  first: FirstStep;
+}
 
 interface Execution {
   executionId: string;
@@ -134,12 +145,23 @@ export class Swarm {
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
     const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `swarm:${this.name}`);
+    if (joined && scope.resumeValue && checkpointer) {
+      // A hosting runner (a Chain node) re-runs this swarm to resume its pause, with the value and the claimed row
+      // in scope: continue the paused member instead of starting over.
+      const plan = await this.plan(checkpointer, executionId, basePath, { value: scope.resumeValue, claimed: scope.resumedInterrupt }, options, true);
+      if (plan) return this.continue(plan, options, 'swarm.resumed_execution_id');
+    }
+    if (!joined && options.executionId !== undefined && checkpointer && (await checkpointer.getLast(executionId))) {
+      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() it, or run with a new executionId`);
+    }
     const state = initialState(this.entrypoint, input);
     const attributes = this.attributes(executionId);
     attributes['swarm.input'] = input;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.loop(
-        { executionId, checkpointer, basePath: joinAgentPath(scope?.agentPath ?? null, `swarm:${this.name}`), context: options.context, signal: options.signal, traceId, started: performance.now() },
+        { executionId, checkpointer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
         state,
         null,
         (result) => recordEnd(span, result, state),
@@ -156,16 +178,37 @@ export class Swarm {
    * ChainCheckpointError (no handoff rows, unknown member), ChainResumeError (paused, no resumeValue).
    */
   async resume(executionId: string, options: SwarmResumeOptions = {}): Promise<AgentResult> {
-    const checkpointer = this.checkpointer ?? currentScope()?.checkpointer ?? null;
+    const scope = currentScope();
+    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
     if (!checkpointer) {
       throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const basePath = joinAgentPath(currentScope()?.agentPath ?? null, `swarm:${this.name}`);
+    const joined = scope !== undefined && scope.executionId === executionId;
+    const basePath = joinAgentPath(joined ? scope.agentPath : null, `swarm:${this.name}`);
+    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false);
+    return this.continue(plan!, options, 'swarm.resumed_execution_id');
+  }
+
+  /**
+   * Where a resume continues: the boundary's state and how the active member starts. `resume` is the value (and, when
+   * a hosting runner already claimed the pause, the claimed row). With `onlyIfPaused`, returns null unless the swarm
+   * is paused (a hosting runner's re-run that is not this swarm's resume).
+   */
+  private async plan(
+    checkpointer: Checkpointer,
+    executionId: string,
+    basePath: string,
+    resume: { value: Resume; claimed: PendingInterrupt | null } | null,
+    options: { context?: unknown; signal?: AbortSignal },
+    onlyIfPaused: boolean,
+  ): Promise<Plan | null> {
     // One snapshot of the rows from the newest down to the latest boundary: a concurrent resumer moving the run on
     // cannot make the latest row and the boundary disagree.
     const rows = await rowsDownTo(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
     const latest = rows[0];
+    if (onlyIfPaused && !(latest?.status === 'interrupted' && underPath(latest.agent_path, basePath))) return null;
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const own = rows.find((row) => row.agent_path === basePath);
     if (own && isRunEnd(own) && own.run_status !== 'failed') {
@@ -176,7 +219,7 @@ export class Swarm {
     const state = stateFromRow(boundary);
     const active = this.activeMember(latest, basePath, state, executionId);
     const memberPath = `${basePath}/agent:${active}`;
-    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const value = resume?.value ?? null;
     const paused = latest.status === 'interrupted' && underPath(latest.agent_path, memberPath);
     if (paused && !value) {
       throw new ChainResumeError(
@@ -190,27 +233,35 @@ export class Swarm {
     }
     // Claimed here, before any member runs, so of concurrent resumers exactly one goes on; the member's resume takes
     // the claimed row and the value from the scope instead of claiming again.
-    let claimed: PendingInterrupt | null = null;
-    if (value) {
+    let claimed: PendingInterrupt | null = resume?.claimed ?? null;
+    if (value && !claimed) {
       claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
       if (!claimed) throw new AlreadyResumed(`Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
     // Rows of the active member written after the boundary: it crashed (or paused) part-way and resumes from them.
     const memberStarted = underPath(latest.agent_path, memberPath) && !isRunEnd(latest);
     const resumeOptions = { context: options.context, signal: options.signal };
+    const handoff = memberStarted && !value ? this.savedHandoff(rows, memberPath, active) : null;
     const first: FirstStep = value
       ? (member, prefix) => bindResumeValue(value, claimed, () => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix }))
-      : memberStarted
-        ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
-        : (member) => member.run(state.current_input, resumeOptions);
-    const attributes = this.attributes(executionId);
-    attributes['swarm.resumed_execution_id'] = executionId;
+      : handoff
+        ? async (_member, _prefix, box) => handoff(box, executionId)
+        : memberStarted
+          ? (member, prefix) => member.resume(executionId, { ...resumeOptions, agentPathPrefix: prefix })
+          : (member) => member.run(state.current_input, resumeOptions);
+    return { executionId, checkpointer, basePath, state, first };
+  }
+
+  /** Run a planned resume inside its own `swarm.<name>` root span. */
+  private continue(plan: Plan, options: SwarmRunOptions & SwarmResumeOptions, marker: string): Promise<AgentResult> {
+    const attributes = this.attributes(plan.executionId);
+    attributes[marker] = plan.executionId;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.loop(
-        { executionId, checkpointer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
-        state,
-        first,
-        (result) => recordEnd(span, result, state),
+        { executionId: plan.executionId, checkpointer: plan.checkpointer, basePath: plan.basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
+        plan.state,
+        plan.first,
+        (result) => recordEnd(span, result, plan.state),
       ),
     );
   }
@@ -238,7 +289,7 @@ export class Swarm {
         const start = next ?? ((m: MemberAgent) => m.run(state.current_input, { context: ex.context, signal: ex.signal }));
         next = null;
         const result = await runInScope({ executionId: ex.executionId, checkpointer: ex.checkpointer, runnerName: this.name, agentPath: ex.basePath }, () =>
-          start(member, memberPath),
+          start(member, memberPath, box),
         );
         state.accumulated_tool_calls.push(...result.tool_calls);
         state.total_tokens += result.tokens_used;
@@ -312,6 +363,39 @@ export class Swarm {
     }
   }
 
+  /**
+   * When the process died in (or right after) a handoff tool, before the next boundary was written, the latest row is
+   * that tool's checkpoint and holds the handoff's arguments: the handoff is completed from it instead of resuming the
+   * member, whose loop would otherwise go on to ask its model again after the re-invoked handoff.
+   */
+  private savedHandoff(rows: readonly Checkpoint[], memberPath: string, active: string): ((box: HandoffBox, executionId: string) => AgentResult) | null {
+    const latest = rows[0]!;
+    const turn = /^turn:(\d+)\/tool:handoff_to_/.exec(latest.node_id)?.[1];
+    if (turn === undefined || latest.step_type !== 'tool_call') return null;
+    // The first handoff of that turn decides (a later one in the same turn was refused), as on the first run.
+    const first = rows.filter((row) => underPath(row.agent_path, memberPath) && row.step_type === 'tool_call' && row.node_id.startsWith(`turn:${turn}/tool:handoff_to_`)).at(-1)!;
+    const match = /^turn:(\d+)\/tool:handoff_to_(.+)$/.exec(first.node_id)!;
+    if (!this.handoffsOf(active).includes(match[2]!)) return null;
+    const args = isPlainObject(first.node_input) ? first.node_input : {};
+    const reason = typeof args.reason === 'string' ? args.reason : '';
+    const context = isPlainObject(args.context) ? args.context : {};
+    const target = match[2]!;
+    const callId = typeof first.state_snapshot.tool_call_id === 'string' ? first.state_snapshot.tool_call_id : '';
+    return (box, executionId) => {
+      box.request = { source: active, target, reason, context };
+      return {
+        output: `Handed off to ${target}.`,
+        trace_id: null,
+        execution_id: executionId,
+        status: 'completed',
+        pending_interrupt: null,
+        tokens_used: 0,
+        latency_ms: 0,
+        tool_calls: [{ iteration: Number(match[1]), tool_name: handoffToolName(target), arguments: args, tool_call_id: callId, output: `Handed off to ${target}.` }],
+      };
+    };
+  }
+
   /** The active member named by the latest row's agent path (else by the boundary's state), checked against the swarm. */
   private activeMember(latest: Checkpoint, basePath: string, state: SwarmState, executionId: string): string {
     const prefix = `${basePath}/agent:`;
@@ -352,7 +436,7 @@ export class Swarm {
   }
 }
 
-function recordEnd(span: import('@opentelemetry/api').Span, result: AgentResult, state: SwarmState): void {
+function recordEnd(span: Span, result: AgentResult, state: SwarmState): void {
   if (!span.isRecording()) return;
   span.setAttributes({ 'swarm.status': result.status, 'swarm.handoff_count': state.handoff_count, 'swarm.path': jsonAttribute(state.path) });
   if (result.status === 'completed') span.setAttribute('swarm.output', result.output);
