@@ -6,6 +6,10 @@
 import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { isSpanContextValid } from '@opentelemetry/api';
 import type { ChainResult } from '../types.js';
+import { payloadsEnabled } from '../tracing/attributes.js';
+import { jsonAttribute } from '../tracing/json-attribute.js';
+
+export { payloadsEnabled, jsonAttribute };
 
 /** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK, a throw ends it ERROR. */
 export function inChainSpan(
@@ -33,19 +37,4 @@ export function inChainSpan(
 export function traceIdOf(span: Span): string | null {
   const context = span.spanContext();
   return isSpanContextValid(context) ? context.traceId : null;
-}
-
-/** False when AGENTKIT_TRACE_PAYLOADS=0: inputs and outputs stay out of spans. */
-export function payloadsEnabled(): boolean {
-  return process.env.AGENTKIT_TRACE_PAYLOADS !== '0';
-}
-
-/** A span attribute holding a JSON value (strings as they are). */
-export function jsonAttribute(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? 'null';
-  } catch {
-    return String(value);
-  }
 }

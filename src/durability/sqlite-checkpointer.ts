@@ -20,6 +20,7 @@ import type {
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
+import { retainWalKeeper } from '../store/wal-keeper.js';
 import { checkpointColumns, decodeCheckpoint, encodeCheckpoint } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
@@ -82,6 +83,10 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private db: Database.Database | undefined;
   private statements: Statements | undefined;
   private closed = false;
+  /** Rows `put` has accepted and not yet committed (see `put`). */
+  #queued: QueuedPut[] = [];
+  /** Releases this connection's WAL keeper; set at the first write. */
+  #releaseWalKeeper: (() => void) | undefined;
 
   /**
    * A checkpointer on the SQLite store at `dbPath` (default: the configured local store, `AGENTKIT_LOCAL_DB`, else
@@ -101,16 +106,53 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return schemaVersion(this.open().db);
   }
 
+  /**
+   * Group commit: puts made in the same turn of the event loop (concurrent runs in a serving process) are committed
+   * in one transaction at the end of that turn, in the order they were made; each promise resolves once its row is
+   * committed. A row that cannot be written (a duplicate id) fails only its own put: the batch is retried row by row.
+   */
   async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
     const row = completeCheckpoint(checkpoint);
-    const { statements } = this.open();
-    this.insert(statements, row);
-    return row;
+    this.open();
+    return new Promise<Checkpoint>((resolve, reject) => {
+      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued());
+      this.#queued.push({ row, resolve, reject });
+    });
+  }
+
+  #commitQueued(): void {
+    const batch = this.#queued;
+    this.#queued = [];
+    if (batch.length === 0) return;
+    let handle: { db: Database.Database; statements: Statements };
+    try {
+      handle = this.writable();
+    } catch (error) {
+      for (const put of batch) put.reject(error);
+      return;
+    }
+    const { db, statements } = handle;
+    try {
+      db.transaction(() => {
+        for (const put of batch) this.insert(statements, put.row);
+      }).immediate();
+    } catch {
+      for (const put of batch) {
+        try {
+          this.insert(statements, put.row);
+          put.resolve(put.row);
+        } catch (error) {
+          put.reject(error);
+        }
+      }
+      return;
+    }
+    for (const put of batch) put.resolve(put.row);
   }
 
   async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     db.transaction(() => {
       for (const row of rows) this.insert(statements, row);
     }).immediate();
@@ -142,7 +184,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     db.transaction(() => {
       this.insert(statements, row);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
@@ -151,13 +193,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     const row = db.transaction(() => statements.claim.get(executionId) as PendingRow | undefined).immediate();
     return row ? toPending(row) : null;
   }
 
   async deleteExecution(executionId: string): Promise<number> {
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     return db
       .transaction(
         () =>
@@ -174,12 +216,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
-    this.open().statements.putIdempotent.run(executionId, functionKey, JSON.stringify(value), utcNow());
+    this.writable().statements.putIdempotent.run(executionId, functionKey, JSON.stringify(value), utcNow());
   }
 
   async prune(olderThan: number | Date): Promise<number> {
     const cutoff = pruneCutoff(olderThan);
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     return db
       .transaction(() => statements.pruneCheckpoints.run(cutoff).changes + statements.pruneIdempotent.run(cutoff).changes)
       .immediate();
@@ -195,19 +237,23 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   async markSynced(checkpointIds: readonly string[]): Promise<number> {
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     return db.transaction(() => checkpointIds.reduce((n, id) => n + statements.markSynced.run(id).changes, 0)).immediate();
   }
 
   async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
-    const { db, statements } = this.open();
+    const { db, statements } = this.writable();
     return db
       .transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0))
       .immediate();
   }
 
   async close(): Promise<void> {
+    // Rows accepted before close are committed, not dropped.
+    this.#commitQueued();
     this.closed = true;
+    this.#releaseWalKeeper?.();
+    this.#releaseWalKeeper = undefined;
     this.db?.close();
     this.db = undefined;
     this.statements = undefined;
@@ -228,6 +274,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return { db: this.db, statements: this.statements };
   }
 
+  /** `open()` for a write: the first one hands WAL checkpoints to a keeper thread (../store/wal-keeper.ts). */
+  private writable(): { db: Database.Database; statements: Statements } {
+    const handle = this.open();
+    this.#releaseWalKeeper ??= retainWalKeeper(handle.db, this.dbPath);
+    return handle;
+  }
+
   private insert(statements: Statements, row: Checkpoint): void {
     try {
       statements.insert.run(toParams(row));
@@ -238,6 +291,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       throw error;
     }
   }
+}
+
+interface QueuedPut {
+  row: Checkpoint;
+  resolve: (row: Checkpoint) => void;
+  reject: (error: unknown) => void;
 }
 
 function toParams(row: Checkpoint): Record<string, unknown> {

@@ -28,16 +28,6 @@ export function inRootSpan<T>(name: string, attributes: Attributes, options: Tra
   });
 }
 
-/** A span attribute holding a JSON value (strings as they are). */
-export function jsonAttribute(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? 'null';
-  } catch {
-    return String(value);
-  }
-}
-
 /** The trace settings a run's options set (unset ones leave the runner's defaults). */
 export function pickTrace(options: TraceOptions): TraceOptions {
   const picked: TraceOptions = {};

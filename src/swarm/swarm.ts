@@ -22,7 +22,8 @@ import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../sco
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
 import { rowsDownTo, underPath } from '../multi/rows.js';
-import { inRootSpan, jsonAttribute, pickTrace, type TraceOptions } from '../multi/span.js';
+import { inRootSpan, pickTrace, type TraceOptions } from '../multi/span.js';
+import { jsonAttribute } from '../tracing/json-attribute.js';
 import { SwarmError } from './errors.js';
 import { HandoffBox, handoffInput, handoffToolName, handoffTools } from './handoff.js';
 import { initialState, stateFromRow, type SwarmState } from './state.js';
