@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { AlreadyResumed, ChainResumeError, NOT_RUN_NOTE, toolMessageImbalance, type AgentResult } from '../../src/index.js';
 import { ScriptedModel, type Turn } from '../../src/testing/index.js';
 import Type from 'typebox';
-import { Agent, interrupt, tool } from '../../src/index.js';
+import { Agent, idempotent, interrupt, tool } from '../../src/index.js';
 import { approverAgent, payAgent } from '../fixtures/durability/agents.js';
 import { backendConfig, checkpointerFor, conformance, spawnNode, startCounterServer } from '../harness/index.js';
 
@@ -265,6 +265,38 @@ area.scenario('stream() of a pausing agent yields one paused event before done',
   }
   assert.equal(events.filter((e) => e !== 'usage'), ['tool_call_start', 'tool_call_end', 'paused:refund_approval:agent-stream:{"amount":9}', 'done']);
   assert.is(done?.status, 'paused');
+});
+
+area.scenario('idempotent inside an agent tool: the side effect before the pause is not repeated when the tool re-runs', { rows: ['transition:agent-resume-interrupted'] }, async (t) => {
+  const counter = await startCounterServer();
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => counter.close());
+  t.defer(() => checkpointer.close());
+  const hold = idempotent(async function placeHold(amount: number) {
+    const response = await fetch(`${counter.url}/hold`, { method: 'POST' });
+    return { hold_id: `hold_${((await response.json()) as { count: number }).count}`, amount };
+  });
+  const build = (llm: ScriptedModel) => {
+    const refund = tool({
+      name: 'refund',
+      description: 'Hold, then refund once approved',
+      parameters: Type.Object({ amount: Type.Number() }),
+      registry: false,
+      execute: async ({ amount }) => {
+        const { hold_id } = await hold(amount);
+        const decision = interrupt('refund_approval', { amount, hold_id });
+        return `${decision.approved ? 'refunded' : 'released'} ${hold_id}`;
+      },
+    });
+    return new Agent({ name: 'holder', llm, tools: [refund], checkpointer, trace: false });
+  };
+  const paused = await build(new ScriptedModel([{ toolCalls: [{ id: 'call_r', name: 'refund', arguments: { amount: 80 } }] }])).run('refund 80', { executionId: 'agent-idem' });
+  assert.equal(paused.pending_interrupt?.context, { amount: 80, hold_id: 'hold_1' });
+  const model = new ScriptedModel(['ok']);
+  const done = await build(model).resume('agent-idem', { resumeValue: { approved: true } });
+  assert.equal([done.status, done.output], ['completed', 'ok']);
+  assert.is(counter.count('/hold'), 1, 'the hold was served from the idempotency record of this execution');
+  assert.equal(model.received[0]!.at(-1), { role: 'tool', tool_call_id: 'call_r', name: 'refund', content: 'refunded hold_1' });
 });
 
 area.run();

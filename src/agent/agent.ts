@@ -151,7 +151,13 @@ export class Agent {
     this.toolNames = this.tools.map((t) => t.name);
   }
 
-  /** Run to completion. Rejects with GuardrailBlockedError, MaxIterationsError, LLMProviderError or the abort reason. */
+  /**
+   * Run to an answer (`status: 'completed'`) or a pause (`status: 'paused'` with `pending_interrupt`: a tool called
+   * `interrupt()`; the run needs a checkpointer, its own or the enclosing runner's, else ChainCheckpointError). Rejects
+   * with GuardrailBlockedError, MaxIterationsError, LLMProviderError or the abort reason, after writing a failed
+   * terminal row when the run owns a durable execution. Inside a scope re-running this agent's claimed pause (a Chain
+   * resuming the node that hosts it), the run resumes that pause instead of starting over.
+   */
   async run(input: string, options: RunOptions = {}): Promise<AgentResult> {
     return this.start(input, options, undefined);
   }
@@ -191,8 +197,8 @@ export class Agent {
   }
 
   /**
-   * Run and yield events as they happen: text deltas, tool calls and their results, usage, then `done` with the
-   * AgentResult. Model calls are streamed. A failure is thrown by the iterator after the events before it; stopping
+   * Run and yield events as they happen: text deltas, tool calls and their results, usage, `paused` when a tool paused
+   * the run, then `done` with the AgentResult. Model calls are streamed. A failure is thrown by the iterator after the events before it; stopping
    * the iteration early aborts the run.
    */
   stream(input: string, options: RunOptions = {}): AsyncGenerator<AgentStreamEvent> {

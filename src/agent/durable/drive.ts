@@ -31,7 +31,7 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
   return runInScope(frame, async (): Promise<RunOutcome> => {
     const rows: AgentRows = { executionId: placement.executionId, agentName: run.agentName, agentPath: placement.agentPath };
     const checkpointer = placement.checkpointer;
-    let inTool: { turn: number; call: ToolCall; state: LoopState } | null = null;
+    let inTool: { turn: number; call: ToolCall; messages: LoopState['messages'] } | null = null;
     const user = run.hooks;
     const hooks: RunHooks = {
       async beforeTurn(r, state) {
@@ -40,8 +40,8 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
       },
       async beforeToolCall(r, state, call) {
         if (checkpointer) await checkpointer.put(toolRow(rows, state.messages, state.turn, call));
-        // The messages as they stand before the call: what a pause saves, so a resume restores exactly this.
-        inTool = { turn: state.turn, call, state: { ...state, messages: structuredClone(state.messages) } };
+        // What a pause saves: the history as it stands before the call (nothing is appended until the call returns).
+        inTool = { turn: state.turn, call, messages: state.messages };
         await user.beforeToolCall?.(r, state, call);
       },
       async afterToolCall(r, state, call, outcome) {
@@ -70,13 +70,13 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
       }
       return { status: 'completed', output, state };
     } catch (error) {
-      const paused = inTool as { turn: number; call: ToolCall; state: LoopState } | null;
+      const paused = inTool as { turn: number; call: ToolCall; messages: LoopState['messages'] } | null;
       if (isInterruptSignal(error) && paused) {
         const { turn, call } = paused;
         const pending = await recordInterrupt(error, {
           nodeId: toolNodeId(turn, call.name),
           nodeIndex: turn,
-          stateSnapshot: toolState(paused.state.messages, turn, call),
+          stateSnapshot: toolState(paused.messages, turn, call),
           nodeInput: call.arguments,
           iteration: turn,
           agentPath: toolPath(rows.agentPath, call.name),
