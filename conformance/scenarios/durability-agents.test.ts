@@ -144,7 +144,7 @@ area.scenario('a tool pauses in process A; a fresh Agent in process B resumes it
   }
 });
 
-area.scenario('5 processes resume one paused agent at once: one completes, four get AlreadyResumed, one refund', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 90_000 }, async (t) => {
+area.scenario('5 processes resume one paused agent at once: one completes, four get AlreadyResumed, one refund', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 180_000 }, async (t) => {
   const counter = await startCounterServer();
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => counter.close());
@@ -154,7 +154,7 @@ area.scenario('5 processes resume one paused agent at once: one completes, four 
   const args = JSON.stringify({ config: backendConfig(t.backend), executionId: 'agent-race', counterUrl: counter.url });
   const racers = Array.from({ length: 5 }, () => spawnNode(child, ['race', args]));
   for (const racer of racers) t.defer(() => racer.process.kill('SIGKILL'));
-  await Promise.all(racers.map((r) => r.waitForLine((line) => line === 'ready', 30_000)));
+  await Promise.all(racers.map((r) => r.waitForLine((line) => line === 'ready', 120_000)));
   for (const racer of racers) racer.process.stdin.write('go\n');
   const outcomes = await Promise.all(racers.map(async (r) => (JSON.parse(await r.waitForLine((line) => line.startsWith('{'), 30_000)) as { outcome: string }).outcome));
   assert.equal(outcomes.sort(), ['AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'completed']);
