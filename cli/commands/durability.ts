@@ -16,7 +16,7 @@ import { runnerOfExecution } from '../../src/agent/durable/owner.js';
 import { runnerKind, runnerName } from '../../src/runner-kind.js';
 import { AgentkitCommand } from '../base.js';
 import { executionState, outputText, preview, table } from '../durability/render.js';
-import { openExistingStore } from '../durability/store.js';
+import { readExistingStore } from '../durability/store.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -96,20 +96,15 @@ export class ListPendingCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON' });
 
   async run(): Promise<void> {
-    const checkpointer = await openExistingStore(this, this.context);
-    try {
-      const rows = checkpointer ? await checkpointer.listPendingInterrupts({ limit: this.limit ?? 100 }) : [];
-      if (this.json) return this.out(JSON.stringify(rows, null, 2));
-      if (rows.length === 0) return this.out('No pending interrupts.');
-      this.out(
-        table(
-          ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
-          rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
-        ),
-      );
-    } finally {
-      await checkpointer?.close();
-    }
+    const rows = await readExistingStore(this, this.context, (store) => store.listPendingInterrupts({ limit: this.limit ?? 100 }), []);
+    if (this.json) return this.out(JSON.stringify(rows, null, 2));
+    if (rows.length === 0) return this.out('No pending interrupts.');
+    this.out(
+      table(
+        ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
+        rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
+      ),
+    );
   }
 }
 
@@ -136,32 +131,27 @@ export class InspectCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON (every field of every checkpoint)' });
 
   async run(): Promise<number | void> {
-    const checkpointer = await openExistingStore(this, this.context);
-    try {
-      const rows = checkpointer ? await checkpointer.list(this.executionId, { limit: 1_000_000 }) : [];
-      if (rows.length === 0) {
-        this.err(`No checkpoints found for execution '${this.executionId}'.`);
-        return 1;
-      }
-      const state = executionState(rows);
-      if (this.json) {
-        return this.out(JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, checkpoints: rows }, null, 2));
-      }
-      const last = rows[rows.length - 1]!;
-      this.out(`Execution: ${this.executionId}`);
-      this.out(`Chain:     ${rows[0]!.chain_name}`);
-      this.out(`State:     ${state}${state === 'paused' ? ` at ${last.node_id} (${last.interrupt_reason ?? 'interrupt'})` : ''}`);
-      this.out(`Checkpoints: ${rows.length}`);
-      this.out();
-      this.out(
-        table(
-          ['#', 'NODE', 'STATUS', 'STEP TYPE', 'CREATED AT', 'AGENT PATH'],
-          rows.map((r, i) => [String(i), r.node_id, r.status, r.step_type ?? '-', r.created_at, r.agent_path ?? '-']),
-        ),
-      );
-    } finally {
-      await checkpointer?.close();
+    const rows = await readExistingStore(this, this.context, (store) => store.list(this.executionId, { limit: 1_000_000 }), []);
+    if (rows.length === 0) {
+      this.err(`No checkpoints found for execution '${this.executionId}'.`);
+      return 1;
     }
+    const state = executionState(rows);
+    if (this.json) {
+      return this.out(JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, checkpoints: rows }, null, 2));
+    }
+    const last = rows[rows.length - 1]!;
+    this.out(`Execution: ${this.executionId}`);
+    this.out(`Chain:     ${rows[0]!.chain_name}`);
+    this.out(`State:     ${state}${state === 'paused' ? ` at ${last.node_id} (${last.interrupt_reason ?? 'interrupt'})` : ''}`);
+    this.out(`Checkpoints: ${rows.length}`);
+    this.out();
+    this.out(
+      table(
+        ['#', 'NODE', 'STATUS', 'STEP TYPE', 'CREATED AT', 'AGENT PATH'],
+        rows.map((r, i) => [String(i), r.node_id, r.status, r.step_type ?? '-', r.created_at, r.agent_path ?? '-']),
+      ),
+    );
   }
 }
 

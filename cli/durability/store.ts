@@ -35,3 +35,14 @@ export async function openExistingStore(flags: StoreFlags, context: AgentkitCont
   const file = flags.dbPath !== undefined ? path.resolve(context.cwd, flags.dbPath) : checkpointDbPath({ env: context.env, cwd: context.cwd });
   return existsSync(file) ? new SQLiteCheckpointer(file) : null;
 }
+
+/** Read from the store named by the flags and close it; `empty` when the store does not exist yet. */
+export async function readExistingStore<T>(flags: StoreFlags, context: AgentkitContext, read: (checkpointer: Checkpointer) => Promise<T>, empty: T): Promise<T> {
+  const checkpointer = await openExistingStore(flags, context);
+  if (!checkpointer) return empty;
+  try {
+    return await read(checkpointer);
+  } finally {
+    await checkpointer.close();
+  }
+}
