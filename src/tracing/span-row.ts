@@ -1,8 +1,16 @@
 /** Reading a stored `spans` row back as the Span resource. */
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Span } from '../types.js';
+import { isSecretKey } from './redact.js';
+import { decodeSpanRow, encodeReadableSpan } from './span-encoding.js';
 import type { SpanRow } from './span-record.js';
 
-export { hrTimeToIso, rowOf, spanRow, statusName, toSpanRecord, type SpanRecord, type SpanRow } from './span-record.js';
+export { hrTimeToIso, statusName, type SpanRow } from './span-record.js';
+
+/** The row an ended SDK span is stored as (redacted; what the writer would write). */
+export function spanRow(span: ReadableSpan): SpanRow {
+  return decodeSpanRow(encodeReadableSpan(span, isSecretKey));
+}
 
 /** A stored row as the Span resource (attributes and events decoded). */
 export function spanFromRow(row: SpanRow): Span {

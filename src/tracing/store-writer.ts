@@ -1,12 +1,12 @@
 /**
- * Writing batches of span records and guardrail events into local stores: one transaction per store, connections
+ * Writing batches of encoded spans and guardrail events into local stores: one transaction per store, connections
  * cached (a few at a time, least recently used closed first). Runs on the writer thread (or inline when no thread
- * can be started). A store that cannot be written reports a warning once and its batch is dropped.
+ * can be started). Decoding a span (span-encoding.ts) formats its timestamps and masks credential-shaped text, so that
+ * work stays off the run's thread too. A store that cannot be written reports a warning once and its batch is dropped.
  */
 import type Database from 'better-sqlite3';
 import { openLocalStore } from '../store/open.js';
-import { memoizedSecretKeyTest } from './redact.js';
-import { rowOf, type SpanRecord } from './span-record.js';
+import { decodeSpanRow } from './span-encoding.js';
 
 /** A `guardrail_events` row. */
 export interface GuardrailEventRow {
@@ -25,7 +25,8 @@ export interface GuardrailEventRow {
 /** What goes to one store. */
 export interface StoreBatch {
   dbPath: string;
-  spans: SpanRecord[];
+  /** Encoded spans (span-encoding.ts). */
+  spans: string[];
   events: GuardrailEventRow[];
 }
 
@@ -38,7 +39,6 @@ interface Connection {
 export class StoreWriter {
   private readonly connections = new Map<string, Connection>();
   private readonly warned = new Set<string>();
-  private readonly secretKey = memoizedSecretKeyTest();
 
   constructor(
     private readonly warn: (message: string) => void,
@@ -52,7 +52,7 @@ export class StoreWriter {
         const connection = this.connection(batch.dbPath);
         connection.db.transaction(() => {
           for (const span of batch.spans) {
-            const r = rowOf(span, this.secretKey);
+            const r = decodeSpanRow(span);
             connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
           }
           for (const e of batch.events) {

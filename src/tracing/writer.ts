@@ -1,12 +1,10 @@
 /**
- * The batched writer behind the span processor. Ended spans and guardrail events are queued per store file and
+ * The batched writer behind the span processor. Ended spans (encoded, see span-encoding.ts) and guardrail events are queued per store file and
  * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), as soon as a
  * batch fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
  * store that cannot be written is reported as a process warning and its batch dropped.
  */
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { toSpanRecord } from './span-record.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -15,7 +13,7 @@ export type { GuardrailEventRow } from './store-writer.js';
 export interface WriterOptions {
   /** Delay before queued rows are handed over (default 100 ms). */
   flushIntervalMs?: number;
-  /** Rows queued (all stores) that trigger a hand-over at once (default 512). */
+  /** Rows queued (all stores) that trigger a hand-over at once (default 2048). */
   maxBatch?: number;
   /** Rows queued beyond which new spans are dropped and counted (default 20 000). */
   maxQueued?: number;
@@ -24,7 +22,7 @@ export interface WriterOptions {
 }
 
 interface Queue {
-  spans: ReadableSpan[];
+  spans: string[];
   events: GuardrailEventRow[];
 }
 
@@ -46,13 +44,14 @@ export class BatchedTraceWriter {
 
   constructor(options: WriterOptions = {}) {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
-    this.maxBatch = options.maxBatch ?? 512;
+    // Large batches: each hand-over and each transaction has a fixed cost; the timer bounds the wait of a quiet process.
+    this.maxBatch = options.maxBatch ?? 2048;
     this.maxQueued = options.maxQueued ?? 20_000;
     this.useThread = options.thread ?? true;
   }
 
-  /** Queue an ended span for the store at `dbPath`. */
-  enqueueSpan(dbPath: string, span: ReadableSpan): void {
+  /** Queue an ended span, encoded (span-encoding.ts), for the store at `dbPath`. */
+  enqueueSpan(dbPath: string, span: string): void {
     if (this.queued >= this.maxQueued) {
       this.dropped++;
       if (!this.warnedFull) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
@@ -124,7 +123,7 @@ export class BatchedTraceWriter {
     this.timer = undefined;
     if (this.queued === 0) return;
     const batches: StoreBatch[] = [];
-    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans.map(toSpanRecord), events: queue.events });
+    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans, events: queue.events });
     this.queues = new Map();
     this.queued = 0;
     if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
@@ -133,7 +132,7 @@ export class BatchedTraceWriter {
         this.thread.post(batches);
         return;
       } catch (error) {
-        // A value that cannot be cloned (a foreign span's exotic attribute): write this batch inline.
+        // Not expected (the batches are strings and plain rows), but a batch that cannot be posted is still written.
         warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
       }
     }
