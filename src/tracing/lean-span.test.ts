@@ -8,9 +8,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { suite } from '../../conformance/harness/uvu.js';
 import { LeanSpan } from './lean-span.js';
 import { exportable } from './otlp.js';
-import { REDACTED, isSecretKey } from './redact.js';
+import { REDACTED } from './redact.js';
 import { agentkitTracer, ensureTracing, flushTraces } from './setup.js';
-import { decodeSpanRow, encodeSpanRow } from './span-encoding.js';
 import { withSpan, withTraceDestination } from './spans.js';
 import { TraceStore } from './trace-store.js';
 
@@ -148,22 +147,6 @@ test('under suppressed tracing the span records nothing', async ({ dir }) => {
   assert.not.ok(span.isRecording());
   await withSpan('agent.quiet', { dbPath: file, parent: suppressTracing(context.active()) }, async (s) => assert.not.ok(s.isRecording()));
   assert.equal(await new TraceStore({ dbPath: file }).listTraces(), []);
-});
-
-test('the encoded row: any name survives, timestamps in microseconds, credential text masked on decoding', () => {
-  const encoded = encodeSpanRow('00000000000000aa', '0000000000000000000000000000000b', undefined, 'odd\u0000name', 1767225600123456, 1767225600123457, SpanStatusCode.ERROR, { note: 'key sk-abcdefghijklmnopqrstuv', n: 1 }, [{ name: 'e', time: [1767225600, 1000], attributes: { password: 'p', text: 'Bearer abcdefghijkl' } }], isSecretKey);
-  const row = decodeSpanRow(encoded);
-  assert.equal(row, {
-    span_id: '00000000000000aa',
-    trace_id: '0000000000000000000000000000000b',
-    parent_span_id: null,
-    name: 'odd\u0000name',
-    start_time: '2026-01-01T00:00:00.123456Z',
-    end_time: '2026-01-01T00:00:00.123457Z',
-    status: 'ERROR',
-    attributes: JSON.stringify({ note: `key ${REDACTED}`, n: 1 }),
-    events: JSON.stringify([{ name: 'e', timestamp: '2026-01-01T00:00:00.000001Z', attributes: { password: REDACTED, text: `Bearer ${REDACTED}` } }]),
-  });
 });
 
 test('OTLP gets spans redacted like local.db: the span itself when clean, a redacted view otherwise', () => {

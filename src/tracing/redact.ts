@@ -6,7 +6,7 @@
  *
  * The work is split by cost. Key-based redaction is a memoized lookup per key, done where the span is made or
  * encoded (on the run's thread), so a secret-keyed value never leaves the span. The text scan reads every byte of
- * every payload, so it runs on the encoded JSON on the writer thread (`maskJsonAttributes`, `maskJsonEvents`), and for
+ * every payload, so it runs when an encoded span is decoded on the writer thread (span-encoding.ts), and for
  * OTLP in the export path (otlp.ts).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
@@ -77,18 +77,20 @@ export function redactKeys(attributes: Attributes, secretKey: (key: string) => b
   return out ?? attributes;
 }
 
-/**
- * The JSON text of an attribute object with credential-shaped text masked in its string values; `json` itself when a
- * cheap pre-test finds nothing that could be a credential (decoding and encoding only when it might).
- */
-export function maskJsonAttributes(json: string): string {
-  if (!SECRET_HINT.test(json)) return json;
-  const attributes = JSON.parse(json) as Attributes;
-  for (const key in attributes) attributes[key] = cleanValue(attributes[key]);
-  return JSON.stringify(attributes);
+/** `maskSecrets(text)`, after a cheap pre-test that skips the full scan for text that cannot hold a credential. */
+export function maskSecretText(text: string): string {
+  return SECRET_HINT.test(text) ? maskSecrets(text) : text;
 }
 
-/** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with `maskJsonAttributes`' masking. */
+/**
+ * JSON text of an attribute value (a number, boolean or array) with credential-shaped text masked in its strings;
+ * `json` itself when the pre-test finds nothing that could be a credential.
+ */
+export function maskJsonValue(json: string): string {
+  return SECRET_HINT.test(json) ? JSON.stringify(cleanValue(JSON.parse(json) as AttributeValue)) : json;
+}
+
+/** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with string attribute values masked. */
 export function maskJsonEvents(json: string): string {
   if (!SECRET_HINT.test(json)) return json;
   const events = JSON.parse(json) as Array<{ attributes?: Attributes }>;
