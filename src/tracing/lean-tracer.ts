@@ -31,10 +31,11 @@ export class LeanTracer implements Tracer, LeanSpanOwner {
     if (options.root) ctx = trace.deleteSpan(ctx);
     if (isTracingSuppressed(ctx)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     const parentSpan = trace.getSpan(ctx);
-    const parent = parentSpan?.spanContext();
+    // Our own ids are valid by construction: only a foreign parent's context needs the (regex) check.
+    const parent = parentSpan instanceof LeanSpan || (parentSpan && isSpanContextValid(parentSpan.spanContext())) ? parentSpan.spanContext() : undefined;
     let spanContext: SpanContext;
     let dbPath: string;
-    if (parent && isSpanContextValid(parent)) {
+    if (parent) {
       spanContext = { traceId: parent.traceId, spanId: this.ids.generateSpanId(), traceFlags: TraceFlags.SAMPLED, traceState: parent.traceState };
       // A lean parent knows its trace's store; any other parent's trace is looked up (or chosen, if it is remote).
       dbPath = parentSpan instanceof LeanSpan ? parentSpan.dbPath : this.local.destinationOf(parent.traceId, ctx);
@@ -43,7 +44,7 @@ export class LeanTracer implements Tracer, LeanSpanOwner {
       dbPath = this.local.destinationOf(undefined, ctx);
     }
     const start = options.startTime === undefined ? preciseNow() : epochMillis(options.startTime);
-    const span = new LeanSpan(this, name, spanContext, parent && isSpanContextValid(parent) ? parent : undefined, dbPath, options.kind ?? SpanKind.INTERNAL, start);
+    const span = new LeanSpan(this, name, spanContext, parent, dbPath, options.kind ?? SpanKind.INTERNAL, start);
     if (options.attributes) span.setAttributes(options.attributes);
     if (options.links) span.addLinks(options.links);
     this.exporter?.onStart(span, ctx);

@@ -1,6 +1,6 @@
 /**
  * The local store's side of tracing: which store each trace goes to (decided when its root starts, see
- * destination.ts), and ended spans encoded (span-encoding.ts) and handed to the batched writer. Two kinds of span
+ * destination.ts), and ended spans handed to the batched writer. Two kinds of span
  * arrive: agentkit's own lean spans (lean-tracer.ts), which carry their store, and spans any other code creates
  * through the global tracer provider (chains, third-party instrumentation), which reach this class as an SDK span
  * processor. Both kinds nest under each other and follow their trace's root.
@@ -10,8 +10,6 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 import { localDbPath } from '../config/paths.js';
 import { resolveTraceDestination } from './destination.js';
 import { LeanSpan } from './lean-span.js';
-import { isSecretKeyCached } from './redact.js';
-import { encodeLeanSpan, encodeReadableSpan } from './span-encoding.js';
 import type { BatchedTraceWriter } from './writer.js';
 
 interface OpenTrace {
@@ -49,12 +47,12 @@ export class LocalStoreSpanProcessor implements SpanProcessor {
     const open = this.traces.get(traceId);
     const dbPath = open?.dbPath ?? localDbPath();
     if (open && --open.open === 0) this.traces.delete(traceId);
-    this.writer.enqueueSpan(dbPath, encodeReadableSpan(span, isSecretKeyCached));
+    this.writer.enqueueSpan(dbPath, span);
   }
 
   /** A lean span ended (lean-tracer.ts). */
   leanSpanEnded(span: LeanSpan): void {
-    this.writer.enqueueSpan(span.dbPath, encodeLeanSpan(span, isSecretKeyCached));
+    this.writer.enqueueSpan(span.dbPath, span);
   }
 
   async forceFlush(): Promise<void> {

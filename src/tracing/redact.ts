@@ -52,9 +52,17 @@ export function maskSecrets(text: string): string {
   });
 }
 
-function cleanValue(value: AttributeValue | undefined): AttributeValue | undefined {
-  if (typeof value === 'string') return maskSecrets(value);
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? maskSecrets(v) : v)) as AttributeValue;
+/** `maskSecrets(text)`, after a cheap pre-test that skips the full scan for text that cannot hold a credential. */
+function maskSecretText(text: string): string {
+  return SECRET_HINT.test(text) ? maskSecrets(text) : text;
+}
+
+/** An attribute value with credential-shaped text masked in it (in a string, or in an array's strings). */
+export function maskAttributeValue(value: AttributeValue): AttributeValue;
+export function maskAttributeValue(value: AttributeValue | undefined): AttributeValue | undefined;
+export function maskAttributeValue(value: AttributeValue | undefined): AttributeValue | undefined {
+  if (typeof value === 'string') return maskSecretText(value);
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? maskSecretText(v) : v)) as AttributeValue;
   return value;
 }
 
@@ -77,24 +85,11 @@ export function redactKeys(attributes: Attributes, secretKey: (key: string) => b
   return out ?? attributes;
 }
 
-/** `maskSecrets(text)`, after a cheap pre-test that skips the full scan for text that cannot hold a credential. */
-export function maskSecretText(text: string): string {
-  return SECRET_HINT.test(text) ? maskSecrets(text) : text;
-}
-
-/**
- * JSON text of an attribute value (a number, boolean or array) with credential-shaped text masked in its strings;
- * `json` itself when the pre-test finds nothing that could be a credential.
- */
-export function maskJsonValue(json: string): string {
-  return SECRET_HINT.test(json) ? JSON.stringify(cleanValue(JSON.parse(json) as AttributeValue)) : json;
-}
-
 /** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with string attribute values masked. */
 export function maskJsonEvents(json: string): string {
   if (!SECRET_HINT.test(json)) return json;
   const events = JSON.parse(json) as Array<{ attributes?: Attributes }>;
-  for (const event of events) if (event.attributes) for (const key in event.attributes) event.attributes[key] = cleanValue(event.attributes[key]);
+  for (const event of events) if (event.attributes) for (const key in event.attributes) event.attributes[key] = maskAttributeValue(event.attributes[key]);
   return JSON.stringify(events);
 }
 
@@ -103,7 +98,7 @@ export function redactAttributes(attributes: Attributes): Record<string, Attribu
   const out: Record<string, AttributeValue> = {};
   for (const [key, value] of Object.entries(attributes)) {
     if (value === undefined) continue;
-    out[key] = isSecretKey(key) ? REDACTED : cleanValue(value)!;
+    out[key] = isSecretKey(key) ? REDACTED : maskAttributeValue(value)!;
   }
   return out;
 }

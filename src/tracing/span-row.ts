@@ -2,14 +2,16 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Span } from '../types.js';
 import { isSecretKey } from './redact.js';
-import { decodeSpanRow, encodeReadableSpan } from './span-encoding.js';
+import { appendReadableSpan, decodeSpanRows } from './span-encoding.js';
 import type { SpanRow } from './span-record.js';
 
 export { hrTimeToIso, statusName, type SpanRow } from './span-record.js';
 
 /** The row an ended SDK span is stored as (redacted; what the writer would write). */
 export function spanRow(span: ReadableSpan): SpanRow {
-  return decodeSpanRow(encodeReadableSpan(span, isSecretKey));
+  const fields: unknown[] = [];
+  appendReadableSpan(fields, span, isSecretKey);
+  return decodeSpanRows(fields)[0]!;
 }
 
 /** A stored row as the Span resource (attributes and events decoded). */

@@ -8,8 +8,7 @@ import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
-import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';
-import { encodeReadableSpan } from './span-encoding.js';
+import { REDACTED, maskSecrets, redactAttributes } from './redact.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
 import { WriterThread } from './writer-thread.js';
@@ -88,7 +87,7 @@ test('the writer thread and the inline writer store the same rows', async ({ dir
   for (const thread of [true, false]) {
     const file = path.join(dir, `${thread ? 'thread' : 'inline'}.db`);
     const writer = new BatchedTraceWriter({ thread });
-    writer.enqueueSpan(file, encodeReadableSpan(ended[0]!, isSecretKey));
+    writer.enqueueSpan(file, ended[0]!);
     writer.enqueueGuardrailEvent(file, { event_id: 'e1', trace_id: 't', span_id: 's', agent_name: 'a', guardrail_name: 'g', position: 'input', outcome: 'warned', blocking: false, message: 'm', created_at: '2026-01-01T00:00:00.000000Z' });
     writer.close();
     const db = openLocalStore(file, { readonly: true });

@@ -1,10 +1,14 @@
 /**
- * The batched writer behind the span processor. Ended spans (encoded, see span-encoding.ts) and guardrail events are queued per store file and
+ * The batched writer behind the span processor. Ended spans (appended to a flat array, see span-encoding.ts) and guardrail events are queued per store file and
  * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), as soon as a
  * batch fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
  * store that cannot be written is reported as a process warning and its batch dropped.
  */
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { LeanSpan } from './lean-span.js';
+import { isSecretKeyCached } from './redact.js';
+import { appendLeanSpan, appendReadableSpan } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -22,7 +26,9 @@ export interface WriterOptions {
 }
 
 interface Queue {
-  spans: string[];
+  /** The spans' fields, span-encoding.ts. */
+  spans: unknown[];
+  spanCount: number;
   events: GuardrailEventRow[];
 }
 
@@ -50,15 +56,18 @@ export class BatchedTraceWriter {
     this.useThread = options.thread ?? true;
   }
 
-  /** Queue an ended span, encoded (span-encoding.ts), for the store at `dbPath`. */
-  enqueueSpan(dbPath: string, span: string): void {
+  /** Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). */
+  enqueueSpan(dbPath: string, span: LeanSpan | ReadableSpan): void {
     if (this.queued >= this.maxQueued) {
       this.dropped++;
       if (!this.warnedFull) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
       this.warnedFull = true;
       return;
     }
-    this.queueFor(dbPath).spans.push(span);
+    const queue = this.queueFor(dbPath);
+    if (span instanceof LeanSpan) appendLeanSpan(queue.spans, span, isSecretKeyCached);
+    else appendReadableSpan(queue.spans, span, isSecretKeyCached);
+    queue.spanCount++;
     this.added();
   }
 
@@ -97,7 +106,7 @@ export class BatchedTraceWriter {
   private queueFor(dbPath: string): Queue {
     let queue = this.queues.get(dbPath);
     if (!queue) {
-      queue = { spans: [], events: [] };
+      queue = { spans: [], spanCount: 0, events: [] };
       this.queues.set(dbPath, queue);
     }
     return queue;
@@ -123,7 +132,7 @@ export class BatchedTraceWriter {
     this.timer = undefined;
     if (this.queued === 0) return;
     const batches: StoreBatch[] = [];
-    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans, events: queue.events });
+    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans, spanCount: queue.spanCount, events: queue.events });
     this.queues = new Map();
     this.queued = 0;
     if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
