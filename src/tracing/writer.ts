@@ -1,7 +1,8 @@
 /**
- * The batched writer behind the span processor. Ended spans (appended to a flat array, see span-encoding.ts) and guardrail events are queued per store file and
- * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), as soon as a
- * batch fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
+ * The batched writer behind the span processor. Ended spans (appended to a flat array, see span-encoding.ts) and
+ * guardrail events are queued per store file and handed to the writer thread (writer-thread.ts) on a short unref'd
+ * timer (so an idle process can exit), as soon as a batch fills or the thread is idle with a minimum batch waiting,
+ * on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
  * store that cannot be written is reported as a process warning and its batch dropped.
  */
@@ -19,6 +20,8 @@ export interface WriterOptions {
   flushIntervalMs?: number;
   /** Rows queued (all stores) that trigger a hand-over at once (default 2048). */
   maxBatch?: number;
+  /** Rows queued that trigger a hand-over at once when the writer thread is idle (default 128). */
+  minBatch?: number;
   /** Rows queued beyond which new spans are dropped and counted (default 20 000). */
   maxQueued?: number;
   /** Write on a separate thread (default true); false writes inline on flush. */
@@ -38,6 +41,7 @@ export class BatchedTraceWriter {
   private queues = new Map<string, Queue>();
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  private readonly minBatch: number;
   private readonly maxQueued: number;
   private readonly useThread: boolean;
   private thread: WriterThread | null | undefined;
@@ -52,6 +56,7 @@ export class BatchedTraceWriter {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     // Large batches: each hand-over and each transaction has a fixed cost; the timer bounds the wait of a quiet process.
     this.maxBatch = options.maxBatch ?? 2048;
+    this.minBatch = options.minBatch ?? 128;
     this.maxQueued = options.maxQueued ?? 20_000;
     this.useThread = options.thread ?? true;
   }
@@ -115,8 +120,10 @@ export class BatchedTraceWriter {
   private added(): void {
     this.queued++;
     // At once, not on a later tick: code that never yields to the event loop (a run on a model that answers
-    // without I/O) would otherwise keep every span queued until it awaits something real.
-    if (this.queued >= this.maxBatch) {
+    // without I/O) would otherwise keep every span queued until it awaits something real. An idle thread gets work
+    // early, so it writes while the run goes on and a flush finds little left to wait for; a busy one lets the
+    // batch grow (fewer, larger transactions) up to maxBatch.
+    if (this.queued >= this.maxBatch || (this.queued >= this.minBatch && this.threadIdle())) {
       this.handOver();
       return;
     }
@@ -124,6 +131,12 @@ export class BatchedTraceWriter {
       this.timer = undefined;
       this.handOver();
     }, this.flushIntervalMs).unref();
+  }
+
+  /** True when the writer thread waits for work (or is not started yet). Inline writing has no idle moments. */
+  private threadIdle(): boolean {
+    if (!this.useThread) return false;
+    return this.thread === undefined || (this.thread !== null && this.thread.idle);
   }
 
   /** Move the queues out and give them to the thread (or write them inline). */
