@@ -69,6 +69,28 @@ function eventsJson(events: readonly EventData[], secretKey: (key: string) => bo
   return JSON.stringify(events.map((e) => ({ name: e.name, timestamp: hrTimeToIso(e.time), attributes: redactKeys(e.attributes ?? {}, secretKey) })));
 }
 
+/** `"key":` for attribute keys: they repeat endlessly, so each is escaped once (the memory is bounded). */
+const keyPrefixes = new Map<string, string>();
+
+function keyPrefix(key: string): string {
+  let prefix = keyPrefixes.get(key);
+  if (prefix === undefined) {
+    if (keyPrefixes.size >= 10_000) keyPrefixes.clear();
+    prefix = `${JSON.stringify(key)}:`;
+    keyPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
+/** An attribute value as JSON, credential-shaped text masked. */
+function valueJson(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(maskAttributeValue(value));
+  // String(n) is JSON for every finite number; JSON has no NaN or Infinity and writes them as null.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(maskAttributeValue(value as AttributeValue)) ?? 'null';
+}
+
 /**
  * The stored rows of the spans in `fields` (as appended above): attributes as JSON text (exactly what
  * `JSON.stringify` of the attribute object gives, key order included), timestamps formatted, credential-shaped text
@@ -83,7 +105,7 @@ export function decodeSpanRows(fields: readonly unknown[]): SpanRow[] {
     let attributes = '{';
     for (let i = at + 9, end = at + 9 + 2 * count; i < end; i += 2) {
       if (i > at + 9) attributes += ',';
-      attributes += JSON.stringify(fields[i]) + ':' + (JSON.stringify(maskAttributeValue(fields[i + 1] as AttributeValue)) ?? 'null');
+      attributes += keyPrefix(fields[i] as string) + valueJson(fields[i + 1]);
     }
     const endMicros = fields[at + 4] as number | null;
     const events = fields[at + 6] as string | null;

@@ -25,12 +25,20 @@ export function millisToMicros(millis: number): number {
   return Math.floor(millis * 1000);
 }
 
+/** The last whole second formatted: consecutive timestamps mostly share it, and Date formatting is the costly part. */
+let lastSecond = NaN;
+let lastSecondIso = '';
+
 /** Epoch microseconds as ISO-8601 UTC with six fraction digits (the store's timestamp format). */
 export function microsToIso(micros: number): string {
-  const millis = Math.floor(micros / 1000);
-  const rest = micros - millis * 1000;
-  const iso = new Date(millis).toISOString();
-  return `${iso.slice(0, -1)}${rest < 10 ? '00' : rest < 100 ? '0' : ''}${rest}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== lastSecond) {
+    // 'YYYY-MM-DDTHH:MM:SS.' (the milliseconds of toISOString are replaced by the six digits below).
+    lastSecondIso = new Date(second * 1000).toISOString().slice(0, -4);
+    lastSecond = second;
+  }
+  const fraction = String(micros - second * 1_000_000);
+  return `${lastSecondIso}${'000000'.slice(fraction.length)}${fraction}Z`;
 }
 
 /** An HrTime as ISO-8601 UTC with microseconds (the store's timestamp format). */
