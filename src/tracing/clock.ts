@@ -2,12 +2,15 @@
 import type { TimeInput } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 
+/** Fixed for the life of the process (and a getter call each time it is read). */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /**
  * Wall-clock time in milliseconds with sub-millisecond precision. Spans are timed with it at both ends: a
  * millisecond clock would give a parent and its first child (or two quick steps) the same start time.
  */
 export function preciseNow(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN + performance.now();
 }
 
 /**
@@ -15,7 +18,7 @@ export function preciseNow(): number {
  * performance timestamp (milliseconds since the time origin), a larger one epoch milliseconds.
  */
 export function epochMillis(time: TimeInput): number {
-  if (typeof time === 'number') return time <= performance.now() ? performance.timeOrigin + time : time;
+  if (typeof time === 'number') return time <= performance.now() ? TIME_ORIGIN + time : time;
   if (time instanceof Date) return time.getTime();
   return time[0] * 1000 + time[1] / 1e6;
 }

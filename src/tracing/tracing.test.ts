@@ -8,7 +8,9 @@ import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
-import { REDACTED, maskSecrets, redactAttributes } from './redact.js';
+import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';
+import { appendSpan } from './span-encoding.js';
+import type { StoreBatch } from './store-writer.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
 import { WriterThread } from './writer-thread.js';
@@ -119,6 +121,26 @@ test('the built package writes spans through its compiled writer thread and flus
   });
   assert.is(code, 0);
   assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => [s.trace_id, s.name, s.span_count]), [[out, 'agent.built', 2]]);
+});
+
+test('batches that queue up for the writer thread are all written, each to its store', async ({ dir }) => {
+  const thread = WriterThread.start(() => undefined)!;
+  const files = [path.join(dir, 'q1.db'), path.join(dir, 'q2.db')];
+  const batch = (file: string, id: number): StoreBatch => {
+    const spans: unknown[] = [];
+    appendSpan(spans, id.toString(16).padStart(16, '0'), 't'.repeat(31) + (id % 2), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+    return { dbPath: file, spans, spanCount: 1, events: [] };
+  };
+  // Posted while the thread is still starting: they queue up and are taken together.
+  for (let id = 1; id <= 6; id++) thread.post([batch(files[id % 2]!, id)]);
+  thread.waitSync();
+  thread.close();
+  for (const [i, file] of files.entries()) {
+    const db = openLocalStore(file, { readonly: true });
+    const names = (db.prepare('SELECT name FROM spans ORDER BY start_time').all() as Array<{ name: string }>).map((r) => r.name);
+    db.close();
+    assert.equal(names, i === 0 ? ['chain.s2', 'chain.s4', 'chain.s6'] : ['chain.s1', 'chain.s3', 'chain.s5']);
+  }
 });
 
 test('a writer thread that cannot load is noticed at once, not after a 30 s wait', async () => {
