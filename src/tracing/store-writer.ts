@@ -52,24 +52,44 @@ export class StoreWriter {
   /** Write every batch; never throws. */
   write(batches: readonly StoreBatch[]): void {
     for (const batch of batches) {
+      const cached = this.connections.has(batch.dbPath);
       try {
-        const connection = this.connection(batch.dbPath);
-        connection.db.transaction(() => {
-          for (const r of decodeSpanRows(batch.spans)) {
-            connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
-          }
-          for (const e of batch.events) {
-            connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
-          }
-        })();
+        this.writeBatch(batch);
       } catch (error) {
         this.forget(batch.dbPath);
-        if (!this.warned.has(batch.dbPath)) {
-          this.warned.add(batch.dbPath);
-          this.warn(`agentkit tracing: could not write ${batch.spanCount} span(s) and ${batch.events.length} guardrail event(s) to ${batch.dbPath}: ${error instanceof Error ? error.message : String(error)}`);
-        }
+        if (!cached) this.warnOnce(batch, error);
+        // A connection kept from earlier may have lost its file (the store was deleted or replaced since): once
+        // more on a fresh one, which opens (or creates) the store as it is now.
+        else this.retry(batch);
       }
     }
+  }
+
+  private writeBatch(batch: StoreBatch): void {
+    const connection = this.connection(batch.dbPath);
+    connection.db.transaction(() => {
+      for (const r of decodeSpanRows(batch.spans)) {
+        connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
+      }
+      for (const e of batch.events) {
+        connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
+      }
+    })();
+  }
+
+  private retry(batch: StoreBatch): void {
+    try {
+      this.writeBatch(batch);
+    } catch (error) {
+      this.forget(batch.dbPath);
+      this.warnOnce(batch, error);
+    }
+  }
+
+  private warnOnce(batch: StoreBatch, error: unknown): void {
+    if (this.warned.has(batch.dbPath)) return;
+    this.warned.add(batch.dbPath);
+    this.warn(`agentkit tracing: could not write ${batch.spanCount} span(s) and ${batch.events.length} guardrail event(s) to ${batch.dbPath}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
   /** Close every connection. */

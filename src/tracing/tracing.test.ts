@@ -10,7 +10,7 @@ import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';
 import { appendSpan } from './span-encoding.js';
-import type { StoreBatch } from './store-writer.js';
+import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
 import { WriterThread } from './writer-thread.js';
@@ -141,6 +141,26 @@ test('batches that queue up for the writer thread are all written, each to its s
     db.close();
     assert.equal(names, i === 0 ? ['chain.s2', 'chain.s4', 'chain.s6'] : ['chain.s1', 'chain.s3', 'chain.s5']);
   }
+});
+
+test('a kept connection that fails (its store deleted or replaced under it) is replaced once, not reported', async ({ dir }) => {
+  const warnings: string[] = [];
+  const writer = new StoreWriter((m) => warnings.push(m));
+  const file = path.join(dir, 'kept.db');
+  const batch = (id: number): StoreBatch => {
+    const spans: unknown[] = [];
+    appendSpan(spans, id.toString(16).padStart(16, '0'), 'a'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, {}, [], isSecretKey);
+    return { dbPath: file, spans, spanCount: 1, events: [] };
+  };
+  writer.write([batch(1)]);
+  // Break the kept connection the way a vanished file does: its next write throws.
+  (writer as unknown as { connections: Map<string, { db: { close(): void } }> }).connections.get(file)!.db.close();
+  writer.write([batch(2)]);
+  writer.close();
+  assert.equal(warnings, []);
+  const db = openLocalStore(file, { readonly: true });
+  assert.equal((db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name), ['chain.s1', 'chain.s2']);
+  db.close();
 });
 
 test('a writer thread that cannot load is noticed at once, not after a 30 s wait', async () => {
