@@ -142,7 +142,9 @@ export class InspectCommand extends AgentkitCommand {
     }
     const last = rows[rows.length - 1]!;
     this.out(`Execution: ${this.executionId}`);
-    this.out(`Chain:     ${rows[0]!.chain_name}`);
+    // The runner that wrote the execution (an Agent's rows carry `agent:<name>` paths), not always a chain.
+    const owner = runnerOfExecution(rows) ?? { kind: 'chain', name: rows[0]!.chain_name };
+    this.out(`${`${owner.kind[0]!.toUpperCase()}${owner.kind.slice(1)}:`.padEnd(11)}${owner.name}`);
     this.out(`State:     ${state}${state === 'paused' ? ` at ${last.node_id} (${last.interrupt_reason ?? 'interrupt'})` : ''}`);
     this.out(`Checkpoints: ${rows.length}`);
     this.out();

@@ -56,6 +56,8 @@ export const refund = () => buildRefundAgent(openCheckpointer(${JSON.stringify(b
   assert.is(empty.stdout, 'No pending interrupts.\n');
   const inspected = await t.cli(['inspect', 'agent-cli', ...storeFlags(t)]);
   assert.is(inspected.code, 0, inspected.stderr);
+  // The header names the runner that wrote the rows: this execution is an Agent's, not a chain's.
+  assert.equal(inspected.stdout.split('\n').slice(0, 3), ['Execution: agent-cli', 'Agent:     refund-agent', 'State:     completed']);
   assert.match(
     inspected.stdout,
     /turn:0\s+completed\s+llm_call[\s\S]*turn:0\/tool:issue_refund\s+interrupted\s+hitl_pause[\s\S]*turn:1\s+completed\s+llm_call[\s\S]*run_end\s+completed\s+run_end\s+\S+\s+agent:refund-agent/,
