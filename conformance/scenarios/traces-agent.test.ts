@@ -290,8 +290,9 @@ area.scenario('OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child
     script,
     `import { Agent, shutdownTracing } from ${JSON.stringify(path.join(src, 'index.ts'))};
      import { ScriptedModel } from ${JSON.stringify(path.join(src, 'testing/index.ts'))};
-     const agent = new Agent({ name: 'exported', systemPrompt: 'x', llm: new ScriptedModel(['done']) });
+     const agent = new Agent({ name: 'exported', systemPrompt: 'x', llm: new ScriptedModel(['done', 'noted']) });
      const result = await agent.run('hello');
+     await agent.run('my key is sk-proj-OTLPSECRET0123456789abcdef');
      await shutdownTracing();
      process.stdout.write(result.trace_id ?? '');`,
   );
@@ -315,8 +316,10 @@ area.scenario('OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child
   const body = exports.map((r) => r.raw).join('\n');
   assert.ok(body.includes('agent.exported') && body.includes('llm.chat_completion'), 'span names are exported');
   assert.ok(body.includes(Buffer.from(stdout, 'hex').toString('base64')) || body.includes(stdout), 'the run\'s trace id is exported');
+  assert.not.ok(body.includes('OTLPSECRET'), 'credentials are masked before export, as in local.db');
+  assert.ok(body.includes('[REDACTED]'));
   const local = await new TraceStore({ dbPath: dbOf(t) }).listTraces();
-  assert.equal(local.map((s) => s.trace_id), [stdout], 'and the local store still has the trace');
+  assert.ok(local.some((s) => s.trace_id === stdout), 'and the local store still has the trace');
 });
 
 area.run();

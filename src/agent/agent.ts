@@ -294,7 +294,12 @@ export class Agent {
     return withSpan(SPAN.agent(this.name), { parent }, async (span) => {
       const started = performance.now();
       // Set after the start: attributes given to startSpan are validated three times over.
-      if (span.isRecording()) span.setAttributes({ ...definition, [AGENT_ATTR.executionId]: executionId, [AGENT_ATTR.input]: input });
+      if (span.isRecording()) {
+        // The definition's keys in place (its execution id and input are placeholders), without copying it per run.
+        span.setAttributes(definition);
+        span.setAttribute(AGENT_ATTR.executionId, executionId);
+        span.setAttribute(AGENT_ATTR.input, input);
+      }
       const run: AgentRun = {
         agentName: this.name,
         llm: this.llm,

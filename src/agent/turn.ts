@@ -8,6 +8,7 @@ import { LLMProviderError } from '../llm/errors.js';
 import type { ChatRequest, LLMResponse } from '../llm/types.js';
 import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
+import { historyJson } from './history-json.js';
 import type { AgentRun, LoopState } from './run-state.js';
 
 /** Call the model for `state.turn`. Throws what the provider throws (LLMProviderError, the abort reason). */
@@ -57,8 +58,9 @@ function requestAttributes(run: AgentRun, state: LoopState, request: ChatRequest
   if (run.settings.temperature !== undefined) attributes[LLM_ATTR.temperature] = run.settings.temperature;
   if (run.settings.maxTokens !== undefined) attributes[LLM_ATTR.maxTokens] = run.settings.maxTokens;
   if (run.settings.topP !== undefined) attributes[LLM_ATTR.topP] = run.settings.topP;
-  if (run.toolNames.length > 0) attributes[LLM_ATTR.tools] = [...run.toolNames];
-  if (run.payloads) attributes[LLM_ATTR.messages] = JSON.stringify(request.messages);
+  // The run's own array (spans keep attribute values as given; nothing changes it).
+  if (run.toolNames.length > 0) attributes[LLM_ATTR.tools] = run.toolNames as string[];
+  if (run.payloads) attributes[LLM_ATTR.messages] = historyJson(request.messages);
   return attributes;
 }
 

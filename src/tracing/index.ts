@@ -3,11 +3,13 @@ export { ensureTracing, agentkitTracer, flushTraces, flushTracesSync, shutdownTr
 export { setTraceDestination, traceDestinationOf, resolveTraceDestination } from './destination.js';
 export { withSpan, withTraceDestination, markFailure, preciseNow, type SpanOptions } from './spans.js';
 export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, payloadsEnabled } from './attributes.js';
-export { REDACTED, isSecretKey, maskSecrets, memoizedSecretKeyTest, redactAttributes, redactedJson } from './redact.js';
+export { REDACTED, isSecretKey, maskSecrets, memoizedSecretKeyTest, redactAttributes } from './redact.js';
 export { TraceStore, summarise, type TraceStoreOptions } from './trace-store.js';
 export { exportTrace, type ExportOptions } from './export.js';
 export { INPUT_KEYS, OUTPUT_KEYS, decodeValue, splitAttributes } from './payload-keys.js';
 export { BatchedTraceWriter, type GuardrailEventRow, type WriterOptions } from './writer.js';
 export { StoreWriter, type StoreBatch } from './store-writer.js';
 export { LocalStoreSpanProcessor } from './processor.js';
-export { hrTimeToIso, rowOf, spanFromRow, spanRow, statusName, toSpanRecord, type SpanRecord, type SpanRow } from './span-row.js';
+export { hrTimeToIso, spanFromRow, spanRow, statusName, type SpanRow } from './span-row.js';
+export { LeanSpan } from './lean-span.js';
+export { LeanTracer } from './lean-tracer.js';

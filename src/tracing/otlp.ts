@@ -2,9 +2,11 @@
  * OTLP export, added when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The
  * exporter package is an optional dependency, imported lazily: spans ended while it loads are held (up to a bound) and
  * handed over once it is ready. When the package is missing, a warning says so and spans go to local.db only.
+ * Exported spans are redacted as stored ones are (see `exportable`): secrets never leave the process this way either.
  */
-import type { Context } from '@opentelemetry/api';
-import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Attributes, AttributeValue, Context } from '@opentelemetry/api';
+import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
+import { isSecretKeyCached, mayHoldSecretText, redactAttributes } from './redact.js';
 
 const MAX_HELD = 2048;
 
@@ -44,8 +46,8 @@ export class LazyOtlpProcessor implements SpanProcessor {
   }
 
   onEnd(span: ReadableSpan): void {
-    if (this.inner) this.inner.onEnd(span);
-    else if (!this.unavailable && this.held.length < MAX_HELD) this.held.push(span);
+    if (this.inner) this.inner.onEnd(exportable(span));
+    else if (!this.unavailable && this.held.length < MAX_HELD) this.held.push(exportable(span));
   }
 
   async forceFlush(): Promise<void> {
@@ -57,4 +59,28 @@ export class LazyOtlpProcessor implements SpanProcessor {
     await this.ready;
     await this.inner?.shutdown();
   }
+}
+
+function needsRedaction(attributes: Attributes | undefined): boolean {
+  for (const key in attributes) {
+    if (isSecretKeyCached(key)) return true;
+    const value: AttributeValue | undefined = attributes[key];
+    if (typeof value === 'string' ? mayHoldSecretText(value) : Array.isArray(value) && value.some((v) => typeof v === 'string' && mayHoldSecretText(v))) return true;
+  }
+  return false;
+}
+
+/**
+ * `span` as it may leave the process: itself when nothing in it needs redacting (the common case), else a view of it
+ * whose attributes and events are redacted (keys and credential-shaped text, as local.db gets them). The view
+ * inherits everything else from the span (its prototype is the span), so exporters read it as the span itself.
+ */
+export function exportable(span: ReadableSpan): ReadableSpan {
+  const attributes = needsRedaction(span.attributes);
+  const events = span.events.some((e) => needsRedaction(e.attributes));
+  if (!attributes && !events) return span;
+  const view = Object.create(span) as { -readonly [K in keyof ReadableSpan]: ReadableSpan[K] };
+  if (attributes) Object.defineProperty(view, 'attributes', { value: redactAttributes(span.attributes) });
+  if (events) Object.defineProperty(view, 'events', { value: span.events.map((e): TimedEvent => (e.attributes ? { ...e, attributes: redactAttributes(e.attributes) } : e)) });
+  return view;
 }

@@ -3,6 +3,11 @@
  * authorization header, a password, a token) are replaced, and credential-shaped text inside any string attribute
  * (`Bearer <token>`, `sk-...` keys) is masked. agentkit itself never puts a key on a span; this also covers spans
  * other instrumentation creates and payloads that happen to quote a key.
+ *
+ * The work is split by cost. Key-based redaction is a memoized lookup per key, done where the span is made or
+ * encoded (on the run's thread), so a secret-keyed value never leaves the span. The text scan reads every byte of
+ * every payload, so it runs when an encoded span is decoded on the writer thread (span-encoding.ts), and for
+ * OTLP in the export path (otlp.ts).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
 
@@ -36,6 +41,9 @@ export function memoizedSecretKeyTest(limit = 10_000): (key: string) => boolean 
   };
 }
 
+/** The process's memoized `isSecretKey`, for the run's thread (spans and their encoding). */
+export const isSecretKeyCached = memoizedSecretKeyTest();
+
 /** `text` with credential-shaped substrings masked. */
 export function maskSecrets(text: string): string {
   return text.replace(SECRET_TEXT, (match) => {
@@ -44,17 +52,45 @@ export function maskSecrets(text: string): string {
   });
 }
 
-function cleanValue(value: AttributeValue | undefined): AttributeValue | undefined {
-  if (typeof value === 'string') return maskSecrets(value);
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? maskSecrets(v) : v)) as AttributeValue;
+/** `maskSecrets(text)`, after a cheap pre-test that skips the full scan for text that cannot hold a credential. */
+function maskSecretText(text: string): string {
+  return SECRET_HINT.test(text) ? maskSecrets(text) : text;
+}
+
+/** An attribute value with credential-shaped text masked in it (in a string, or in an array's strings). */
+export function maskAttributeValue(value: AttributeValue): AttributeValue;
+export function maskAttributeValue(value: AttributeValue | undefined): AttributeValue | undefined;
+export function maskAttributeValue(value: AttributeValue | undefined): AttributeValue | undefined {
+  if (typeof value === 'string') return maskSecretText(value);
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? maskSecretText(v) : v)) as AttributeValue;
   return value;
 }
 
-/** `attributes` as the JSON text to store, redacted; one serialisation when nothing needs redacting. */
-export function redactedJson(attributes: Attributes, secretKey: (key: string) => boolean = isSecretKey): string {
-  const json = JSON.stringify(attributes);
-  if (!SECRET_HINT.test(json) && !Object.keys(attributes).some(secretKey)) return json;
-  return JSON.stringify(redactAttributes(attributes));
+/** True when `text` may hold credential-shaped text (false means `maskSecrets` would leave it unchanged). */
+export function mayHoldSecretText(text: string): boolean {
+  return SECRET_HINT.test(text);
+}
+
+/**
+ * `attributes` with secret-keyed values replaced; the same object when no key names a credential (the common case
+ * allocates nothing). Values are not scanned.
+ */
+export function redactKeys(attributes: Attributes, secretKey: (key: string) => boolean = isSecretKey): Attributes {
+  let out: Attributes | undefined;
+  for (const key in attributes) {
+    if (!secretKey(key)) continue;
+    out ??= { ...attributes };
+    out[key] = REDACTED;
+  }
+  return out ?? attributes;
+}
+
+/** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with string attribute values masked. */
+export function maskJsonEvents(json: string): string {
+  if (!SECRET_HINT.test(json)) return json;
+  const events = JSON.parse(json) as Array<{ attributes?: Attributes }>;
+  for (const event of events) if (event.attributes) for (const key in event.attributes) event.attributes[key] = maskAttributeValue(event.attributes[key]);
+  return JSON.stringify(events);
 }
 
 /** A copy of `attributes` safe to store or export. */
@@ -62,7 +98,7 @@ export function redactAttributes(attributes: Attributes): Record<string, Attribu
   const out: Record<string, AttributeValue> = {};
   for (const [key, value] of Object.entries(attributes)) {
     if (value === undefined) continue;
-    out[key] = isSecretKey(key) ? REDACTED : cleanValue(value)!;
+    out[key] = isSecretKey(key) ? REDACTED : maskAttributeValue(value)!;
   }
   return out;
 }

@@ -1,14 +1,17 @@
 /**
  * Tracing is set up once per process, on first use: a global tracer provider with our local-store processor (and
- * OTLP export when configured), and an AsyncLocalStorage context manager so spans nest across `await`. This is the
+ * OTLP export when configured) for spans other code makes, agentkit's own lean tracer feeding the same processors,
+ * and an AsyncLocalStorage context manager so spans nest across `await`. This is the
  * one process-global piece of tracing (OpenTelemetry's provider is global by design); which store a trace goes to is
  * decided per trace, not here. `flushTraces()` and `shutdownTracing()` are for servers and tests.
  */
-import { context, trace, type Tracer } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { defaultResource } from '@opentelemetry/resources';
 import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { VERSION } from '../version.js';
 import { HexIdGenerator } from './ids.js';
+import { LeanTracer } from './lean-tracer.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
 import { BatchedTraceWriter } from './writer.js';
@@ -20,9 +23,9 @@ interface TracingState {
   provider: TracerProvider;
   writer: BatchedTraceWriter;
   otlp: LazyOtlpProcessor | undefined;
-  tracer: Tracer;
+  tracer: LeanTracer;
   contextManager: AsyncLocalStorageContextManager | undefined;
-  /** False when another tracer provider was already global: agentkit then traces through its own provider. */
+  /** False when another tracer provider was already global: agentkit's own spans are recorded all the same. */
   global: boolean;
 }
 
@@ -33,8 +36,8 @@ const flushAtExit = () => state?.writer.flush();
 /**
  * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
  * `AGENTKIT_TRACE_WRITER_THREAD` (`0`: write spans on the calling thread) from `env` the first time.
- * When the application already registered its own global provider, agentkit keeps it and writes its own spans through
- * a private provider (both still nest, through the shared context).
+ * When the application already registered its own global provider, agentkit keeps it and records only its own spans
+ * (both still nest, through the shared context).
  */
 export function ensureTracing(env: Record<string, string | undefined> = process.env): void {
   if (state) return;
@@ -42,8 +45,10 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   const local = new LocalStoreSpanProcessor(writer);
   const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;
   const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
+  const ids = new HexIdGenerator();
+  const resource = defaultResource();
   // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
-  const provider = new TracerProvider({ spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: new HexIdGenerator() });
+  const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: ids });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
   const global = trace.setGlobalTracerProvider(provider);
@@ -51,15 +56,15 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
     provider,
     writer,
     otlp,
-    tracer: global ? trace.getTracer(TRACER_NAME, VERSION) : provider.getTracer(TRACER_NAME, VERSION),
+    tracer: new LeanTracer(ids, resource, { name: TRACER_NAME, version: VERSION }, local, otlp),
     contextManager: ownsContext ? contextManager : (contextManager.disable(), undefined),
     global,
   };
   process.on('exit', flushAtExit);
 }
 
-/** The tracer agentkit's spans are made with (sets tracing up on first use). */
-export function agentkitTracer(): Tracer {
+/** The tracer agentkit's own spans are made with, lean-tracer.ts (sets tracing up on first use). */
+export function agentkitTracer(): LeanTracer {
   ensureTracing();
   return state!.tracer;
 }

@@ -3,11 +3,13 @@
  * success (unless `fn` set a status itself) and `ERROR` (with the exception recorded) on failure. A control-flow signal (a pause) is not a failure: the
  * span gets an `agentkit.control_flow` event and keeps its status unset.
  */
-import { context, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { performance } from 'node:perf_hooks';
+import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { isControlFlowSignal } from '../tools/control-flow.js';
 import { setTraceDestination } from './destination.js';
+import { LeanSpan } from './lean-span.js';
 import { agentkitTracer, ensureTracing } from './setup.js';
+
+export { preciseNow } from './clock.js';
 
 export interface SpanOptions {
   attributes?: Attributes;
@@ -21,28 +23,18 @@ export interface SpanOptions {
 export async function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
   let parent = options.parent ?? context.active();
   if (options.dbPath) parent = setTraceDestination(parent, options.dbPath);
-  return agentkitTracer().startActiveSpan(name, { attributes: options.attributes, startTime: preciseNow() }, parent, async (span) => {
-    try {
-      const result = await fn(span);
-      // `fn` may have set a status of its own (a failed step the run survives); OK would override it.
-      if ((span as { status?: { code: SpanStatusCode } }).status?.code === SpanStatusCode.UNSET) span.setStatus({ code: SpanStatusCode.OK });
-      return result;
-    } catch (error) {
-      markFailure(span, error);
-      throw error;
-    } finally {
-      span.end(preciseNow());
-    }
-  });
-}
-
-/**
- * Wall-clock time in milliseconds with sub-millisecond precision. Given for both ends of our spans: the SDK's own
- * start time has millisecond precision, so a parent and its first child (or two quick steps) would otherwise share a
- * start time; and an explicit start makes the SDK take a millisecond end time unless one is given too.
- */
-export function preciseNow(): number {
-  return performance.timeOrigin + performance.now();
+  const span = agentkitTracer().startSpan(name, options.attributes ? { attributes: options.attributes } : {}, parent);
+  try {
+    const result = await context.with(trace.setSpan(parent, span), fn, undefined, span);
+    // `fn` may have set a status of its own (a failed step the run survives); OK would override it.
+    if (span instanceof LeanSpan && span.status.code === SpanStatusCode.UNSET) span.setStatus({ code: SpanStatusCode.OK });
+    return result;
+  } catch (error) {
+    markFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /**

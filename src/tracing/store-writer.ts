@@ -1,12 +1,13 @@
 /**
- * Writing batches of span records and guardrail events into local stores: one transaction per store, connections
+ * Writing batches of spans (as span-encoding.ts lays them out) and guardrail events into local stores: one transaction per store, connections
  * cached (a few at a time, least recently used closed first). Runs on the writer thread (or inline when no thread
- * can be started). A store that cannot be written reports a warning once and its batch is dropped.
+ * can be started). Decoding a span (span-encoding.ts) formats its timestamps and masks credential-shaped text, so that
+ * work stays off the run's thread too. A store that cannot be written reports a warning once and its batch is dropped.
  */
 import type Database from 'better-sqlite3';
 import { openLocalStore } from '../store/open.js';
-import { memoizedSecretKeyTest } from './redact.js';
-import { rowOf, type SpanRecord } from './span-record.js';
+import { retainWalKeeper } from '../store/wal-keeper.js';
+import { decodeSpanRows } from './span-encoding.js';
 
 /** A `guardrail_events` row. */
 export interface GuardrailEventRow {
@@ -25,12 +26,16 @@ export interface GuardrailEventRow {
 /** What goes to one store. */
 export interface StoreBatch {
   dbPath: string;
-  spans: SpanRecord[];
+  /** The spans' fields, span-encoding.ts. */
+  spans: unknown[];
+  spanCount: number;
   events: GuardrailEventRow[];
 }
 
 interface Connection {
   db: Database.Database;
+  /** Gives WAL checkpoints back to the connection (call before closing it). */
+  releaseWalKeeper: () => void;
   span: Database.Statement;
   event: Database.Statement;
 }
@@ -38,7 +43,6 @@ interface Connection {
 export class StoreWriter {
   private readonly connections = new Map<string, Connection>();
   private readonly warned = new Set<string>();
-  private readonly secretKey = memoizedSecretKeyTest();
 
   constructor(
     private readonly warn: (message: string) => void,
@@ -51,8 +55,7 @@ export class StoreWriter {
       try {
         const connection = this.connection(batch.dbPath);
         connection.db.transaction(() => {
-          for (const span of batch.spans) {
-            const r = rowOf(span, this.secretKey);
+          for (const r of decodeSpanRows(batch.spans)) {
             connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
           }
           for (const e of batch.events) {
@@ -63,7 +66,7 @@ export class StoreWriter {
         this.forget(batch.dbPath);
         if (!this.warned.has(batch.dbPath)) {
           this.warned.add(batch.dbPath);
-          this.warn(`agentkit tracing: could not write ${batch.spans.length} span(s) and ${batch.events.length} guardrail event(s) to ${batch.dbPath}: ${error instanceof Error ? error.message : String(error)}`);
+          this.warn(`agentkit tracing: could not write ${batch.spanCount} span(s) and ${batch.events.length} guardrail event(s) to ${batch.dbPath}: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
     }
@@ -85,6 +88,9 @@ export class StoreWriter {
     const db = openLocalStore(file);
     const connection: Connection = {
       db,
+      // SQLite's automatic checkpoint runs inside the commit that crosses its threshold and fsyncs there: it doubled
+      // the cost of writing spans. A keeper thread checkpoints instead (decision 62), so writes never wait for it.
+      releaseWalKeeper: retainWalKeeper(db, file),
       span: db.prepare(
         `INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -103,6 +109,7 @@ export class StoreWriter {
     const cached = this.connections.get(file);
     this.connections.delete(file);
     try {
+      cached?.releaseWalKeeper();
       cached?.db.close();
     } catch {
       // Closing a broken connection has nothing left to report.

@@ -70,6 +70,11 @@ export class WriterThread {
     return !this.failed;
   }
 
+  /** True when every batch handed over is written: the thread is waiting for work. */
+  get idle(): boolean {
+    return Atomics.load(this.shared, 0) >= this.posted;
+  }
+
   /** Hand batches over (structured clone); returns at once. */
   post(batches: StoreBatch[]): void {
     this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches } satisfies WriterMessage);

@@ -1,12 +1,15 @@
 /**
- * The batched writer behind the span processor. Ended spans and guardrail events are queued per store file and
- * handed to the writer thread (writer-thread.ts) on a short unref'd timer (so an idle process can exit), as soon as a
- * batch fills, on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
+ * The batched writer behind the span processor. Ended spans (appended to a flat array, see span-encoding.ts) and
+ * guardrail events are queued per store file and handed to the writer thread (writer-thread.ts) on a short unref'd
+ * timer (so an idle process can exit), as soon as a batch fills or the thread is idle with a minimum batch waiting,
+ * on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
  * store that cannot be written is reported as a process warning and its batch dropped.
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { toSpanRecord } from './span-record.js';
+import { LeanSpan } from './lean-span.js';
+import { isSecretKeyCached } from './redact.js';
+import { appendLeanSpan, appendReadableSpan } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -15,8 +18,10 @@ export type { GuardrailEventRow } from './store-writer.js';
 export interface WriterOptions {
   /** Delay before queued rows are handed over (default 100 ms). */
   flushIntervalMs?: number;
-  /** Rows queued (all stores) that trigger a hand-over at once (default 512). */
+  /** Rows queued (all stores) that trigger a hand-over at once (default 2048). */
   maxBatch?: number;
+  /** Rows queued that trigger a hand-over at once when the writer thread is idle (default 128). */
+  minBatch?: number;
   /** Rows queued beyond which new spans are dropped and counted (default 20 000). */
   maxQueued?: number;
   /** Write on a separate thread (default true); false writes inline on flush. */
@@ -24,7 +29,9 @@ export interface WriterOptions {
 }
 
 interface Queue {
-  spans: ReadableSpan[];
+  /** The spans' fields, span-encoding.ts. */
+  spans: unknown[];
+  spanCount: number;
   events: GuardrailEventRow[];
 }
 
@@ -34,6 +41,7 @@ export class BatchedTraceWriter {
   private queues = new Map<string, Queue>();
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  private readonly minBatch: number;
   private readonly maxQueued: number;
   private readonly useThread: boolean;
   private thread: WriterThread | null | undefined;
@@ -46,20 +54,25 @@ export class BatchedTraceWriter {
 
   constructor(options: WriterOptions = {}) {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
-    this.maxBatch = options.maxBatch ?? 512;
+    // Large batches: each hand-over and each transaction has a fixed cost; the timer bounds the wait of a quiet process.
+    this.maxBatch = options.maxBatch ?? 2048;
+    this.minBatch = options.minBatch ?? 128;
     this.maxQueued = options.maxQueued ?? 20_000;
     this.useThread = options.thread ?? true;
   }
 
-  /** Queue an ended span for the store at `dbPath`. */
-  enqueueSpan(dbPath: string, span: ReadableSpan): void {
+  /** Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). */
+  enqueueSpan(dbPath: string, span: LeanSpan | ReadableSpan): void {
     if (this.queued >= this.maxQueued) {
       this.dropped++;
       if (!this.warnedFull) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
       this.warnedFull = true;
       return;
     }
-    this.queueFor(dbPath).spans.push(span);
+    const queue = this.queueFor(dbPath);
+    if (span instanceof LeanSpan) appendLeanSpan(queue.spans, span, isSecretKeyCached);
+    else appendReadableSpan(queue.spans, span, isSecretKeyCached);
+    queue.spanCount++;
     this.added();
   }
 
@@ -98,7 +111,7 @@ export class BatchedTraceWriter {
   private queueFor(dbPath: string): Queue {
     let queue = this.queues.get(dbPath);
     if (!queue) {
-      queue = { spans: [], events: [] };
+      queue = { spans: [], spanCount: 0, events: [] };
       this.queues.set(dbPath, queue);
     }
     return queue;
@@ -107,8 +120,10 @@ export class BatchedTraceWriter {
   private added(): void {
     this.queued++;
     // At once, not on a later tick: code that never yields to the event loop (a run on a model that answers
-    // without I/O) would otherwise keep every span queued until it awaits something real.
-    if (this.queued >= this.maxBatch) {
+    // without I/O) would otherwise keep every span queued until it awaits something real. An idle thread gets work
+    // early, so it writes while the run goes on and a flush finds little left to wait for; a busy one lets the
+    // batch grow (fewer, larger transactions) up to maxBatch.
+    if (this.queued >= this.maxBatch || (this.queued >= this.minBatch && this.threadIdle())) {
       this.handOver();
       return;
     }
@@ -118,13 +133,19 @@ export class BatchedTraceWriter {
     }, this.flushIntervalMs).unref();
   }
 
+  /** True when the writer thread waits for work (or is not started yet). Inline writing has no idle moments. */
+  private threadIdle(): boolean {
+    if (!this.useThread) return false;
+    return this.thread === undefined || (this.thread !== null && this.thread.idle);
+  }
+
   /** Move the queues out and give them to the thread (or write them inline). */
   private handOver(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.queued === 0) return;
     const batches: StoreBatch[] = [];
-    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans.map(toSpanRecord), events: queue.events });
+    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans, spanCount: queue.spanCount, events: queue.events });
     this.queues = new Map();
     this.queued = 0;
     if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
@@ -133,7 +154,7 @@ export class BatchedTraceWriter {
         this.thread.post(batches);
         return;
       } catch (error) {
-        // A value that cannot be cloned (a foreign span's exotic attribute): write this batch inline.
+        // Not expected (the batches are strings and plain rows), but a batch that cannot be posted is still written.
         warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
       }
     }

@@ -1,0 +1,31 @@
+import * as assert from 'uvu/assert';
+import { suite } from '../../conformance/harness/uvu.js';
+import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../llm/messages.js';
+import { historyJson } from './history-json.js';
+
+const test = suite('agent: history JSON for model spans');
+
+test('equals JSON.stringify of the history as it grows, turn after turn', () => {
+  const history: Message[] = [];
+  assert.is(historyJson(history), '[]');
+  history.push(systemMessage('Be brief.'), userMessage('say "hi"\n'));
+  assert.is(historyJson(history), JSON.stringify(history));
+  history.push(assistantMessage(null, [{ id: 'c1', name: 'echo', arguments: { text: 'ü' } }]), toolMessage('c1', 'echo', 'ü'));
+  assert.is(historyJson(history), JSON.stringify(history));
+  assert.is(historyJson(history), JSON.stringify(history), 'unchanged: the same text again');
+});
+
+test('a history whose encoded prefix was removed, replaced or reordered is encoded again', () => {
+  const history: Message[] = [userMessage('a'), userMessage('b')];
+  historyJson(history);
+  history[1] = userMessage('replaced');
+  assert.is(historyJson(history), JSON.stringify(history));
+  history.reverse();
+  assert.is(historyJson(history), JSON.stringify(history));
+  history.pop();
+  assert.is(historyJson(history), JSON.stringify(history));
+  const other = [userMessage('x')];
+  assert.is(historyJson(other), JSON.stringify(other), 'each history array is its own');
+});
+
+test.run();

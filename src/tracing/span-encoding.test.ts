@@ -1,0 +1,54 @@
+import * as assert from 'uvu/assert';
+import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { suite } from '../../conformance/harness/uvu.js';
+import { REDACTED, isSecretKey } from './redact.js';
+import type { SpanRow } from './span-record.js';
+import { appendSpan, decodeSpanRows, type EventData } from './span-encoding.js';
+
+const test = suite('tracing: the span batch format');
+
+/** Round trip of one span through a batch that holds another span before it (so offsets are exercised). */
+function roundTrip(parent: string | undefined, name: string, start: number, end: number | undefined, status: SpanStatusCode, attributes: Attributes, events: EventData[] = []): SpanRow {
+  const fields: unknown[] = [];
+  appendSpan(fields, '00000000000000ff', '0000000000000000000000000000000f', undefined, 'first', 1, 2, SpanStatusCode.OK, { a: 1 }, [], isSecretKey);
+  appendSpan(fields, '00000000000000aa', '0000000000000000000000000000000b', parent, name, start, end, status, attributes, events, isSecretKey);
+  const rows = decodeSpanRows(fields);
+  assert.is(rows.length, 2);
+  assert.equal([rows[0]!.name, rows[0]!.attributes], ['first', '{"a":1}']);
+  return rows[1]!;
+}
+
+
+test('attributes decode to exactly the JSON of the attribute object, whatever their keys, values and name hold', () => {
+  const attributes: Attributes = {
+    plain: 'text',
+    '2': 'integer-like keys come first, as in JSON.stringify',
+    'a,b:c': 'separators in a key',
+    quoted: '{"role":"user","content":"say \\"hi\\"\\n"}',
+    nul: 'a\u0000b\u0001c',
+    unicode: 'café ✓ 😀',
+    empty: '',
+    n: 1.5,
+    big: 1e21,
+    negative: -0,
+    nan: NaN,
+    yes: true,
+    tags: ['a', 'b'],
+    numbers: [1, 2, 3],
+    gone: undefined,
+  };
+  const row = roundTrip('00000000000000cc', 'odd\u0000name, with: separators', 1767225600000001, undefined, SpanStatusCode.UNSET, attributes);
+  assert.is(row.attributes, JSON.stringify(attributes));
+  assert.is(row.name, 'odd\u0000name, with: separators');
+  assert.equal([row.parent_span_id, row.start_time, row.end_time, row.status], ['00000000000000cc', '2026-01-01T00:00:00.000001Z', null, 'UNSET']);
+  assert.is(roundTrip(undefined, 'n', 1, 2, SpanStatusCode.OK, {}).attributes, '{}');
+});
+
+test('decoding masks credential-shaped text in strings and in arrays, and events with it', () => {
+  const row = roundTrip(undefined, 'n', 1, 2, SpanStatusCode.OK, { note: 'key sk-abcdefghijklmnopqrstuv', list: ['Bearer abcdefghijkl', 'ok'], clean: 'Basic' }, [{ name: 'e', time: [1767225600, 1000], attributes: { password: 'p', text: 'Bearer abcdefghijkl' } }]);
+  assert.equal(JSON.parse(row.attributes), { note: `key ${REDACTED}`, list: [`Bearer ${REDACTED}`, 'ok'], clean: 'Basic' });
+  assert.equal(JSON.parse(row.events), [{ name: 'e', timestamp: '2026-01-01T00:00:00.000001Z', attributes: { password: REDACTED, text: `Bearer ${REDACTED}` } }]);
+  assert.equal([row.parent_span_id, row.status], [null, 'OK']);
+});
+
+test.run();
