@@ -12,11 +12,12 @@
  * Postgres uses AGENTKIT_TEST_PG_URL (default the local test server) in a scratch schema dropped afterwards; it is
  * reported as unavailable when the server does not answer. Figures are medians of several interleaved rounds.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { withScratchSchema } from './lib/pg-scratch.js';
 import { Chain, PostgresCheckpointer, SQLiteCheckpointer, type Checkpointer } from '../src/index.js';
 import { openLocalStore, utcNow } from '../src/store/index.js';
 
@@ -110,46 +111,38 @@ async function sqliteFigures(): Promise<Figures> {
 }
 
 async function postgresFigures(): Promise<Figures | string> {
-  const url = process.env.AGENTKIT_TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    return `unavailable (${error instanceof Error ? error.message : String(error)})`;
-  }
-  const checkpointer = new PostgresCheckpointer(url, { schema });
-  const raw = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    await checkpointer.setup();
-    await admin.query(`CREATE TABLE "${schema}".bench_bare (id TEXT PRIMARY KEY, payload JSONB NOT NULL)`);
-    const sql = `INSERT INTO "${schema}".checkpoints (checkpoint_id, chain_name, execution_id, node_id, node_index, status, step_type,
-      state_snapshot, node_output, iteration, iteration_counters, created_at)
-      VALUES ($1, 'bench', $2, 'n1', 1, 'completed', 'node', $3::jsonb, '{"n1":1}'::jsonb, 1, '{}'::jsonb, $4::timestamptz)`;
-    const bareSql = `INSERT INTO "${schema}".bench_bare (id, payload) VALUES ($1, $2::jsonb)`;
-    const bare = buildChain(null);
-    const durable = buildChain(checkpointer);
-    const runs = 60;
-    await perStep(bare, 20);
-    await perStep(durable, 20);
-    const warm = rawRows(100);
-    await perInsert((i) => raw.query(sql, [warm[i]![0], warm[i]![1], payload, warm[i]![2]]), warm.length);
-    const rounds: Array<[number, number, number, number]> = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const b = await perStep(bare, runs);
-      const d = await perStep(durable, runs);
-      const rows = rawRows(runs * NODES);
-      const rawInsert = await perInsert((i) => raw.query(sql, [rows[i]![0], rows[i]![1], payload, rows[i]![2]]), rows.length);
-      const simple = await perInsert((i) => raw.query(bareSql, [rows[i]![0], payload]), rows.length);
-      rounds.push([b, d, rawInsert, simple]);
+  return withScratchSchema(async (url, schema, admin) => {
+    const checkpointer = new PostgresCheckpointer(url, { schema });
+    const raw = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      await checkpointer.setup();
+      await admin.query(`CREATE TABLE "${schema}".bench_bare (id TEXT PRIMARY KEY, payload JSONB NOT NULL)`);
+      const sql = `INSERT INTO "${schema}".checkpoints (checkpoint_id, chain_name, execution_id, node_id, node_index, status, step_type,
+        state_snapshot, node_output, iteration, iteration_counters, created_at)
+        VALUES ($1, 'bench', $2, 'n1', 1, 'completed', 'node', $3::jsonb, '{"n1":1}'::jsonb, 1, '{}'::jsonb, $4::timestamptz)`;
+      const bareSql = `INSERT INTO "${schema}".bench_bare (id, payload) VALUES ($1, $2::jsonb)`;
+      const bare = buildChain(null);
+      const durable = buildChain(checkpointer);
+      const runs = 60;
+      await perStep(bare, 20);
+      await perStep(durable, 20);
+      const warm = rawRows(100);
+      await perInsert((i) => raw.query(sql, [warm[i]![0], warm[i]![1], payload, warm[i]![2]]), warm.length);
+      const rounds: Array<[number, number, number, number]> = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const b = await perStep(bare, runs);
+        const d = await perStep(durable, runs);
+        const rows = rawRows(runs * NODES);
+        const rawInsert = await perInsert((i) => raw.query(sql, [rows[i]![0], rows[i]![1], payload, rows[i]![2]]), rows.length);
+        const simple = await perInsert((i) => raw.query(bareSql, [rows[i]![0], payload]), rows.length);
+        rounds.push([b, d, rawInsert, simple]);
+      }
+      return summarize('Postgres', rounds);
+    } finally {
+      await raw.end();
+      await checkpointer.close();
     }
-    return summarize('Postgres', rounds);
-  } finally {
-    await raw.end();
-    await checkpointer.close();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  }
+  });
 }
 
 function report(figures: Figures): void {

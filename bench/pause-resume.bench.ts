@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { withScratchSchema } from './lib/pg-scratch.js';
 import Type from 'typebox';
 import { Agent, PostgresCheckpointer, SQLiteCheckpointer, interrupt, tool, type Checkpointer } from '../src/index.js';
 import { FunctionModel } from '../src/testing/index.js';
@@ -136,23 +136,15 @@ async function sqlite(): Promise<void> {
 }
 
 async function postgres(): Promise<void> {
-  const url = process.env.AGENTKIT_TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`Postgres: unavailable (${error instanceof Error ? error.message : String(error)})`);
-    return;
-  }
-  const checkpointer = new PostgresCheckpointer(url, { schema });
-  try {
-    report('Postgres', await measure(checkpointer));
-  } finally {
-    await checkpointer.close();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  }
+  const outcome = await withScratchSchema(async (url, schema) => {
+    const checkpointer = new PostgresCheckpointer(url, { schema });
+    try {
+      report('Postgres', await measure(checkpointer));
+    } finally {
+      await checkpointer.close();
+    }
+  });
+  if (typeof outcome === 'string') console.log(`Postgres: ${outcome}`);
 }
 
 console.log(`pause/resume: one tool, deterministic model, tracing off; ${CYCLES} cycles per backend after ${WARMUP} warm-up cycles`);

@@ -62,7 +62,7 @@ export class AgentServeCommand extends AgentkitCommand {
         await closeRunner(loaded.value);
       },
     });
-    await waitForStopSignal();
+    await waitForStopSignal(this.context.env);
     this.err('agentkit: stopping: finishing in-flight runs');
     await server.close();
     this.err('agentkit: stopped');

@@ -142,7 +142,9 @@ export class InspectCommand extends AgentkitCommand {
     }
     const last = rows[rows.length - 1]!;
     this.out(`Execution: ${this.executionId}`);
-    this.out(`Chain:     ${rows[0]!.chain_name}`);
+    // The runner that wrote the execution (an Agent's rows carry `agent:<name>` paths), not always a chain.
+    const owner = runnerOfExecution(rows) ?? { kind: 'chain', name: rows[0]!.chain_name };
+    this.out(`${`${owner.kind[0]!.toUpperCase()}${owner.kind.slice(1)}:`.padEnd(11)}${owner.name}`);
     this.out(`State:     ${state}${state === 'paused' ? ` at ${last.node_id} (${last.interrupt_reason ?? 'interrupt'})` : ''}`);
     this.out(`Checkpoints: ${rows.length}`);
     this.out();
@@ -155,7 +157,7 @@ export class InspectCommand extends AgentkitCommand {
   }
 }
 
-/** `agentkit resume <execution_id> --runner <target>`: resume a paused (or failed) execution with a decision. */
+/** `agentkit resume <execution_id> --runner <target>`: resume a paused execution with a decision, or a crashed or failed one. */
 export class ResumeCommand extends AgentkitCommand {
   static override paths = [['resume']];
 
@@ -163,7 +165,7 @@ export class ResumeCommand extends AgentkitCommand {
     description: 'Resume a paused execution through its runner',
     details: [
       'Loads the runner (a Chain or Agent) from `--runner <file.ts:attr>` or `--runner <module:attr>` (an attribute that is a zero-argument function is called to build it) and calls its `resume(execution_id, { resumeValue })` against the runner\'s own checkpointer.',
-      'Without `--value` it approves: `{"approved": true}`. `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped.',
+      'A paused execution needs a decision: without `--value` it approves (`{"approved": true}`). `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped. A crashed or failed execution (not paused) resumes from its last checkpoint without a value.',
       'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
@@ -178,7 +180,7 @@ export class ResumeCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print the whole result as JSON' });
 
   async run(): Promise<void> {
-    const resumeValue = this.parseValue();
+    const explicit = this.parseValue();
     const { value: target } = await loadTarget(this.runner, { cwd: this.context.cwd });
     if (!isResumable(target)) {
       throw new TargetLoadError(
@@ -186,8 +188,12 @@ export class ResumeCommand extends AgentkitCommand {
       );
     }
     try {
-      await this.checkOwner(target);
-      const result = await target.resume(this.executionId, { resumeValue });
+      const rows = await this.checkOwner(target);
+      // A decision belongs to a pause. A crashed (incomplete) or failed run resumes without one: sending the default
+      // approval would make the runner refuse it as not paused.
+      const paused = rows === null || executionState(rows) === 'paused';
+      const resumeValue = explicit ?? (paused ? { approved: true, metadata: {} } : undefined);
+      const result = await target.resume(this.executionId, resumeValue === undefined ? {} : { resumeValue });
       if (this.json) return this.out(JSON.stringify(result, null, 2));
       this.out(`execution_id: ${result.execution_id}`);
       this.out(`status: ${result.status}`);
@@ -204,11 +210,11 @@ export class ResumeCommand extends AgentkitCommand {
    * paused Swarm's through one of its agents, would skip the owner's own bookkeeping. The owner is read from the rows
    * (the root of `agent_path`, not `chain_name`: an inner agent writes a swarm's latest rows).
    */
-  private async checkOwner(target: Resumable): Promise<void> {
+  private async checkOwner(target: Resumable): Promise<Checkpoint[] | null> {
     const kind = runnerKind(target);
     const list = target.checkpointer?.list;
-    if (!kind || typeof list !== 'function') return;
-    const rows = await list.call(target.checkpointer, this.executionId, { limit: 1000 });
+    if (!kind || typeof list !== 'function') return null;
+    const rows = await list.call(target.checkpointer, this.executionId, { limit: 1_000_000 });
     const owner = runnerOfExecution(rows);
     const name = runnerName(target, kind);
     if (owner && (owner.kind !== kind || owner.name !== name)) {
@@ -216,10 +222,12 @@ export class ResumeCommand extends AgentkitCommand {
         `execution '${this.executionId}' belongs to ${owner.kind} '${owner.name}' (read from its checkpoints), but --runner '${this.runner}' is ${kind} '${name}'; resume it through the ${owner.kind} that ran it`,
       );
     }
+    return rows;
   }
 
-  private parseValue(): Resume {
-    if (this.value === undefined) return { approved: true, metadata: {} };
+  /** The `--value` given, or undefined (the default depends on whether the execution is paused). */
+  private parseValue(): Resume | undefined {
+    if (this.value === undefined) return undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(this.value);
@@ -236,7 +244,7 @@ export class ResumeCommand extends AgentkitCommand {
 }
 
 interface Resumable {
-  resume(executionId: string, options: { resumeValue: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
+  resume(executionId: string, options: { resumeValue?: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
   checkpointer?: { close?: () => Promise<void>; list?: (executionId: string, options: { limit: number }) => Promise<Checkpoint[]> } | null;
 }
 

@@ -56,10 +56,39 @@ export const refund = () => buildRefundAgent(openCheckpointer(${JSON.stringify(b
   assert.is(empty.stdout, 'No pending interrupts.\n');
   const inspected = await t.cli(['inspect', 'agent-cli', ...storeFlags(t)]);
   assert.is(inspected.code, 0, inspected.stderr);
+  // The header names the runner that wrote the rows: this execution is an Agent's, not a chain's.
+  assert.equal(inspected.stdout.split('\n').slice(0, 3), ['Execution: agent-cli', 'Agent:     refund-agent', 'State:     completed']);
   assert.match(
     inspected.stdout,
     /turn:0\s+completed\s+llm_call[\s\S]*turn:0\/tool:issue_refund\s+interrupted\s+hitl_pause[\s\S]*turn:1\s+completed\s+llm_call[\s\S]*run_end\s+completed\s+run_end\s+\S+\s+agent:refund-agent/,
   );
+});
+
+area.scenario('resume --runner on a crashed agent (SIGKILL in a tool) resumes it without a decision', { rows: ['cli:resume', 'transition:agent-resume-tool-crash'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
+  const proc = spawnNode('conformance/fixtures/durability/agent-child.ts', ['crash-tool', JSON.stringify({ config: backendConfig(t.backend), executionId: 'agent-cli-crash' })]);
+  t.defer(() => proc.process.kill('SIGKILL'));
+  await proc.waitForLine((line) => line === 'started slow_paid', 30_000);
+  proc.process.kill('SIGKILL');
+  assert.is((await proc.exit()).signal, 'SIGKILL');
+
+  const agentsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/agents.ts')).href;
+  const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
+  await writeFile(
+    path.join(t.cwd, 'payer.mts'),
+    `import { payAgent } from ${JSON.stringify(agentsModule)};
+import { openCheckpointer } from ${JSON.stringify(chainsModule)};
+export const payer = () => payAgent(openCheckpointer(${JSON.stringify(backendConfig(t.backend))})).agent;
+`,
+  );
+  const inspected = await t.cli(['inspect', 'agent-cli-crash', ...storeFlags(t)]);
+  assert.equal(inspected.stdout.split('\n').slice(1, 3), ['Agent:     payer', 'State:     incomplete']);
+  // No pause, so no decision: the default approval is not sent (the agent would refuse it as not paused).
+  const resumed = await t.cli(['resume', 'agent-cli-crash', '--runner', 'payer.mts:payer']);
+  assert.is(resumed.code, 0, resumed.stderr);
+  assert.is(resumed.stdout, 'execution_id: agent-cli-crash\nstatus: completed\noutput: Done — paid $100.\npending_interrupt: null\n');
+  const withValue = await t.cli(['resume', 'agent-cli-crash', '--runner', 'payer.mts:payer', '--value', '{"approved": true}']);
+  assert.equal([withValue.code, withValue.stdout], [2, '']);
+  assert.match(withValue.stderr, /already finished \(completed\)/);
 });
 
 area.scenario('the documented agent example: pause from a script, approve with the real binary', { rows: ['cli:list-pending', 'cli:resume'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {

@@ -207,6 +207,31 @@ area.scenario('a turn with two tool calls whose first pauses: the second never r
   assert.equal(result.tool_calls.map((c) => c.tool_call_id), ['call_a']);
 });
 
+area.scenario('a paused endsRun tool ends the run when the resume re-invokes it; the model is not asked again', { rows: ['transition:agent-resume-interrupted'] }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const build = (llm: ScriptedModel) => {
+    const escalate = tool({
+      name: 'escalate',
+      description: 'Hand the case to a person, with their consent',
+      parameters: Type.Object({ team: Type.String() }),
+      registry: false,
+      endsRun: true,
+      execute: ({ team }) => (interrupt('escalation', { team }).approved ? `escalated to ${team}` : `${team} declined`),
+    });
+    return new Agent({ name: 'ender', llm, tools: [escalate], checkpointer, trace: false });
+  };
+  const first = await build(new ScriptedModel([{ toolCalls: [{ id: 'call_e', name: 'escalate', arguments: { team: 'billing' } }] }])).run('help', { executionId: 'ends-run' });
+  assert.equal([first.status, first.pending_interrupt?.node_id], ['paused', 'turn:0/tool:escalate']);
+
+  const model = new ScriptedModel([]);
+  const result = await build(model).resume('ends-run', { resumeValue: { approved: true } });
+  assert.equal([result.status, result.output], ['completed', 'escalated to billing']);
+  assert.is(model.calls, 0, 'the run ended with the tool, as it would have without the pause');
+  const rows = await checkpointer.list('ends-run');
+  assert.equal(rows.map((r) => [r.node_id, r.status]).slice(-1), [['run_end', 'completed']]);
+});
+
 area.scenario('a run that failed in a tool resumes from its last real checkpoint; the re-invoked tool may pause, and that pause resumes', { rows: ['transition:running->failed', 'transition:failed->running', 'transition:agent-resume-tool-crash'] }, async (t) => {
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());

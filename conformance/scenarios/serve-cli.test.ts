@@ -58,6 +58,42 @@ area.scenario('agent serve: serves a factory target, answers runs, and stops gra
   assert.is(trace.name, 'agent.weather', 'the trace was flushed before exit');
 });
 
+/** An agent file whose model always answers `reply`: rewriting it is the change `--reload` must pick up. */
+async function writeEchoAgent(t: ScenarioContext, reply: string): Promise<void> {
+  await writeFile(
+    path.join(t.cwd, 'echo.mts'),
+    `import { Agent } from ${moduleUrl('src/index.ts')};
+import { FunctionModel } from ${moduleUrl('src/testing/index.ts')};
+export const echo = new Agent({ name: 'echo', llm: new FunctionModel(() => ${JSON.stringify(reply)}), trace: false });
+`,
+  );
+}
+
+area.scenario('agent serve --reload: a changed source file restarts the server with the new code; the server never outlives its supervisor', { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
+  await writeEchoAgent(t, 'version one');
+  const proc = startCli(['agent', 'serve', 'echo.mts:echo', '--reload', '--port', '0', '--host', '127.0.0.1'], { cwd: t.cwd, env: t.env });
+  t.defer(() => proc.kill());
+  await proc.waitForStderr(/agentkit: watching \S+ for changes/);
+  const [, first] = await proc.waitForStderr(/serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+  assert.is((await new AgentClient({ baseUrl: first! }).run('hi')).data?.output, 'version one');
+
+  await writeEchoAgent(t, 'version two');
+  const [, second] = await proc.waitForStderr(/echo\.mts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+  assert.is((await new AgentClient({ baseUrl: second! }).run('hi')).data?.output, 'version two');
+  assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n/, 'the old server was stopped gracefully');
+
+  // SIGKILL the supervisor: it cannot forward anything, yet its server must stop (it watches the supervisor's pipe).
+  proc.child.kill('SIGKILL');
+  await proc.exited;
+  const deadline = Date.now() + 20_000;
+  let refused = false;
+  while (!refused && Date.now() < deadline) {
+    refused = await fetch(`${second}/health`).then(() => false, () => true);
+    if (!refused) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  assert.ok(refused, 'the server stopped once its supervisor was gone');
+});
+
 area.scenario('agent serve: a Chain target pauses over HTTP and is resumed with agentkit resume', { rows: ['cli:agent serve', 'cli:resume'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
   await writeRunners(t);
   const { proc, url } = await serveProcess(t, ['runners.mts:refund', '--port', '0', '--host', '127.0.0.1']);

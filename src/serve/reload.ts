@@ -6,6 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { watch } from 'node:fs';
 
+/** Set on the server the supervisor spawns: its stdin is a pipe from the supervisor (see waitForStopSignal). */
+export const RELOAD_CHILD_ENV = 'AGENTKIT_RELOAD_CHILD';
+
 export interface ReloadOptions {
   /** The command that serves (argv[0] is the executable). */
   command: readonly string[];
@@ -26,7 +29,9 @@ export function superviseWithReload(options: ReloadOptions): Promise<number> {
   let stopping = false;
 
   const start = () => {
-    child = spawn(options.command[0]!, options.command.slice(1), { cwd: options.cwd, env: options.env, stdio: 'inherit' });
+    // stdin is a pipe the child watches (AGENTKIT_RELOAD_CHILD): if this process dies, even by SIGKILL, the pipe
+    // closes and the child shuts down instead of holding the port.
+    child = spawn(options.command[0]!, options.command.slice(1), { cwd: options.cwd, env: { ...options.env, [RELOAD_CHILD_ENV]: '1' }, stdio: ['pipe', 'inherit', 'inherit'] });
   };
   const stopChild = () =>
     new Promise<void>((resolve) => {

@@ -53,15 +53,18 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
     let state: LoopState = { messages: [], turn: 0, toolCalls: [], tokensUsed: 0 };
     try {
       state = start.kind === 'input' ? await prepare() : structuredClone(start.state);
+      // A re-invoked `endsRun` tool (a Swarm handoff) that succeeds ends the run as it would have in the loop.
+      let ended: string | null = null;
       if (start.kind === 'tool') {
         const resume = start.resume;
         const call = () => runToolCall(run, state, start.call);
-        await (resume ? bindResumeValue(resume.value, resume.claimed, call) : call());
+        const outcome = await (resume ? bindResumeValue(resume.value, resume.claimed, call) : call());
         // The turn's later calls were never dispatched: answer them with a note, then ask the model again.
         state.messages = balanceToolMessages(state.messages);
-        state.turn += 1;
+        if (outcome.ok && run.tools.get(start.call.name)?.endsRun === true) ended = outcome.content;
+        else state.turn += 1;
       }
-      const output = await runToolLoop(run, state);
+      const output = ended ?? (await runToolLoop(run, state));
       await runGuardrails(run.guardrails, 'output', output, run);
       if (placement.owner && checkpointer) {
         await checkpointer.put(
