@@ -14,6 +14,7 @@ import { runBinary, runInProcess, type CliRun } from './cli.js';
 import { startApp, type RunningServer } from './http.js';
 import { suite } from './uvu.js';
 import type { Express } from 'express';
+import { flushTraces } from '../../src/tracing/index.js';
 import type { SpecRowId } from '../spec-rows.js';
 
 export interface ScenarioOptions {
@@ -82,7 +83,11 @@ async function runVariant(
   body: (t: ScenarioContext) => Promise<void>,
 ): Promise<void> {
   const work = await makeWorkdir();
-  const deferred: Array<() => unknown> = [work.remove];
+  // Runs first-deferred-last: spans the scenario left queued are written before their store's directory goes.
+  const deferred: Array<() => unknown> = [async () => {
+    await flushTraces();
+    await work.remove();
+  }];
   let passed = false;
   try {
     const { backend, teardown } = await provision(backendKind, work.dir);
