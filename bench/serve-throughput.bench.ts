@@ -2,7 +2,8 @@
  * Served-agent throughput: requests per second and p50/p99 latency of `POST /run` on an Agent (deterministic
  * model, one tool call per run, tracing and checkpointing on, both in one SQLite file), next to
  * a bare Express JSON echo on the same machine in the same run. The load generator runs in a separate process with
- * the same connection count for both. Target: at least half the echo's throughput.
+ * the same connection count for both. Target: at least half the echo's throughput. The same agent is also served
+ * with tracing or checkpointing off (rounds interleaved), to show what each costs.
  */
 import Database from 'better-sqlite3';
 import express from 'express';
@@ -25,24 +26,31 @@ const ROUNDS = 3;
 const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-bench-serve-'));
 const dbPath = path.join(dir, 'local.db');
 const checkpointer = new SQLiteCheckpointer(dbPath);
-const agent = weatherAgent({ traceDb: dbPath, checkpointer });
+// The measured target, then the same agent with tracing or checkpointing (or both) off, to show what each costs.
+const variants = [
+  { label: 'POST /run, agent, traced + checkpointed', agent: weatherAgent({ traceDb: dbPath, checkpointer }) },
+  { label: '  same, checkpointed, tracing off', agent: weatherAgent({ checkpointer, trace: false }) },
+  { label: '  same, traced, no checkpointer', agent: weatherAgent({ traceDb: dbPath }) },
+  { label: '  same, neither', agent: weatherAgent({ trace: false }) },
+];
 
 const echo = express();
 echo.use(express.json());
 echo.post('/run', (req, res) => {
   res.json({ echo: (req.body as { input: string }).input });
 });
-const servedApp = createServeApp(toServeTarget(agent, { traceDb: dbPath }));
 
 const bare = await listen(echo, 0, '127.0.0.1');
-const served = await listen(servedApp, 0, '127.0.0.1');
+const servers = await Promise.all(variants.map((v) => listen(createServeApp(toServeTarget(v.agent, { traceDb: dbPath })), 0, '127.0.0.1')));
 const body = JSON.stringify({ input: 'weather in Oslo' });
 
 const echoRuns: LoadResult[] = [];
-const serveRuns: LoadResult[] = [];
+const variantRuns: LoadResult[][] = variants.map(() => []);
 for (let round = 0; round < ROUNDS; round++) {
   echoRuns.push(await loadFromAnotherProcess({ url: `${bare.url}/run`, body, connections: CONNECTIONS, durationMs: DURATION_MS }));
-  serveRuns.push(await loadFromAnotherProcess({ url: `${served.url}/run`, body, connections: CONNECTIONS, durationMs: DURATION_MS }));
+  for (const [i, server] of servers.entries()) {
+    variantRuns[i]!.push(await loadFromAnotherProcess({ url: `${server.url}/run`, body, connections: CONNECTIONS, durationMs: DURATION_MS }));
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -53,16 +61,18 @@ const summary = (runs: LoadResult[]) => ({
   errors: runs.reduce((n, r) => n + r.errors, 0),
 });
 const e = summary(echoRuns);
-const s = summary(serveRuns);
-const fmt = (x: ReturnType<typeof summary>) => `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2)} ms   p99 ${x.p99.toFixed(2)} ms   errors ${x.errors}`;
+const results = variantRuns.map(summary);
+const s = results[0]!;
+const fmt = (x: ReturnType<typeof summary>) => `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2).padStart(6)} ms   p99 ${x.p99.toFixed(2).padStart(6)} ms   errors ${x.errors}`;
+const width = Math.max(...variants.map((v) => v.label.length), 34);
 console.log(`${ROUNDS} alternating rounds of ${DURATION_MS} ms, ${CONNECTIONS} connections, load generator in its own process (medians)`);
-console.log(`bare Express JSON echo (baseline): ${fmt(e)}`);
-console.log(`POST /run, agent, traced + checkpointed: ${fmt(s)}`);
-console.log(`ratio to the echo: ${(s.rps / e.rps).toFixed(3)}`);
+console.log(`${'bare Express JSON echo (baseline)'.padEnd(width)}  ${fmt(e)}`);
+for (const [i, v] of variants.entries()) console.log(`${v.label.padEnd(width)}  ${fmt(results[i]!)}   ratio ${(results[i]!.rps / e.rps).toFixed(3)}`);
+console.log(`ratio to the echo (traced + checkpointed): ${(s.rps / e.rps).toFixed(3)}`);
 console.log(`target: at least half the echo's throughput: ${s.rps >= e.rps / 2 ? 'met' : 'NOT met'}`);
 
 await new Promise((r) => bare.server.close(r));
-await new Promise((r) => served.server.close(r));
+for (const server of servers) await new Promise((r) => server.server.close(r));
 await shutdownTracing();
 await checkpointer.close();
 // Proof the served runs were checkpointed: rows per completed request (turn, tool and terminal rows).
