@@ -15,7 +15,9 @@ import type { ChainResult, Checkpoint, PendingInterrupt } from '../types.js';
 import { ChainError } from './errors.js';
 import { execute, finishWithoutNodes, type ChainSettings } from './executor.js';
 import { Graph, type EdgeOptions, type NodeFunction, type NodeOptions, type Runner } from './graph.js';
-import { inChainSpan, jsonAttribute, payloadsEnabled, traceIdOf } from './span.js';
+import { payloadsEnabled } from '../tracing/attributes.js';
+import { jsonAttribute } from '../tracing/json-attribute.js';
+import { inChainSpan, traceIdOf } from './span.js';
 
 export interface ChainOptions {
   /** Where checkpoints go. Without one the chain runs in memory: it cannot pause, resume or fork. */

@@ -9,8 +9,6 @@ import type { ChainResult } from '../types.js';
 import { payloadsEnabled } from '../tracing/attributes.js';
 import { jsonAttribute } from '../tracing/json-attribute.js';
 
-export { payloadsEnabled, jsonAttribute };
-
 /** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK, a throw ends it ERROR. */
 export function inChainSpan(
   chainName: string,

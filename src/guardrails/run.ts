@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { utcNow } from '../store/time.js';
 import { GUARDRAIL_ATTR, SPAN } from '../tracing/attributes.js';
 import { agentkitTracer, traceWriter } from '../tracing/setup.js';
-import { preciseNow } from '../tracing/spans.js';
+import { preciseNow } from '../tracing/clock.js';
 import type { GuardrailEventRow } from '../tracing/writer.js';
 import { GuardrailBlockedError } from './errors.js';
 import type { Guardrail, GuardrailContext, GuardrailPosition } from './guardrail.js';

@@ -19,10 +19,11 @@ import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durab
 import { toResume } from '../durability/resume.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import type { ChatModel } from '../llm/types.js';
-import { currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
+import { currentScope, runInScope } from '../scope/scope.js';
 import type { AgentResult, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
 import { newestRow, oldestRow, underPath } from '../multi/rows.js';
+import { placeCoordinator, refuseUsedExecutionId } from '../multi/placement.js';
 import { inRootSpan, pickTrace, type TraceOptions } from '../multi/span.js';
 import { delegateToolName, delegateTools, type DelegationRun, type WorkerSpec } from './delegate.js';
 import { DelegationAborted, WorkerPaused } from './signals.js';
@@ -122,12 +123,11 @@ export class Supervisor {
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
     const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
-    const joined = scope !== undefined && scope.executionId === executionId;
-    const basePath = joinAgentPath(joined ? scope.agentPath : null, `supervisor:${this.name}`);
+    const { joined, basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
     const attributes = this.attributes(executionId);
     attributes['supervisor.input'] = input;
     const run = this.delegation(executionId, checkpointer, basePath, options.context, options.signal);
-    if (joined && scope.resumeValue && checkpointer) {
+    if (joined && scope?.resumeValue && checkpointer) {
       // A hosting runner (a Chain node) re-runs this supervisor to resume a worker's pause, the value and the claimed
       // row in scope: the paused worker resumes with them.
       const latest = await checkpointer.getLast(executionId);
@@ -137,8 +137,8 @@ export class Supervisor {
         run.resume = { value: scope.resumeValue, claimed };
         attributes['supervisor.resumed_execution_id'] = executionId;
       }
-    } else if (!joined && options.executionId !== undefined && checkpointer && (await checkpointer.getLast(executionId))) {
-      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() it, or run with a new executionId`);
+    } else if (!joined && options.executionId !== undefined && checkpointer) {
+      await refuseUsedExecutionId(checkpointer, executionId);
     }
     return inRootSpan(`supervisor.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.execute(run, input, traceId, span),
@@ -161,8 +161,7 @@ export class Supervisor {
     await restoreIfMissing(checkpointer, executionId);
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-    const joined = scope !== undefined && scope.executionId === executionId;
-    const basePath = joinAgentPath(joined ? scope.agentPath : null, `supervisor:${this.name}`);
+    const { basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
     const end = await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath && isRunEnd(row));
     if (end && end.run_status !== 'failed') {
       throw new AlreadyResumed(`Supervisor '${this.name}' execution '${executionId}' already finished (${end.run_status ?? 'completed'}); there is nothing to resume`);

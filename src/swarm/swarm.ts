@@ -18,10 +18,11 @@ import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durab
 import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
-import { bindResumeValue, currentScope, joinAgentPath, runInScope } from '../scope/scope.js';
+import { bindResumeValue, currentScope, runInScope } from '../scope/scope.js';
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
 import { rowsDownTo, underPath } from '../multi/rows.js';
+import { placeCoordinator, refuseUsedExecutionId } from '../multi/placement.js';
 import { inRootSpan, pickTrace, type TraceOptions } from '../multi/span.js';
 import { jsonAttribute } from '../tracing/json-attribute.js';
 import { SwarmError } from './errors.js';
@@ -145,17 +146,14 @@ export class Swarm {
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
     const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
-    const joined = scope !== undefined && scope.executionId === executionId;
-    const basePath = joinAgentPath(joined ? scope.agentPath : null, `swarm:${this.name}`);
-    if (joined && scope.resumeValue && checkpointer) {
+    const { joined, basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
+    if (joined && scope?.resumeValue && checkpointer) {
       // A hosting runner (a Chain node) re-runs this swarm to resume its pause, with the value and the claimed row
       // in scope: continue the paused member instead of starting over.
       const plan = await this.plan(checkpointer, executionId, basePath, { value: scope.resumeValue, claimed: scope.resumedInterrupt }, options, true);
       if (plan) return this.continue(plan, options, 'swarm.resumed_execution_id');
     }
-    if (!joined && options.executionId !== undefined && checkpointer && (await checkpointer.getLast(executionId))) {
-      throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() it, or run with a new executionId`);
-    }
+    if (!joined && options.executionId !== undefined && checkpointer) await refuseUsedExecutionId(checkpointer, executionId);
     const state = initialState(this.entrypoint, input);
     const attributes = this.attributes(executionId);
     attributes['swarm.input'] = input;
@@ -184,8 +182,7 @@ export class Swarm {
       throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const joined = scope !== undefined && scope.executionId === executionId;
-    const basePath = joinAgentPath(joined ? scope.agentPath : null, `swarm:${this.name}`);
+    const { basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
     const value = options.resumeValue == null ? null : toResume(options.resumeValue);
     const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false);
     return this.continue(plan!, options, 'swarm.resumed_execution_id');

@@ -1,7 +1,8 @@
 /** Tracing: OpenTelemetry spans written to the local store (and OTLP when configured), and reading them back. */
 export { ensureTracing, agentkitTracer, flushTraces, flushTracesSync, shutdownTracing, traceWriter, TRACER_NAME } from './setup.js';
 export { setTraceDestination, traceDestinationOf, resolveTraceDestination } from './destination.js';
-export { withSpan, withTraceDestination, markFailure, preciseNow, type SpanOptions } from './spans.js';
+export { withSpan, withTraceDestination, markFailure, type SpanOptions } from './spans.js';
+export { preciseNow } from './clock.js';
 export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, payloadsEnabled } from './attributes.js';
 export { REDACTED, isSecretKey, maskSecrets, memoizedSecretKeyTest, redactAttributes } from './redact.js';
 export { TraceStore, summarise, type TraceStoreOptions } from './trace-store.js';

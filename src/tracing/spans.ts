@@ -9,8 +9,6 @@ import { setTraceDestination } from './destination.js';
 import { LeanSpan } from './lean-span.js';
 import { agentkitTracer, ensureTracing } from './setup.js';
 
-export { preciseNow } from './clock.js';
-
 export interface SpanOptions {
   attributes?: Attributes;
   /** Write this trace to the store at this path (only meaningful for a root span). */
