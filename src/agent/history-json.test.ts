@@ -15,6 +15,24 @@ test('equals JSON.stringify of the history as it grows, turn after turn', () => 
   assert.is(historyJson(history), JSON.stringify(history), 'unchanged: the same text again');
 });
 
+test('only the messages appended since the last call are encoded (not the whole history each turn)', () => {
+  const history: Message[] = [systemMessage('s'), userMessage('u')];
+  historyJson(history);
+  const original = JSON.stringify;
+  const encoded: unknown[] = [];
+  JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
+    encoded.push(value);
+    return (original as (...args: unknown[]) => string)(value, ...rest);
+  }) as typeof JSON.stringify;
+  try {
+    history.push(assistantMessage('a'), userMessage('again'));
+    historyJson(history);
+  } finally {
+    JSON.stringify = original;
+  }
+  assert.equal(encoded, [history[2], history[3]]);
+});
+
 test('a history whose encoded prefix was removed, replaced or reordered is encoded again', () => {
   const history: Message[] = [userMessage('a'), userMessage('b')];
   historyJson(history);

@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { suite } from '../../conformance/harness/uvu.js';
 import { walKeeperCount } from '../store/wal-keeper.js';
 import { ChainCheckpointError } from './errors.js';
@@ -23,6 +24,13 @@ test('concurrent puts all commit, in the order they were made', async ({ dir }) 
     const rows = await Promise.all(ids.map((id, i) => checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: id })));
     assert.equal(rows.map((r) => r.checkpoint_id), ids);
     assert.equal((await checkpointer.list('e1', { limit: 1000 })).map((r) => r.checkpoint_id), ids);
+    // Storage order too (rowid): replication reads unsynced rows in it, and list() alone sorts by created_at.
+    const reader = new Database(path.join(dir, 'local.db'), { readonly: true });
+    try {
+      assert.equal(reader.prepare('SELECT checkpoint_id FROM checkpoints ORDER BY rowid').pluck().all(), ids);
+    } finally {
+      reader.close();
+    }
     assert.is(walKeeperCount(), 1, 'the first write handed WAL checkpoints to a keeper');
   } finally {
     await checkpointer.close();

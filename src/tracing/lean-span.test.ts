@@ -29,6 +29,20 @@ function lean(span: Span): LeanSpan {
   return span as LeanSpan;
 }
 
+test('at most 128 attributes (new keys past it dropped and counted, known keys still updated) and 128 events (oldest dropped)', ({ dir }) => {
+  const span = lean(withTraceDestination(path.join(dir, 'limits.db'), () => agentkitTracer().startSpan('chain.limits')));
+  for (let i = 0; i < 130; i++) span.setAttribute(`k${i}`, i);
+  span.setAttribute('k0', 'updated');
+  assert.is(Object.keys(span.attributes).length, 128);
+  assert.equal([span.attributes.k0, span.attributes.k127, span.attributes.k128], ['updated', 127, undefined]);
+  assert.is(span.droppedAttributesCount, 2);
+  for (let i = 0; i < 130; i++) span.addEvent(`e${i}`);
+  assert.is(span.events.length, 128);
+  assert.equal([span.events[0]!.name, span.events.at(-1)!.name], ['e2', 'e129']);
+  assert.is(span.droppedEventsCount, 2);
+  span.end();
+});
+
 test('the span honours the API: nothing changes it after end, a second end is ignored', ({ dir }) => {
   const span = lean(withTraceDestination(path.join(dir, 'a.db'), () => agentkitTracer().startSpan('chain.x', { attributes: { early: 1 } })));
   assert.ok(span.isRecording());

@@ -15,6 +15,8 @@ function roundTrip(parent: string | undefined, name: string, start: number, end:
   const rows = decodeSpanRows(fields);
   assert.is(rows.length, 2);
   assert.equal([rows[0]!.name, rows[0]!.attributes], ['first', '{"a":1}']);
+  assert.equal([rows[0]!.span_id, rows[0]!.trace_id, rows[0]!.start_time, rows[0]!.end_time], ['00000000000000ff', '0000000000000000000000000000000f', '1970-01-01T00:00:00.000001Z', '1970-01-01T00:00:00.000002Z']);
+  assert.equal([rows[1]!.span_id, rows[1]!.trace_id], ['00000000000000aa', '0000000000000000000000000000000b']);
   return rows[1]!;
 }
 

@@ -13,6 +13,11 @@ test('a balanced history comes back equal (and is not the same array)', () => {
   const balanced = balanceToolMessages(history);
   assert.equal(balanced, history);
   assert.is.not(balanced, history);
+  // A copy all the way down: changing what comes back leaves the input as it was.
+  (balanced[2] as { tool_calls: Array<{ arguments: Record<string, unknown> }> }).tool_calls[0]!.arguments.changed = true;
+  (balanced[3] as { content: string }).content = 'changed';
+  assert.equal(history[2], assistantMessage(null, [call('a'), call('b')]));
+  assert.equal(history[3], toolMessage('a', 'f', '1'));
   assert.equal(toolMessageImbalance(history), []);
 });
 
