@@ -1,0 +1,191 @@
+/**
+ * A fork of a replay: anchored at a step, changed by chainable modifiers, then rerun from the top as a new trace
+ * (rules 1-6 of the spec's "Replay rerun rules"), and compared with the original. The rerun reruns the agent span at
+ * the fork step, or the nearest agent above it, or the trace's first agent (see scope.ts).
+ */
+import { trace, type Span as OtelSpan } from '@opentelemetry/api';
+import type { AgentResult } from '../types.js';
+import { NotImplementedError, ConfigError } from '../errors.js';
+import type { Tool } from '../tools/tool.js';
+import { AGENT_ATTR } from '../tracing/attributes.js';
+import type { ComparisonResult, ReplayStep, Span } from '../types.js';
+import { compareSteps, describeComparison } from './compare.js';
+import { ReplayError } from './errors.js';
+import { DEFAULT_REPLAY_MODE, REPLAY_MODES, type Determinism, type DeterminismOptions, type ReplayMode } from './mode.js';
+import { inputText, noModifications, splitConfigPatch, type ConfigPatch, type Modifications } from './modifications.js';
+import { rebuildAgent, type RebuildSources } from './rebuild.js';
+import type { Replay } from './replay.js';
+import { ReplayRunResult } from './result.js';
+import { agentSpanFor, subtreeOf } from './scope.js';
+import { REPLAY_ATTR } from './span-attributes.js';
+import { stepsOf } from './steps.js';
+import { decodeValue } from '../tracing/payload-keys.js';
+
+export interface RerunOptions extends RebuildSources {
+  /** Cancels the rerun. */
+  signal?: AbortSignal;
+  /** The `context` value the agent's tools, guardrails and prompt function receive. */
+  context?: unknown;
+}
+
+export class ForkedReplay {
+  /** The fork step: the divergence anchor of `compare` (a rerun always starts from the top). */
+  readonly step: number;
+  private readonly mods: Modifications = noModifications();
+  private determinism: Determinism = { mode: DEFAULT_REPLAY_MODE, onMiss: 'live', allowSideEffects: false };
+  private readonly agentSpan: Span;
+
+  constructor(
+    readonly replay: Replay,
+    step: number,
+  ) {
+    this.step = step;
+    this.agentSpan = agentSpanFor(replay.trace.spans, step, replay.traceId);
+  }
+
+  /** The name of the agent this fork reruns. */
+  get agentName(): string {
+    return this.agentSpan.name.slice('agent.'.length);
+  }
+
+  /** The current determinism settings. */
+  get settings(): Readonly<Determinism> {
+    return { ...this.determinism };
+  }
+
+  /** The changes made so far (a copy). */
+  get modifications(): { prompt: string | null; input: string | null; config: ConfigPatch; toolOverrides: Record<string, unknown>; tools: string[] } {
+    return {
+      prompt: this.mods.prompt,
+      input: this.mods.input,
+      config: { ...this.mods.config, ...(this.mods.model ? { model: this.mods.model } : {}) },
+      toolOverrides: Object.fromEntries(this.mods.toolOverrides),
+      tools: [...this.mods.tools.keys()],
+    };
+  }
+
+  /** Replace the system prompt. */
+  modifyPrompt(text: string): this {
+    if (typeof text !== 'string') throw new ConfigError('modifyPrompt needs the new system prompt as a string');
+    this.mods.prompt = text;
+    return this;
+  }
+
+  /** Replace the input: a string, an object's `input` string, or any other JSON value as its JSON text. */
+  modifyInput(value: unknown): this {
+    this.mods.input = inputText(value);
+    return this;
+  }
+
+  /** Change configuration values (`temperature`, `maxTokens`/`max_tokens`, `topP`/`top_p`, `seed`, `model`, `maxIterations`, ...); merged over earlier calls. */
+  modifyConfig(patch: ConfigPatch): this {
+    if (!patch || typeof patch !== 'object') throw new ConfigError('modifyConfig needs an object of settings');
+    const { config, model } = splitConfigPatch(patch);
+    Object.assign(this.mods.config, config);
+    if (model !== null) this.mods.model = model;
+    return this;
+  }
+
+  /** Answer every call of `toolName` with `response` (strings as they are, anything else as JSON) instead of running it. */
+  withToolOverride(toolName: string, response: unknown): this {
+    if (typeof toolName !== 'string' || toolName === '') throw new ConfigError('withToolOverride needs a tool name');
+    this.mods.toolOverrides.set(toolName, response);
+    return this;
+  }
+
+  /** Use these tools (by name) instead of the registered ones: tools built at run time survive a replay this way. */
+  withTools(tools: readonly Tool[]): this {
+    for (const tool of tools) this.mods.tools.set(tool.name, tool);
+    return this;
+  }
+
+  /** Choose `live` or `recorded` (the default) model answers, what a recorded miss does, and whether side effects may run. */
+  withDeterminism(mode: ReplayMode, options: DeterminismOptions = {}): this {
+    if (!REPLAY_MODES.includes(mode)) throw new ConfigError(`replay mode must be one of ${REPLAY_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+    const onMiss = options.onMiss ?? 'live';
+    if (onMiss !== 'live' && onMiss !== 'error') throw new ConfigError(`onMiss must be 'live' or 'error', got ${JSON.stringify(onMiss)}`);
+    this.determinism = { mode, onMiss, allowSideEffects: options.allowSideEffects === true };
+    return this;
+  }
+
+  /** Not supported: a replay reruns from the top. Branch state with `chain.fork(executionId, { modifiedState })`. */
+  modifyState(_state?: unknown): never {
+    throw new NotImplementedError('modifyState() is not supported by replay (a rerun starts from the top); branch state with chain.fork(executionId, { checkpointId, modifiedState }) instead');
+  }
+
+  /**
+   * Rebuild the agent, apply the changes, run it from the top with a new trace in the replay's store. Rejects with
+   * ReplayError when the trace cannot be rebuilt (naming what is missing) or a guarded tool had to stop the run.
+   */
+  async rerun(options: RerunOptions = {}): Promise<ReplayRunResult> {
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    const stop = (error: ReplayError): never => {
+      controller.abort(error);
+      throw error;
+    };
+    const { agent, input, model, guard } = rebuildAgent(this.replay.traceId, this.replay.trace.spans, this.agentSpan, this.mods, this.determinism, options, stop);
+    let marked = false;
+    const result: AgentResult = await agent.run(input, {
+      traceDb: this.replay.store.dbPath,
+      signal,
+      context: options.context,
+      hooks: {
+        // Called inside the agent span: mark it as a rerun of this trace once.
+        beforeTurn: () => {
+          if (marked) return;
+          marked = true;
+          markRoot(trace.getActiveSpan(), this);
+        },
+      },
+    });
+    const steps = result.trace_id ? (await this.replay.store.spans(result.trace_id)).length : 1 + model.recordedCount + model.liveCount + result.tool_calls.length;
+    return new ReplayRunResult({
+      original_output: decodeValue(this.agentSpan.attributes[AGENT_ATTR.output] ?? null),
+      new_output: result.output,
+      steps_executed: steps,
+      trace_id: result.trace_id,
+      source_trace_id: this.replay.traceId,
+      mode: this.determinism.mode,
+      counts: {
+        recordedModelCalls: model.recordedCount,
+        liveModelCalls: model.liveCount,
+        liveToolCalls: guard.counts.live,
+        recordedToolCalls: guard.counts.recorded,
+        overriddenToolCalls: guard.counts.override,
+      },
+      agentResult: result,
+    });
+  }
+
+  /**
+   * Compare a rerun with the original, step by step. The original's steps are the rerun agent's span and those below
+   * it (the whole trace when that agent is the root), numbered from 0 like the rerun's.
+   */
+  async compare(result: { trace_id: string | null }): Promise<ComparisonResult> {
+    const rerun = result.trace_id ? stepsOf(await this.replay.store.spans(result.trace_id)) : null;
+    return compareSteps(this.originalSteps(), rerun);
+  }
+
+  /** `compare` as text: where it diverged and a line diff of that step's output. */
+  async diff(result: { trace_id: string | null }): Promise<string> {
+    return describeComparison(await this.compare(result));
+  }
+
+  /** The steps a rerun is compared with. */
+  originalSteps(): ReplayStep[] {
+    const spans = this.replay.trace.spans;
+    if (this.agentSpan === spans[0] && this.agentSpan.parent_span_id === null) return this.replay.steps();
+    return stepsOf(subtreeOf(spans, this.agentSpan));
+  }
+}
+
+function markRoot(span: OtelSpan | undefined, fork: ForkedReplay): void {
+  if (!span || !span.isRecording()) return;
+  span.setAttributes({
+    [REPLAY_ATTR.sourceTraceId]: fork.replay.traceId,
+    [REPLAY_ATTR.sourceSpanId]: fork.replay.span(fork.step).span_id,
+    [REPLAY_ATTR.forkStep]: fork.step,
+    [REPLAY_ATTR.mode]: fork.settings.mode,
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * The tools of a rerun: each real tool wrapped so that a rerun never repeats a side effect by accident. An override
+ * answers with its canned response; a `read_only` tool (or any tool with `allowSideEffects`) runs; an `idempotent` or
+ * `side_effecting` tool is answered from the recorded outcome of the matching call (same tool, same arguments after
+ * defaults; each recorded call is used once, then the last match again) and otherwise stops the whole rerun with a
+ * ReplayError naming the tool. Each tool span of the rerun says where its answer came from.
+ */
+import { trace } from '@opentelemetry/api';
+import type { JsonObject } from '../llm/messages.js';
+import { outputText } from '../tools/invoke.js';
+import { Tool, type ToolContext } from '../tools/tool.js';
+import { TOOL_ATTR } from '../tracing/attributes.js';
+import type { Span } from '../types.js';
+import { canonicalJson, parseJson } from './canonical.js';
+import { ReplayError } from './errors.js';
+import { REPLAY_ATTR } from './span-attributes.js';
+
+/** One recorded tool call. */
+export interface RecordedToolCall {
+  name: string;
+  /** The arguments as recorded (null when payloads were off). */
+  args: JsonObject | null;
+  ok: boolean;
+  /** The text the model read: the result on success, the error message otherwise (null when not recorded). */
+  text: string | null;
+}
+
+/** The recorded calls of the `tool.*` spans given, in order. */
+export function recordedToolCalls(spans: readonly Span[]): RecordedToolCall[] {
+  return spans.map((span) => {
+    const a = span.attributes;
+    const args = parseJson(a[TOOL_ATTR.args]);
+    const ok = a[TOOL_ATTR.status] === 'ok';
+    const text = ok ? a[TOOL_ATTR.result] : a[TOOL_ATTR.error];
+    return {
+      name: typeof a[TOOL_ATTR.name] === 'string' ? (a[TOOL_ATTR.name] as string) : span.name.replace(/^tool\./, ''),
+      args: args && typeof args === 'object' && !Array.isArray(args) ? (args as JsonObject) : null,
+      ok,
+      text: typeof text === 'string' && (ok || a[TOOL_ATTR.status] === 'error') ? text : null,
+    };
+  });
+}
+
+/** What every wrapped tool of one rerun shares. */
+export interface ToolGuard {
+  recorded: RecordedToolCall[];
+  overrides: ReadonlyMap<string, unknown>;
+  allowSideEffects: boolean;
+  /** Stop the rerun with this error (the tool loop reports tool failures to the model; this one must end the run). */
+  stop(error: ReplayError): never;
+  /** Counts of answers by source. */
+  counts: { live: number; recorded: number; override: number };
+}
+
+/** A real tool behind the rerun's guard (or an override with no real tool behind it). */
+export class ReplayTool extends Tool {
+  readonly toolType: string;
+  readonly origin: string;
+  private readonly used = new Set<number>();
+
+  constructor(
+    private readonly real: Tool | null,
+    dict: { name: string; description: string; parameters: JsonObject; replay_class: Tool['replayClass']; tool_type: string; origin: string },
+    private readonly guard: ToolGuard,
+  ) {
+    super({ name: dict.name, description: dict.description, parameters: real?.parameters ?? dict.parameters, replayClass: real?.replayClass ?? dict.replay_class, registry: false, endsRun: real?.endsRun, timeoutMs: real?.timeoutMs });
+    this.toolType = real?.toolType ?? dict.tool_type;
+    this.origin = real?.origin ?? dict.origin;
+  }
+
+  async execute(args: JsonObject, context: ToolContext): Promise<unknown> {
+    const span = trace.getActiveSpan();
+    const mark = (source: 'live' | 'recorded' | 'override') => {
+      this.guard.counts[source]++;
+      span?.setAttribute(REPLAY_ATTR.toolSource, source);
+    };
+    if (this.guard.overrides.has(this.name)) {
+      mark('override');
+      return outputText(this.guard.overrides.get(this.name));
+    }
+    if (this.real && (this.replayClass === 'read_only' || this.guard.allowSideEffects)) {
+      mark('live');
+      return this.real.execute(args, context);
+    }
+    const match = this.findRecorded(args);
+    if (!match) {
+      const why = this.real
+        ? `is ${this.replayClass} and the trace has no recorded call with these arguments (${JSON.stringify(args).slice(0, 200)}) to answer it from, so it was not executed`
+        : 'cannot be rebound and has no recorded call with these arguments';
+      this.guard.stop(new ReplayError(`rerun stopped: tool '${this.name}' ${why}; answer it with withToolOverride('${this.name}', response) or allow it to run with allowSideEffects: true`));
+    }
+    mark('recorded');
+    if (!match.ok) throw new Error(match.text!);
+    return match.text!;
+  }
+
+  private findRecorded(args: JsonObject): RecordedToolCall | null {
+    const key = canonicalJson(args);
+    let last: RecordedToolCall | null = null;
+    for (const [index, call] of this.guard.recorded.entries()) {
+      if (call.name !== this.name || call.args === null || call.text === null) continue;
+      const prepared = this.prepareArguments(call.args);
+      if (canonicalJson(prepared.ok ? prepared.args : call.args) !== key) continue;
+      if (!this.used.has(index)) {
+        this.used.add(index);
+        return call;
+      }
+      last = call;
+    }
+    return last;
+  }
+}

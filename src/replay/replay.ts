@@ -1,0 +1,110 @@
+/**
+ * A stored trace as replay steps. `Replay.load(traceId)` reads the local store, `new Replay(trace)` takes a trace
+ * object (the JSON `agentkit traces export` prints, or an `export-trace` document), `Replay.fromPlatform(traceId)`
+ * needs connected mode. Steps are the spans in start order, numbered from 0; `forkAt(step)` starts a fork to change
+ * and rerun.
+ */
+import { TraceStore } from '../tracing/trace-store.js';
+import type { ReplayStep, Span } from '../types.js';
+import { stepOutOfRange, ReplayError } from './errors.js';
+import { ForkedReplay } from './forked.js';
+import { stepsOf } from './steps.js';
+import { replayTraceOf, type ReplayTrace, type TraceInput } from './trace-data.js';
+
+export interface ReplayLoadOptions {
+  /** The store to read (default: a TraceStore on `dbPath`, else AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). */
+  store?: TraceStore;
+  /** The store file to read when no store is given. */
+  dbPath?: string;
+}
+
+export interface ReplayOptions {
+  /** Where reruns write their traces and where `compare` reads them (default: AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). */
+  store?: TraceStore;
+}
+
+export class Replay {
+  /** The trace as loaded. */
+  readonly trace: ReplayTrace;
+  /** The store reruns write to and comparisons read from. */
+  readonly store: TraceStore;
+  private readonly stepList: ReplayStep[];
+
+  /** A replay of a trace object; ConfigError when it is not one. */
+  constructor(trace: TraceInput, options: ReplayOptions = {}) {
+    this.trace = replayTraceOf(trace);
+    this.store = options.store ?? new TraceStore();
+    this.stepList = stepsOf(this.trace.spans);
+  }
+
+  /** A replay of a trace in the local store. NotFoundError (`trace_not_found`) naming the id and the store when it is not there. */
+  static async load(traceId: string, options: ReplayLoadOptions = {}): Promise<Replay> {
+    const store = options.store ?? new TraceStore(options.dbPath ? { dbPath: options.dbPath } : {});
+    const trace = await store.getTrace(traceId);
+    return new Replay(trace, { store });
+  }
+
+  /** Loading from the Platform needs connected mode, which this build does not have configured: always a ReplayError. */
+  static async fromPlatform(traceId: string): Promise<Replay> {
+    throw new ReplayError(
+      `Replay.fromPlatform('${traceId}') needs connected mode (a Platform connection), which is not available in this build; export the trace locally and use Replay.load or new Replay(trace)`,
+    );
+  }
+
+  get traceId(): string {
+    return this.trace.trace_id;
+  }
+
+  /** How many steps the trace has. */
+  get length(): number {
+    return this.stepList.length;
+  }
+
+  /** Every step, in order. The array is a copy; the steps are shared. */
+  steps(): ReplayStep[] {
+    return [...this.stepList];
+  }
+
+  /** The steps one at a time. */
+  async *stepThrough(): AsyncGenerator<ReplayStep> {
+    for (const step of this.stepList) yield step;
+  }
+
+  /** One step; ReplayError `Step <n> out of range (0-<max>)` for an index outside the trace, negative ones included. */
+  inspect(step: number): ReplayStep {
+    return this.stepList[this.checkStep(step)]!;
+  }
+
+  /** The span behind a step (same range rule as `inspect`). */
+  span(step: number): Span {
+    return this.trace.spans[this.checkStep(step)]!;
+  }
+
+  /**
+   * The summary: `Trace: <id>`, `Name:`, `Status:`, `Spans:`, `Duration: <start> → <end>`, a blank line, `Steps:`,
+   * then `  [i] <span_name>` per step.
+   */
+  summary(): string {
+    const t = this.trace;
+    return [
+      `Trace: ${t.trace_id}`,
+      `Name: ${t.name}`,
+      `Status: ${t.status}`,
+      `Spans: ${this.stepList.length}`,
+      `Duration: ${t.start_time} → ${t.end_time ?? '(not ended)'}`,
+      '',
+      'Steps:',
+      ...this.stepList.map((s) => `  [${s.step}] ${s.span_name}`),
+    ].join('\n');
+  }
+
+  /** Start a fork anchored at `step` (same range rule as `inspect`). */
+  forkAt(step: number): ForkedReplay {
+    return new ForkedReplay(this, this.checkStep(step));
+  }
+
+  private checkStep(step: number): number {
+    if (!Number.isInteger(step) || step < 0 || step >= this.stepList.length) throw stepOutOfRange(step, this.stepList.length);
+    return step;
+  }
+}
