@@ -5,6 +5,7 @@ import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { McpServeCommand } from './mcp.js';
+import { ReplayForkCommand, ReplayInspectCommand, ReplayShowCommand } from './replay.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -16,6 +17,9 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   TracesListCommand,
   TracesExportCommand,
   ExportTraceCommand,
+  ReplayShowCommand,
+  ReplayInspectCommand,
+  ReplayForkCommand,
   AgentServeCommand,
   McpServeCommand,
 ];

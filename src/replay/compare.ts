@@ -67,7 +67,7 @@ function outputText(step: ReplayStep): string {
   const content = step.output['gen_ai.response.content'] ?? step.output['agent.output'];
   const calls = step.output['gen_ai.response.tool_calls'];
   const parts: string[] = [];
-  if (content !== undefined) parts.push(typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  if (content !== undefined && content !== '') parts.push(typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   if (calls !== undefined) parts.push(`tool calls: ${JSON.stringify(calls, null, 2)}`);
   return `${parts.join('\n') || JSON.stringify(step.output, null, 2)}\n`;
 }

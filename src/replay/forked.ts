@@ -146,6 +146,7 @@ export class ForkedReplay {
       steps_executed: steps,
       trace_id: result.trace_id,
       source_trace_id: this.replay.traceId,
+      input,
       mode: this.determinism.mode,
       counts: {
         recordedModelCalls: model.recordedCount,

@@ -25,17 +25,20 @@ export class ReplayRunResult implements ReplayResult {
   readonly trace_id: string | null;
   /** The trace the fork was made from. */
   readonly source_trace_id: string;
+  /** The input the rerun ran with (the recorded one unless modified). */
+  readonly input: string;
   readonly mode: ReplayMode;
   readonly counts: RerunCounts;
   /** The rerun's AgentResult (status, tool calls, tokens). */
   readonly agentResult: AgentResult;
 
-  constructor(fields: ReplayResult & { source_trace_id: string; mode: ReplayMode; counts: RerunCounts; agentResult: AgentResult }) {
+  constructor(fields: ReplayResult & { source_trace_id: string; input: string; mode: ReplayMode; counts: RerunCounts; agentResult: AgentResult }) {
     this.original_output = fields.original_output;
     this.new_output = fields.new_output;
     this.steps_executed = fields.steps_executed;
     this.trace_id = fields.trace_id;
     this.source_trace_id = fields.source_trace_id;
+    this.input = fields.input;
     this.mode = fields.mode;
     this.counts = fields.counts;
     this.agentResult = fields.agentResult;
