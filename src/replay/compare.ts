@@ -20,18 +20,25 @@ export function divergedAt(original: readonly ReplayStep[], rerun: readonly Repl
     const a = original[i]!;
     const b = rerun[i]!;
     if (a.span_name !== b.span_name) return i;
-    if (a.span_name.startsWith('llm.') && MODEL_KEYS.some((k) => modelOutput(k, a.output[k]) !== modelOutput(k, b.output[k]))) return i;
-    if (agentOutput === null && a.span_name.startsWith('agent.') && canonicalJson(a.output['agent.output']) !== canonicalJson(b.output['agent.output'])) agentOutput = i;
+    if (a.span_name.startsWith('llm.') && MODEL_KEYS.some((k) => !sameModelOutput(k, a.output[k], b.output[k]))) return i;
+    if (agentOutput === null && a.span_name.startsWith('agent.') && !same(a.output['agent.output'], b.output['agent.output'])) agentOutput = i;
   }
   return original.length !== rerun.length ? overlap : agentOutput;
 }
 
-/** A model output value to compare: tool calls without their ids (ids are numbered per model, not per run). */
-function modelOutput(key: (typeof MODEL_KEYS)[number], value: unknown): string {
-  if (key === 'gen_ai.response.tool_calls' && Array.isArray(value)) {
-    return canonicalJson(value.map((c: { name?: unknown; arguments?: unknown; raw_arguments?: unknown }) => ({ name: c?.name, arguments: c?.arguments, raw_arguments: c?.raw_arguments })));
-  }
-  return canonicalJson(value);
+/** Equal values; the cheap checks first (the common case is equal text or equal JSON in the same key order). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b) || canonicalJson(a) === canonicalJson(b);
+}
+
+/** Model outputs compared with tool calls stripped of their ids (models number them per instance, not per run). */
+function sameModelOutput(key: (typeof MODEL_KEYS)[number], a: unknown, b: unknown): boolean {
+  if (same(a, b)) return true;
+  if (key !== 'gen_ai.response.tool_calls' || !Array.isArray(a) || !Array.isArray(b)) return false;
+  const strip = (calls: unknown[]) => calls.map((c) => ({ name: (c as { name?: unknown })?.name, arguments: (c as { arguments?: unknown })?.arguments, raw_arguments: (c as { raw_arguments?: unknown })?.raw_arguments }));
+  return canonicalJson(strip(a)) === canonicalJson(strip(b));
 }
 
 /** The comparison of two step lists. */

@@ -5,11 +5,14 @@
  * and rerun.
  */
 import { TraceStore } from '../tracing/trace-store.js';
-import type { ReplayStep, Span } from '../types.js';
+import type { ReplayStep, Span, Trace } from '../types.js';
 import { stepOutOfRange, ReplayError } from './errors.js';
 import { ForkedReplay } from './forked.js';
 import { stepsOf } from './steps.js';
-import { replayTraceOf, type ReplayTrace, type TraceInput } from './trace-data.js';
+import { replayTraceOf, storedTrace, type ReplayTrace, type TraceInput } from './trace-data.js';
+
+/** Marks a trace that came from the store (already ordered): the constructor takes it as is. */
+const STORED = Symbol('stored trace');
 
 export interface ReplayLoadOptions {
   /** The store to read (default: a TraceStore on `dbPath`, else AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). */
@@ -32,7 +35,7 @@ export class Replay {
 
   /** A replay of a trace object; ConfigError when it is not one. */
   constructor(trace: TraceInput, options: ReplayOptions = {}) {
-    this.trace = replayTraceOf(trace);
+    this.trace = (options as { [STORED]?: boolean })[STORED] ? storedTrace(trace as Trace) : replayTraceOf(trace);
     this.store = options.store ?? new TraceStore();
     this.stepList = stepsOf(this.trace.spans);
   }
@@ -41,7 +44,7 @@ export class Replay {
   static async load(traceId: string, options: ReplayLoadOptions = {}): Promise<Replay> {
     const store = options.store ?? new TraceStore(options.dbPath ? { dbPath: options.dbPath } : {});
     const trace = await store.getTrace(traceId);
-    return new Replay(trace, { store });
+    return new Replay(trace, { store, [STORED]: true } as ReplayOptions);
   }
 
   /** Loading from the Platform needs connected mode, which this build does not have configured: always a ReplayError. */

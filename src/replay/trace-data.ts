@@ -19,6 +19,11 @@ export interface ReplayTrace {
 
 export type TraceInput = Trace | ExportTraceDocument;
 
+/** A trace read from the local store: its spans are already in start order and complete. */
+export function storedTrace(trace: Trace): ReplayTrace {
+  return { trace_id: trace.trace_id, name: trace.name, status: trace.status, start_time: trace.start_time, end_time: trace.end_time, spans: trace.spans };
+}
+
 /** Normalise a trace object; ConfigError naming what is missing when it is neither shape. */
 export function replayTraceOf(data: TraceInput): ReplayTrace {
   if (!data || typeof data !== 'object') throw new ConfigError('a replay needs a trace object (the JSON `agentkit traces export` prints)');

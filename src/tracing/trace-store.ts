@@ -88,6 +88,10 @@ export class TraceStore {
  * only) keep their stored order, except that a span never comes before its own ancestor.
  */
 export function inStartOrder(spans: Span[]): Span[] {
+  // Rows read back `ORDER BY start_time` with no two at the same instant need nothing more (the common case).
+  let strictlyAscending = true;
+  for (let i = 1; i < spans.length && strictlyAscending; i++) strictlyAscending = spans[i - 1]!.start_time < spans[i]!.start_time;
+  if (strictlyAscending) return spans;
   const parents = new Map(spans.map((s) => [s.span_id, s.parent_span_id]));
   const sorted = spans.map((span, index) => ({ span, index })).sort((a, b) => (a.span.start_time < b.span.start_time ? -1 : a.span.start_time > b.span.start_time ? 1 : a.index - b.index));
   const out: Span[] = [];
