@@ -14,6 +14,7 @@ import {
   NotImplementedError,
   Replay,
   ReplayError,
+  Swarm,
   tool,
   ToolRegistry,
   TraceStore,
@@ -200,7 +201,7 @@ area.scenario('reconstruction: a trace without reconstruction attributes, an unr
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
   const unbound = await rejects(() => replay.forkAt(0).rerun({ llm: deskModel(), toolRegistry: new ToolRegistry() }));
   assert.instance(unbound, ReplayError);
-  assert.match(unbound.message, /^cannot rerun agent 'desk': tool 'lookup_order' cannot be rebound \(no tool of that name is registered\); import the module that defines it/);
+  assert.match(unbound.message, /^cannot rerun agent 'desk': tool 'lookup_order' cannot be rebound \(no tool of that name is registered\) and would have to run; import the module that defines it/);
 
   // withTools supplies what the registry lacks.
   const supplied = await replay.forkAt(0).withTools([desk.agent.tools[0]!, desk.agent.tools[1]!]).rerun({ llm: deskModel(), toolRegistry: new ToolRegistry() });
@@ -248,6 +249,34 @@ area.scenario('an agent nested in a Chain is rerun from its own span and compare
   const comparison = await fork.compare(result);
   assert.equal(comparison.original_steps.map((s) => [s.step, s.span_name]), [[0, 'agent.desk'], [1, 'llm.chat_completion'], [2, 'tool.lookup_order'], [3, 'llm.chat_completion']]);
   assert.is(comparison.diverged_at, 1);
+});
+
+area.scenario('a Swarm member is rerun from its own span: its handoff tool (made at run time) is answered from the trace', { backends: ['sqlite'] }, async (t) => {
+  const triage = new Agent({ name: 'triage', systemPrompt: 'Route the customer.', llm: new ScriptedModel([{ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund question' } }] }]) });
+  const billing = new Agent({ name: 'billing', systemPrompt: 'Answer billing questions.', llm: new ScriptedModel(['Billing here: refunds take 5 days.']) });
+  const swarm = new Swarm({ name: 'desk', agents: [triage, billing], entrypoint: 'triage', handoffs: { triage: ['billing'] }, traceDb: dbOf(t) });
+  const run = await swarm.run('How long do refunds take?');
+  const replay = await Replay.load(run.trace_id!, { dbPath: dbOf(t) });
+  const names = replay.steps().map((s) => s.span_name);
+  assert.is(names[0], 'swarm.desk');
+  const triageStep = names.indexOf('agent.triage');
+  const tools = JSON.parse(replay.inspect(triageStep).attributes['agent.tools'] as string) as Array<{ name: string; ends_run?: boolean; replay_class: string }>;
+  assert.equal(tools.map((d) => [d.name, d.ends_run, d.replay_class]), [['handoff_to_billing', true, 'idempotent']]);
+
+  const fork = replay.forkAt(triageStep);
+  const same = await fork.rerun();
+  assert.equal([same.new_output, same.original_output], ['Handed off to billing.', 'Handed off to billing.']);
+  assert.equal([same.counts.recordedModelCalls, same.counts.recordedToolCalls], [1, 1]);
+  assert.is((await fork.compare(same)).diverged_at, null);
+
+  const changed = await replay.forkAt(triageStep).modifyPrompt('Answer directly.').rerun({ llm: new FunctionModel(() => 'Refunds take 5 days.') });
+  assert.is(changed.new_output, 'Refunds take 5 days.');
+  assert.is((await replay.forkAt(triageStep).compare(changed)).diverged_at, 1);
+
+  const billingStep = names.indexOf('agent.billing');
+  const second = await replay.forkAt(billingStep + 1).rerun();
+  assert.is(second.new_output, 'Billing here: refunds take 5 days.');
+  assert.is(second.original_output, 'Billing here: refunds take 5 days.');
 });
 
 area.scenario('saveAsTest appends the four fields, creating the file and folder, never rewriting earlier lines', { backends: ['sqlite'] }, async (t) => {

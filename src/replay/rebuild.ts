@@ -58,9 +58,11 @@ export function rebuildAgent(traceId: string, spans: readonly Span[], agentSpan:
   const toolRegistry = sources.toolRegistry ?? currentToolRegistry();
   const tools = definition.tools.map((dict) => {
     const real = mods.tools.get(dict.name) ?? registered?.tools.find((t) => t.name === dict.name) ?? toolRegistry.get(dict.name) ?? null;
-    if (!real && !mods.toolOverrides.has(dict.name)) {
+    // A guarded tool is only answered from the trace (or an override) unless side effects are allowed: no callable needed.
+    const guarded = dict.replay_class !== 'read_only' && !determinism.allowSideEffects;
+    if (!real && !mods.toolOverrides.has(dict.name) && !guarded) {
       throw new ReplayError(
-        `cannot rerun agent '${definition.name}': tool '${dict.name}' cannot be rebound (no tool of that name is registered); import the module that defines it (agentkit replay fork --agent <file>:<agent>), pass it with withTools([...]), or answer it with withToolOverride('${dict.name}', response)`,
+        `cannot rerun agent '${definition.name}': tool '${dict.name}' cannot be rebound (no tool of that name is registered) and would have to run; import the module that defines it (agentkit replay fork --agent <file>:<agent>), pass it with withTools([...]), or answer it with withToolOverride('${dict.name}', response)`,
       );
     }
     return new ReplayTool(real as Tool | null, dict, guard);

@@ -3,7 +3,9 @@
  * answers with its canned response; a `read_only` tool (or any tool with `allowSideEffects`) runs; an `idempotent` or
  * `side_effecting` tool is answered from the recorded outcome of the matching call (same tool, same arguments after
  * defaults; each recorded call is used once, then the last match again) and otherwise stops the whole rerun with a
- * ReplayError naming the tool. Each tool span of the rerun says where its answer came from.
+ * ReplayError naming the tool. A guarded tool that cannot be rebound (a Swarm's handoff, a Supervisor's delegate:
+ * tools made at run time) needs no callable, since it is only ever answered from the trace: it gets a stand-in.
+ * Each tool span of the rerun says where its answer came from.
  */
 import { trace } from '@opentelemetry/api';
 import type { JsonObject } from '../llm/messages.js';
@@ -60,10 +62,10 @@ export class ReplayTool extends Tool {
 
   constructor(
     private readonly real: Tool | null,
-    dict: { name: string; description: string; parameters: JsonObject; replay_class: Tool['replayClass']; tool_type: string; origin: string },
+    dict: { name: string; description: string; parameters: JsonObject; replay_class: Tool['replayClass']; tool_type: string; origin: string; ends_run?: boolean },
     private readonly guard: ToolGuard,
   ) {
-    super({ name: dict.name, description: dict.description, parameters: real?.parameters ?? dict.parameters, replayClass: real?.replayClass ?? dict.replay_class, registry: false, endsRun: real?.endsRun, timeoutMs: real?.timeoutMs });
+    super({ name: dict.name, description: dict.description, parameters: real?.parameters ?? dict.parameters, replayClass: real?.replayClass ?? dict.replay_class, registry: false, endsRun: real?.endsRun ?? dict.ends_run === true, timeoutMs: real?.timeoutMs });
     this.toolType = real?.toolType ?? dict.tool_type;
     this.origin = real?.origin ?? dict.origin;
   }

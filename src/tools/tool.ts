@@ -35,6 +35,8 @@ export interface ToolDict {
   parameters: JsonObject;
   replay_class: ReplayClass;
   config: JsonObject;
+  /** Present (true) only on a tool whose successful call ends the run (a Swarm's handoff): replay needs to know. */
+  ends_run?: boolean;
 }
 
 /** Options every tool takes. */
@@ -126,6 +128,7 @@ export abstract class Tool {
       parameters: this.parameters,
       replay_class: this.replayClass,
       config: this.config(),
+      ...(this.endsRun ? { ends_run: true } : {}),
     };
   }
 
