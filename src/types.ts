@@ -16,6 +16,7 @@ export type {
   PendingInterrupt,
   PendingInterruptSummary,
   RegressionTestRecord,
+  ReplayForkReport,
   ReplayResult,
   ReplayStep,
   RestToolConfig,

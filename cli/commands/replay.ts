@@ -2,7 +2,8 @@
  * Replay commands, reading the local store directly: `replay show` (the trace as numbered steps), `replay inspect`
  * (one step), `replay fork` (fork, modify, rerun safely, compare; optional result file).
  */
-import type { Agent } from '../../src/index.js';
+import type { Agent, ReplayForkReport } from '../../src/index.js';
+import { validator } from '../../generated/schemas/resources.js';
 import { Command, Option, UsageError } from 'clipanion';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -145,7 +146,7 @@ export class ReplayForkCommand extends ReplayCommand {
       fork.withDeterminism(this.mode as ReplayMode, { allowSideEffects: this.allowSideEffects });
       const result = await fork.rerun({ agent: agents.get(fork.agentName) });
       const comparison = await fork.compare(result);
-      const body = {
+      const body: ReplayForkReport = {
         trace_id: result.trace_id,
         source_trace_id: replay.traceId,
         original_output: result.original_output,
@@ -153,6 +154,8 @@ export class ReplayForkCommand extends ReplayCommand {
         steps_executed: result.steps_executed,
         diverged_at: comparison.diverged_at,
       };
+      // The report is a contract shape (ReplayForkReport): check it before anything is written.
+      if (!validator('ReplayForkReport').Check(body)) throw new Error('the fork report does not match ReplayForkReport');
       if (this.saveTest !== undefined) {
         await result.saveAsTest(path.resolve(this.context.cwd, this.saveTest), { input: result.input, expectedOutput: text(result.new_output), sourceTraceId: replay.traceId });
       }

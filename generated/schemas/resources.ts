@@ -1222,6 +1222,62 @@ export const doc = {
         ],
         "description": "How safe a tool is to run again during replay."
       },
+      "ReplayForkReport": {
+        "type": "object",
+        "required": [
+          "trace_id",
+          "source_trace_id",
+          "original_output",
+          "new_output",
+          "steps_executed",
+          "diverged_at"
+        ],
+        "properties": {
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The rerun's new trace (null when it was not traced)."
+          },
+          "source_trace_id": {
+            "type": "string",
+            "description": "The trace the fork was made from."
+          },
+          "original_output": {},
+          "new_output": {},
+          "steps_executed": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Spans of the rerun's trace."
+          },
+          "diverged_at": {
+            "anyOf": [
+              {
+                "type": "integer",
+                "format": "int32"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "First diverging step (see ComparisonResult); null when identical."
+          }
+        },
+        "description": "What `agentkit replay fork --json` prints and `--output` writes."
+      },
+      "ReplayMode": {
+        "type": "string",
+        "enum": [
+          "live",
+          "recorded"
+        ],
+        "description": "How a rerun answers model calls: `recorded` (the default) with the responses the trace recorded while the requests\nmatch, live from the first mismatch; `live` always calls the model. Tools follow their replay class in both."
+      },
       "ReplayResult": {
         "type": "object",
         "required": [

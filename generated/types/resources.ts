@@ -329,6 +329,28 @@ export interface components {
          * @enum {string}
          */
         ReplayClass: "read_only" | "idempotent" | "side_effecting";
+        /** @description What `agentkit replay fork --json` prints and `--output` writes. */
+        ReplayForkReport: {
+            /** @description First diverging step (see ComparisonResult); null when identical. */
+            diverged_at: number | null;
+            new_output: unknown;
+            original_output: unknown;
+            /** @description The trace the fork was made from. */
+            source_trace_id: string;
+            /**
+             * Format: int32
+             * @description Spans of the rerun's trace.
+             */
+            steps_executed: number;
+            /** @description The rerun's new trace (null when it was not traced). */
+            trace_id: string | null;
+        };
+        /**
+         * @description How a rerun answers model calls: `recorded` (the default) with the responses the trace recorded while the requests
+         *     match, live from the first mismatch; `live` always calls the model. Tools follow their replay class in both.
+         * @enum {string}
+         */
+        ReplayMode: "live" | "recorded";
         /** @description The outcome of `rerun()` on a forked replay. */
         ReplayResult: {
             new_output: unknown;
@@ -600,6 +622,8 @@ export type PendingInterrupt = components['schemas']['PendingInterrupt'];
 export type PendingInterruptSummary = components['schemas']['PendingInterruptSummary'];
 export type RegressionTestRecord = components['schemas']['RegressionTestRecord'];
 export type ReplayClass = components['schemas']['ReplayClass'];
+export type ReplayForkReport = components['schemas']['ReplayForkReport'];
+export type ReplayMode = components['schemas']['ReplayMode'];
 export type ReplayResult = components['schemas']['ReplayResult'];
 export type ReplayStep = components['schemas']['ReplayStep'];
 export type RestToolConfig = components['schemas']['RestToolConfig'];

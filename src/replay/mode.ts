@@ -12,7 +12,9 @@
  * `allowSideEffects` is true. Such a call with no recorded match stops the rerun with a ReplayError naming the tool.
  * A tool override (`withToolOverride`) answers before any of this.
  */
-export type ReplayMode = 'live' | 'recorded';
+import type { ReplayMode } from '../../generated/types/resources.js';
+
+export type { ReplayMode };
 
 export const REPLAY_MODES: readonly ReplayMode[] = ['live', 'recorded'];
 
