@@ -144,6 +144,8 @@ export class ReplayForkCommand extends ReplayCommand {
       if (this.prompt !== undefined) fork.modifyPrompt(this.prompt);
       if (this.input !== undefined) fork.modifyInput(this.input);
       fork.withDeterminism(this.mode as ReplayMode, { allowSideEffects: this.allowSideEffects });
+      // Progress for a person watching: a live rerun takes as long as the model does.
+      if ((this.context.stderr as { isTTY?: boolean }).isTTY) this.err(`rerunning agent '${fork.agentName}' from trace ${replay.traceId} (${this.mode} mode)...`);
       const result = await fork.rerun({ agent: agents.get(fork.agentName) });
       const comparison = await fork.compare(result);
       const body: ReplayForkReport = {
