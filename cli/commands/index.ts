@@ -5,6 +5,7 @@ import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { McpServeCommand } from './mcp.js';
+import { PromptsAddCommand, PromptsDiffCommand, PromptsFragmentCommand, PromptsLabelCommand, PromptsListCommand, PromptsShowCommand } from './prompts.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -18,4 +19,10 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   ExportTraceCommand,
   AgentServeCommand,
   McpServeCommand,
+  PromptsListCommand,
+  PromptsDiffCommand,
+  PromptsAddCommand,
+  PromptsShowCommand,
+  PromptsLabelCommand,
+  PromptsFragmentCommand,
 ];
