@@ -4,6 +4,7 @@ import type { AgentkitContext } from '../context.js';
 import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
+import { KbAddCommand, KbClearCommand, KbDeleteCommand, KbListCommand, KbSearchCommand, KbStatusCommand } from './kb.js';
 import { McpServeCommand } from './mcp.js';
 import { PromptsAddCommand, PromptsDiffCommand, PromptsFragmentCommand, PromptsLabelCommand, PromptsListCommand, PromptsShowCommand } from './prompts.js';
 import { VersionCommand } from './version.js';
@@ -25,4 +26,10 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   PromptsShowCommand,
   PromptsLabelCommand,
   PromptsFragmentCommand,
+  KbListCommand,
+  KbStatusCommand,
+  KbAddCommand,
+  KbDeleteCommand,
+  KbClearCommand,
+  KbSearchCommand,
 ];
