@@ -5,6 +5,7 @@
  * protocol. Bases are files of their own (not the checkpoint backend), so these run once.
  */
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -196,6 +197,23 @@ area.scenario('a real embedder: an OpenAI-compatible endpoint from the environme
   const down = await t.cli(['kb', 'add', 'docs/refunds.md', '--name', 'fresh'], { env: { AGENTKIT_KB_EMBEDDING_URL: 'http://127.0.0.1:9/v1', AGENTKIT_KB_EMBEDDING_MODEL: 'm' } });
   assert.is(down.code, 1);
   assert.match(down.stderr, /^error: docs\/refunds\.md: embeddings: request failed: .* \(POST http:\/\/127\.0\.0\.1:9\/v1\/embeddings, 3 attempts\)\n$/);
+});
+
+area.scenario('docs/kb.md: the example helpdesk agent ingests its docs once and answers from them offline', { rows: ['cli:kb add'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
+  const runExample = () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), path.resolve('examples/kb/helpdesk-agent.ts'), 'Can I refund a gift card?'], { cwd: t.cwd, env: { ...process.env, ...t.env, ...offline }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  const first = await runExample();
+  assert.is(first.code, 0, first.stderr);
+  assert.is(first.stdout, 'ingested: 2 added, 0 unchanged, 3 chunks\nGift cards cannot be refunded or exchanged for cash. (source: refunds.md)\n');
+  const second = await runExample();
+  assert.is(second.stdout.split('\n')[0], 'ingested: 0 added, 2 unchanged, 0 chunks');
+  assert.match((await t.cli(['kb', 'search', 'express delivery', '--name', 'helpdesk', '--top-k', '1'], { env: offline })).stdout, /examples\/kb\/docs\/shipping\.txt|shipping\.txt/);
 });
 
 area.run();
