@@ -45,3 +45,4 @@ export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi
 export * from './supervisor/index.js';
 export * from './prompts/index.js';
 export * from './kb/index.js';
+export * from './migrate/index.js';

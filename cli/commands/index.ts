@@ -6,6 +6,7 @@ import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCom
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { KbAddCommand, KbClearCommand, KbDeleteCommand, KbListCommand, KbSearchCommand, KbStatusCommand } from './kb.js';
 import { McpServeCommand } from './mcp.js';
+import { MigrateCommand } from './migrate.js';
 import { PromptsAddCommand, PromptsDiffCommand, PromptsFragmentCommand, PromptsLabelCommand, PromptsListCommand, PromptsShowCommand } from './prompts.js';
 import { VersionCommand } from './version.js';
 
@@ -32,4 +33,5 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   KbDeleteCommand,
   KbClearCommand,
   KbSearchCommand,
+  MigrateCommand,
 ];

@@ -183,6 +183,19 @@ export const MIGRATIONS: readonly Migration[] = [
         project_id TEXT NOT NULL DEFAULT ''
       );`,
   },
+  {
+    // `agentkit migrate` records each legacy source it imported (kind + resolved path), in the same transaction as
+    // the rows, so a second run skips it unless --force.
+    description: 'legacy imports: one row per legacy store or prompt directory imported by agentkit migrate',
+    sql: `
+      CREATE TABLE legacy_imports (
+        kind TEXT NOT NULL,
+        source TEXT NOT NULL,
+        imported_at TEXT NOT NULL,
+        counts TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (kind, source)
+      );`,
+  },
 ];
 
 /** The schema version this agentkit writes. */
