@@ -53,8 +53,9 @@ export function ftsQuery(query: string): string | null {
 export function keywordSearch(db: Database.Database, query: string, topK: number): SearchResult[] {
   const match = ftsQuery(query);
   if (match === null) return [];
+  // The best rowids first (FTS5 sorts by its configured rank without touching other tables), then their rows.
   const rows = db
-    .prepare(`SELECT ${COLUMNS}, bm25(chunks_fts, 1.0, 2.0) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`)
+    .prepare(`SELECT ${COLUMNS}, f.rank AS rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id ORDER BY f.rank`)
     .all(match, topK) as Array<Row & { rank: number }>;
   return rows.map(({ rank, ...row }) => ({ ...row, score: -rank }));
 }

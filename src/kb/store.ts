@@ -1,7 +1,7 @@
 /**
  * A knowledge base's own SQLite file, `<root>/<name>/kb.sqlite`: documents (one per source file, with its content
  * hash), chunks (text, offsets, heading, page, and the vector beside them as float32 bytes), an FTS5 index over the
- * chunks kept in step by triggers, and `kb_meta` (embedder, chunking, a generation counter bumped by every write so
+ * chunks kept in step by triggers (its `rank` is BM25 with the heading weighted twice), and `kb_meta` (embedder, chunking, a generation counter bumped by every write so
  * cached vectors know when they are stale). Its schema has its own small ladder (`PRAGMA user_version`); it is not
  * local.db. Created 0600 in a 0700 directory, WAL, like the local store.
  */
@@ -38,6 +38,7 @@ const LADDER: readonly string[] = [
   );
   CREATE INDEX idx_chunks_document ON chunks(document_id, ordinal);
   CREATE VIRTUAL TABLE chunks_fts USING fts5(content, heading, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+  INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)');
   CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, heading) VALUES (new.id, new.content, coalesce(new.heading, ''));
   END;
