@@ -102,8 +102,10 @@ area.scenario('an agent answers through kb.asTool(); the retrieval span records 
   const docs = await writeDocs(t);
   const kb = new KnowledgeBase('docs', { cwd: t.cwd, env: { ...t.env, ...offline } });
   t.defer(() => kb.close());
-  const report = await kb.add(docs);
+  const progress: string[] = [];
+  const report = await kb.add(docs, { onProgress: (p) => progress.push(`${p.filesDone}/${p.filesTotal} ${p.chunks} ${path.basename(p.current)}`) });
   assert.equal([report.added, report.failed, report.skipped, report.chunks], [3, 0, 1, 5]);
+  assert.equal(progress, ['1/3 2 refunds.md', '2/3 3 shipping.txt', '3/3 5 warranty.pdf'], 'progress after each file: files, chunks so far');
   const hits = await kb.search('gift card refund', { topK: 2 });
   assert.is(hits[0]!.heading, 'Refunds > Gift cards');
   assert.is(hits[0]!.source, path.join(docs, 'refunds.md'));
