@@ -146,7 +146,11 @@ export class KnowledgeBase {
         if (getMeta(this.db, 'created_at') === undefined) {
           const size = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
           const overlap = options.overlap ?? DEFAULT_OVERLAP;
-          chunkText('', undefined, { chunkSize: size, overlap });
+          try {
+            chunkText('', undefined, { chunkSize: size, overlap });
+          } catch (error) {
+            throw new ConfigError(`knowledge base '${name}': ${(error as Error).message}`);
+          }
           setMeta(this.db, 'created_at', utcNow());
           setMeta(this.db, 'chunk_size', String(size));
           setMeta(this.db, 'overlap', String(overlap));
