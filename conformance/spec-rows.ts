@@ -5,7 +5,8 @@
  *
  * `storage: false` marks rows whose store does not vary with the checkpointer backend (a passing scenario covers them
  * on every backend): rows that touch no store, and the trace rows, because traces always live in the local store
- * (local.db, SQLite) whatever checkpointer a run uses; there is no Postgres trace store to run them against.
+ * (local.db, SQLite) whatever checkpointer a run uses; there is no Postgres trace store to run them against. The same
+ * holds for the prompt registry and `migrate`, whose target is always local.db.
  */
 export type SpecRowKind = 'route' | 'transition' | 'error' | 'cli';
 
@@ -81,8 +82,8 @@ const rows = [
   { id: 'cli:eval run', kind: 'cli', text: 'agentkit eval run --agent --dataset --scorers [--fail-under] [--max-error-rate] [--run-name] [--json]', storage: true },
   { id: 'cli:eval compare', kind: 'cli', text: 'agentkit eval compare <baseline_run> <candidate_run> [--tolerance]', storage: true },
   { id: 'cli:eval export', kind: 'cli', text: 'agentkit eval export --status / --dry-run', storage: true },
-  { id: 'cli:prompts list', kind: 'cli', text: 'agentkit prompts list', storage: true },
-  { id: 'cli:prompts diff', kind: 'cli', text: 'agentkit prompts diff <name> --from --to', storage: true },
+  { id: 'cli:prompts list', kind: 'cli', text: 'agentkit prompts list', storage: false },
+  { id: 'cli:prompts diff', kind: 'cli', text: 'agentkit prompts diff <name> --from --to', storage: false },
   { id: 'cli:kb list', kind: 'cli', text: 'agentkit kb list [--path]', storage: false },
   { id: 'cli:kb status', kind: 'cli', text: 'agentkit kb status --name', storage: false },
   { id: 'cli:kb add', kind: 'cli', text: 'agentkit kb add <file or dir> --name', storage: false },
@@ -96,7 +97,7 @@ const rows = [
   { id: 'cli:inspect', kind: 'cli', text: 'agentkit inspect <execution_id> [--db-path]', storage: true },
   { id: 'cli:resume', kind: 'cli', text: 'agentkit resume <execution_id> --runner <module:attr> [--value <JSON>]', storage: true },
   { id: 'cli:setup-checkpointer', kind: 'cli', text: 'agentkit setup-checkpointer [--backend] [--connection-string] [--schema]', storage: true },
-  { id: 'cli:migrate', kind: 'cli', text: 'agentkit migrate [--force]', storage: true },
+  { id: 'cli:migrate', kind: 'cli', text: 'agentkit migrate [--force]', storage: false },
   { id: 'cli:export-trace', kind: 'cli', text: 'agentkit export-trace --trace-id [--output] [--include-attachments] [--include-checkpoint-state] [--db]', storage: false },
 ] as const satisfies readonly SpecRow[];
 

@@ -44,3 +44,6 @@ export * from './swarm/index.js';
 export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi/member.js';
 export * from './supervisor/index.js';
 export * from './replay/index.js';
+export * from './prompts/index.js';
+export * from './kb/index.js';
+export * from './migrate/index.js';

@@ -4,8 +4,11 @@ import type { AgentkitContext } from '../context.js';
 import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
+import { KbAddCommand, KbClearCommand, KbDeleteCommand, KbListCommand, KbSearchCommand, KbStatusCommand } from './kb.js';
 import { McpServeCommand } from './mcp.js';
 import { ReplayForkCommand, ReplayInspectCommand, ReplayShowCommand } from './replay.js';
+import { MigrateCommand } from './migrate.js';
+import { PromptsAddCommand, PromptsDiffCommand, PromptsFragmentCommand, PromptsLabelCommand, PromptsListCommand, PromptsShowCommand } from './prompts.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -22,4 +25,17 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   ReplayForkCommand,
   AgentServeCommand,
   McpServeCommand,
+  PromptsListCommand,
+  PromptsDiffCommand,
+  PromptsAddCommand,
+  PromptsShowCommand,
+  PromptsLabelCommand,
+  PromptsFragmentCommand,
+  KbListCommand,
+  KbStatusCommand,
+  KbAddCommand,
+  KbDeleteCommand,
+  KbClearCommand,
+  KbSearchCommand,
+  MigrateCommand,
 ];

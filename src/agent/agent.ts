@@ -26,6 +26,7 @@ import { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, ty
 import type { AgentDefinition } from './definition.js';
 import { ReconstructionError } from './errors.js';
 import { EventQueue } from './event-queue.js';
+import { isRegistryPrompt, recordRegistryPrompt, type RegistryPrompt, type ResolvedRegistryPrompt } from './registry-prompt.js';
 import { recordEnd, startAttributes } from './root-span.js';
 import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-state.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
@@ -43,7 +44,8 @@ export interface PromptContext {
   executionId: string;
 }
 
-export type SystemPrompt = string | ((prompt: PromptContext) => string | Promise<string>);
+/** Text, a function of the run's context, or a prompt registry reference (the run's span then names its version). */
+export type SystemPrompt = string | ((prompt: PromptContext) => string | Promise<string>) | RegistryPrompt<PromptContext>;
 
 export interface AgentOptions {
   name: string;
@@ -318,7 +320,9 @@ export class Agent {
         emit,
       };
       const outcome = await driveRun(run, placement, start, async () => {
-        const state = await this.initialState(run, input, start.kind === 'input' ? start.history : []);
+        const state = await this.initialState(run, input, start.kind === 'input' ? start.history : [], (resolved) => {
+          if (span.isRecording()) recordRegistryPrompt(span, resolved);
+        });
         const prompt = state.messages.find((m) => m.role === 'system')?.content;
         if (run.payloads && prompt !== undefined && span.isRecording()) span.setAttribute(AGENT_ATTR.systemPrompt, prompt);
         return state;
@@ -340,13 +344,25 @@ export class Agent {
   }
 
   /** Input guardrails, then the opening history: system prompt, earlier conversation, the input. */
-  private async initialState(run: AgentRun, input: string, history: readonly Message[]): Promise<LoopState> {
+  private async initialState(run: AgentRun, input: string, history: readonly Message[], onRegistryPrompt: (resolved: ResolvedRegistryPrompt) => void): Promise<LoopState> {
     await runGuardrails(run.guardrails, 'input', input, run);
-    const prompt = typeof this.systemPrompt === 'string' ? this.systemPrompt : await this.systemPrompt({ context: run.context, input, agentName: this.name, executionId: run.executionId });
+    const prompt = await this.resolveSystemPrompt({ context: run.context, input, agentName: this.name, executionId: run.executionId }, onRegistryPrompt);
     if (typeof prompt !== 'string') throw new ConfigError(`agent '${this.name}': the system prompt function returned ${typeof prompt}, not a string`);
     const messages: Message[] = [];
     if (prompt !== '') messages.push(systemMessage(prompt));
     messages.push(...structuredClone(history), userMessage(input));
     return { messages, turn: 0, toolCalls: [], tokensUsed: 0 };
+  }
+
+  /** The run's system prompt text; a registry prompt also reports the name and version it resolved to. */
+  private async resolveSystemPrompt(context: PromptContext, onRegistryPrompt: (resolved: ResolvedRegistryPrompt) => void): Promise<unknown> {
+    const source = this.systemPrompt;
+    if (typeof source === 'string') return source;
+    if (isRegistryPrompt(source)) {
+      const resolved = await source.resolve(context);
+      onRegistryPrompt(resolved);
+      return resolved.text;
+    }
+    return source(context);
   }
 }

@@ -3,6 +3,7 @@ export { Agent, type AgentOptions, type PromptContext, type RebuildOptions, type
 export { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, DEFAULT_MAX_ITERATIONS, type AgentConfig, type AgentConfigDict, type AgentConfigOptions } from './config.js';
 export { agentDefinitionFromAttributes, RECONSTRUCTION_ATTRIBUTES, type AgentDefinition } from './definition.js';
 export { MaxIterationsError, ReconstructionError } from './errors.js';
+export { isRegistryPrompt, PROMPT_ATTR, type RegistryPrompt, type ResolvedRegistryPrompt } from './registry-prompt.js';
 export { runToolLoop } from './loop.js';
 export { callModel } from './turn.js';
 export { executeToolCall, runToolCall } from './tool-step.js';

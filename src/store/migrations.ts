@@ -138,6 +138,64 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'v21 replication quarantine: the reason a row will not be resent',
     sql: `ALTER TABLE checkpoints ADD COLUMN quarantine_reason TEXT;`,
   },
+  {
+    // Prompt registry: versions are immutable (template, variables and the fragments they used, snapshotted);
+    // labels move between versions. `origin` is 'local' or 'migrated'; migrated rows are synced=1 (never pushed).
+    description: 'prompt registry: prompts, prompt_versions, prompt_labels, prompt_fragments',
+    sql: `
+      CREATE TABLE prompts (
+        name TEXT PRIMARY KEY,
+        description TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        latest_version INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        project_id TEXT NOT NULL DEFAULT ''
+      );
+      CREATE TABLE prompt_versions (
+        name TEXT NOT NULL REFERENCES prompts(name) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        template TEXT NOT NULL,
+        variables TEXT NOT NULL DEFAULT '[]',
+        fragments TEXT NOT NULL DEFAULT '{}',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        created_by TEXT,
+        origin TEXT NOT NULL DEFAULT 'local',
+        synced INTEGER NOT NULL DEFAULT 0,
+        project_id TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (name, version)
+      );
+      CREATE TABLE prompt_labels (
+        name TEXT NOT NULL REFERENCES prompts(name) ON DELETE CASCADE,
+        label TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (name, label),
+        FOREIGN KEY (name, version) REFERENCES prompt_versions(name, version)
+      );
+      CREATE TABLE prompt_fragments (
+        name TEXT PRIMARY KEY,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        origin TEXT NOT NULL DEFAULT 'local',
+        project_id TEXT NOT NULL DEFAULT ''
+      );`,
+  },
+  {
+    // `agentkit migrate` records each legacy source it imported (kind + resolved path), in the same transaction as
+    // the rows, so a second run skips it unless --force.
+    description: 'legacy imports: one row per legacy store or prompt directory imported by agentkit migrate',
+    sql: `
+      CREATE TABLE legacy_imports (
+        kind TEXT NOT NULL,
+        source TEXT NOT NULL,
+        imported_at TEXT NOT NULL,
+        counts TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (kind, source)
+      );`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

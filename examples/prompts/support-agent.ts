@@ -1,0 +1,32 @@
+/**
+ * A support agent whose system prompt lives in the prompt registry: it follows the `production` label, so promoting
+ * or rolling back a version (`agentkit prompts label support production --version N`) changes what the next run uses,
+ * and every run's `agent.support` span records `agent.prompt.name` and `agent.prompt.version`.
+ *
+ *   npx agentkit prompts fragment tone --file examples/prompts/tone.txt
+ *   npx agentkit prompts add support --file examples/prompts/support.v1.txt
+ *   npx agentkit prompts add support --file examples/prompts/support.v2.txt --label production
+ *   node --conditions=source --import tsx examples/prompts/support-agent.ts "Where is order 42?"
+ *
+ * Prompts and traces go to the local store (AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). It needs no API key: a
+ * deterministic model answers.
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Agent, PromptRegistry } from 'agentkit';
+import { FunctionModel } from 'agentkit/testing';
+
+const registry = new PromptRegistry();
+
+export const support = new Agent({
+  name: 'support',
+  systemPrompt: registry.ref('support', { label: 'production', variables: { company: 'Acme' } }),
+  // Answers with the prompt's last line, so a run shows which version it used.
+  llm: new FunctionModel((messages) => ({ text: `[${String(messages[0]?.content ?? '').trim().split('\n').at(-1)}] Order 42 ships today.` })),
+});
+
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  const result = await support.run(process.argv[2] ?? 'Where is order 42?');
+  console.log(result.output);
+  console.log(`trace ${result.trace_id}`);
+}
