@@ -5,6 +5,7 @@ import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { McpServeCommand } from './mcp.js';
+import { UiResetPasswordCommand, UiStartCommand } from './ui.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -18,4 +19,6 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   ExportTraceCommand,
   AgentServeCommand,
   McpServeCommand,
+  UiStartCommand,
+  UiResetPasswordCommand,
 ];
