@@ -5,6 +5,7 @@
  * the `agentkit ui` command (refused bind, unresolvable --agent skipped, reset-password).
  */
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { stat, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -349,6 +350,35 @@ area.scenario('agentkit ui reset-password: a 0600 auth file with a scrypt hash, 
   const noTty = await t.cli(['ui', '--auth-file', path.join(t.cwd, 'none.json'), '--no-open', '--port', '0']);
   assert.is(noTty.code, 2);
   assert.match(noTty.stderr, /no credentials at .*none\.json: create them with `agentkit ui reset-password --password-stdin`/);
+});
+
+area.scenario('docs/ui.md example: pause the refund chain, reset the password, approve it through the UI', { rows: ['cli:ui', 'cli:ui reset-password', 'route:POST /api/executions/{execution_id}/resume'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
+  const example = path.join(root, 'examples/durability/refund-chain.ts');
+  const paused = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), example, 'refund order A-7 for $5,000'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  assert.is(paused.code, 0, paused.stderr);
+  const executionId = /execution_id: (\S+)/.exec(paused.stdout)![1]!;
+  const reset = await t.bin(['ui', 'reset-password', '--username', 'alice', '--password-stdin'], { stdin: 'a long passphrase\n' });
+  assert.is(reset.code, 0, reset.stderr);
+  const ui = startCli(['ui', '--port', '0', '--no-open', '--agent', `${example}:refundChain`], { cwd: t.cwd, env: t.env });
+  t.defer(() => ui.kill());
+  const [, url] = await ui.waitForStderr(/serving on (http:\/\/\S+)/, 30_000);
+  const browser = new Browser(url!);
+  assert.is((await browser.login('alice', 'a long passphrase')).status, 200);
+  const pending = (await browser.get('/api/pending-interrupts')).json();
+  assert.equal(pending.items.map((p: { execution_id: string }) => p.execution_id), [executionId]);
+  const resumed = await browser.request('POST', `/api/executions/${executionId}/resume`, { approved: true, metadata: { approver: 'alice' } });
+  assert.is(resumed.status, 200, resumed.text);
+  assert.is(resumed.json().result.output, 'refunded $5000 on order A-7 (approved by alice)');
+  assert.is((await browser.get('/api/pending-interrupts')).json().count, 0);
+  ui.child.kill('SIGTERM');
+  assert.is((await ui.exited).code, 0, ui.stderr());
 });
 
 area.run();

@@ -50,7 +50,8 @@ function App() {
       <LoginPage
         onLogin={(username) => {
           setAuth({ authenticated: true, username, no_auth: false });
-          navigate(safeNext(location.query.get('next')), { replace: true });
+          // Back to the page that asked for the login: `?next=` on /login, else the page itself.
+          navigate(location.path === '/login' ? safeNext(location.query.get('next')) : `${location.path}${window.location.search}`, { replace: true });
         }}
       />
     );

@@ -81,13 +81,15 @@ export function ApprovalsPage() {
                   {p.node_id}
                   {p.agent_path ? <div className="muted">{p.agent_path}</div> : null}
                 </td>
-                <td className="buttons">
+                <td>
+                  <div className="buttons">
                   <button type="button" className="primary" onClick={() => setDeciding({ pending: p, approved: true })}>
                     Approve
                   </button>
                   <button type="button" className="danger" onClick={() => setDeciding({ pending: p, approved: false })}>
                     Reject
                   </button>
+                  </div>
                 </td>
               </tr>
             ))}

@@ -111,7 +111,7 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
                 Paused: <strong>{current.interrupt_reason}</strong>
               </p>
             ) : null}
-            <h3>Changed since #{index - 1 < 0 ? 'start' : index - 1}</h3>
+            <h3>{index === 0 ? 'State after the first checkpoint' : `Changed since #${index - 1}`}</h3>
             {diff.length === 0 ? (
               <p className="muted">No change to the state.</p>
             ) : (

@@ -139,9 +139,20 @@ function Waterfall({ spans, selected, traceId }: { spans: Span[]; selected: stri
                   </span>
                   <span className="wf-track">
                     <span className={`wf-bar kind-${row.span.name.split('.')[0]}`} style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} />
-                    <span className="wf-dur" style={{ left: `${Math.min(left + width, 88)}%` }}>
-                      {duration(row.durationMs)}
-                    </span>
+                    {/* The duration sits after the bar; before it when the bar reaches the right edge; inside a wide one. */}
+                    {left + width <= 80 ? (
+                      <span className="wf-dur" style={{ left: `${left + width}%` }}>
+                        {duration(row.durationMs)}
+                      </span>
+                    ) : left > 15 ? (
+                      <span className="wf-dur before" style={{ right: `${100 - left}%` }}>
+                        {duration(row.durationMs)}
+                      </span>
+                    ) : (
+                      <span className="wf-dur inside" style={{ right: `${Math.max(100 - left - width, 0)}%` }}>
+                        {duration(row.durationMs)}
+                      </span>
+                    )}
                   </span>
                 </button>
               );
