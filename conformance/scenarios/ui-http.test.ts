@@ -6,12 +6,14 @@
  */
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { stat, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { conformance, checkpointerFor, startCounterServer, startCli, backendConfig, type ScenarioContext } from '../harness/index.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
+import { contentTeam, newProbe, planner } from '../fixtures/multi-agent/team.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { TraceStore } from '../../src/tracing/index.js';
@@ -134,6 +136,20 @@ area.scenario('login, session and CSRF: 401 without a session, 403 without the t
     assert.is(none.status, 404, route);
     assert.is(none.json().code, 'not_found');
   }
+
+  // DNS rebinding: a request addressed to another name is refused before anything else.
+  const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const target = new URL(url);
+    const req = http.request({ host: target.hostname, port: target.port, path: '/api/auth/status', headers: { host: 'evil.example:80' } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.is(rebound.status, 421);
+  assert.match(rebound.body, /not a loopback name/);
 
   const logout = await browser.request('POST', '/api/auth/logout');
   assert.is(logout.status, 200, logout.text);
@@ -350,6 +366,35 @@ area.scenario('agentkit ui reset-password: a 0600 auth file with a scrypt hash, 
   const noTty = await t.cli(['ui', '--auth-file', path.join(t.cwd, 'none.json'), '--no-open', '--port', '0']);
   assert.is(noTty.code, 2);
   assert.match(noTty.stderr, /no credentials at .*none\.json: create them with `agentkit ui reset-password --password-stdin`/);
+});
+
+area.scenario('a paused Swarm and a paused Supervisor resume through their own runner, found by the root of the agent path', { rows: ['route:POST /api/executions/{execution_id}/resume', 'route:GET /api/executions/{execution_id}'], surfaces: ['http'], timeoutMs: 40_000 }, async (t) => {
+  const store = checkpointerFor(t.backend);
+  t.defer(() => store.close());
+  const team = contentTeam(newProbe(), { checkpointer: store, analystTool: 'interrupt_analyze' });
+  const boss = planner(newProbe(), { checkpointer: store, workerBTool: 'interrupt_step' });
+  const swarmRun = await team.run('Write the Q3 report', { executionId: 'ui-swarm' });
+  const supervisorRun = await boss.run('Plan the figures', { executionId: 'ui-supervisor' });
+  assert.is(swarmRun.status, 'paused');
+  assert.is(supervisorRun.status, 'paused');
+  const { url } = await serveUi(t, { runners: [team, boss] });
+  const browser = new Browser(url);
+  await browser.login();
+  const pending = (await browser.get('/api/pending-interrupts')).json();
+  const swarmRow = pending.items.find((p: { execution_id: string }) => p.execution_id === 'ui-swarm');
+  assert.is(swarmRow.chain_name, 'analyst', 'the latest row names the inner agent');
+  const history = (await browser.get('/api/executions/ui-swarm')).json();
+  assert.is(history.chain_name, 'content_team', 'the owner is the swarm');
+  assert.is(history.state, 'paused');
+  const swarmResumed = await browser.request('POST', '/api/executions/ui-swarm/resume', { approved: true, metadata: { approver: 'alice' } });
+  assert.is(swarmResumed.status, 200, swarmResumed.text);
+  assert.is(swarmResumed.json().chain_name, 'content_team');
+  assert.is(swarmResumed.json().result.status, 'completed');
+  assert.is(swarmResumed.json().result.output, 'Report complete.');
+  const supervisorResumed = await browser.request('POST', '/api/executions/ui-supervisor/resume', { approved: true, metadata: { approver: 'bob' } });
+  assert.is(supervisorResumed.status, 200, supervisorResumed.text);
+  assert.is(supervisorResumed.json().result.status, 'completed');
+  assert.is((await browser.get('/api/pending-interrupts')).json().count, 0);
 });
 
 area.scenario('docs/ui.md example: pause the refund chain, reset the password, approve it through the UI', { rows: ['cli:ui', 'cli:ui reset-password', 'route:POST /api/executions/{execution_id}/resume'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {

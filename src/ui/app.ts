@@ -19,7 +19,7 @@ import type { Checkpoint, TraceSummary } from '../types.js';
 import { verifyPassword } from './auth-file.js';
 import { executionState } from './execution-state.js';
 import { FavoriteStore } from './favorites.js';
-import { sessionUser, uiGuard, type UiAuth } from './guard.js';
+import { loopbackHostOnly, sessionUser, uiGuard, type UiAuth } from './guard.js';
 import { RunnerRegistry } from './runners.js';
 import { cookie, CSRF_COOKIE, issueSession, newCsrfToken, parseCookies, SESSION_COOKIE, SESSION_TTL_SECONDS } from './session.js';
 import { securityHeaders, webApp } from './static.js';
@@ -45,6 +45,11 @@ export interface UiAppOptions {
   throttle?: LoginThrottle;
   /** Server-side failures, for logging. */
   onServerError?: (error: unknown) => void;
+  /**
+   * Answer only requests addressed to a loopback name (DNS-rebinding protection). Default true; `startUiServer`
+   * turns it off for an acknowledged non-loopback bind.
+   */
+  loopbackOnly?: boolean;
 }
 
 /** Build the app. */
@@ -56,7 +61,7 @@ export function createUiApp(options: UiAppOptions): Express {
   return createValidatedApp({
     doc,
     maxBodyBytes: UI_MAX_BODY_BYTES,
-    guards: [securityHeaders(), ...(options.webDir ? [webApp(options.webDir)] : []), uiGuard(() => auth)],
+    guards: [securityHeaders(), ...(options.loopbackOnly === false ? [] : [loopbackHostOnly()]), ...(options.webDir ? [webApp(options.webDir)] : []), uiGuard(() => auth)],
     onServerError: (error) => options.onServerError?.(error),
     routes(app) {
       const router = express.Router({ caseSensitive: true, strict: true });

@@ -31,6 +31,26 @@ function deny(res: Response, status: 401 | 403, code: string, detail: string): v
   res.status(status).type('application/json').send(JSON.stringify({ detail, code }));
 }
 
+/**
+ * DNS-rebinding protection for a loopback UI: a page of another site whose name an attacker re-points at 127.0.0.1
+ * reaches this server with that name in `Host`. Only loopback names (and the bound address) are answered; a
+ * non-loopback bind (`--insecure-bind`) is reached by other names on purpose and is not checked.
+ */
+export function loopbackHostOnly(): RequestHandler {
+  return (req, res, next) => {
+    const host = (req.headers.host ?? '').toLowerCase();
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+    if (name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) || name.endsWith('.localhost')) {
+      next();
+      return;
+    }
+    res
+      .status(421)
+      .type('application/json')
+      .send(JSON.stringify({ detail: `Host '${host.slice(0, 100)}' is not a loopback name; this UI answers only http://127.0.0.1 or http://localhost.`, code: 'validation_failed' }));
+  };
+}
+
 /** The middleware enforcing the rules above. */
 export function uiGuard(getAuth: () => UiAuth): RequestHandler {
   return (req, res, next) => {

@@ -40,7 +40,7 @@ export async function startUiServer(options: UiServerOptions): Promise<RunningUi
   if (refusal) throw new ConfigError(refusal);
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  const app = createUiApp(options);
+  const app = createUiApp({ ...options, loopbackOnly: options.loopbackOnly ?? isLoopback(options.host) });
   const tracked = (server: Server) =>
     server.on('request', (_req, res) => {
       inFlight += 1;
