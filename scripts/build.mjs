@@ -4,7 +4,7 @@
  * Incremental: a second build with no change takes about a second. Runs on `npm ci` (prepare) and before tests.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,3 +23,37 @@ if (result.status !== 0) {
   process.exit(result.status ?? 1);
 }
 chmodSync(path.join(root, 'dist/cli/main.js'), 0o755);
+
+// The local UI's web app (src/ui/web, React + Vite) -> dist/ui-web, served by `agentkit ui`. Skipped when nothing it
+// is built from changed since the last build, so test runs stay fast.
+const webRoot = path.join(root, 'src/ui/web');
+const webOut = path.join(root, 'dist/ui-web/index.html');
+const webInputs = [webRoot, path.join(root, 'generated/clients'), path.join(root, 'generated/schemas/ui.ts'), path.join(root, 'generated/types/ui.ts'), path.join(root, 'package-lock.json')];
+if (!existsSync(webOut) || newestMtime(webInputs) > statSync(webOut).mtimeMs) {
+  let vite;
+  try {
+    // vite's exports map hides bin/: find the package through its package.json.
+    vite = path.join(path.dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
+  } catch {
+    console.error('build failed: vite is not installed (a dev dependency); run npm ci');
+    process.exit(1);
+  }
+  const web = spawnSync(process.execPath, [vite, 'build', '--config', path.join(webRoot, 'vite.config.ts')], { cwd: root, stdio: 'inherit' });
+  if (web.status !== 0) {
+    console.error('build failed: the web app did not build (above)');
+    process.exit(web.status ?? 1);
+  }
+}
+
+/** The newest modification time of the files under `paths`. */
+function newestMtime(paths) {
+  let newest = 0;
+  for (const entry of paths) {
+    if (!existsSync(entry)) continue;
+    const info = statSync(entry);
+    if (info.isDirectory()) {
+      for (const name of readdirSync(entry, { recursive: true })) newest = Math.max(newest, statSync(path.join(entry, String(name))).mtimeMs);
+    } else newest = Math.max(newest, info.mtimeMs);
+  }
+  return newest;
+}

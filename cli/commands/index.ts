@@ -9,6 +9,7 @@ import { McpServeCommand } from './mcp.js';
 import { ReplayForkCommand, ReplayInspectCommand, ReplayShowCommand } from './replay.js';
 import { MigrateCommand } from './migrate.js';
 import { PromptsAddCommand, PromptsDiffCommand, PromptsFragmentCommand, PromptsLabelCommand, PromptsListCommand, PromptsShowCommand } from './prompts.js';
+import { UiResetPasswordCommand, UiStartCommand } from './ui.js';
 import { VersionCommand } from './version.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
@@ -38,4 +39,6 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   KbClearCommand,
   KbSearchCommand,
   MigrateCommand,
+  UiStartCommand,
+  UiResetPasswordCommand,
 ];

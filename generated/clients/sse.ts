@@ -34,14 +34,19 @@ export async function* readEvents<T>(
   validator: EventValidator<T>,
   component: string,
 ): AsyncGenerator<T, void, undefined> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  // A TextDecoder rather than TextDecoderStream: the same code type-checks against Node's and the DOM's stream types.
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = '';
   let data: string[] = [];
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
+      if (done) {
+        buffer += decoder.decode();
+        break;
+      }
+      buffer += decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
         const line = buffer.slice(0, newline);

@@ -1049,6 +1049,27 @@ export const doc = {
               "type": "string"
             },
             "explode": false
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "required": false,
+            "description": "Only traces with this status (`ERROR` when any span failed).",
+            "schema": {
+              "$ref": "#/components/schemas/SpanStatus"
+            },
+            "explode": false
+          },
+          {
+            "name": "favorites",
+            "in": "query",
+            "required": false,
+            "description": "Only favorites.",
+            "schema": {
+              "type": "boolean",
+              "default": false
+            },
+            "explode": false
           }
         ],
         "responses": {
@@ -1057,7 +1078,7 @@ export const doc = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/TraceList"
+                  "$ref": "#/components/schemas/UiTraceList"
                 }
               }
             }
@@ -1245,6 +1266,185 @@ export const doc = {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
                 }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/traces/{trace_id}/favorite": {
+      "get": {
+        "operationId": "getTraceFavorite",
+        "description": "Whether a trace is a favorite.",
+        "parameters": [
+          {
+            "name": "trace_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceFavorite"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No span exists for the trace id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceNotFoundError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        }
+      },
+      "put": {
+        "operationId": "setTraceFavorite",
+        "description": "Mark a trace as a favorite, or clear the mark; `eval curate --filter favorites` reads it.",
+        "parameters": [
+          {
+            "name": "trace_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "X-CSRF-Token",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceFavorite"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ValidationFailedError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/InvalidJsonError"
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CsrfFailedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No span exists for the trace id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceNotFoundError"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is larger than the configured cap.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PayloadTooLargeError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/FavoriteRequest"
               }
             }
           }
@@ -2124,6 +2324,19 @@ export const doc = {
           }
         },
         "description": "Header of an exported trace."
+      },
+      "FavoriteRequest": {
+        "type": "object",
+        "required": [
+          "favorite"
+        ],
+        "properties": {
+          "favorite": {
+            "type": "boolean"
+          }
+        },
+        "description": "Body of `PUT /api/traces/{trace_id}/favorite`.",
+        "additionalProperties": false
       },
       "ForkModification": {
         "type": "object",
@@ -3272,25 +3485,21 @@ export const doc = {
         },
         "description": "A whole trace, as `agentkit traces export` prints it."
       },
-      "TraceList": {
+      "TraceFavorite": {
         "type": "object",
         "required": [
-          "items",
-          "count"
+          "trace_id",
+          "favorite"
         ],
         "properties": {
-          "items": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/TraceSummary"
-            }
+          "trace_id": {
+            "type": "string"
           },
-          "count": {
-            "type": "integer",
-            "format": "int32"
+          "favorite": {
+            "type": "boolean"
           }
         },
-        "description": "A page of trace summaries."
+        "description": "Whether a trace is a favorite."
       },
       "TraceNotFoundError": {
         "type": "object",
@@ -3368,6 +3577,89 @@ export const doc = {
           }
         },
         "description": "One row of a trace listing."
+      },
+      "UiTraceList": {
+        "type": "object",
+        "required": [
+          "items",
+          "count"
+        ],
+        "properties": {
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/UiTraceSummary"
+            }
+          },
+          "count": {
+            "type": "integer",
+            "format": "int32"
+          }
+        },
+        "description": "Traces of the UI listing, newest first."
+      },
+      "UiTraceSummary": {
+        "type": "object",
+        "required": [
+          "trace_id",
+          "name",
+          "status",
+          "span_count",
+          "start_time",
+          "end_time",
+          "duration_ms",
+          "favorite"
+        ],
+        "properties": {
+          "trace_id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string",
+            "description": "The root span's name."
+          },
+          "status": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/SpanStatus"
+              }
+            ],
+            "description": "`ERROR` when any span failed, else the root span's status."
+          },
+          "span_count": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "start_time": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "end_time": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Timestamp"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "duration_ms": {
+            "anyOf": [
+              {
+                "type": "number",
+                "format": "double"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "favorite": {
+            "type": "boolean",
+            "description": "Marked as a favorite (read by `eval curate --filter favorites`)."
+          }
+        },
+        "description": "One row of the UI's trace listing: the trace summary plus whether it is a favorite."
       },
       "ValidationFailedError": {
         "type": "object",

@@ -259,6 +259,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/traces/{trace_id}/favorite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Whether a trace is a favorite. */
+        get: operations["getTraceFavorite"];
+        /** @description Mark a trace as a favorite, or clear the mark; `eval curate --filter favorites` reads it. */
+        put: operations["setTraceFavorite"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -472,6 +490,10 @@ export interface components {
             sdk_version: string;
             spans: components["schemas"]["ExportedSpan"][];
             trace: components["schemas"]["ExportedTrace"];
+        };
+        /** @description Body of `PUT /api/traces/{trace_id}/favorite`. */
+        FavoriteRequest: {
+            favorite: boolean;
         };
         /** @description Body of `PATCH /api/replay/forks/{fork_id}`: each given field replaces the stored one. */
         ForkModification: {
@@ -840,11 +862,10 @@ export interface components {
             status: components["schemas"]["SpanStatus"];
             trace_id: string;
         };
-        /** @description A page of trace summaries. */
-        TraceList: {
-            /** Format: int32 */
-            count: number;
-            items: components["schemas"]["TraceSummary"][];
+        /** @description Whether a trace is a favorite. */
+        TraceFavorite: {
+            favorite: boolean;
+            trace_id: string;
         };
         /** @description No span exists for the trace id. */
         TraceNotFoundError: {
@@ -856,6 +877,27 @@ export interface components {
         TraceSummary: {
             duration_ms: number | null;
             end_time: components["schemas"]["Timestamp"] | null;
+            /** @description The root span's name. */
+            name: string;
+            /** Format: int32 */
+            span_count: number;
+            start_time: components["schemas"]["Timestamp"];
+            /** @description `ERROR` when any span failed, else the root span's status. */
+            status: components["schemas"]["SpanStatus"];
+            trace_id: string;
+        };
+        /** @description Traces of the UI listing, newest first. */
+        UiTraceList: {
+            /** Format: int32 */
+            count: number;
+            items: components["schemas"]["UiTraceSummary"][];
+        };
+        /** @description One row of the UI's trace listing: the trace summary plus whether it is a favorite. */
+        UiTraceSummary: {
+            duration_ms: number | null;
+            end_time: components["schemas"]["Timestamp"] | null;
+            /** @description Marked as a favorite (read by `eval curate --filter favorites`). */
+            favorite: boolean;
             /** @description The root span's name. */
             name: string;
             /** Format: int32 */
@@ -905,6 +947,7 @@ export type ExportedCheckpoint = components['schemas']['ExportedCheckpoint'];
 export type ExportedSpan = components['schemas']['ExportedSpan'];
 export type ExportedTrace = components['schemas']['ExportedTrace'];
 export type ExportTraceDocument = components['schemas']['ExportTraceDocument'];
+export type FavoriteRequest = components['schemas']['FavoriteRequest'];
 export type ForkModification = components['schemas']['ForkModification'];
 export type ForkModifications = components['schemas']['ForkModifications'];
 export type ForkNotFoundError = components['schemas']['ForkNotFoundError'];
@@ -952,9 +995,11 @@ export type ToolCallRecord = components['schemas']['ToolCallRecord'];
 export type ToolResponseOverride = components['schemas']['ToolResponseOverride'];
 export type TooManyAttemptsError = components['schemas']['TooManyAttemptsError'];
 export type Trace = components['schemas']['Trace'];
-export type TraceList = components['schemas']['TraceList'];
+export type TraceFavorite = components['schemas']['TraceFavorite'];
 export type TraceNotFoundError = components['schemas']['TraceNotFoundError'];
 export type TraceSummary = components['schemas']['TraceSummary'];
+export type UiTraceList = components['schemas']['UiTraceList'];
+export type UiTraceSummary = components['schemas']['UiTraceSummary'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type $defs = Record<string, never>;
@@ -1755,10 +1800,14 @@ export interface operations {
     listTraces: {
         parameters: {
             query?: {
+                /** @description Only favorites. */
+                favorites?: boolean;
                 /** @description Window in hours; default 24. */
                 last_hours?: number;
                 /** @description Case-insensitive text search over span names and attributes. */
                 q?: string;
+                /** @description Only traces with this status (`ERROR` when any span failed). */
+                status?: components["schemas"]["SpanStatus"];
             };
             header?: never;
             path?: never;
@@ -1772,7 +1821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TraceList"];
+                    "application/json": components["schemas"]["UiTraceList"];
                 };
             };
             /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
@@ -1910,6 +1959,146 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TraceNotFoundError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getTraceFavorite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceFavorite"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description No span exists for the trace id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceNotFoundError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    setTraceFavorite: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FavoriteRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceFavorite"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsrfFailedError"];
+                };
+            };
+            /** @description No span exists for the trace id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceNotFoundError"];
+                };
+            };
+            /** @description The request body is larger than the configured cap. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */

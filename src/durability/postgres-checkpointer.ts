@@ -258,6 +258,22 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return result.rowCount ?? 0;
   }
 
+  /**
+   * Home counts for the local UI: pending interrupts, and distinct executions whose latest row is failed or
+   * interrupted (a failed terminal row counts as failed).
+   */
+  async executionCounts(): Promise<{ pending: number; failed: number }> {
+    const result = await this.query<{ pending: number; failed: number }>(
+      `SELECT (SELECT count(*) FROM ${this.s}.pending_interrupts)::int AS pending,
+              (SELECT count(*) FROM (
+                 SELECT status, run_status, ROW_NUMBER() OVER (PARTITION BY execution_id ORDER BY created_at DESC, seq DESC) AS rn
+                 FROM ${this.s}.checkpoints) latest
+               WHERE rn = 1 AND (status IN ('failed', 'interrupted') OR run_status = 'failed'))::int AS failed`,
+      [],
+    );
+    return result.rows[0]!;
+  }
+
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;

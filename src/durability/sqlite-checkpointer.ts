@@ -248,6 +248,20 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       .immediate();
   }
 
+  /**
+   * Home counts for the local UI: pending interrupts, and distinct executions whose latest row is failed or
+   * interrupted (a failed terminal row counts as failed).
+   */
+  async executionCounts(): Promise<{ pending: number; failed: number }> {
+    this.#commitQueued();
+    const { db } = this.open();
+    const pending = (db.prepare('SELECT count(*) AS n FROM pending_interrupts').get() as { n: number }).n;
+    const failed = (db.prepare(`SELECT count(*) AS n FROM (
+        SELECT status, run_status, ROW_NUMBER() OVER (PARTITION BY execution_id ORDER BY created_at DESC, rowid DESC) AS rn
+        FROM checkpoints) WHERE rn = 1 AND (status IN ('failed', 'interrupted') OR run_status = 'failed')`).get() as { n: number }).n;
+    return { pending, failed };
+  }
+
   async close(): Promise<void> {
     // Rows accepted before close are committed, not dropped.
     this.#commitQueued();

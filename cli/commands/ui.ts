@@ -1,0 +1,182 @@
+/**
+ * `agentkit ui [start]`: the local UI over the local store (traces, executions, approvals), and
+ * `agentkit ui reset-password`: write new credentials to the auth file.
+ */
+import { Command, Option, UsageError } from 'clipanion';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as t from 'typanion';
+import { agentkitDir, localDbPath } from '../../src/config/paths.js';
+import type { Checkpointer } from '../../src/durability/checkpointer.js';
+import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
+import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
+import { loadTarget } from '../../src/targets.js';
+import { TraceStore } from '../../src/tracing/trace-store.js';
+import { newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
+import { openBrowser } from '../../src/ui/open-browser.js';
+import { RunnerRegistry } from '../../src/ui/runners.js';
+import { bindRefusal, DEFAULT_UI_PORT, startUiServer } from '../../src/ui/server.js';
+import { AgentkitCommand } from '../base.js';
+import { closeRunner, waitForStopSignal } from '../runner-lifecycle.js';
+import { askPassword, askLine, readAllStdin } from '../prompt.js';
+
+const port = t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65535)]);
+
+/** The built web app next to this file's package: dist/ui-web/ (built by `npm run build`). */
+export function defaultWebDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // From source (cli/commands) and from dist/cli/commands alike, the package root is the nearest folder with package.json.
+  let dir = here;
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'ui-web');
+}
+
+export class UiStartCommand extends AgentkitCommand {
+  static override paths = [['ui'], ['ui', 'start']];
+
+  static override usage = Command.Usage({
+    category: 'Local UI',
+    description: 'Start the local UI: traces, executions and approvals in the browser',
+    details: [
+      'Serves the web app and its JSON API (`/api/*`) on http://127.0.0.1:7842 until SIGTERM or SIGINT. Traces are read from `--db` (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`); executions and pending interrupts from the same file, or from Postgres with `--connection-string` (and `--schema`, default `agentkit`).',
+      'Login is required unless `--no-auth`. The credentials live in `--auth-file` (default `./.agentkit/auth.json`, mode 0600: a username, a scrypt hash of the password, a session secret). When the file is missing, a start on a terminal asks for a username and password; otherwise create it first with `agentkit ui reset-password --password-stdin`.',
+      'A non-loopback `--host` is refused (exit 2) unless `--insecure-bind`: the session cookie travels over plain HTTP. The browser is opened unless `--no-open` or there is no display.',
+      '`--agent <file>:<attr>` (repeatable) registers a runner for the Resume buttons; a paused execution is resumed by the runner that wrote it (the root of its agent path: a Swarm or Supervisor, else its chain or agent). A target that fails to load is reported and skipped; the UI still starts. No route runs an agent from a request.',
+    ].join('\n\n'),
+    examples: [
+      ['Start the UI on the local store', '$0 ui'],
+      ['Register runners so paused runs can be approved from the inbox', '$0 ui --agent examples/durability/refund-chain.ts:refundChain'],
+      ['Read executions from Postgres, no login, no browser', '$0 ui --connection-string postgres://app@db:5432/prod --no-auth --no-open'],
+    ],
+  });
+
+  host = Option.String('--host', '127.0.0.1', { description: 'Bind address (default 127.0.0.1); non-loopback needs --insecure-bind' });
+  port = Option.String('--port', String(DEFAULT_UI_PORT), { validator: port, description: 'Port (default 7842; 0 picks a free one)' });
+  noAuth = Option.Boolean('--no-auth', false, { description: 'Skip login (anyone who can reach the port can approve runs)' });
+  noOpen = Option.Boolean('--no-open', false, { description: 'Do not open a browser' });
+  insecureBind = Option.Boolean('--insecure-bind', false, { description: 'Acknowledge a non-loopback bind' });
+  db = Option.String('--db', { description: 'Local store (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+  authFile = Option.String('--auth-file', { description: 'Credentials file (default ./.agentkit/auth.json)' });
+  agents = Option.Array('--agent', [], { description: 'Register a runner <file>:<attr> or <module>:<attr>; repeatable' });
+  connectionString = Option.String('--connection-string', { description: 'Read executions from this Postgres URL instead of --db' });
+  schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
+
+  async run(): Promise<number> {
+    const refusal = bindRefusal(this.host, this.insecureBind);
+    if (refusal) throw new UsageError(refusal);
+    if (this.schema !== undefined && this.connectionString === undefined) throw new UsageError('--schema selects a Postgres schema; it needs --connection-string');
+    const where = { env: this.context.env, cwd: this.context.cwd };
+    const dbPath = this.db !== undefined ? path.resolve(this.context.cwd, this.db) : localDbPath(where);
+    const authPath = this.authFile !== undefined ? path.resolve(this.context.cwd, this.authFile) : path.join(agentkitDir(where), 'auth.json');
+    const auth = this.noAuth ? ({ mode: 'none' } as const) : ({ mode: 'password', file: await this.credentials(authPath) } as const);
+
+    const registry = new RunnerRegistry();
+    const loaded: unknown[] = [];
+    for (const spec of this.agents) {
+      try {
+        const { value } = await loadTarget(spec, { cwd: this.context.cwd });
+        const { kind, name } = registry.add(value);
+        loaded.push(value);
+        this.err(`agentkit ui: registered ${kind} '${name}' from ${spec}`);
+      } catch (error) {
+        this.err(`agentkit ui: skipped --agent ${spec}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+
+    const checkpointer: Checkpointer = this.connectionString !== undefined
+      ? new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 4 })
+      : new SQLiteCheckpointer(dbPath);
+    const server = await startUiServer({
+      host: this.host,
+      port: this.port,
+      insecureBind: this.insecureBind,
+      checkpointer,
+      traceStore: new TraceStore({ dbPath }),
+      auth,
+      runners: registry,
+      webDir: defaultWebDir(),
+      onServerError: (error) => this.err(`agentkit ui: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
+      onShutdown: async () => {
+        await checkpointer.close();
+        for (const runner of loaded) await closeRunner(runner);
+      },
+    });
+    this.err(`agentkit ui: serving on ${server.url} (store ${dbPath}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, login as '${(auth as { file: AuthFile }).file.username}'`})`);
+    if (!this.noOpen) this.err(`agentkit ui: ${await openBrowser(server.url, this.context.env)}`);
+    await waitForStopSignal(this.context.env);
+    this.err('agentkit ui: stopping');
+    await server.close();
+    this.err('agentkit ui: stopped');
+    return 0;
+  }
+
+  /** The auth file's credentials; on a first start at a terminal, ask for them and write the file. */
+  private async credentials(file: string): Promise<AuthFile> {
+    const existing = await readAuthFile(file);
+    if (existing) return existing;
+    const stdin = this.context.stdin as NodeJS.ReadStream;
+    if (!stdin.isTTY) {
+      throw new UsageError(`no credentials at ${file}: create them with \`agentkit ui reset-password --password-stdin\` (or start at a terminal, or pass --no-auth)`);
+    }
+    this.err(`agentkit ui: no credentials at ${file}; choose a login for the UI`);
+    const username = (await askLine(this.context, 'Username [admin]: ')) || 'admin';
+    const password = await askPassword(this.context, 'Password: ');
+    const again = await askPassword(this.context, 'Repeat password: ');
+    if (password !== again) throw new UsageError('the two passwords differ; nothing was written');
+    const content = await newAuthFile(username, password);
+    await writeAuthFile(file, content);
+    this.err(`agentkit ui: wrote ${file} (mode 0600)`);
+    return content;
+  }
+}
+
+export class UiResetPasswordCommand extends AgentkitCommand {
+  static override paths = [['ui', 'reset-password']];
+
+  static override usage = Command.Usage({
+    category: 'Local UI',
+    description: 'Set a new username and password for the local UI',
+    details: [
+      'Writes the auth file (default `./.agentkit/auth.json`, mode 0600) with a scrypt hash of the new password and a new session secret, which signs every open session out. The password is never stored.',
+      'At a terminal it asks for the password twice; `--password-stdin` reads it from standard input instead (the first line; for scripts). `--username` defaults to the current one, else `admin`. Passwords must be at least 8 characters.',
+    ].join('\n\n'),
+    examples: [
+      ['Reset interactively', '$0 ui reset-password'],
+      ['From a script', "printf '%s' \"$UI_PASSWORD\" | $0 ui reset-password --username ops --password-stdin"],
+    ],
+  });
+
+  authFile = Option.String('--auth-file', { description: 'Credentials file (default ./.agentkit/auth.json)' });
+  username = Option.String('--username', { description: 'Login name (default: the current one, else admin)' });
+  passwordStdin = Option.Boolean('--password-stdin', false, { description: 'Read the password from standard input' });
+
+  async run(): Promise<void> {
+    const where = { env: this.context.env, cwd: this.context.cwd };
+    const file = this.authFile !== undefined ? path.resolve(this.context.cwd, this.authFile) : path.join(agentkitDir(where), 'auth.json');
+    let current: AuthFile | null = null;
+    try {
+      current = await readAuthFile(file);
+    } catch {
+      // A damaged file is what a reset is for: replace it.
+    }
+    const username = this.username ?? current?.username ?? 'admin';
+    let password: string;
+    if (this.passwordStdin) {
+      password = (await readAllStdin(this.context)).split(/\r?\n/)[0] ?? '';
+    } else {
+      if (!(this.context.stdin as NodeJS.ReadStream).isTTY) throw new UsageError('standard input is not a terminal: pass --password-stdin to read the password from it');
+      password = await askPassword(this.context, 'New password: ');
+      const again = await askPassword(this.context, 'Repeat password: ');
+      if (password !== again) throw new UsageError('the two passwords differ; nothing was written');
+    }
+    let content: AuthFile;
+    try {
+      content = await newAuthFile(username, password);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    await writeAuthFile(file, content);
+    this.out(`wrote ${file} for user '${username}' (mode 0600); open sessions are signed out`);
+  }
+}

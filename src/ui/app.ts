@@ -1,0 +1,258 @@
+/**
+ * The local UI's HTTP app: the JSON API of `spec/ui` (auth, overview, traces, executions, pending interrupts,
+ * resume) on the validated Express builder, plus the built web app. Handlers parse, call one store or runner, and
+ * map the outcome; the durability rules (atomic claim, AlreadyResumed) live in the SDK.
+ *
+ * Guards run in this order before any body is read: security headers -> web app files (non-`/api` GETs) -> access
+ * rules (./guard.ts). Routing is strict and case-sensitive.
+ */
+import express, { type Express, type Request, type Response, type Router } from 'express';
+import { doc } from '../../generated/schemas/ui.js';
+import type { components } from '../../generated/types/ui.js';
+import type { Checkpointer } from '../durability/checkpointer.js';
+import { runnerOfExecution } from '../agent/durable/owner.js';
+import { AgentkitError, NotFoundError } from '../errors.js';
+import { createValidatedApp } from '../http/validated-app.js';
+import { exportTrace } from '../tracing/export.js';
+import type { TraceStore } from '../tracing/trace-store.js';
+import type { Checkpoint, TraceSummary } from '../types.js';
+import { verifyPassword } from './auth-file.js';
+import { executionState } from './execution-state.js';
+import { FavoriteStore } from './favorites.js';
+import { loopbackHostOnly, sessionUser, uiGuard, type UiAuth } from './guard.js';
+import { RunnerRegistry } from './runners.js';
+import { cookie, CSRF_COOKIE, issueSession, newCsrfToken, parseCookies, SESSION_COOKIE, SESSION_TTL_SECONDS } from './session.js';
+import { securityHeaders, webApp } from './static.js';
+import { LoginThrottle } from './throttle.js';
+
+type Schemas = components['schemas'];
+
+/** Request bodies are small JSON documents: 1 MiB is plenty. */
+export const UI_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface UiAppOptions {
+  /** Where executions and pending interrupts are read (SQLite or Postgres). */
+  checkpointer: Checkpointer;
+  /** Where traces are read; favorites are written to the same store file. */
+  traceStore: TraceStore;
+  /** Login with the auth file's credentials, or none (`--no-auth`). */
+  auth: UiAuth;
+  /** Runners the resume route may call; nothing else ever runs. */
+  runners?: Iterable<unknown> | RunnerRegistry;
+  /** The built web app directory (index.html + assets/); omitted: API only. */
+  webDir?: string;
+  /** Login throttling (default: 5 failures per 5 minutes, then 60 s doubling to 1 h). */
+  throttle?: LoginThrottle;
+  /** Server-side failures, for logging. */
+  onServerError?: (error: unknown) => void;
+  /**
+   * Answer only requests addressed to a loopback name (DNS-rebinding protection). Default true; `startUiServer`
+   * turns it off for an acknowledged non-loopback bind.
+   */
+  loopbackOnly?: boolean;
+}
+
+/** Build the app. */
+export function createUiApp(options: UiAppOptions): Express {
+  const registry = options.runners instanceof RunnerRegistry ? options.runners : new RunnerRegistry(options.runners ?? []);
+  const throttle = options.throttle ?? new LoginThrottle();
+  const favorites = new FavoriteStore(options.traceStore.dbPath);
+  const auth = options.auth;
+  return createValidatedApp({
+    doc,
+    maxBodyBytes: UI_MAX_BODY_BYTES,
+    guards: [securityHeaders(), ...(options.loopbackOnly === false ? [] : [loopbackHostOnly()]), ...(options.webDir ? [webApp(options.webDir)] : []), uiGuard(() => auth)],
+    onServerError: (error) => options.onServerError?.(error),
+    routes(app) {
+      const router = express.Router({ caseSensitive: true, strict: true });
+      authRoutes(router, auth, throttle);
+      traceRoutes(router, options.traceStore, favorites, options.checkpointer);
+      durabilityRoutes(router, options.checkpointer, registry);
+      app.use(router);
+      // Anything no route matched (strict, case-sensitive) is the contract's JSON 404, never an HTML page.
+      app.use((req: Request, res: Response) => {
+        res.status(404).type('application/json').send(JSON.stringify({ detail: `no route ${req.method} ${req.path}`, code: 'not_found' }));
+      });
+    },
+  });
+}
+
+function authRoutes(router: Router, auth: UiAuth, throttle: LoginThrottle): void {
+  router.post('/api/auth/login', async (req: Request, res: Response) => {
+    const { username, password } = req.body as Schemas['LoginRequest'];
+    if (auth.mode === 'none') throw new AgentkitError('invalid_credentials', 'Login is off: this UI runs with --no-auth.');
+    const client = req.socket.remoteAddress ?? 'unknown';
+    const wait = throttle.retryAfter(client);
+    if (wait > 0) {
+      res.setHeader('Retry-After', String(wait));
+      res.status(429).json({ detail: `Too many failed logins; try again in ${wait} s.`, code: 'too_many_attempts' });
+      return;
+    }
+    // Hash even for a wrong username, so the response time does not tell which part was wrong.
+    const passwordOk = await verifyPassword(password, auth.file.password_hash);
+    if (!passwordOk || username !== auth.file.username) {
+      throttle.fail(client);
+      throw new AgentkitError('invalid_credentials', 'Invalid username or password.');
+    }
+    throttle.succeed(client);
+    res.setHeader('Set-Cookie', [
+      cookie(SESSION_COOKIE, issueSession(username, auth.file.session_secret), { httpOnly: true, maxAge: SESSION_TTL_SECONDS }),
+      cookie(CSRF_COOKIE, newCsrfToken(), { httpOnly: false, maxAge: SESSION_TTL_SECONDS }),
+    ]);
+    res.json({ status: 'ok', username } satisfies Schemas['LoginResponse']);
+  });
+
+  router.post('/api/auth/logout', (_req: Request, res: Response) => {
+    res.setHeader('Set-Cookie', [cookie(SESSION_COOKIE, '', { httpOnly: true, maxAge: 0 })]);
+    res.json({ status: 'ok' } satisfies Schemas['OkResponse']);
+  });
+
+  router.get('/api/auth/status', (req: Request, res: Response) => {
+    // The page needs a CSRF cookie for its writes, also with --no-auth where nobody logs in.
+    if (!parseCookies(req.headers.cookie)[CSRF_COOKIE]) {
+      res.setHeader('Set-Cookie', cookie(CSRF_COOKIE, newCsrfToken(), { httpOnly: false, maxAge: SESSION_TTL_SECONDS }));
+    }
+    const username = sessionUser(req, auth);
+    res.json({ authenticated: auth.mode === 'none' || username !== null, username, no_auth: auth.mode === 'none' } satisfies Schemas['AuthStatus']);
+  });
+}
+
+function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore, checkpointer: Checkpointer): void {
+  router.get('/api/overview', async (_req: Request, res: Response) => {
+    const traces = await store.listTraces({ lastHours: 24 });
+    const counts = await executionCounts(checkpointer);
+    const favored = favorites.all();
+    res.json({
+      traces_last_24h: traces.length,
+      failing_traces_last_24h: traces.filter((trace) => trace.status === 'ERROR').length,
+      pending_approvals_count: counts.pending,
+      failed_executions_count: counts.failed,
+      // Eval runs live in the eval store (its own issue); until it is wired in there are none to count.
+      eval_runs_last_7d: 0,
+      recent_traces: traces.slice(0, 10).map((trace) => withFavorite(trace, favored)),
+    } satisfies Schemas['Overview'] & { recent_traces: Schemas['UiTraceSummary'][] });
+  });
+
+  router.get('/api/traces', async (req: Request, res: Response) => {
+    const query = req.query as { last_hours?: number; q?: string; status?: string; favorites?: boolean };
+    let traces = await store.listTraces({ lastHours: Number(query.last_hours ?? 24) });
+    if (query.q !== undefined && query.q !== '') {
+      const matching = new Set((await store.search(query.q)).map((trace) => trace.trace_id));
+      traces = traces.filter((trace) => matching.has(trace.trace_id));
+    }
+    if (query.status !== undefined) traces = traces.filter((trace) => trace.status === query.status);
+    const favored = favorites.all();
+    if (String(query.favorites) === 'true') traces = traces.filter((trace) => favored.has(trace.trace_id));
+    const items = traces.map((trace) => withFavorite(trace, favored));
+    res.json({ items, count: items.length } satisfies Schemas['UiTraceList']);
+  });
+
+  router.get('/api/traces/:trace_id', async (req: Request, res: Response) => {
+    res.json(await store.getTrace(String(req.params.trace_id)));
+  });
+
+  router.get('/api/traces/:trace_id/export', async (req: Request, res: Response) => {
+    const query = req.query as { include_attachments?: boolean; include_checkpoint_state?: boolean };
+    const document = await exportTrace(store, String(req.params.trace_id), {
+      includeAttachments: String(query.include_attachments) === 'true',
+      includeCheckpointState: String(query.include_checkpoint_state) === 'true',
+    });
+    res.json(document);
+  });
+
+  router.get('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
+    const traceId = String(req.params.trace_id);
+    await store.spans(traceId); // 404 for an unknown trace
+    res.json({ trace_id: traceId, favorite: favorites.get(traceId) } satisfies Schemas['TraceFavorite']);
+  });
+
+  router.put('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
+    const traceId = String(req.params.trace_id);
+    const { favorite } = req.body as Schemas['FavoriteRequest'];
+    await store.spans(traceId);
+    favorites.set(traceId, favorite);
+    res.json({ trace_id: traceId, favorite } satisfies Schemas['TraceFavorite']);
+  });
+}
+
+function durabilityRoutes(router: Router, checkpointer: Checkpointer, registry: RunnerRegistry): void {
+  router.get('/api/executions/:execution_id', async (req: Request, res: Response) => {
+    const executionId = String(req.params.execution_id);
+    const rows = await history(checkpointer, executionId);
+    res.json(describeExecution(executionId, rows));
+  });
+
+  router.get('/api/pending-interrupts', async (req: Request, res: Response) => {
+    const limit = Number((req.query as { limit?: number }).limit ?? 100);
+    const items = await checkpointer.listPendingInterrupts({ limit });
+    res.json({ count: items.length, items } satisfies Schemas['PendingInterruptList']);
+  });
+
+  router.post('/api/executions/:execution_id/resume', async (req: Request, res: Response) => {
+    const executionId = String(req.params.execution_id);
+    const body = req.body as Schemas['ResumeRequest'];
+    const rows = await history(checkpointer, executionId);
+    const owner = runnerOfExecution(rows)!;
+    const runner = registry.get(owner.kind, owner.name);
+    if (!runner) {
+      throw new AgentkitError(
+        'no_runner',
+        `No runner registered for ${owner.kind} '${owner.name}': start the UI with --agent <file>:<attr> naming it (registered: ${registry.keys().join(', ') || 'none'}).`,
+      );
+    }
+    const state = executionState(rows);
+    if (state !== 'paused') {
+      throw new AgentkitError('already_resumed', `Execution '${executionId}' is not waiting for a decision (it is ${state}); it was already resumed or has finished.`);
+    }
+    // The runner claims the pending row atomically: of concurrent resumers exactly one runs, the others get
+    // AlreadyResumed (409).
+    const result = await runner.resume(executionId, { resumeValue: { approved: body.approved, metadata: body.metadata ?? {} } });
+    res.json({ execution_id: executionId, chain_name: owner.name, result, reason: body.reason ?? null });
+  });
+}
+
+/** Every checkpoint of an execution, oldest first; NotFoundError (404) when there are none. */
+async function history(checkpointer: Checkpointer, executionId: string): Promise<Checkpoint[]> {
+  const rows = await checkpointer.list(executionId, { limit: 1_000_000 });
+  if (rows.length === 0) throw new NotFoundError('execution_not_found', `Execution '${executionId}' not found: no checkpoint has this execution id.`);
+  return rows;
+}
+
+function describeExecution(executionId: string, rows: Checkpoint[]): Schemas['ExecutionHistory'] {
+  const last = rows[rows.length - 1]!;
+  const state = executionState(rows);
+  const owner = runnerOfExecution(rows)!;
+  return {
+    execution_id: executionId,
+    chain_name: owner.name,
+    state,
+    agent_path: last.agent_path,
+    checkpoint_count: rows.length,
+    latest_checkpoint_id: last.checkpoint_id,
+    pending_interrupt:
+      state === 'paused'
+        ? {
+            execution_id: executionId,
+            chain_name: last.chain_name,
+            node_id: last.node_id,
+            reason: last.interrupt_reason ?? 'interrupt',
+            context: (last.interrupt_context ?? {}) as Schemas['JsonObject'],
+            agent_path: last.agent_path,
+            created_at: last.created_at,
+          }
+        : null,
+    checkpoints: rows as unknown as Schemas['Checkpoint'][],
+  };
+}
+
+/** Pending and failed-or-interrupted counts: one query when the backend offers it, else from the listing. */
+async function executionCounts(checkpointer: Checkpointer): Promise<{ pending: number; failed: number }> {
+  const counted = checkpointer as Checkpointer & { executionCounts?: () => Promise<{ pending: number; failed: number }> };
+  if (typeof counted.executionCounts === 'function') return counted.executionCounts();
+  const pending = await checkpointer.listPendingInterrupts({ limit: 1_000_000 });
+  return { pending: pending.length, failed: new Set(pending.map((row) => row.execution_id)).size };
+}
+
+function withFavorite(trace: TraceSummary, favored: Set<string>): Schemas['UiTraceSummary'] {
+  return { ...trace, favorite: favored.has(trace.trace_id) };
+}

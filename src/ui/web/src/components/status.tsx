@@ -1,0 +1,18 @@
+/** One colour per state everywhere, always with its text label (never colour alone). */
+const KIND: Record<string, string> = {
+  OK: 'ok',
+  completed: 'ok',
+  UNSET: 'neutral',
+  ERROR: 'failed',
+  failed: 'failed',
+  paused: 'paused',
+  interrupted: 'paused',
+  incomplete: 'running',
+  running: 'running',
+};
+
+const LABEL: Record<string, string> = { OK: 'ok', UNSET: 'unset', ERROR: 'error' };
+
+export function Status({ value }: { value: string }) {
+  return <span className={`status status-${KIND[value] ?? 'neutral'}`}>{LABEL[value] ?? value}</span>;
+}

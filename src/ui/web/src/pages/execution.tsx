@@ -1,0 +1,140 @@
+/**
+ * `/executions/<id>`: where the run stands, its checkpoint timeline (node or turn, status, step type, agent path,
+ * time), and the state at the selected checkpoint with what changed since the one before. A paused run can be
+ * approved or rejected here as in the inbox.
+ */
+import { useState } from 'react';
+import { api, asError, type Schemas } from '../api.js';
+import { ContextTable, DecisionDialog, type DecisionOutcome } from '../components/decision.js';
+import { JsonView } from '../components/json-view.js';
+import { ErrorBox, Loading, useLoad } from '../components/states.js';
+import { Status } from '../components/status.js';
+import { Time } from '../components/time.js';
+import { Link } from '../router.js';
+
+type Checkpoint = Schemas['Checkpoint'];
+
+/** Keys added, changed and removed between two state snapshots. */
+function stateDiff(before: Record<string, unknown> | undefined, after: Record<string, unknown>): Array<{ key: string; change: 'added' | 'changed' | 'removed'; value: unknown }> {
+  const out: Array<{ key: string; change: 'added' | 'changed' | 'removed'; value: unknown }> = [];
+  const previous = before ?? {};
+  for (const [key, value] of Object.entries(after)) {
+    if (!(key in previous)) out.push({ key, change: 'added', value });
+    else if (JSON.stringify(previous[key]) !== JSON.stringify(value)) out.push({ key, change: 'changed', value });
+  }
+  for (const key of Object.keys(previous)) if (!(key in after)) out.push({ key, change: 'removed', value: previous[key] });
+  return out;
+}
+
+export function ExecutionPage({ executionId }: { executionId: string }) {
+  const [loaded, reload] = useLoad(async () => {
+    const { data, error, response } = await api.GET('/api/executions/{execution_id}', { params: { path: { execution_id: executionId } } });
+    return data ? { data } : { error: asError(error, response.status) };
+  }, executionId);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [deciding, setDeciding] = useState<boolean | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  if (loaded.state === 'loading') return <Loading what="the execution" />;
+  if (loaded.state === 'error') return <ErrorBox error={loaded.error} retry={reload} />;
+  const e = loaded.data;
+  const index = selected ?? e.checkpoints.length - 1;
+  const current: Checkpoint | undefined = e.checkpoints[index];
+  const diff = current ? stateDiff(e.checkpoints[index - 1]?.state_snapshot, current.state_snapshot) : [];
+
+  function outcome(result: DecisionOutcome) {
+    setDeciding(null);
+    if (result.kind === 'done') setNotice(`Resumed: the run is now ${result.result.result.status}.`);
+    else if (result.kind === 'conflict') setNotice(`Already handled by someone else: ${result.detail}`);
+    else setNotice(result.detail);
+    setSelected(null);
+    reload();
+  }
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          Execution <span className="mono">{e.execution_id}</span> <Status value={e.state} />
+        </h1>
+        <div className="actions">
+          <Link className="button" to={`/traces?q=${encodeURIComponent(e.execution_id)}&last_hours=720`}>
+            Traces of this run
+          </Link>
+        </div>
+      </div>
+      <p className="meta">
+        {e.chain_name} · {e.checkpoint_count} checkpoints{e.agent_path ? <> · <span className="mono">{e.agent_path}</span></> : null}
+      </p>
+      {notice ? (
+        <div className="notice notice-warn" role="status">
+          {notice}
+        </div>
+      ) : null}
+      {e.pending_interrupt ? (
+        <section className="pause" aria-label="Waiting for a decision">
+          <h2>Waiting for a decision: {e.pending_interrupt.reason}</h2>
+          <ContextTable context={e.pending_interrupt.context} />
+          <div className="buttons">
+            <button type="button" className="primary" onClick={() => setDeciding(true)}>
+              Approve
+            </button>
+            <button type="button" className="danger" onClick={() => setDeciding(false)}>
+              Reject
+            </button>
+          </div>
+        </section>
+      ) : null}
+      <div className="split">
+        <ol className="timeline" aria-label="Checkpoints">
+          {e.checkpoints.map((c, i) => (
+            <li key={c.checkpoint_id}>
+              <button type="button" className={i === index ? 'tl-row selected' : 'tl-row'} aria-current={i === index ? 'step' : undefined} onClick={() => setSelected(i)}>
+                <span className="tl-index">{i}</span>
+                <span className="mono tl-node">{c.node_id}</span>
+                <Status value={c.step_type === 'run_end' ? (c.run_status ?? 'completed') : c.status} />
+                <span className="muted small">{c.step_type ?? '-'}</span>
+                <span className="muted small mono">{c.agent_path ?? ''}</span>
+                <Time iso={c.created_at} />
+              </button>
+            </li>
+          ))}
+        </ol>
+        {current ? (
+          <aside className="detail" aria-label="Selected checkpoint">
+            <h2>
+              #{index} <span className="mono">{current.node_id}</span>
+            </h2>
+            <p className="meta mono small">{current.checkpoint_id}</p>
+            {current.interrupt_reason ? (
+              <p>
+                Paused: <strong>{current.interrupt_reason}</strong>
+              </p>
+            ) : null}
+            <h3>{index === 0 ? 'State after the first checkpoint' : `Changed since #${index - 1}`}</h3>
+            {diff.length === 0 ? (
+              <p className="muted">No change to the state.</p>
+            ) : (
+              <table className="kv">
+                <tbody>
+                  {diff.map((d) => (
+                    <tr key={d.key} className={`diff-${d.change}`}>
+                      <th className="mono">
+                        {d.change === 'added' ? '+ ' : d.change === 'removed' ? '− ' : '~ '}
+                        {d.key}
+                      </th>
+                      <td className="mono">{JSON.stringify(d.value)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <JsonView label="state" value={current.state_snapshot} />
+            {current.node_output !== null && current.node_output !== undefined ? <JsonView label="node output" value={current.node_output} /> : null}
+          </aside>
+        ) : null}
+      </div>
+      {deciding !== null && e.pending_interrupt ? <DecisionDialog pending={e.pending_interrupt} approved={deciding} onClose={() => setDeciding(null)} onOutcome={outcome} /> : null}
+    </>
+  );
+}
