@@ -28,6 +28,8 @@ export const errorTable = {
   guardrail_blocked: { status: 422, exit: 1 },
   internal_error: { status: 500, exit: 1 },
   not_found: { status: 404, exit: 1 },
+  method_not_allowed: { status: 405, exit: 1 },
+  storage_unavailable: { status: 503, exit: 1 },
   not_authenticated: { status: 401, exit: 1 },
   invalid_credentials: { status: 401, exit: 1 },
   csrf_failed: { status: 403, exit: 1 },

@@ -4,6 +4,7 @@
  * the shutdown hooks (trace flush) before resolving.
  */
 import type { Server } from 'node:http';
+import { registerSecret } from '../config/secrets.js';
 import { listen, warmUp } from '../http/validated-app.js';
 import { createServeApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { exposureWarning } from './exposure.js';
@@ -34,6 +35,7 @@ export interface RunningAgentServer {
 /** Start serving `target`. Rejects when the port is taken or the contract fails to load. */
 export async function startAgentServer(target: ServeTarget, options: AgentServerOptions): Promise<RunningAgentServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  registerSecret(options.token);
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const app = createServeApp(target, {
