@@ -4,6 +4,7 @@
  * surfaces report the same failure the same way.
  */
 import type { ErrorCode } from '../generated/errors.js';
+import { redactText } from './config/redact.js';
 
 export type { ErrorCode };
 
@@ -70,7 +71,8 @@ export class AgentkitError extends Error {
   readonly code: ErrorCode;
 
   constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    // Messages may quote what a provider or a tool said, and that may quote a key: registered secrets never survive.
+    super(redactText(message), options);
     this.name = new.target.name;
     this.code = code;
   }

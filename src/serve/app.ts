@@ -6,6 +6,7 @@
 import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/served-agent.js';
 import type { RunRequest } from '../../generated/types/served-agent.js';
+import { describeErrorSafely } from '../config/redact.js';
 import { AgentkitError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
 import { BEARER_REQUIRED, bearerMatches } from './auth.js';
@@ -129,9 +130,9 @@ function runFailure(error: unknown): Failure {
   if (error instanceof AgentkitError && error.code === 'guardrail_blocked') {
     return { status: 422, code: 'guardrail_blocked', detail: error.message };
   }
-  const name = error instanceof Error ? error.name : 'Error';
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 500, code: 'internal_error', detail: `the run failed: ${name}: ${message}` };
+  // The message may quote a tool's or a provider's text: registered secrets are masked, and it is cut to one line.
+  const described = describeErrorSafely(error).replace(/\s+/g, ' ');
+  return { status: 500, code: 'internal_error', detail: `the run failed: ${described.length > 500 ? `${described.slice(0, 500)}...` : described}` };
 }
 
 function sendRunFailure(res: Response, error: unknown, onServerError?: (e: unknown) => void): void {

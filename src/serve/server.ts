@@ -4,6 +4,7 @@
  * the shutdown hooks (trace flush) before resolving.
  */
 import type { Server } from 'node:http';
+import { describeErrorSafely } from '../config/redact.js';
 import { registerSecret } from '../config/secrets.js';
 import { listen, warmUp } from '../http/validated-app.js';
 import { createServeApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
@@ -41,7 +42,7 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
   const app = createServeApp(target, {
     ...(options.token ? { token: options.token } : {}),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    onServerError: (error) => log(`agentkit serve: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
+    onServerError: (error) => log(`agentkit serve: ${describeErrorSafely(error)}`),
     onRequest: (phase) => {
       inFlight += phase === 'start' ? 1 : -1;
       if (inFlight === 0) drained?.();
