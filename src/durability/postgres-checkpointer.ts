@@ -25,6 +25,7 @@ import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
+import { asStorageError } from './storage-errors.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -67,8 +68,11 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       throw new ConfigError('PostgresCheckpointer needs a connection string (postgres://user@host:port/db)');
     }
     this.pool = new pg.Pool({ connectionString, min, max });
-    // An idle connection dropped by the server is removed from the pool; without a listener it would crash the process.
-    this.pool.on('error', (error) => process.emitWarning(`agentkit Postgres pool: idle connection lost: ${error.message}`));
+    // A connection the server drops emits 'error' on its client. The pool listens while the client is idle (and
+    // removes it); a checked-out client has no listener of the pool's, and an unhandled 'error' event would kill the
+    // process. Every client gets one for its whole life: the failure reaches the caller through its query instead.
+    this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /**
@@ -148,7 +152,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
     await this.setup();
-    const client = await this.pool.connect();
+    const client = await this.connect();
+    let released = false;
     try {
       await client.query('BEGIN');
       await client.query(this.insertSql(1), checkpointParams(row)).catch((error: unknown) => {
@@ -171,10 +176,13 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       );
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      // A client whose connection died is destroyed, not returned to the pool.
+      client.release(broken);
+      released = true;
+      throw asStorageError(error, this.storeName);
     } finally {
-      client.release();
+      if (!released) client.release();
     }
     return { checkpoint: row, pending: pendingRow };
   }
@@ -265,7 +273,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await this.connect();
+    let released = false;
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.setup.${this.schema}`]);
@@ -281,17 +290,37 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       }
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      client.release(broken);
+      released = true;
+      throw asStorageError(error, this.storeName);
     } finally {
-      client.release();
+      if (!released) client.release();
     }
+  }
+
+  /** A pooled client; a refused or failed connection is a StorageUnavailableError. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw asStorageError(error, this.storeName);
+    }
+  }
+
+  /** How errors name this store: the schema, never the server's address. */
+  private get storeName(): string {
+    return `the Postgres checkpointer (schema "${this.schema}")`;
   }
 
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
     await this.setup();
-    return this.pool.query<R>(sql, params);
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (error) {
+      throw asStorageError(error, this.storeName);
+    }
   }
 
   private insertSql(rows: number): string {

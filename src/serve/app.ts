@@ -7,6 +7,7 @@ import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/served-agent.js';
 import type { RunRequest } from '../../generated/types/served-agent.js';
 import { describeErrorSafely } from '../config/redact.js';
+import { findStorageError } from '../durability/storage-errors.js';
 import { AgentkitError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
 import { BEARER_REQUIRED, bearerMatches } from './auth.js';
@@ -117,8 +118,8 @@ async function streamRun(target: ServeTarget, input: string, req: Request, res: 
 }
 
 interface Failure {
-  status: 422 | 500;
-  code: 'guardrail_blocked' | 'internal_error';
+  status: 422 | 500 | 503;
+  code: 'guardrail_blocked' | 'internal_error' | 'storage_unavailable';
   detail: string;
 }
 
@@ -130,6 +131,9 @@ function runFailure(error: unknown): Failure {
   if (error instanceof AgentkitError && error.code === 'guardrail_blocked') {
     return { status: 422, code: 'guardrail_blocked', detail: error.message };
   }
+  // The database is down or dropped the connection: the caller may retry; the detail names no address.
+  const outage = findStorageError(error);
+  if (outage) return { status: 503, code: 'storage_unavailable', detail: outage.message };
   // The message may quote a tool's or a provider's text: registered secrets are masked, and it is cut to one line.
   const described = describeErrorSafely(error).replace(/\s+/g, ' ');
   return { status: 500, code: 'internal_error', detail: `the run failed: ${described.length > 500 ? `${described.slice(0, 500)}...` : described}` };
