@@ -26,6 +26,7 @@ import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
+import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -145,7 +146,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `SELECT ${PENDING_COLUMNS} FROM ${this.s}.pending_interrupts ORDER BY created_at DESC, execution_id DESC LIMIT $1`,
       [limit],
     );
-    return result.rows;
+    return result.rows.map(fromPgPending);
   }
 
   async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
@@ -168,8 +169,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
           pendingRow.execution_id,
           pendingRow.chain_name,
           pendingRow.node_id,
-          pendingRow.reason,
-          JSON.stringify(pendingRow.context),
+          encodePgString(pendingRow.reason),
+          encodePgJsonText(JSON.stringify(pendingRow.context)),
           pendingRow.agent_path,
           pendingRow.created_at,
         ],
@@ -192,7 +193,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING ${PENDING_COLUMNS}`,
       [executionId],
     );
-    return result.rows[0] ?? null;
+    return result.rows[0] ? fromPgPending(result.rows[0]) : null;
   }
 
   async deleteExecution(executionId: string): Promise<number> {
@@ -211,7 +212,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `SELECT result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 AND function_key = $2`,
       [executionId, functionKey],
     );
-    return result.rowCount ? result.rows[0]!.result : undefined;
+    return result.rowCount ? decodePgJson(result.rows[0]!.result) : undefined;
   }
 
   async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
@@ -219,7 +220,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `INSERT INTO ${this.s}.idempotency_cache (execution_id, function_key, result, created_at)
        VALUES ($1, $2, $3::jsonb, $4::timestamptz)
        ON CONFLICT (execution_id, function_key) DO UPDATE SET result = EXCLUDED.result, created_at = EXCLUDED.created_at`,
-      [executionId, functionKey, JSON.stringify(value), utcNow()],
+      [executionId, functionKey, encodePgJsonText(JSON.stringify(value)), utcNow()],
     );
   }
 
@@ -345,13 +346,28 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 /** A selected row: jsonb columns arrive decoded by pg. */
 type CheckpointRow = Record<string, unknown>;
 
+/** Parameters of one row; strings escaped for Postgres (postgres-text.ts: NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint): unknown[] {
   const encoded = encodeCheckpoint(row);
-  return CHECKPOINT_FIELDS.map((field) => encoded[field]);
+  return CHECKPOINT_FIELDS.map((field) => {
+    const value = encoded[field];
+    if (typeof value !== 'string') return value;
+    if (PG_JSON_FIELDS.has(field)) return encodePgJsonText(value);
+    // Free text; identifiers are left as given (they are looked up by value).
+    return field === 'interrupt_reason' ? encodePgString(value) : value;
+  });
 }
 
+const PG_JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
+
 function toCheckpoint(row: CheckpointRow): Checkpoint {
-  return decodeCheckpoint(row, (stored) => stored);
+  const checkpoint = decodeCheckpoint(row, (stored) => decodePgJson(stored));
+  if (typeof checkpoint.interrupt_reason === 'string') checkpoint.interrupt_reason = decodePgString(checkpoint.interrupt_reason);
+  return checkpoint;
+}
+
+function fromPgPending(row: PendingInterrupt): PendingInterrupt {
+  return { ...row, reason: decodePgString(row.reason), context: decodePgJson(row.context) };
 }
 
 function duplicate(error: unknown, ids: string): unknown {

@@ -99,16 +99,24 @@ function tooLarge(maxBodyBytes?: number): ErrorResponse {
  * A 400 listing at most `MAX_LISTED_ISSUES` issues. When there are more, the detail says how many there were in
  * total (callers build details from the listed issues only), so a body of many bad keys gets a small answer.
  */
-function validationFailed(detail: string, errors: Array<{ path: string; message: string }>): ErrorResponse {
+function validationFailed(detail: string, all: Array<{ path: string; message: string }>): ErrorResponse {
+  // A 20,000-character unknown key is named, not echoed whole.
+  const errors = all.map((item) => ({ path: clip(item.path), message: clip(item.message) }));
+  detail = clip(detail, 2000);
   if (errors.length <= MAX_LISTED_ISSUES) return { status: 400, body: { detail, code: 'validation_failed', errors }, serverFault: false };
   const listed = errors.slice(0, MAX_LISTED_ISSUES);
   const shown = `${detail} (${MAX_LISTED_ISSUES} of ${errors.length} problems listed)`;
   return { status: 400, body: { detail: shown, code: 'validation_failed', errors: listed }, serverFault: false };
 }
 
+/** At most `limit` characters of `text`, marked when cut. */
+function clip(text: string, limit = 200): string {
+  return text.length > limit ? `${text.slice(0, limit)}...` : text;
+}
+
 function describe(items: Array<{ path: string; message: string }>): string {
   return items
     .slice(0, MAX_LISTED_ISSUES)
-    .map((item) => `${item.path} ${item.message}`.trim())
+    .map((item) => `${clip(item.path)} ${clip(item.message)}`.trim())
     .join('; ');
 }

@@ -270,6 +270,11 @@ export function hardenServer(server: Server): void {
     (req as unknown as Record<symbol, boolean>)[AWAITING_CONTINUE] = true;
     server.emit('request', req, res);
   });
+  // CONNECT is no route of ours; without a listener Node would drop the socket without a word.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const body = JSON.stringify({ detail: 'CONNECT is not supported', code: 'method_not_allowed' });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
