@@ -43,3 +43,5 @@ export type { JsonObject, JsonValue } from './json.js';
 export * from './swarm/index.js';
 export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi/member.js';
 export * from './supervisor/index.js';
+export { registerSecret } from './config/secrets.js';
+export { redactText, redactValue } from './config/redact.js';
