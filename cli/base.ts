@@ -3,6 +3,7 @@
  * with the message on stderr, so no command prints a stack trace or exits 1 for a usage mistake.
  */
 import { Command, UsageError } from 'clipanion';
+import { redactText } from '../src/config/redact.js';
 import { AgentkitError, errorTable, type ErrorCode } from '../src/errors.js';
 import type { AgentkitContext } from './context.js';
 
@@ -25,12 +26,17 @@ export abstract class AgentkitCommand extends Command<AgentkitContext> {
 
   /** Write a line to stderr. */
   protected err(line: string): void {
-    this.context.stderr.write(`${line}\n`);
+    this.context.stderr.write(`${redactText(line)}\n`);
   }
 }
 
 /** Print a failure on stderr and return its exit code: 2 for usage errors, the error table's code for ours, else 1. */
 export function reportFailure(error: unknown, context: Pick<AgentkitContext, 'stderr'>): number {
+  const stderr = { write: (text: string) => context.stderr.write(redactText(text)) };
+  return reportUnmasked(error, { stderr });
+}
+
+function reportUnmasked(error: unknown, context: { stderr: { write(text: string): unknown } }): number {
   if (error instanceof UsageError) {
     context.stderr.write(`usage error: ${error.message}\n`);
     return 2;

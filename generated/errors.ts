@@ -11,6 +11,8 @@ export const errorCodes = [
   "guardrail_blocked",
   "internal_error",
   "not_found",
+  "method_not_allowed",
+  "storage_unavailable",
   "not_authenticated",
   "invalid_credentials",
   "csrf_failed",
@@ -115,6 +117,12 @@ export const httpErrors = [
     "model": "PayloadTooLargeError",
     "status": 413,
     "code": "payload_too_large"
+  },
+  {
+    "service": "served-agent",
+    "model": "StorageUnavailableError",
+    "status": 503,
+    "code": "storage_unavailable"
   },
   {
     "service": "served-agent",

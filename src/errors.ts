@@ -4,6 +4,7 @@
  * surfaces report the same failure the same way.
  */
 import type { ErrorCode } from '../generated/errors.js';
+import { redactText } from './config/redact.js';
 
 export type { ErrorCode };
 
@@ -28,6 +29,8 @@ export const errorTable = {
   guardrail_blocked: { status: 422, exit: 1 },
   internal_error: { status: 500, exit: 1 },
   not_found: { status: 404, exit: 1 },
+  method_not_allowed: { status: 405, exit: 1 },
+  storage_unavailable: { status: 503, exit: 1 },
   not_authenticated: { status: 401, exit: 1 },
   invalid_credentials: { status: 401, exit: 1 },
   csrf_failed: { status: 403, exit: 1 },
@@ -68,7 +71,8 @@ export class AgentkitError extends Error {
   readonly code: ErrorCode;
 
   constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    // Messages may quote what a provider or a tool said, and that may quote a key: registered secrets never survive.
+    super(redactText(message), options);
     this.name = new.target.name;
     this.code = code;
   }

@@ -47,3 +47,5 @@ export * from './replay/index.js';
 export * from './prompts/index.js';
 export * from './kb/index.js';
 export * from './migrate/index.js';
+export { registerSecret } from './config/secrets.js';
+export { redactText, redactValue } from './config/redact.js';

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as t from 'typanion';
 import { localDbPath } from '../../src/config/paths.js';
+import { registerSecret } from '../../src/config/secrets.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/serve/app.js';
+import { normalizeToken } from '../../src/serve/auth.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
 import { superviseWithReload } from '../../src/serve/reload.js';
 import { startAgentServer } from '../../src/serve/server.js';
@@ -28,7 +30,7 @@ export class AgentServeCommand extends AgentkitCommand {
     details: [
       '`<spec>` is `path/to/file.ts:attr`, `file.js:attr` or `module:attr`, resolved from the working directory; the attribute may be the runner or a zero-argument factory returning one.',
       'Routes: `GET /health` (always open), `POST /run` with `{"input": "..."}` (any target; a paused run answers `status: paused` with its `execution_id` and `pending_interrupt`), `POST /run/stream` (Agent targets only; Server-Sent Events `delta`, `tool_call`, `paused`, `error`, `done`). Requests and responses are validated against the OpenAPI contract; bodies over `--max-body-bytes` get 413.',
-      'With `--auth-token` (or `AGENTKIT_SERVE_TOKEN`; the flag wins) the run routes require `Authorization: Bearer <token>`. Binding a non-loopback address without a token prints a warning: set a token and terminate TLS at a reverse proxy.',
+      'With `--auth-token` (or `AGENTKIT_SERVE_TOKEN`; the flag wins) every route except `GET /health` requires `Authorization: Bearer <token>` (surrounding whitespace of the token is trimmed; whitespace inside it is refused). Binding a non-loopback address without a token prints a warning: set a token and terminate TLS at a reverse proxy.',
       'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`). SIGTERM or SIGINT stops accepting, lets in-flight runs finish and flushes traces.',
     ].join('\n\n'),
     examples: [
@@ -41,12 +43,17 @@ export class AgentServeCommand extends AgentkitCommand {
   port = Option.String('--port', '8000', { validator: port, description: 'Listen port (default 8000; 0 picks a free one)' });
   host = Option.String('--host', '0.0.0.0', { description: 'Bind address (default 0.0.0.0)' });
   reload = Option.Boolean('--reload', false, { description: 'Restart when a source file changes' });
-  authToken = Option.String('--auth-token', { description: 'Require this bearer token on the run routes (default: AGENTKIT_SERVE_TOKEN)' });
+  authToken = Option.String('--auth-token', { description: 'Require this bearer token on every route but /health (default: AGENTKIT_SERVE_TOKEN)' });
   maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), { validator: positiveInteger, description: 'Request body cap in bytes (default 10 MiB)' });
 
   async run(): Promise<number> {
-    const token = this.authToken ?? this.context.env.AGENTKIT_SERVE_TOKEN;
-    if (token !== undefined && token.trim() === '') throw new UsageError('--auth-token (or AGENTKIT_SERVE_TOKEN) must not be empty');
+    let token: string | undefined;
+    try {
+      token = normalizeToken(this.authToken ?? this.context.env.AGENTKIT_SERVE_TOKEN, this.authToken !== undefined ? '--auth-token' : 'AGENTKIT_SERVE_TOKEN');
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    registerSecret(token);
     if (this.reload) return this.supervise();
 
     const loaded = await loadTarget(this.spec, { cwd: this.context.cwd });

@@ -375,6 +375,8 @@ export const doc = {
           "guardrail_blocked",
           "internal_error",
           "not_found",
+          "method_not_allowed",
+          "storage_unavailable",
           "not_authenticated",
           "invalid_credentials",
           "csrf_failed",
@@ -1061,6 +1063,25 @@ export const doc = {
         "description": "LLM parameters a fork may change.",
         "additionalProperties": false
       },
+      "MethodNotAllowedError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "method_not_allowed"
+            ]
+          }
+        },
+        "description": "The path exists but not with this method; `Allow` lists the methods it has."
+      },
       "NotFoundError": {
         "type": "object",
         "required": [
@@ -1646,6 +1667,25 @@ export const doc = {
           "run_end"
         ],
         "description": "What kind of step a checkpoint row records. Rows written before local schema v20 have none (null)."
+      },
+      "StorageUnavailableError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "storage_unavailable"
+            ]
+          }
+        },
+        "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address."
       },
       "TextPart": {
         "type": "object",

@@ -123,6 +123,16 @@ export const doc = {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
+                }
+              }
+            }
           }
         },
         "requestBody": {
@@ -232,6 +242,16 @@ export const doc = {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
+                }
+              }
+            }
           }
         },
         "requestBody": {
@@ -314,6 +334,8 @@ export const doc = {
           "guardrail_blocked",
           "internal_error",
           "not_found",
+          "method_not_allowed",
+          "storage_unavailable",
           "not_authenticated",
           "invalid_credentials",
           "csrf_failed",
@@ -624,6 +646,25 @@ export const doc = {
           }
         ],
         "description": "Any event of `POST /run/stream`."
+      },
+      "StorageUnavailableError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "storage_unavailable"
+            ]
+          }
+        },
+        "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address."
       },
       "StreamingUnsupportedError": {
         "type": "object",

@@ -1838,6 +1838,8 @@ export const doc = {
           "guardrail_blocked",
           "internal_error",
           "not_found",
+          "method_not_allowed",
+          "storage_unavailable",
           "not_authenticated",
           "invalid_credentials",
           "csrf_failed",

@@ -101,7 +101,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /**
          * @description One case of an eval dataset (one JSON object per line of a JSONL file). Extra keys are kept and passed to
          *     scorers; a regression test record is a valid case.
@@ -276,6 +276,12 @@ export interface components {
             temperature?: number;
             /** Format: double */
             top_p?: number;
+        };
+        /** @description The path exists but not with this method; `Allow` lists the methods it has. */
+        MethodNotAllowedError: {
+            /** @enum {string} */
+            code: "method_not_allowed";
+            detail: string;
         };
         /** @description The route or resource does not exist. */
         NotFoundError: {
@@ -483,6 +489,15 @@ export interface components {
          * @enum {string}
          */
         StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end";
+        /**
+         * @description The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail
+         *     names no internal address.
+         */
+        StorageUnavailableError: {
+            /** @enum {string} */
+            code: "storage_unavailable";
+            detail: string;
+        };
         /** @description A text part of a multimodal input. */
         TextPart: {
             text: string;
@@ -616,6 +631,7 @@ export type InterruptSignalPayload = components['schemas']['InterruptSignalPaylo
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
 export type JsonObject = components['schemas']['JsonObject'];
 export type LlmParams = components['schemas']['LlmParams'];
+export type MethodNotAllowedError = components['schemas']['MethodNotAllowedError'];
 export type NotFoundError = components['schemas']['NotFoundError'];
 export type PayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type PendingInterrupt = components['schemas']['PendingInterrupt'];
@@ -636,6 +652,7 @@ export type Span = components['schemas']['Span'];
 export type SpanEvent = components['schemas']['SpanEvent'];
 export type SpanStatus = components['schemas']['SpanStatus'];
 export type StepType = components['schemas']['StepType'];
+export type StorageUnavailableError = components['schemas']['StorageUnavailableError'];
 export type TextPart = components['schemas']['TextPart'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type TokenCounts = components['schemas']['TokenCounts'];

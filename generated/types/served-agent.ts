@@ -82,7 +82,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /** @description The run failed mid-stream; sent before `done`, so the client reads the failure instead of a cut. */
         ErrorEvent: {
             code: components["schemas"]["ErrorCode"];
@@ -166,6 +166,15 @@ export interface components {
         };
         /** @description Any event of `POST /run/stream`. */
         RunStreamEvent: components["schemas"]["DeltaEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["DoneEvent"];
+        /**
+         * @description The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail
+         *     names no internal address.
+         */
+        StorageUnavailableError: {
+            /** @enum {string} */
+            code: "storage_unavailable";
+            detail: string;
+        };
         /** @description `POST /run/stream` on a target that is not an Agent. */
         StreamingUnsupportedError: {
             /** @enum {string} */
@@ -224,6 +233,7 @@ export type PendingInterruptSummary = components['schemas']['PendingInterruptSum
 export type RunRequest = components['schemas']['RunRequest'];
 export type RunResponse = components['schemas']['RunResponse'];
 export type RunStreamEvent = components['schemas']['RunStreamEvent'];
+export type StorageUnavailableError = components['schemas']['StorageUnavailableError'];
 export type StreamingUnsupportedError = components['schemas']['StreamingUnsupportedError'];
 export type ToolCallEvent = components['schemas']['ToolCallEvent'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
@@ -321,6 +331,18 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /**
+             * @description The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail
+             *     names no internal address.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUnavailableError"];
+                };
+            };
         };
     };
     runStream: {
@@ -391,6 +413,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /**
+             * @description The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail
+             *     names no internal address.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUnavailableError"];
                 };
             };
         };

@@ -3,6 +3,7 @@
  * Postgres backends, the run-end helpers every resume and fork path goes through, and `idempotent`.
  */
 export { AlreadyResumed, ChainCheckpointError, ChainResumeError, IdempotencyError, InvalidSchemaNameError } from './errors.js';
+export { StorageUnavailableError } from './storage-errors.js';
 export { InterruptSignal, isInterruptSignal } from './interrupt-signal.js';
 export { interrupt } from './interrupt.js';
 export { toResume } from './resume.js';

@@ -25,6 +25,8 @@ import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
+import { asStorageError } from './storage-errors.js';
+import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -67,8 +69,11 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       throw new ConfigError('PostgresCheckpointer needs a connection string (postgres://user@host:port/db)');
     }
     this.pool = new pg.Pool({ connectionString, min, max });
-    // An idle connection dropped by the server is removed from the pool; without a listener it would crash the process.
-    this.pool.on('error', (error) => process.emitWarning(`agentkit Postgres pool: idle connection lost: ${error.message}`));
+    // A connection the server drops emits 'error' on its client. The pool listens while the client is idle (and
+    // removes it); a checked-out client has no listener of the pool's, and an unhandled 'error' event would kill the
+    // process. Every client gets one for its whole life: the failure reaches the caller through its query instead.
+    this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /**
@@ -141,14 +146,15 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `SELECT ${PENDING_COLUMNS} FROM ${this.s}.pending_interrupts ORDER BY created_at DESC, execution_id DESC LIMIT $1`,
       [limit],
     );
-    return result.rows;
+    return result.rows.map(fromPgPending);
   }
 
   async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
     await this.setup();
-    const client = await this.pool.connect();
+    const client = await this.connect();
+    let released = false;
     try {
       await client.query('BEGIN');
       await client.query(this.insertSql(1), checkpointParams(row)).catch((error: unknown) => {
@@ -163,18 +169,21 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
           pendingRow.execution_id,
           pendingRow.chain_name,
           pendingRow.node_id,
-          pendingRow.reason,
-          JSON.stringify(pendingRow.context),
+          encodePgString(pendingRow.reason),
+          encodePgJsonText(JSON.stringify(pendingRow.context)),
           pendingRow.agent_path,
           pendingRow.created_at,
         ],
       );
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      // A client whose connection died is destroyed, not returned to the pool.
+      client.release(broken);
+      released = true;
+      throw asStorageError(error, this.storeName);
     } finally {
-      client.release();
+      if (!released) client.release();
     }
     return { checkpoint: row, pending: pendingRow };
   }
@@ -184,7 +193,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING ${PENDING_COLUMNS}`,
       [executionId],
     );
-    return result.rows[0] ?? null;
+    return result.rows[0] ? fromPgPending(result.rows[0]) : null;
   }
 
   async deleteExecution(executionId: string): Promise<number> {
@@ -203,7 +212,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `SELECT result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 AND function_key = $2`,
       [executionId, functionKey],
     );
-    return result.rowCount ? result.rows[0]!.result : undefined;
+    return result.rowCount ? decodePgJson(result.rows[0]!.result) : undefined;
   }
 
   async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
@@ -211,7 +220,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `INSERT INTO ${this.s}.idempotency_cache (execution_id, function_key, result, created_at)
        VALUES ($1, $2, $3::jsonb, $4::timestamptz)
        ON CONFLICT (execution_id, function_key) DO UPDATE SET result = EXCLUDED.result, created_at = EXCLUDED.created_at`,
-      [executionId, functionKey, JSON.stringify(value), utcNow()],
+      [executionId, functionKey, encodePgJsonText(JSON.stringify(value)), utcNow()],
     );
   }
 
@@ -281,7 +290,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await this.connect();
+    let released = false;
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.setup.${this.schema}`]);
@@ -297,17 +307,37 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       }
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      client.release(broken);
+      released = true;
+      throw asStorageError(error, this.storeName);
     } finally {
-      client.release();
+      if (!released) client.release();
     }
+  }
+
+  /** A pooled client; a refused or failed connection is a StorageUnavailableError. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw asStorageError(error, this.storeName);
+    }
+  }
+
+  /** How errors name this store: the schema, never the server's address. */
+  private get storeName(): string {
+    return `the Postgres checkpointer (schema "${this.schema}")`;
   }
 
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
     await this.setup();
-    return this.pool.query<R>(sql, params);
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (error) {
+      throw asStorageError(error, this.storeName);
+    }
   }
 
   private insertSql(rows: number): string {
@@ -332,13 +362,28 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 /** A selected row: jsonb columns arrive decoded by pg. */
 type CheckpointRow = Record<string, unknown>;
 
+/** Parameters of one row; strings escaped for Postgres (postgres-text.ts: NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint): unknown[] {
   const encoded = encodeCheckpoint(row);
-  return CHECKPOINT_FIELDS.map((field) => encoded[field]);
+  return CHECKPOINT_FIELDS.map((field) => {
+    const value = encoded[field];
+    if (typeof value !== 'string') return value;
+    if (PG_JSON_FIELDS.has(field)) return encodePgJsonText(value);
+    // Free text; identifiers are left as given (they are looked up by value).
+    return field === 'interrupt_reason' ? encodePgString(value) : value;
+  });
 }
 
+const PG_JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
+
 function toCheckpoint(row: CheckpointRow): Checkpoint {
-  return decodeCheckpoint(row, (stored) => stored);
+  const checkpoint = decodeCheckpoint(row, (stored) => decodePgJson(stored));
+  if (typeof checkpoint.interrupt_reason === 'string') checkpoint.interrupt_reason = decodePgString(checkpoint.interrupt_reason);
+  return checkpoint;
+}
+
+function fromPgPending(row: PendingInterrupt): PendingInterrupt {
+  return { ...row, reason: decodePgString(row.reason), context: decodePgJson(row.context) };
 }
 
 function duplicate(error: unknown, ids: string): unknown {

@@ -3,6 +3,7 @@
  * JSON checks) before it reaches SQL, so all backends store the same thing and reject the same bad input.
  */
 import { randomUUID } from 'node:crypto';
+import { redactValue } from '../config/redact.js';
 import { ValidationError } from '../errors.js';
 import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
@@ -54,6 +55,22 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
     if (reason) invalid(field, `is not JSON (${reason})`);
   }
   checkTimestamp(row.created_at);
+  return redactRow(row);
+}
+
+/**
+ * The row with registered secrets masked in its payloads: a failed run's error (which may quote a provider's answer
+ * quoting the key) and anything a node put in its state or output. Nothing is copied when no secret is registered.
+ */
+function redactRow(row: Checkpoint): Checkpoint {
+  const masked = {
+    state_snapshot: redactValue(row.state_snapshot),
+    node_input: redactValue(row.node_input),
+    node_output: redactValue(row.node_output),
+    interrupt_reason: redactValue(row.interrupt_reason),
+    interrupt_context: redactValue(row.interrupt_context),
+  };
+  for (const [key, value] of Object.entries(masked)) if (value !== row[key as keyof typeof masked]) return { ...row, ...masked };
   return row;
 }
 
@@ -67,8 +84,8 @@ export function completePending(checkpoint: Checkpoint, pending: PendingInterrup
     execution_id: checkpoint.execution_id,
     chain_name: pending.chain_name ?? checkpoint.chain_name,
     node_id: pending.node_id ?? checkpoint.node_id,
-    reason: pending.reason,
-    context: pending.context,
+    reason: redactValue(pending.reason),
+    context: redactValue(pending.context),
     agent_path: pending.agent_path === undefined ? checkpoint.agent_path : pending.agent_path,
     created_at: pending.created_at ?? checkpoint.created_at,
   };

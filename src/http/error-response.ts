@@ -33,10 +33,21 @@ function isHttpLike(error: unknown): error is HttpLikeError {
   return typeof error === 'object' && error !== null && ('status' in error || 'statusCode' in error || 'type' in error);
 }
 
+/** At most this many validation issues are listed in an error body; the detail says how many there were. */
+export const MAX_LISTED_ISSUES = 20;
+
+/** What the mapper may know about the request besides the error. */
+export interface ErrorContext {
+  maxBodyBytes?: number;
+  /** The request's Content-Type header, to name it (or its absence) in a 415-style message. */
+  contentType?: string | undefined;
+}
+
 /** Map a thrown value to the response the contract declares for it. */
-export function toErrorResponse(error: unknown, maxBodyBytes?: number): ErrorResponse {
+export function toErrorResponse(error: unknown, context: ErrorContext | number = {}): ErrorResponse {
+  const { maxBodyBytes, contentType } = typeof context === 'number' ? { maxBodyBytes: context, contentType: undefined } : context;
   if (error instanceof ValidationError) {
-    return { status: 400, body: { detail: error.message, code: 'validation_failed', errors: [...error.issues] }, serverFault: false };
+    return validationFailed(error.message, [...error.issues]);
   }
   if (error instanceof AgentkitError) {
     const status = errorTable[error.code].status;
@@ -49,6 +60,10 @@ export function toErrorResponse(error: unknown, maxBodyBytes?: number): ErrorRes
         return { status: 400, body: { detail: `request body is not valid JSON: ${error.message ?? ''}`.trim(), code: 'invalid_json' }, serverFault: false };
       case 'entity.too.large':
         return tooLarge(maxBodyBytes);
+      case 'entity.too.deep':
+        return validationFailed(error.message ?? 'request body nests too deep', []);
+      case 'entity.too.many.keys':
+        return { status: 413, body: { detail: error.message ?? 'request body has too many keys', code: 'payload_too_large' }, serverFault: false };
       case 'encoding.unsupported':
       case 'charset.unsupported':
         return validationFailed(error.message ?? 'unsupported request encoding', []);
@@ -58,8 +73,11 @@ export function toErrorResponse(error: unknown, maxBodyBytes?: number): ErrorRes
     const items = (error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'invalid' }));
     if (status === 413) return tooLarge(maxBodyBytes);
     if (status === 404) return { status: 404, body: { detail: `no route ${error.path ?? ''}`.trim(), code: 'not_found' }, serverFault: false };
-    if (status === 405) return { status: 405, body: { detail: error.message ?? 'method not allowed', code: 'not_found' }, serverFault: false };
-    if (status === 415) return validationFailed(`${error.message ?? 'unsupported media type'}; send application/json`, items);
+    if (status === 405) return { status: 405, body: { detail: error.message ?? 'method not allowed', code: 'method_not_allowed' }, serverFault: false };
+    if (status === 415) {
+      const detail = contentType ? `unsupported Content-Type ${JSON.stringify(contentType)}; send application/json` : 'the request has no Content-Type; send application/json';
+      return validationFailed(detail, []);
+    }
     if (status === 400) return validationFailed(describe(items) || error.message || 'invalid request', items);
     if (status >= 500 && Array.isArray(error.errors)) {
       // The validator only raises 5xx while checking a response: the handler produced something the contract does
@@ -77,10 +95,28 @@ function tooLarge(maxBodyBytes?: number): ErrorResponse {
   return { status: 413, body: { detail, code: 'payload_too_large' }, headers: { Connection: 'close' }, serverFault: false };
 }
 
-function validationFailed(detail: string, errors: Array<{ path: string; message: string }>): ErrorResponse {
-  return { status: 400, body: { detail, code: 'validation_failed', errors }, serverFault: false };
+/**
+ * A 400 listing at most `MAX_LISTED_ISSUES` issues. When there are more, the detail says how many there were in
+ * total (callers build details from the listed issues only), so a body of many bad keys gets a small answer.
+ */
+function validationFailed(detail: string, all: Array<{ path: string; message: string }>): ErrorResponse {
+  // A 20,000-character unknown key is named, not echoed whole.
+  const errors = all.map((item) => ({ path: clip(item.path), message: clip(item.message) }));
+  detail = clip(detail, 2000);
+  if (errors.length <= MAX_LISTED_ISSUES) return { status: 400, body: { detail, code: 'validation_failed', errors }, serverFault: false };
+  const listed = errors.slice(0, MAX_LISTED_ISSUES);
+  const shown = `${detail} (${MAX_LISTED_ISSUES} of ${errors.length} problems listed)`;
+  return { status: 400, body: { detail: shown, code: 'validation_failed', errors: listed }, serverFault: false };
+}
+
+/** At most `limit` characters of `text`, marked when cut. */
+function clip(text: string, limit = 200): string {
+  return text.length > limit ? `${text.slice(0, limit)}...` : text;
 }
 
 function describe(items: Array<{ path: string; message: string }>): string {
-  return items.map((item) => `${item.path} ${item.message}`.trim()).join('; ');
+  return items
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((item) => `${clip(item.path)} ${clip(item.message)}`.trim())
+    .join('; ');
 }

@@ -1,4 +1,5 @@
 /** Options and helpers every HTTP provider shares: key lookup, timeouts, retries, header redaction. */
+import { registerSecret } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 
@@ -43,11 +44,22 @@ export function timeoutOf(options: HttpModelOptions): number {
   return value;
 }
 
+/** Header names whose values are credentials (`Authorization`, `X-Api-Key`, `Helicone-Auth`, `Cookie`, ...). */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|password/i;
+
+/** `Bearer abc` -> `abc`: the scheme word is not the secret, the value after it is. */
+function bearerless(value: string): string {
+  return value.replace(/^\s*(bearer|basic|token)\s+/i, '');
+}
+
 /** Resolve the key: the option, else the variable; a required key that is missing is a ConfigError naming both. */
 export function resolveKey(provider: string, options: HttpModelOptions, apiKeyEnv: string, required: boolean): string | undefined {
   const env = options.env ?? process.env;
   const key = options.apiKey ?? (env[apiKeyEnv] || undefined);
   if (required && !key) throw new ConfigError(`${provider}: no API key: pass apiKey or set ${apiKeyEnv}`);
+  // The redactor masks the key (and credential headers of a gateway) wherever it shows up later.
+  registerSecret(key);
+  for (const [name, value] of Object.entries(options.headers ?? {})) if (CREDENTIAL_HEADER.test(name)) registerSecret(bearerless(value));
   return key;
 }
 

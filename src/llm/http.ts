@@ -151,10 +151,12 @@ export function parseJsonBody(provider: string, status: number, where: string, t
 export function defaultErrorDetail(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
-    if (typeof parsed.error === 'object' && parsed.error && typeof parsed.error.message === 'string') return parsed.error.message;
-    if (typeof parsed.error === 'string') return parsed.error;
-    if (typeof parsed.message === 'string') return parsed.message;
-    if (typeof parsed.detail === 'string') return parsed.detail;
+    // Summarised, never passed through whole: one line of at most 300 characters (registered secrets are masked by
+    // the error itself).
+    if (typeof parsed.error === 'object' && parsed.error && typeof parsed.error.message === 'string') return excerpt(parsed.error.message);
+    if (typeof parsed.error === 'string') return excerpt(parsed.error);
+    if (typeof parsed.message === 'string') return excerpt(parsed.message);
+    if (typeof parsed.detail === 'string') return excerpt(parsed.detail);
   } catch {
     // Not JSON: the text itself is the best reason available.
   }

@@ -8,6 +8,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Readable, Writable } from 'node:stream';
 import { VERSION } from '../version.js';
 import type { McpExposedTool, McpTarget } from './target.js';
+import { jsonRpcGuard } from './jsonrpc-guard.js';
 
 export interface McpServeOptions {
   /** Name of the primary tool (default: the target's name), sanitized to `[A-Za-z0-9_-]`. */
@@ -43,6 +44,7 @@ export function listedTools(target: McpTarget, options: McpServeOptions = {}): L
     },
     async call(args) {
       const input = args.input;
+      if (input !== undefined && typeof input !== 'string') throw new Error(`'input' argument must be a string, not ${input === null ? 'null' : typeof input}.`);
       if (typeof input !== 'string' || input.trim() === '') throw new Error("'input' argument is required and cannot be empty.");
       return target.run(input);
     },
@@ -107,6 +109,10 @@ export async function serveMcpStdio(
 ): Promise<Server> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const server = await createMcpServer(target, options);
-  await server.connect(new StdioServerTransport(streams.stdin, streams.stdout));
+  const stdin = streams.stdin ?? process.stdin;
+  const stdout = streams.stdout ?? process.stdout;
+  // Lines the SDK would drop silently (not JSON, not JSON-RPC, bad tools/call params) are answered per JSON-RPC 2.0.
+  const guarded = stdin.pipe(jsonRpcGuard(stdout));
+  await server.connect(new StdioServerTransport(guarded, stdout));
   return server;
 }

@@ -1,14 +1,16 @@
 /**
  * The served agent's HTTP app: `GET /health` (always open), `POST /run`, `POST /run/stream` (Agent targets only),
- * on the generated served-agent contract with request and response validation, the body cap, and bearer auth on the
- * run routes when a token is set. Handlers parse, call the target, and map the outcome: no rule lives here.
+ * on the generated served-agent contract with request and response validation, the body cap, and bearer auth on
+ * every route but `/health` when a token is set (deny by default, decided on the matched route). Handlers parse, call the target, and map the outcome: no rule lives here.
  */
 import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/served-agent.js';
 import type { RunRequest } from '../../generated/types/served-agent.js';
+import { describeErrorSafely } from '../config/redact.js';
+import { findStorageError } from '../durability/storage-errors.js';
 import { AgentkitError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
-import { requireBearer } from './auth.js';
+import { BEARER_REQUIRED, bearerMatches } from './auth.js';
 import { SseStream } from './sse.js';
 import type { ServeTarget } from './target.js';
 
@@ -25,12 +27,14 @@ export interface ServeAppOptions {
   onRequest?: (phase: 'start' | 'end') => void;
 }
 
-const RUN_ROUTES: ReadonlySet<string> = new Set(['/run', '/run/stream']);
+/** The only route reachable without the token when one is set. */
+export const SERVE_OPEN_ROUTES = ['GET /health'] as const;
 
 /** Build the app for one target. */
 export function createServeApp(target: ServeTarget, options: ServeAppOptions = {}): Express {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const track = options.onRequest;
+  const token = options.token ?? '';
   return createValidatedApp({
     doc,
     maxBodyBytes,
@@ -40,8 +44,9 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
         res.once('close', () => track?.('end'));
         next();
       },
-      ...(options.token ? [requireBearer(options.token, RUN_ROUTES)] : []),
     ],
+    openRoutes: SERVE_OPEN_ROUTES,
+    ...(options.token ? { authenticate: (req) => (bearerMatches(req.headers.authorization, token) ? null : BEARER_REQUIRED) } : {}),
     onServerError: (error) => options.onServerError?.(error),
     routes(app) {
       app.get('/health', (_req, res) => {
@@ -113,8 +118,8 @@ async function streamRun(target: ServeTarget, input: string, req: Request, res: 
 }
 
 interface Failure {
-  status: 422 | 500;
-  code: 'guardrail_blocked' | 'internal_error';
+  status: 422 | 500 | 503;
+  code: 'guardrail_blocked' | 'internal_error' | 'storage_unavailable';
   detail: string;
 }
 
@@ -126,9 +131,12 @@ function runFailure(error: unknown): Failure {
   if (error instanceof AgentkitError && error.code === 'guardrail_blocked') {
     return { status: 422, code: 'guardrail_blocked', detail: error.message };
   }
-  const name = error instanceof Error ? error.name : 'Error';
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 500, code: 'internal_error', detail: `the run failed: ${name}: ${message}` };
+  // The database is down or dropped the connection: the caller may retry; the detail names no address.
+  const outage = findStorageError(error);
+  if (outage) return { status: 503, code: 'storage_unavailable', detail: outage.message };
+  // The message may quote a tool's or a provider's text: registered secrets are masked, and it is cut to one line.
+  const described = describeErrorSafely(error).replace(/\s+/g, ' ');
+  return { status: 500, code: 'internal_error', detail: `the run failed: ${described.length > 500 ? `${described.slice(0, 500)}...` : described}` };
 }
 
 function sendRunFailure(res: Response, error: unknown, onServerError?: (e: unknown) => void): void {

@@ -4,6 +4,9 @@
  * the shutdown hooks (trace flush) before resolving.
  */
 import type { Server } from 'node:http';
+import { describeErrorSafely } from '../config/redact.js';
+import { findStorageError } from '../durability/storage-errors.js';
+import { registerSecret } from '../config/secrets.js';
 import { listen, warmUp } from '../http/validated-app.js';
 import { createServeApp, DEFAULT_MAX_BODY_BYTES } from './app.js';
 import { exposureWarning } from './exposure.js';
@@ -34,12 +37,14 @@ export interface RunningAgentServer {
 /** Start serving `target`. Rejects when the port is taken or the contract fails to load. */
 export async function startAgentServer(target: ServeTarget, options: AgentServerOptions): Promise<RunningAgentServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  registerSecret(options.token);
   let inFlight = 0;
+  const logServerError = rateLimitedStorageLog(log);
   let drained: (() => void) | undefined;
   const app = createServeApp(target, {
     ...(options.token ? { token: options.token } : {}),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    onServerError: (error) => log(`agentkit serve: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
+    onServerError: (error) => logServerError(error),
     onRequest: (phase) => {
       inFlight += phase === 'start' ? 1 : -1;
       if (inFlight === 0) drained?.();
@@ -86,4 +91,28 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
 async function closeNow(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * Server errors as log lines, one per failure, except storage outages: while the database is down every request
+ * fails the same way, so those are logged once per `windowMs` with the count of the ones not shown.
+ */
+export function rateLimitedStorageLog(log: (line: string) => void, windowMs = 10_000, now: () => number = Date.now): (error: unknown) => void {
+  let windowStart = -Infinity;
+  let suppressed = 0;
+  return (error) => {
+    if (!findStorageError(error)) {
+      log(`agentkit serve: ${describeErrorSafely(error)}`);
+      return;
+    }
+    const time = now();
+    if (time - windowStart < windowMs) {
+      suppressed++;
+      return;
+    }
+    const more = suppressed > 0 ? ` (${suppressed} more storage failure${suppressed === 1 ? '' : 's'} in the last ${Math.round(windowMs / 1000)} s not shown)` : '';
+    windowStart = time;
+    suppressed = 0;
+    log(`agentkit serve: ${describeErrorSafely(error)}${more}`);
+  };
 }

@@ -15,7 +15,7 @@ export class SseStream {
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
-    res.setHeader('Connection', 'keep-alive');
+    // No `Connection` header of our own: Node answers `close` to a client that asked for it, keep-alive otherwise.
     // Reverse proxies (nginx) buffer responses unless told not to; events must arrive as they happen.
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();

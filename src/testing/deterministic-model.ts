@@ -1,6 +1,7 @@
 /**
- * What the scripted and function-backed models share: they count calls, keep a deep copy of every request they
- * received (tests assert on the exact history a model saw), stream their turn word by word, and describe themselves
+ * What the scripted and function-backed models share: they count calls, keep a deep copy of the last requests they
+ * received (tests assert on the exact history a model saw; bounded, so a served model answering for days keeps no
+ * growing history), stream their turn word by word, and describe themselves
  * with a configuration that says they cannot be rebuilt from it.
  */
 import { cloneMessages, type Message } from '../llm/messages.js';
@@ -13,7 +14,12 @@ export interface DeterministicModelOptions {
   model?: string;
   /** Wait this long before answering each call, honouring the abort signal (default 0). */
   delayMs?: number;
+  /** How many of the latest requests `requests` keeps (default 100; 0 keeps none). `calls` counts them all. */
+  historyLimit?: number;
 }
+
+/** Default of `historyLimit`. */
+export const DEFAULT_HISTORY_LIMIT = 100;
 
 /** A copy of one request as the model received it. */
 export interface ReceivedRequest {
@@ -25,22 +31,28 @@ export interface ReceivedRequest {
 export abstract class DeterministicModel implements ChatModel {
   abstract readonly provider: string;
   readonly model: string;
-  /** Every request received, in order, deep-copied at the moment of the call. */
+  /**
+   * The latest `historyLimit` requests received (all of them in a test that makes fewer calls), oldest first,
+   * deep-copied at the moment of the call.
+   */
   readonly requests: ReceivedRequest[] = [];
   private readonly delayMs: number;
+  private readonly historyLimit: number;
+  private callCount = 0;
   private toolCallCounter = 0;
 
   protected constructor(defaultModel: string, options: DeterministicModelOptions) {
     this.model = options.model ?? defaultModel;
     this.delayMs = options.delayMs ?? 0;
+    this.historyLimit = Math.max(0, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
   }
 
   /** How many calls were made (complete and stream alike). */
   get calls(): number {
-    return this.requests.length;
+    return this.callCount;
   }
 
-  /** The exact messages received on each call, in order. */
+  /** The exact messages of each kept request (see `requests`), in order. */
   get received(): Message[][] {
     return this.requests.map((r) => r.messages);
   }
@@ -49,8 +61,11 @@ export abstract class DeterministicModel implements ChatModel {
   protected abstract turnFor(request: ChatRequest, call: number): Promise<Turn | LLMResponse>;
 
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<LLMResponse> {
-    this.requests.push({ messages: cloneMessages(request.messages), tools: structuredClone(request.tools), settings: structuredClone(request.settings) });
-    const call = this.requests.length;
+    const call = ++this.callCount;
+    if (this.historyLimit > 0) {
+      if (this.requests.length >= this.historyLimit) this.requests.shift();
+      this.requests.push({ messages: cloneMessages(request.messages), tools: structuredClone(request.tools), settings: structuredClone(request.settings) });
+    }
     if (this.delayMs > 0) await wait(this.delayMs, options.signal);
     options.signal?.throwIfAborted();
     const turn = await this.turnFor(request, call);

@@ -10,6 +10,7 @@
  * OTLP in the export path (otlp.ts).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
+import { hasSecrets, redactText } from '../config/redact.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -44,9 +45,9 @@ export function memoizedSecretKeyTest(limit = 10_000): (key: string) => boolean 
 /** The process's memoized `isSecretKey`, for the run's thread (spans and their encoding). */
 export const isSecretKeyCached = memoizedSecretKeyTest();
 
-/** `text` with credential-shaped substrings masked. */
+/** `text` with registered secret values (config/redact.ts) and credential-shaped substrings masked. */
 export function maskSecrets(text: string): string {
-  return text.replace(SECRET_TEXT, (match) => {
+  return redactText(text).replace(SECRET_TEXT, (match) => {
     const space = match.indexOf(' ');
     return space > 0 ? `${match.slice(0, space)} ${REDACTED}` : REDACTED;
   });
@@ -54,7 +55,7 @@ export function maskSecrets(text: string): string {
 
 /** `maskSecrets(text)`, after a cheap pre-test that skips the full scan for text that cannot hold a credential. */
 function maskSecretText(text: string): string {
-  return SECRET_HINT.test(text) ? maskSecrets(text) : text;
+  return SECRET_HINT.test(text) ? maskSecrets(text) : redactText(text);
 }
 
 /** An attribute value with credential-shaped text masked in it (in a string, or in an array's strings). */
@@ -68,7 +69,7 @@ export function maskAttributeValue(value: AttributeValue | undefined): Attribute
 
 /** True when `text` may hold credential-shaped text (false means `maskSecrets` would leave it unchanged). */
 export function mayHoldSecretText(text: string): boolean {
-  return SECRET_HINT.test(text);
+  return SECRET_HINT.test(text) || (hasSecrets() && redactText(text) !== text);
 }
 
 /**
@@ -87,7 +88,7 @@ export function redactKeys(attributes: Attributes, secretKey: (key: string) => b
 
 /** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with string attribute values masked. */
 export function maskJsonEvents(json: string): string {
-  if (!SECRET_HINT.test(json)) return json;
+  if (!mayHoldSecretText(json)) return json;
   const events = JSON.parse(json) as Array<{ attributes?: Attributes }>;
   for (const event of events) if (event.attributes) for (const key in event.attributes) event.attributes[key] = maskAttributeValue(event.attributes[key]);
   return JSON.stringify(events);

@@ -8,9 +8,11 @@
  * from the built package it loads the compiled worker directly.
  */
 import { Worker } from 'node:worker_threads';
+import { knownSecrets } from '../config/secrets.js';
 import type { StoreBatch } from './store-writer.js';
 
-export type WriterMessage = { type: 'batch'; seq: number; batches: StoreBatch[] } | { type: 'close'; seq: number };
+/** `secrets`: values registered on the main thread since the last batch; the thread masks spans with its own copy. */
+export type WriterMessage = { type: 'batch'; seq: number; batches: StoreBatch[]; secrets?: string[] } | { type: 'close'; seq: number };
 
 /** Values of the thread-state slot: starting (0), running, failed to start. */
 export const THREAD_RUNNING = 1;
@@ -27,6 +29,8 @@ export class WriterThread {
   /** [0] the last batch the thread handled, [1] its state. */
   private readonly shared: Int32Array;
   private posted = 0;
+  /** How many registered secrets the thread has been sent (the registry only grows). */
+  private secretsSent = 0;
   private failed = false;
 
   private constructor(worker: Worker, shared: Int32Array, private readonly warn: (message: string) => void) {
@@ -77,7 +81,10 @@ export class WriterThread {
 
   /** Hand batches over (structured clone); returns at once. */
   post(batches: StoreBatch[]): void {
-    this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches } satisfies WriterMessage);
+    const secrets = knownSecrets();
+    const fresh = secrets.length !== this.secretsSent ? secrets : undefined;
+    this.secretsSent = secrets.length;
+    this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches, ...(fresh ? { secrets: fresh } : {}) } satisfies WriterMessage);
   }
 
   /** Block until every batch handed over is written (or the thread failed, or the wait limit passed). */

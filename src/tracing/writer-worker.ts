@@ -7,6 +7,7 @@
  * them): under load, transactions grow instead of falling behind, and each row dirties fewer index pages.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { registerSecret } from '../config/secrets.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { THREAD_RUNNING, type WriterMessage } from './writer-thread.js';
 
@@ -34,10 +35,12 @@ port.on('message', (first: WriterMessage) => {
   let seq = first.seq;
   try {
     if (first.type === 'close') return close();
+    for (const secret of first.secrets ?? []) registerSecret(secret);
     const taken = [...first.batches];
     let next: { message: WriterMessage } | undefined;
     while ((next = receiveMessageOnPort(port) as { message: WriterMessage } | undefined)) {
       if (next.message.type === 'close') break;
+      for (const secret of next.message.secrets ?? []) registerSecret(secret);
       taken.push(...next.message.batches);
       seq = next.message.seq;
     }

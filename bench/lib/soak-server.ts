@@ -1,0 +1,29 @@
+/**
+ * The soak's server process: `agent serve` of a target (in-process API, same code path as the CLI) on a free port.
+ * Prints `{"port": n}` once listening; answers each `heap` line on stdin with the heap after a full GC
+ * (`{"heapUsed": bytes, "rss": bytes}`). Run with --expose-gc.
+ */
+import { createInterface } from 'node:readline';
+import { localDbPath } from '../../src/config/paths.js';
+import { toServeTarget } from '../../src/serve/adapters.js';
+import { startAgentServer } from '../../src/serve/server.js';
+import { loadTarget } from '../../src/targets.js';
+
+const spec = process.argv[2]!;
+const loaded = await loadTarget(spec, { cwd: process.cwd() });
+const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: process.env, cwd: process.cwd() }) });
+const server = await startAgentServer(target, { host: '127.0.0.1', port: 0, log: (line) => process.stderr.write(`${line}\n`) });
+process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line.trim() !== 'heap') continue;
+  // Twice: the first pass may only schedule finalizers whose memory the second frees.
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  const usage = process.memoryUsage();
+  process.stdout.write(`${JSON.stringify({ heapUsed: usage.heapUsed, rss: usage.rss })}\n`);
+}
+await server.close();
