@@ -138,6 +138,16 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'v21 replication quarantine: the reason a row will not be resent',
     sql: `ALTER TABLE checkpoints ADD COLUMN quarantine_reason TEXT;`,
   },
+  {
+    description: 'execution leases: one runner per execution at a time (owner, expiry in epoch ms)',
+    sql: `
+      CREATE TABLE execution_leases (
+        execution_id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        acquired_at TEXT NOT NULL
+      );`,
+  },
 ];
 
 /** The schema version this agentkit writes. */
