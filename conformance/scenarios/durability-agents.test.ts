@@ -144,7 +144,7 @@ area.scenario('a tool pauses in process A; a fresh Agent in process B resumes it
   }
 });
 
-area.scenario('5 processes resume one paused agent at once: one completes, four get AlreadyResumed, one refund', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 180_000 }, async (t) => {
+area.scenario('5 processes resume one paused agent at once: one completes, four get ExecutionBusy or AlreadyResumed, one refund', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 180_000 }, async (t) => {
   const counter = await startCounterServer();
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => counter.close());
@@ -157,7 +157,8 @@ area.scenario('5 processes resume one paused agent at once: one completes, four 
   await Promise.all(racers.map((r) => r.waitForLine((line) => line === 'ready', 120_000)));
   for (const racer of racers) racer.process.stdin.write('go\n');
   const outcomes = await Promise.all(racers.map(async (r) => (JSON.parse(await r.waitForLine((line) => line.startsWith('{'), 30_000)) as { outcome: string }).outcome));
-  assert.equal(outcomes.sort(), ['AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'completed']);
+  assert.is(outcomes.filter((o) => o === 'completed').length, 1, outcomes.join());
+  assert.ok(outcomes.every((o) => ['completed', 'AlreadyResumed', 'ExecutionBusy'].includes(o)), outcomes.join());
   assert.is(counter.count('/refund'), 1);
   const rows = await checkpointer.list('agent-race');
   assert.equal(rows.filter((r) => r.node_id === 'run_end').length, 1);

@@ -29,6 +29,7 @@ import { EventQueue } from './event-queue.js';
 import { recordEnd, startAttributes } from './root-span.js';
 import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-state.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import { withExecutionLease } from '../durability/lease.js';
 import { driveRun } from './durable/drive.js';
 import { planFork, type AgentForkOptions } from './durable/fork.js';
 import { placeRun, type Plan, type Start } from './durable/plan.js';
@@ -170,8 +171,15 @@ export class Agent {
    * AlreadyResumed; a run with no checkpoint ChainCheckpointError; a paused run without a value ChainResumeError.
    */
   async resume(executionId: string, options: AgentResumeOptions = {}): Promise<AgentResult> {
-    const plan = await planResume(this, executionId, options);
-    return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+    const placement = typeof executionId === 'string' && executionId !== '' ? placeRun(this, executionId) : null;
+    const resume = async (owner: string | null) => {
+      const plan = await planResume(this, executionId, options, owner);
+      return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+    };
+    // A top-level resume owns the execution: it runs holding the lease. A resume joined to an enclosing runner's
+    // execution (a Swarm member, a Supervisor worker) runs under that runner's lease.
+    if (placement?.owner && placement.checkpointer) return withExecutionLease(placement.checkpointer, executionId, `Agent '${this.name}'`, resume);
+    return resume(null);
   }
 
   /**
