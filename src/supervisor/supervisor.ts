@@ -17,7 +17,7 @@ import { ConfigError, NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { toResume } from '../durability/resume.js';
-import { decisionInForce, isDecisionRow } from '../durability/decision.js';
+import { isDecisionRow } from '../durability/decision.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import type { ChatModel } from '../llm/types.js';
@@ -180,9 +180,10 @@ export class Supervisor {
     const input = first ? firstUserText(first.state_snapshot.messages as unknown[]) : null;
     if (input === null) throw new ChainCheckpointError(`execution '${executionId}' has no checkpoint of supervisor '${this.name}' holding its input`);
     // A claimed decision whose worker tool never returned (its resumer died): the worker resumes and applies it itself.
-    const recorded =
-      underPath(latest.agent_path, basePath) &&
-      (isDecisionRow(latest) || (latest.step_type === 'tool_call' && decisionInForce(await checkpointer.list(executionId, { limit: 64, newestFirst: true }), latest) !== null));
+    // The supervisor's own agent writes rows again after a claim (its model calls are re-issued), so the decision is
+    // found as the newest pause-or-decision row under the supervisor: a decision there was never followed by a pause.
+    const lastDecisionPoint = await newestRow(checkpointer, executionId, (row) => underPath(row.agent_path, basePath) && (row.status === 'interrupted' || isDecisionRow(row)));
+    const recorded = isDecisionRow(lastDecisionPoint) && !(end && end.created_at > lastDecisionPoint!.created_at);
     const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
     const paused = !recorded && latest.status === 'interrupted' && underPath(latest.agent_path, basePath);
     const value = explicit ?? (paused && options.defaultResumeValue != null ? toResume(options.defaultResumeValue) : null);
