@@ -165,9 +165,11 @@ export class Agent {
 
   /**
    * Continue a paused, crashed or failed execution, detecting the shape from its latest checkpoint (see
-   * durable/shapes.ts): a pause needs `resumeValue` (its pending row is claimed atomically; AlreadyResumed when
-   * another resumer got it) and re-invokes the suspended tool with `interrupt()` returning the value; a crash in a
-   * tool re-invokes it with its saved arguments; a crash before a model call re-issues it. A completed run raises
+   * durable/shapes.ts), holding the execution's lease (ExecutionBusy when another process runs it): a pause needs
+   * `resumeValue` or `defaultResumeValue` (its pending row is claimed and the decision recorded in one transaction;
+   * AlreadyResumed when another resumer got it) and re-invokes the suspended tool with `interrupt()` returning the
+   * value; a claimed pause whose tool never returned re-invokes it with the recorded decision; a crash in a tool
+   * re-invokes it with its saved arguments; a crash before a model call re-issues it. A completed run raises
    * AlreadyResumed; a run with no checkpoint ChainCheckpointError; a paused run without a value ChainResumeError.
    */
   async resume(executionId: string, options: AgentResumeOptions = {}): Promise<AgentResult> {
