@@ -25,6 +25,7 @@ import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { checkClaim, type Claim } from './decision.js';
+import { settleLeaseReleases } from './lease.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
 
@@ -322,6 +323,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 
   async close(): Promise<void> {
     if (this.ended) return;
+    // A resume returns before its lease release has round-tripped (./lease.ts): let those finish first.
+    await settleLeaseReleases(this);
     this.ended = true;
     await this.pool.end();
   }
