@@ -125,7 +125,7 @@ export function planFromShape(
   const input = firstUserInput(messages);
   if (shape.kind === 'turn' || shape.kind === 'fork_origin') {
     const turn = shape.kind === 'turn' ? shape.turn : Number(row.state_snapshot.turn ?? 0);
-    return { placement, start: { kind: 'state', input, state: loopState(balanceToolMessages(messages), turn) } };
+    return { placement, start: { kind: 'state', input, state: loopState(balanceToolMessages(messages), turn, true) } };
   }
   if (!agent.hasTool(shape.toolName)) {
     throw new ChainCheckpointError(
@@ -133,7 +133,7 @@ export function planFromShape(
     );
   }
   const call = savedToolCall(row, messages, shape.toolName);
-  return { placement, start: { kind: 'tool', input, state: loopState(messages, shape.turn), call, resume, checkpointed } };
+  return { placement, start: { kind: 'tool', input, state: loopState(messages, shape.turn, true), call, resume, checkpointed } };
 }
 
 /** The agent's own path as the resumed row recorded it (a tool row's path ends in `/tool:<name>`). */
