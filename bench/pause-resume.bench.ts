@@ -13,6 +13,12 @@
  *
  * Postgres uses AGENTKIT_TEST_PG_URL (default the local test server) in a scratch schema dropped afterwards; it is
  * reported as unavailable when the server does not answer. Figures: median and p99 over CYCLES cycles.
+ *
+ * Before and after the exactly-once work (claim + recorded decision, execution lease), in the same run, interleaved:
+ * "after" is the code as it is; "before" runs the same agent on the same store through a checkpointer view that
+ * behaves as the store did before it: no lease (acquire, renew and release are no-ops) and a bare claim
+ * (`deletePendingInterruptAtomic`) followed by the separate write of the re-invoked tool's checkpoint, which is what
+ * the old resume did; everything else (shape detection, the turn and terminal rows) is the same code.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,7 +26,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { withScratchSchema } from './lib/pg-scratch.js';
 import Type from 'typebox';
-import { Agent, PostgresCheckpointer, SQLiteCheckpointer, interrupt, tool, type Checkpointer } from '../src/index.js';
+import { Agent, PostgresCheckpointer, SQLiteCheckpointer, decisionRow, interrupt, tool, type Checkpointer } from '../src/index.js';
 import { FunctionModel } from '../src/testing/index.js';
 
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 500);
@@ -52,11 +58,37 @@ interface Samples {
   resume: number[];
   total: number[];
   claim: number[];
+  /** interrupt-to-completed through the view of the store as it was before the exactly-once work. */
+  before: number[];
+}
+
+/**
+ * The store as the resume path used it before claim + lease: no lease, and a claim that is a bare DELETE followed by
+ * the re-invoked tool's own checkpoint in a separate write (the old drive wrote it before re-invoking the tool).
+ */
+function beforeExactlyOnce(checkpointer: Checkpointer): Checkpointer {
+  return new Proxy(checkpointer, {
+    get(target, property, receiver) {
+      if (property === 'acquireLease' || property === 'renewLease') return async () => true;
+      if (property === 'releaseLease') return async () => undefined;
+      if (property === 'claimPendingInterrupt') {
+        return async (executionId: string, claim: Parameters<Checkpointer['claimPendingInterrupt']>[1]) => {
+          const pending = await target.deletePendingInterruptAtomic(executionId);
+          if (!pending) return null;
+          // The old tool row (its content does not change the cycle's work: the run goes on in this process).
+          const row = { ...decisionRow(pending, null, claim), step_type: 'tool_call' as const, node_output: null };
+          return { pending, checkpoint: await target.put(row) };
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 const us = (from: bigint, to: bigint) => Number(to - from) / 1000;
 
-async function cycle(agent: Agent, samples: Samples | null): Promise<void> {
+async function cycle(agent: Agent, samples: Samples | null, into: 'after' | 'before' = 'after'): Promise<void> {
   const paused = await agent.run('refund 50');
   const pausedAt = process.hrtime.bigint();
   // Read now: the resumed tool sets it again when it re-runs.
@@ -66,7 +98,8 @@ async function cycle(agent: Agent, samples: Samples | null): Promise<void> {
   const done = await agent.resume(paused.execution_id, { resumeValue: { approved: true } });
   const doneAt = process.hrtime.bigint();
   if (done.status !== 'completed' || done.output !== 'Done: refunded 50') throw new Error(`unexpected resume result ${JSON.stringify(done)}`);
-  if (samples) {
+  if (samples && into === 'before') samples.before.push(us(raised, pausedAt) + us(resumeStart, doneAt));
+  else if (samples) {
     samples.pause.push(us(raised, pausedAt));
     samples.resume.push(us(resumeStart, doneAt));
     samples.total.push(us(raised, pausedAt) + us(resumeStart, doneAt));
@@ -88,13 +121,22 @@ async function claim(checkpointer: Checkpointer, n: number, samples: Samples | n
 
 async function measure(checkpointer: Checkpointer): Promise<Samples> {
   const agent = buildAgent(checkpointer);
+  const before = buildAgent(beforeExactlyOnce(checkpointer));
   for (let i = 0; i < WARMUP; i++) {
     await cycle(agent, null);
+    await cycle(before, null);
     await claim(checkpointer, -i, null);
   }
-  const samples: Samples = { pause: [], resume: [], total: [], claim: [] };
+  const samples: Samples = { pause: [], resume: [], total: [], claim: [], before: [] };
   for (let i = 0; i < CYCLES; i++) {
-    await cycle(agent, samples);
+    // Alternate which goes first, so neither always runs right after the other's writes.
+    if (i % 2 === 0) {
+      await cycle(agent, samples);
+      await cycle(before, samples, 'before');
+    } else {
+      await cycle(before, samples, 'before');
+      await cycle(agent, samples);
+    }
     await claim(checkpointer, i, samples);
   }
   return samples;
@@ -120,6 +162,12 @@ function report(backend: string, s: Samples): void {
   line('resume() -> completed result', s.resume);
   line('interrupt-to-completed (no wait)', s.total);
   console.log(`  ${'claim statement alone (baseline)'.padEnd(34)} median ${claimMedian.toFixed(0).padStart(6)} us  p99 ${claimP99.toFixed(0).padStart(6)} us`);
+  const beforeMedian = quantile(s.before, 0.5);
+  const afterMedian = quantile(s.total, 0.5);
+  console.log(`  ${'before exactly-once (no lease, bare claim)'.padEnd(34)} median ${beforeMedian.toFixed(0).padStart(6)} us  p99 ${quantile(s.before, 0.99).toFixed(0).padStart(6)} us`);
+  console.log(
+    `  after / before: ${(afterMedian / beforeMedian).toFixed(2)}x median, ${(quantile(s.total, 0.99) / quantile(s.before, 0.99)).toFixed(2)}x p99 (target: at most 1.2x)`,
+  );
   const max = Math.max(...s.total);
   console.log(`  slowest cycle ${max.toFixed(0)} us; cycles over 3x the median: ${s.total.filter((v) => v > 3 * quantile(s.total, 0.5)).length} of ${s.total.length}`);
 }

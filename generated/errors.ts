@@ -24,6 +24,7 @@ export const errorCodes = [
   "no_runner",
   "not_implemented",
   "already_resumed",
+  "execution_busy",
   "chain_checkpoint_error",
   "chain_resume_error",
   "chain_error",

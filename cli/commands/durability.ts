@@ -166,7 +166,8 @@ export class ResumeCommand extends AgentkitCommand {
     details: [
       'Loads the runner (a Chain or Agent) from `--runner <file.ts:attr>` or `--runner <module:attr>` (an attribute that is a zero-argument function is called to build it) and calls its `resume(execution_id, { resumeValue })` against the runner\'s own checkpointer.',
       'A paused execution needs a decision: without `--value` it approves (`{"approved": true}`). `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped. A crashed or failed execution (not paused) resumes from its last checkpoint without a value.',
-      'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), or `--value` is malformed; 1 otherwise.',
+      'The resume holds the execution\'s lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. A pause whose claim was recorded by a resumer that then died is resumed with that recorded decision (`--value` is then ignored). The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.',
+      'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), when another process is running the execution (ExecutionBusy), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
       ['Approve a paused run', '$0 resume 3f2a9c1e-... --runner examples/durability/refund-chain.ts:refundChain'],
@@ -188,12 +189,11 @@ export class ResumeCommand extends AgentkitCommand {
       );
     }
     try {
-      const rows = await this.checkOwner(target);
-      // A decision belongs to a pause. A crashed (incomplete) or failed run resumes without one: sending the default
-      // approval would make the runner refuse it as not paused.
-      const paused = rows === null || executionState(rows) === 'paused';
-      const resumeValue = explicit ?? (paused ? { approved: true, metadata: {} } : undefined);
-      const result = await target.resume(this.executionId, resumeValue === undefined ? {} : { resumeValue });
+      await this.checkOwner(target);
+      // The runner decides, under the execution's lease, whether the run is paused (then the approval by default
+      // applies), holds a decision a dead resumer claimed (that one applies), or crashed (no decision needed). Deciding
+      // here from rows read before the lease would race other resumers.
+      const result = await target.resume(this.executionId, explicit ? { resumeValue: explicit } : { defaultResumeValue: { approved: true, metadata: {} } });
       if (this.json) return this.out(JSON.stringify(result, null, 2));
       this.out(`execution_id: ${result.execution_id}`);
       this.out(`status: ${result.status}`);
@@ -244,7 +244,7 @@ export class ResumeCommand extends AgentkitCommand {
 }
 
 interface Resumable {
-  resume(executionId: string, options: { resumeValue?: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
+  resume(executionId: string, options: { resumeValue?: Resume; defaultResumeValue?: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
   checkpointer?: { close?: () => Promise<void>; list?: (executionId: string, options: { limit: number }) => Promise<Checkpoint[]> } | null;
 }
 

@@ -141,6 +141,7 @@ area.scenario('a Chain node hosting an Agent: the agent pauses the chain, resume
   assert.equal(paused.pending_interrupt, { reason: 'refund_approval', context: { amount: 120 }, node_id: 'turn:0/tool:refund', agent_path: 'agent:approver/tool:refund' });
   const rows = await checkpointer.list('hosted-agent');
   assert.equal(rows.map((r) => [r.chain_name, r.node_id, r.status, r.agent_path]), [
+    ['support', '__run_start__', 'completed', null],
     ['support', 'triage', 'completed', null],
     ['approver', 'turn:0', 'completed', 'agent:approver'],
     ['approver', 'turn:0/tool:refund', 'completed', 'agent:approver/tool:refund'],
@@ -148,13 +149,13 @@ area.scenario('a Chain node hosting an Agent: the agent pauses the chain, resume
     ['support', 'agent', 'interrupted', 'agent:approver/tool:refund'],
   ]);
   assert.equal(runnerOfExecution(rows), { kind: 'chain', name: 'support' });
-  assert.equal(runnerOfCheckpoint(rows[3]!), { kind: 'agent', name: 'approver' });
+  assert.equal(runnerOfCheckpoint(rows[4]!), { kind: 'agent', name: 'approver' });
 
   const done = await chain.resume('hosted-agent', { resumeValue: { approved: true, metadata: { approver: 'dana' } } });
   assert.equal([done.status, done.output], ['completed', 'Dear customer: Result: refunded 120 (approved by dana)']);
   assert.is(model.calls, 2, 'turn 0 before the pause, turn 1 after it: no model call was repeated');
-  assert.equal((await checkpointer.list('hosted-agent')).slice(5).map((r) => [r.chain_name, r.node_id, r.step_type]), [
-    ['approver', 'turn:0/tool:refund', 'tool_call'],
+  assert.equal((await checkpointer.list('hosted-agent')).slice(6).map((r) => [r.chain_name, r.node_id, r.step_type]), [
+    ['approver', 'turn:0/tool:refund', 'resume'],
     ['approver', 'turn:1', 'llm_call'],
     ['support', 'agent', 'node'],
     ['support', 'reply', 'node'],
@@ -177,6 +178,7 @@ area.scenario('a node function that runs an Agent and returns its paused result 
   const paused = await chain.run('75', { executionId: 'fn-hosted' });
   assert.equal([paused.status, paused.pending_interrupt?.agent_path, paused.final_state], ['paused', 'agent:approver/tool:refund', { input: '75' }]);
   assert.equal((await checkpointer.list('fn-hosted')).map((r) => [r.chain_name, r.node_id, r.status]), [
+    ['desk', '__run_start__', 'completed'],
     ['approver', 'turn:0', 'completed'],
     ['approver', 'turn:0/tool:refund', 'completed'],
     ['approver', 'turn:0/tool:refund', 'interrupted'],

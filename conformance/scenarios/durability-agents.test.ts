@@ -85,7 +85,9 @@ area.scenario('SIGKILL in a model call: resume re-issues that call once and does
 
   const { agent, model } = payAgent(checkpointer, { counterUrl: counter.url });
   const result = await agent.resume('agent-crash-turn');
-  assert.equal([result.status, result.output, result.tool_calls], ['completed', 'Done — paid $100.', []]);
+  assert.equal([result.status, result.output], ['completed', 'Done — paid $100.']);
+  // The whole execution's calls, rebuilt from the saved history: the call made before the crash is listed (it did not run again).
+  assert.equal(result.tool_calls, [{ iteration: 0, tool_name: 'slow_paid', arguments: { amount: 100 }, tool_call_id: 'call_pay', output: 'paid 100' }]);
   assert.is(model.calls, 1, 'the interrupted model call, re-issued once');
   assert.equal(model.received[0], [paySystem, payUser, payCall, payResult]);
   assert.is(counter.count('/paid/100'), 1, 'the tool of turn 0 did not run again');
@@ -144,7 +146,7 @@ area.scenario('a tool pauses in process A; a fresh Agent in process B resumes it
   }
 });
 
-area.scenario('5 processes resume one paused agent at once: one completes, four get AlreadyResumed, one refund', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 180_000 }, async (t) => {
+area.scenario('5 processes resume one paused agent at once: one completes, four get ExecutionBusy or AlreadyResumed, one refund', { rows: ['transition:paused-claimed', 'error:already-resumed'], timeoutMs: 180_000 }, async (t) => {
   const counter = await startCounterServer();
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => counter.close());
@@ -157,7 +159,8 @@ area.scenario('5 processes resume one paused agent at once: one completes, four 
   await Promise.all(racers.map((r) => r.waitForLine((line) => line === 'ready', 120_000)));
   for (const racer of racers) racer.process.stdin.write('go\n');
   const outcomes = await Promise.all(racers.map(async (r) => (JSON.parse(await r.waitForLine((line) => line.startsWith('{'), 30_000)) as { outcome: string }).outcome));
-  assert.equal(outcomes.sort(), ['AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'AlreadyResumed', 'completed']);
+  assert.is(outcomes.filter((o) => o === 'completed').length, 1, outcomes.join());
+  assert.ok(outcomes.every((o) => ['completed', 'AlreadyResumed', 'ExecutionBusy'].includes(o)), outcomes.join());
   assert.is(counter.count('/refund'), 1);
   const rows = await checkpointer.list('agent-race');
   assert.equal(rows.filter((r) => r.node_id === 'run_end').length, 1);

@@ -8,7 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { InvalidSchemaNameError, PostgresCheckpointer } from '../../src/index.js';
+import { InvalidSchemaNameError, PG_LATEST_VERSION, PostgresCheckpointer } from '../../src/index.js';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
 
@@ -44,21 +45,21 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
   if (t.backend.kind === 'sqlite') {
     const first = await t.cli(['setup-checkpointer']);
     assert.is(first.code, 0, first.stderr);
-    assert.is(first.stdout, `SQLite checkpointer ready: ${t.backend.dbPath} (local store schema v21)\n`);
+    assert.is(first.stdout, `SQLite checkpointer ready: ${t.backend.dbPath} (local store schema v${LATEST_SCHEMA_VERSION})\n`);
     assert.ok(existsSync(t.backend.dbPath));
     const again = await t.cli(['setup-checkpointer', '--backend', 'sqlite']);
     assert.equal([again.code, again.stdout], [0, first.stdout]);
     const other = await t.cli(['setup-checkpointer', '--connection-string', 'other/store.db']);
-    assert.is(other.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'other/store.db')} (local store schema v21)\n`);
+    assert.is(other.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'other/store.db')} (local store schema v${LATEST_SCHEMA_VERSION})\n`);
     const legacy = await t.cli(['setup-checkpointer'], { env: { AGENTKIT_LOCAL_DB: '', AGENTKIT_CHECKPOINT_DB_PATH: 'legacy/checkpoints.db' } });
-    assert.is(legacy.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'legacy/checkpoints.db')} (local store schema v21)\n`, 'the legacy variable still names the checkpoint store');
+    assert.is(legacy.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'legacy/checkpoints.db')} (local store schema v${LATEST_SCHEMA_VERSION})\n`, 'the legacy variable still names the checkpoint store');
     const schema = await t.cli(['setup-checkpointer', '--schema', 'agentkit']);
     assert.equal([schema.code, schema.stderr], [2, 'usage error: --schema applies to --backend postgres only\n']);
   } else if (t.backend.kind === 'postgres') {
     const args = ['setup-checkpointer', '--backend', 'postgres', '--connection-string', t.backend.url, '--schema', t.backend.schema];
     const first = await t.cli(args);
     assert.is(first.code, 0, first.stderr);
-    assert.is(first.stdout, `Postgres checkpointer ready: schema "${t.backend.schema}" (migration v1)\n`);
+    assert.is(first.stdout, `Postgres checkpointer ready: schema "${t.backend.schema}" (migration v${PG_LATEST_VERSION})\n`);
     assert.not.match(first.stdout, t.backend.url, 'the connection string (it may hold a password) is not printed');
     const again = await t.cli(args);
     assert.equal([again.code, again.stdout], [0, first.stdout]);
@@ -66,7 +67,7 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
     await client.connect();
     try {
       const tables = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [t.backend.schema]);
-      assert.equal(tables.rows.map((r) => r.table_name), ['checkpoints', 'idempotency_cache', 'pending_interrupts', 'schema_version']);
+      assert.equal(tables.rows.map((r) => r.table_name), ['checkpoints', 'execution_leases', 'idempotency_cache', 'pending_interrupts', 'schema_version']);
     } finally {
       await client.end();
     }
@@ -134,17 +135,19 @@ area.scenario('inspect: history of a paused then completed run; exit 1 when noth
   const paused = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
   assert.is(paused.code, 0, paused.stderr);
   const lines = paused.stdout.trimEnd().split('\n');
-  assert.equal(lines.slice(0, 4), ['Execution: exec-i', 'Chain:     refund', 'State:     paused at approval (manager_approval)', 'Checkpoints: 2']);
+  assert.equal(lines.slice(0, 4), ['Execution: exec-i', 'Chain:     refund', 'State:     paused at approval (manager_approval)', 'Checkpoints: 3']);
   assert.match(lines[5]!, /^#\s+NODE\s+STATUS\s+STEP TYPE\s+CREATED AT\s+AGENT PATH$/);
-  assert.match(lines[6]!, /^0\s+seed\s+completed\s+node\s+\d{4}-[\d-]+T[\d:.]+Z\s+-$/);
-  assert.match(lines[7]!, /^1\s+approval\s+interrupted\s+hitl_pause\s+\S+\s+-$/);
+  assert.match(lines[6]!, /^0\s+__run_start__\s+completed\s+run_start\s+\d{4}-[\d-]+T[\d:.]+Z\s+-$/);
+  assert.match(lines[7]!, /^1\s+seed\s+completed\s+node\s+\d{4}-[\d-]+T[\d:.]+Z\s+-$/);
+  assert.match(lines[8]!, /^2\s+approval\s+interrupted\s+hitl_pause\s+\S+\s+-$/);
 
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
   await approvalChain(checkpointer).resume('exec-i', { resumeValue: { approved: true } });
   const done = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
-  assert.match(done.stdout, 'State:     completed\nCheckpoints: 5\n');
-  assert.match(done.stdout, /\n4\s+run_end\s+completed\s+run_end\s+/);
+  assert.match(done.stdout, 'State:     completed\nCheckpoints: 7\n');
+  assert.match(done.stdout, /\n3\s+approval\s+completed\s+resume\s+/, 'the claim recorded its decision');
+  assert.match(done.stdout, /\n6\s+run_end\s+completed\s+run_end\s+/);
   const json = JSON.parse((await t.cli(['inspect', 'exec-i', '--json', ...storeFlags(t)])).stdout) as Record<string, unknown>;
   assert.equal(json, { execution_id: 'exec-i', chain_name: 'refund', state: 'completed', checkpoints: await checkpointer.list('exec-i') });
 });

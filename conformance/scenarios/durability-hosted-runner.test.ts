@@ -53,6 +53,7 @@ area.scenario('a hosted runner pauses the chain and resumes with it', { rows: ['
     agent_path: 'agent:approver/tool:refund',
   });
   assert.equal((await checkpointer.list('hosted')).map((r) => [r.chain_name, r.node_id, r.status, r.step_type, r.agent_path]), [
+    ['support', '__run_start__', 'completed', 'run_start', null],
     ['support', 'triage', 'completed', 'node', null],
     ['approver', 'turn:0/tool:refund', 'interrupted', 'hitl_pause', 'agent:approver/tool:refund'],
     ['support', 'agent', 'interrupted', 'hitl_pause', 'agent:approver/tool:refund'],
@@ -64,7 +65,8 @@ area.scenario('a hosted runner pauses the chain and resumes with it', { rows: ['
   assert.is(done.output, 'Dear customer: refund issued for refund order 7');
   assert.equal(Object.keys(done.node_results), ['agent', 'reply']);
   assert.is(counter.count('/agent-run'), 2, 'the hosting node re-ran once, on resume');
-  assert.equal((await checkpointer.list('hosted')).slice(3).map((r) => [r.chain_name, r.node_id, r.step_type]), [
+  assert.equal((await checkpointer.list('hosted')).slice(4).map((r) => [r.chain_name, r.node_id, r.step_type]), [
+    ['approver', 'turn:0/tool:refund', 'resume'],
     ['support', 'agent', 'node'],
     ['support', 'reply', 'node'],
     ['support', 'run_end', 'run_end'],

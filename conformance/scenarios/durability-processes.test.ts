@@ -24,7 +24,7 @@ area.scenario('SIGKILL during node 3; resume runs exactly nodes 3-5, each node o
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
   const before = await checkpointer.list('exec-crash');
-  assert.equal(before.map((r) => r.node_id), ['step_1', 'step_2'], 'node 3 never committed');
+  assert.equal(before.map((r) => r.node_id), ['__run_start__', 'step_1', 'step_2'], 'node 3 never committed');
 
   const result = await fiveSteps(checkpointer).resume('exec-crash');
   assert.is(result.status, 'completed');
@@ -33,10 +33,10 @@ area.scenario('SIGKILL during node 3; resume runs exactly nodes 3-5, each node o
   assert.equal(result.final_state, { input: null, total: 15, ran: ['step_1', 'step_2', 'step_3', 'step_4', 'step_5'] });
 
   const rows = await checkpointer.list('exec-crash');
-  assert.equal(rows.map((r) => r.node_id), ['step_1', 'step_2', 'step_3', 'step_4', 'step_5', 'run_end']);
-  assert.equal(rows.map((r) => r.step_type), ['node', 'node', 'node', 'node', 'node', 'run_end']);
-  assert.equal(rows.map((r) => r.iteration), [0, 1, 2, 3, 4, 4]);
-  assert.is(rows[5]!.run_status, 'completed');
+  assert.equal(rows.map((r) => r.node_id), ['__run_start__', 'step_1', 'step_2', 'step_3', 'step_4', 'step_5', 'run_end']);
+  assert.equal(rows.map((r) => r.step_type), ['run_start', 'node', 'node', 'node', 'node', 'node', 'run_end']);
+  assert.equal(rows.map((r) => r.iteration), [0, 0, 1, 2, 3, 4, 4]);
+  assert.is(rows[6]!.run_status, 'completed');
   const written = (ids: string[]) => rows.filter((r) => ids.includes(r.node_id)).map((r) => r.created_at);
   assert.ok(written(['step_3', 'step_4', 'step_5']).every((at) => at > written(['step_1', 'step_2']).sort().at(-1)!), 'nodes 3-5 were written after the crash');
 });

@@ -23,7 +23,7 @@ area.scenario('prune removes completed and failed runs and keeps the paused one 
   const pausedRows = await checkpointer.list('paused');
   const pending = await checkpointer.listPendingInterrupts();
 
-  assert.is(await checkpointer.prune(soon()), 8, '6 rows of the completed run, 2 of the failed one');
+  assert.is(await checkpointer.prune(soon()), 10, '7 rows of the completed run, 3 of the failed one (start rows included)');
   assert.equal(await checkpointer.list('done'), []);
   assert.equal(await checkpointer.list('failed'), []);
   assert.equal(await checkpointer.list('paused'), pausedRows);
@@ -32,7 +32,7 @@ area.scenario('prune removes completed and failed runs and keeps the paused one 
   const resumed = await billing.resume('paused', { resumeValue: { approved: true } });
   assert.is(resumed.status, 'completed');
   assert.is(counter.count('/charge'), 1, 'the cached charge survived the prune');
-  assert.is(await checkpointer.prune(soon()), 5, 'once finished, its history goes (4 rows and the idempotency record)');
+  assert.is(await checkpointer.prune(soon()), 7, 'once finished, its history goes (6 rows with the start and decision rows, and the idempotency record)');
   assert.equal((await checkpointer.list('paused')).map((r) => [r.node_id, r.status]), [['charge', 'interrupted']], 'interrupted checkpoints are never pruned');
 });
 
@@ -77,6 +77,7 @@ area.scenario('rows with a NULL step_type (pre-v20 store) are resumable: a crash
   assert.equal((await checkpointer.list('legacy-pause')).map((r) => [r.node_id, r.step_type]), [
     ['seed', null],
     ['approval', null],
+    ['approval', 'resume'],
     ['approval', 'node'],
     ['finalize', 'node'],
     ['run_end', 'run_end'],

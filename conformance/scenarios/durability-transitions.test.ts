@@ -52,12 +52,15 @@ area.scenario('running -> paused: interrupted checkpoint and pending row togethe
   assert.equal(
     rows.map((r) => [r.node_id, r.step_type, r.status, r.run_status]),
     [
+      ['__run_start__', 'run_start', 'completed', null],
       ['seed', 'node', 'completed', null],
       ['approval', 'hitl_pause', 'interrupted', null],
     ],
-    'no terminal row on a pause',
+    'a start row, no terminal row on a pause',
   );
-  const paused = rows[1]!;
+  assert.equal(rows[0]!.state_snapshot, { input: 'refund order 42' }, 'the start row holds the initial state');
+  assert.equal(rows[0]!.node_input, { start_node: 'seed' });
+  const paused = rows[2]!;
   assert.is(paused.interrupt_reason, 'manager_approval');
   assert.equal(paused.interrupt_context, { amount: 50000, approvers: ['cfo'] });
   assert.equal(paused.state_snapshot, { input: 'refund order 42', amount: 50000 }, 'the state the paused node started from');
@@ -100,12 +103,13 @@ area.scenario('running -> completed: node rows then a terminal row; getLast is t
   assert.equal(result.final_state, { input: 'go', x: 1, y: 2 });
   const rows = await checkpointer.list('exec-done');
   assert.equal(rows.map((r) => [r.node_id, r.step_type, r.status, r.run_status, r.node_index]), [
+    ['__run_start__', 'run_start', 'completed', null, 0],
     ['a', 'node', 'completed', null, 0],
     ['b', 'node', 'completed', null, 1],
     ['run_end', 'run_end', 'completed', 'completed', 2],
   ]);
-  assert.equal(rows[2]!.state_snapshot, { input: 'go', x: 1, y: 2 });
-  assert.equal(await checkpointer.getLast('exec-done'), rows[2]);
+  assert.equal(rows[3]!.state_snapshot, { input: 'go', x: 1, y: 2 });
+  assert.equal(await checkpointer.getLast('exec-done'), rows[3]);
   try {
     await latestResumable(checkpointer, 'exec-done');
     assert.unreachable();
@@ -127,11 +131,12 @@ area.scenario('running -> failed: the error propagates and a failed terminal row
   }
   const rows = await checkpointer.list('exec-failed');
   assert.equal(rows.map((r) => [r.node_id, r.step_type, r.status, r.run_status]), [
+    ['__run_start__', 'run_start', 'completed', null],
     ['step_1', 'node', 'completed', null],
     ['run_end', 'run_end', 'failed', 'failed'],
   ]);
-  assert.equal(rows[1]!.node_output, { error: 'Error: step_2 failed: upstream unavailable' });
-  assert.equal(rows[1]!.state_snapshot, { input: null, total: 1, ran: ['step_1'] }, 'the last committed state');
+  assert.equal(rows[2]!.node_output, { error: 'Error: step_2 failed: upstream unavailable' });
+  assert.equal(rows[2]!.state_snapshot, { input: null, total: 1, ran: ['step_1'] }, 'the last committed state');
 });
 
 area.scenario('paused -> running: the claim wins, the node re-executes and interrupt() returns the Resume', { rows: ['transition:paused->running'] }, async (t) => {
@@ -152,12 +157,18 @@ area.scenario('paused -> running: the claim wins, the node re-executes and inter
   assert.equal(await checkpointer.listPendingInterrupts(), [], 'the pending row was claimed');
   const rows = await checkpointer.list('exec-resume');
   assert.equal(rows.map((r) => [r.node_id, r.step_type, r.status]), [
+    ['__run_start__', 'run_start', 'completed'],
     ['seed', 'node', 'completed'],
     ['approval', 'hitl_pause', 'interrupted'],
+    ['approval', 'resume', 'completed'],
     ['approval', 'node', 'completed'],
     ['finalize', 'node', 'completed'],
     ['run_end', 'run_end', 'completed'],
   ]);
+  const decision = rows[3]!;
+  assert.is(decision.parent_checkpoint_id, rows[2]!.checkpoint_id, 'the decision row links to the pause it claimed');
+  assert.equal((decision.node_output as { resume: unknown }).resume, { approved: true, metadata: { approver: 'alice' } }, 'the claim recorded the decision it applied');
+  assert.match(String((decision.node_output as { claimed_by: unknown }).claimed_by), new RegExp(`:${process.pid}:`), 'and who claimed it');
 });
 
 area.scenario('paused, claimed by another resumer: AlreadyResumed and nothing re-executes', { rows: ['transition:paused-claimed', 'error:already-resumed'] }, async (t) => {
@@ -236,6 +247,7 @@ area.scenario('failed -> running: resume from the last real checkpoint, modified
   assert.equal([1, 2, 3, 4, 5].map((i) => counter.count(`/step_${i}`)), [1, 1, 3, 1, 1]);
   const rows = await checkpointer.list('exec-fix');
   assert.equal(rows.map((r) => [r.node_id, r.run_status]), [
+    ['__run_start__', null],
     ['step_1', null],
     ['step_2', null],
     ['run_end', 'failed'],
@@ -252,14 +264,14 @@ area.scenario('a run that failed in its first node resumes from its initial stat
   t.defer(() => checkpointer.close());
   const chain = fiveSteps(checkpointer, { failAt: 1 });
   await chain.run('first', { executionId: 'exec-first', state: { total: 100 } }).catch(() => undefined);
-  assert.equal((await checkpointer.list('exec-first')).map((r) => r.node_id), ['run_end']);
+  assert.equal((await checkpointer.list('exec-first')).map((r) => r.node_id), ['__run_start__', 'run_end']);
   const result = await chain.resume('exec-first', { modifiedState: { fixed: true } });
   assert.is(result.status, 'completed');
   assert.equal(result.final_state.total, 115);
   assert.equal(result.final_state.input, 'first');
 });
 
-area.scenario('a node that fails after its resume: the next resume re-runs it and it pauses for a fresh decision', { rows: ['transition:failed->running', 'transition:running->paused'] }, async (t) => {
+area.scenario('a node that fails after its resume: the next resume re-runs it with the decision already given', { rows: ['transition:failed->running'] }, async (t) => {
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
   let failures = 1;
@@ -276,23 +288,23 @@ area.scenario('a node that fails after its resume: the next resume re-runs it an
     () => assert.unreachable(),
     (error: Error) => assert.is(error.message, 'ledger unavailable'),
   );
-  await chain.resume('exec-flaky', { resumeValue: { approved: true } }).then(
-    () => assert.unreachable('the pause was consumed by the failed attempt'),
+  // The decision was recorded with the claim: the failed node re-runs with it (a different value is not asked for, nor used).
+  const done = await chain.resume('exec-flaky', { resumeValue: { approved: false } });
+  assert.is(done.status, 'completed', 'the human is not asked again');
+  assert.equal(done.final_state, { input: 'x', approved: true, booked: true });
+  assert.equal((await checkpointer.list('exec-flaky')).map((r) => [r.node_id, r.step_type, r.status]), [
+    ['__run_start__', 'run_start', 'completed'],
+    ['approve', 'hitl_pause', 'interrupted'],
+    ['approve', 'resume', 'completed'],
+    ['run_end', 'run_end', 'failed'],
+    ['approve', 'node', 'completed'],
+    ['book', 'node', 'completed'],
+    ['run_end', 'run_end', 'completed'],
+  ]);
+  await chain.resume('exec-flaky').then(
+    () => assert.unreachable('completed'),
     (error: Error) => assert.instance(error, AlreadyResumed),
   );
-  const again = await chain.resume('exec-flaky');
-  assert.is(again.status, 'paused', 'the failed run continues at the paused node, which asks again');
-  assert.equal(again.pending_interrupt, { reason: 'sign_off', context: { step: 'approve' }, node_id: 'approve', agent_path: null });
-  const done = await chain.resume('exec-flaky', { resumeValue: { approved: true } });
-  assert.equal(done.final_state, { input: 'x', approved: true, booked: true });
-  assert.equal((await checkpointer.list('exec-flaky')).map((r) => [r.node_id, r.status]), [
-    ['approve', 'interrupted'],
-    ['run_end', 'failed'],
-    ['approve', 'interrupted'],
-    ['approve', 'completed'],
-    ['book', 'completed'],
-    ['run_end', 'completed'],
-  ]);
 });
 
 area.scenario('resume of an unknown execution: ChainCheckpointError', {}, async (t) => {

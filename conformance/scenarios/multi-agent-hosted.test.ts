@@ -32,7 +32,7 @@ area.scenario('a swarm paused inside a chain resumes with the chain', { rows: ['
   assert.equal([second.models.researcher!.calls, second.models.analyst!.calls, second.models.reporter!.calls], [0, 1, 1], 'the swarm continued; it did not start over');
   const rows = await checkpointer.list('hosted-swarm');
   assert.equal(rows.filter((r) => r.agent_path === 'swarm:content_team').map((r) => r.node_id), ['handoff:0', 'handoff:1', 'handoff:2', 'run_end']);
-  assert.equal(rows.filter((r) => r.chain_name === 'desk').map((r) => [r.node_id, r.status]), [['team', 'interrupted'], ['team', 'completed'], ['reply', 'completed'], ['run_end', 'completed']]);
+  assert.equal(rows.filter((r) => r.chain_name === 'desk').map((r) => [r.node_id, r.status]), [['__run_start__', 'completed'], ['team', 'interrupted'], ['team', 'completed'], ['reply', 'completed'], ['run_end', 'completed']]);
 });
 
 area.scenario('a supervisor paused inside a chain resumes with the chain; the finished worker runs once', { rows: ['transition:supervisor-resume', 'transition:paused->running'] }, async (t) => {

@@ -913,7 +913,9 @@ export const doc = {
           "hitl_pause",
           "handoff",
           "fork_origin",
-          "run_end"
+          "run_end",
+          "run_start",
+          "resume"
         ],
         "description": "What kind of step a checkpoint row records. Rows written before local schema v20 have none (null)."
       },

@@ -176,7 +176,7 @@ export const doc = {
           },
           "node_id": {
             "type": "string",
-            "description": "`<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__` or `run_end`."
+            "description": "`<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__`, `__run_start__` or `run_end`."
           },
           "node_index": {
             "type": "integer",
@@ -388,6 +388,7 @@ export const doc = {
           "no_runner",
           "not_implemented",
           "already_resumed",
+          "execution_busy",
           "chain_checkpoint_error",
           "chain_resume_error",
           "chain_error",
@@ -1664,7 +1665,9 @@ export const doc = {
           "hitl_pause",
           "handoff",
           "fork_origin",
-          "run_end"
+          "run_end",
+          "run_start",
+          "resume"
         ],
         "description": "What kind of step a checkpoint row records. Rows written before local schema v20 have none (null)."
       },

@@ -347,6 +347,7 @@ export const doc = {
           "no_runner",
           "not_implemented",
           "already_resumed",
+          "execution_busy",
           "chain_checkpoint_error",
           "chain_resume_error",
           "chain_error",

@@ -1653,7 +1653,7 @@ export const doc = {
           },
           "node_id": {
             "type": "string",
-            "description": "`<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__` or `run_end`."
+            "description": "`<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__`, `__run_start__` or `run_end`."
           },
           "node_index": {
             "type": "integer",
@@ -1851,6 +1851,7 @@ export const doc = {
           "no_runner",
           "not_implemented",
           "already_resumed",
+          "execution_busy",
           "chain_checkpoint_error",
           "chain_resume_error",
           "chain_error",
@@ -1875,6 +1876,25 @@ export const doc = {
           "config_error"
         ],
         "description": "Every stable error code agentkit reports, on the wire (`code` of an error body), in SDK errors (`error.code`) and\nin CLI diagnostics. `src/errors.ts` maps each code to its HTTP status and CLI exit code; adding a code here without\nmapping it there is a compile error."
+      },
+      "ExecutionBusyError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "execution_busy"
+            ]
+          }
+        },
+        "description": "Another process holds the execution's lease: it is running the execution now."
       },
       "ExecutionHistory": {
         "type": "object",
@@ -3346,7 +3366,9 @@ export const doc = {
           "hitl_pause",
           "handoff",
           "fork_origin",
-          "run_end"
+          "run_end",
+          "run_start",
+          "resume"
         ],
         "description": "What kind of step a checkpoint row records. Rows written before local schema v20 have none (null)."
       },

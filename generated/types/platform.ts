@@ -234,7 +234,7 @@ export interface components {
          * @description What kind of step a checkpoint row records. Rows written before local schema v20 have none (null).
          * @enum {string}
          */
-        StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end";
+        StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end" | "run_start" | "resume";
         /**
          * Format: date-time
          * @description An ISO-8601 timestamp in UTC, e.g. `2026-11-22T10:15:30.123456Z`.

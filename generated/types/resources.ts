@@ -54,7 +54,7 @@ export interface components {
             iteration_counters: {
                 [key: string]: number;
             };
-            /** @description `<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__` or `run_end`. */
+            /** @description `<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__`, `__run_start__` or `run_end`. */
             node_id: string;
             /**
              * Format: int32
@@ -101,7 +101,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /**
          * @description One case of an eval dataset (one JSON object per line of a JSONL file). Extra keys are kept and passed to
          *     scorers; a regression test record is a valid case.
@@ -488,7 +488,7 @@ export interface components {
          * @description What kind of step a checkpoint row records. Rows written before local schema v20 have none (null).
          * @enum {string}
          */
-        StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end";
+        StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end" | "run_start" | "resume";
         /**
          * @description The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail
          *     names no internal address.

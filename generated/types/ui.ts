@@ -339,7 +339,7 @@ export interface components {
             iteration_counters: {
                 [key: string]: number;
             };
-            /** @description `<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__` or `run_end`. */
+            /** @description `<node id>`, `turn:N`, `turn:N/tool:<name>`, `handoff:N`, `__fork_origin__`, `__run_start__` or `run_end`. */
             node_id: string;
             /**
              * Format: int32
@@ -383,7 +383,13 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        /** @description Another process holds the execution's lease: it is running the execution now. */
+        ExecutionBusyError: {
+            /** @enum {string} */
+            code: "execution_busy";
+            detail: string;
+        };
         /** @description Full checkpoint history of one execution. */
         ExecutionHistory: {
             agent_path: string | null;
@@ -812,7 +818,7 @@ export interface components {
          * @description What kind of step a checkpoint row records. Rows written before local schema v20 have none (null).
          * @enum {string}
          */
-        StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end";
+        StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end" | "run_start" | "resume";
         /**
          * Format: date-time
          * @description An ISO-8601 timestamp in UTC, e.g. `2026-11-22T10:15:30.123456Z`.
@@ -938,6 +944,7 @@ export type CheckpointStatus = components['schemas']['CheckpointStatus'];
 export type ComparisonResult = components['schemas']['ComparisonResult'];
 export type CsrfFailedError = components['schemas']['CsrfFailedError'];
 export type ErrorCode = components['schemas']['ErrorCode'];
+export type ExecutionBusyError = components['schemas']['ExecutionBusyError'];
 export type ExecutionHistory = components['schemas']['ExecutionHistory'];
 export type ExecutionNotFoundError = components['schemas']['ExecutionNotFoundError'];
 export type ExecutionState = components['schemas']['ExecutionState'];

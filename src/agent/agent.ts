@@ -30,6 +30,7 @@ import { isRegistryPrompt, recordRegistryPrompt, type RegistryPrompt, type Resol
 import { recordEnd, startAttributes } from './root-span.js';
 import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-state.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import { withExecutionLease } from '../durability/lease.js';
 import { driveRun } from './durable/drive.js';
 import { planFork, type AgentForkOptions } from './durable/fork.js';
 import { placeRun, type Plan, type Start } from './durable/plan.js';
@@ -166,14 +167,23 @@ export class Agent {
 
   /**
    * Continue a paused, crashed or failed execution, detecting the shape from its latest checkpoint (see
-   * durable/shapes.ts): a pause needs `resumeValue` (its pending row is claimed atomically; AlreadyResumed when
-   * another resumer got it) and re-invokes the suspended tool with `interrupt()` returning the value; a crash in a
-   * tool re-invokes it with its saved arguments; a crash before a model call re-issues it. A completed run raises
+   * durable/shapes.ts), holding the execution's lease (ExecutionBusy when another process runs it): a pause needs
+   * `resumeValue` or `defaultResumeValue` (its pending row is claimed and the decision recorded in one transaction;
+   * AlreadyResumed when another resumer got it) and re-invokes the suspended tool with `interrupt()` returning the
+   * value; a claimed pause whose tool never returned re-invokes it with the recorded decision; a crash in a tool
+   * re-invokes it with its saved arguments; a crash before a model call re-issues it. A completed run raises
    * AlreadyResumed; a run with no checkpoint ChainCheckpointError; a paused run without a value ChainResumeError.
    */
   async resume(executionId: string, options: AgentResumeOptions = {}): Promise<AgentResult> {
-    const plan = await planResume(this, executionId, options);
-    return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+    const placement = typeof executionId === 'string' && executionId !== '' ? placeRun(this, executionId) : null;
+    const resume = async (owner: string | null) => {
+      const plan = await planResume(this, executionId, options, owner);
+      return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+    };
+    // A top-level resume owns the execution: it runs holding the lease. A resume joined to an enclosing runner's
+    // execution (a Swarm member, a Supervisor worker) runs under that runner's lease.
+    if (placement?.owner && placement.checkpointer) return withExecutionLease(placement.checkpointer, executionId, `Agent '${this.name}'`, resume);
+    return resume(null);
   }
 
   /**

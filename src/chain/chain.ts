@@ -10,8 +10,11 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
-import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing } from '../durability/run-end.js';
-import type { ChainResult, Checkpoint, PendingInterrupt } from '../types.js';
+import { decisionOf, isDecisionRow } from '../durability/decision.js';
+import { withExecutionLease } from '../durability/lease.js';
+import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
+import { rowsDownTo } from '../multi/rows.js';
+import type { ChainResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { ChainError } from './errors.js';
 import { execute, finishWithoutNodes, type ChainSettings } from './executor.js';
 import { Graph, type EdgeOptions, type NodeFunction, type NodeOptions, type Runner } from './graph.js';
@@ -42,8 +45,13 @@ export interface RunOptions {
 }
 
 export interface ResumeOptions {
-  /** The decision for a paused run (`{ approved, metadata }`; unknown keys dropped). Required for a paused run. */
+  /**
+   * The decision for a paused run (`{ approved, metadata }`; unknown keys dropped). A value for a run that is not
+   * paused raises AlreadyResumed, unless the run holds a claimed decision that never took effect (that one applies).
+   */
   resumeValue?: { approved: boolean; metadata?: JsonRecord } | null;
+  /** The decision used when the run turns out to be paused and no `resumeValue` is given; ignored otherwise (the CLI's approval by default). */
+  defaultResumeValue?: { approved: boolean; metadata?: JsonRecord } | null;
   /** Merged into the restored state before the next node runs (typically to fix what made a run fail). */
   modifiedState?: JsonRecord | null;
   context?: unknown;
@@ -123,6 +131,17 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     if (options.executionId !== undefined && this.checkpointer && (await this.checkpointer.getLast(executionId))) {
       throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() or fork() it, or run with a new executionId`);
     }
+    // The start row: a crash in the first node leaves a run that `resume` restarts from the entry by id.
+    await this.checkpointer?.put({
+      execution_id: executionId,
+      chain_name: this.name,
+      node_id: RUN_START,
+      node_index: 0,
+      status: 'completed',
+      step_type: 'run_start',
+      state_snapshot: state,
+      node_input: { start_node: entry },
+    });
     return inChainSpan(this.name, this.spanAttributes(executionId, { 'chain.input': input }), (span) =>
       execute(this.settings(), {
         executionId,
@@ -138,46 +157,57 @@ export class Chain<S extends JsonRecord = JsonRecord> {
   }
 
   /**
-   * Continue an execution. A paused run needs `resumeValue`: its pending row is claimed atomically (a lost race or
-   * an already finished run raises AlreadyResumed) and the suspended node re-executes with `interrupt()` returning
-   * the value. A failed or crashed run continues after its last real checkpoint (the failed marker is stepped over)
-   * with `modifiedState` merged in. A completed run raises AlreadyResumed. No checkpoint: ChainCheckpointError; a
-   * paused run without a value: ChainResumeError.
+   * Continue an execution, holding its lease for the whole call (ExecutionBusy when another process is running it).
+   * A paused run needs a decision (`resumeValue`, else `defaultResumeValue`): its pending row is claimed and the
+   * decision recorded in one transaction (a lost race or an already finished run raises AlreadyResumed) and the
+   * suspended node re-executes with `interrupt()` returning the value. A run whose pause was claimed but whose node
+   * never completed (its resumer died) re-executes the node with the recorded decision, whatever value is passed. A
+   * failed or crashed run continues after its last real checkpoint (the failed marker is stepped over; a run that
+   * crashed in its first node restarts from its start row) with `modifiedState` merged in. A completed run raises
+   * AlreadyResumed. No checkpoint: ChainCheckpointError; a paused run without a value: ChainResumeError.
    */
   async resume(executionId: string, options: ResumeOptions = {}): Promise<ChainResult> {
     const checkpointer = this.requireCheckpointer('resume');
     await restoreIfMissing(checkpointer, executionId);
-    const latest = await checkpointer.getLast(executionId);
-    if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-    const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
-    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
     const patch = jsonObject(options.modifiedState, 'modifiedState');
-    const position = await this.resumePosition(checkpointer, executionId, latest, base, value !== null, patch);
-    let claimed: PendingInterrupt | null = null;
-    if (value) {
-      claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
-      if (!claimed) {
+    return withExecutionLease(checkpointer, executionId, `Chain '${this.name}'`, async (owner) => {
+      const latest = await checkpointer.getLast(executionId);
+      if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
+      const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
+      const { position, decision, paused } = await this.resumePosition(checkpointer, executionId, latest, base, patch);
+      let resume: { value: Resume; claimed: PendingInterrupt | null } | null = decision;
+      if (!resume && paused) {
+        const value = explicit ?? fallback;
+        if (!value) {
+          throw new ChainResumeError(`Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`);
+        }
+        const claimed = await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner });
+        if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
+        resume = { value, claimed: claimed.pending };
+      } else if (!resume && explicit) {
         throw new AlreadyResumed(
           `Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a run that failed after its resume continues without a resumeValue)`,
         );
       }
-    }
-    const attributes = this.spanAttributes(executionId, {});
-    attributes['chain.resumed_execution_id'] = executionId;
-    return inChainSpan(this.name, attributes, (span) => {
-      const traceId = traceIdOf(span);
-      if (position.kind === 'done') {
-        return finishWithoutNodes(this.settings(), { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId }, position.lastIndex, position.output);
-      }
-      return execute(this.settings(), {
-        executionId,
-        node: position.node,
-        state: position.state,
-        counters: position.counters,
-        step: position.step,
-        resume: value ? { value, claimed } : null,
-        context: options.context,
-        traceId,
+      const attributes = this.spanAttributes(executionId, {});
+      attributes['chain.resumed_execution_id'] = executionId;
+      return inChainSpan(this.name, attributes, (span) => {
+        const traceId = traceIdOf(span);
+        if (position.kind === 'done') {
+          return finishWithoutNodes(this.settings(), { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId }, position.lastIndex, position.output);
+        }
+        return execute(this.settings(), {
+          executionId,
+          node: position.node,
+          state: position.state,
+          counters: position.counters,
+          step: position.step,
+          resume,
+          context: options.context,
+          traceId,
+        });
       });
     });
   }
@@ -251,30 +281,34 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     );
   }
 
-  /** Where a resume continues, computed before any claim so a refused resume never consumes the pending row. */
+  /**
+   * Where a resume continues, computed before any claim so a refused resume never consumes the pending row: the
+   * position, the recorded decision in force for the node to re-run (a claim whose node never completed), and
+   * whether the run is paused (a pending decision is needed).
+   */
   private async resumePosition(
     checkpointer: Checkpointer,
     executionId: string,
     latest: Checkpoint,
     base: Checkpoint | null,
-    withValue: boolean,
     patch: JsonRecord,
-  ): Promise<Position> {
+  ): Promise<{ position: Position; decision: { value: Resume; claimed: PendingInterrupt } | null; paused: boolean }> {
     if (!base) {
-      // The run failed before any node completed: its terminal row holds the state it started with.
-      return { kind: 'node', node: this.graph.entry(), state: { ...latest.state_snapshot, ...patch }, counters: {}, step: 0, lastIndex: -1 };
+      // The run failed before any node completed (and before start rows existed): its terminal row holds the state it started with.
+      return { position: { kind: 'node', node: this.graph.entry(), state: { ...latest.state_snapshot, ...patch }, counters: {}, step: 0, lastIndex: -1 }, decision: null, paused: false };
     }
-    const paused = base.status === 'interrupted' && !isRunEnd(latest);
-    if (paused && !withValue) {
-      throw new ChainResumeError(
-        `Execution '${executionId}' is paused at '${base.node_id}' (${base.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
-      );
-    }
-    const row = this.isChainRow(base) ? base : await this.latestChainRow(checkpointer, executionId);
-    if (!row) {
+    // Rows newest first down to the newest row this chain wrote for a step (hosted runners write rows of their own).
+    const rows = await rowsDownTo(checkpointer, executionId, (row) => this.isChainRow(row));
+    const row = rows.at(-1);
+    if (!row || !this.isChainRow(row)) {
       throw new ChainCheckpointError(`execution '${executionId}' has no checkpoint written by chain '${this.name}' to resume from (latest rows are '${base.chain_name}')`);
     }
-    return this.positionAfter(row, { ...row.state_snapshot, ...patch }, false);
+    // A claimed decision whose node never completed: the chain's own (its row is the decision row) or a hosted
+    // runner's (a decision row above the chain's interrupted row).
+    const recorded = decisionOf(row) ?? (row.status === 'interrupted' ? rows.map((r) => decisionOf(r)).find((d) => d !== null) ?? null : null);
+    const decision = recorded ? { value: recorded.value, claimed: recorded.claimed } : null;
+    const paused = !decision && base.status === 'interrupted' && !isRunEnd(latest);
+    return { position: this.positionAfter(row, { ...row.state_snapshot, ...patch }, false), decision, paused };
   }
 
   /**
@@ -283,10 +317,10 @@ export class Chain<S extends JsonRecord = JsonRecord> {
    */
   private positionAfter(row: Checkpoint, state: JsonRecord, forking: boolean): Position {
     const counters = { ...row.iteration_counters };
-    if (row.node_id === FORK_ORIGIN || row.step_type === 'fork_origin') {
+    if (row.node_id === FORK_ORIGIN || row.step_type === 'fork_origin' || row.step_type === 'run_start') {
       const startNode = isPlainObject(row.node_input) ? row.node_input.start_node : undefined;
       if (typeof startNode !== 'string' || !this.graph.has(startNode)) {
-        throw new ChainResumeError(`fork origin '${row.checkpoint_id}' records start node ${JSON.stringify(startNode)}, which chain '${this.name}' does not have`);
+        throw new ChainResumeError(`${row.step_type === 'run_start' ? 'start row' : 'fork origin'} '${row.checkpoint_id}' records start node ${JSON.stringify(startNode)}, which chain '${this.name}' does not have`);
       }
       return { kind: 'node', node: startNode, state, counters, step: row.iteration, lastIndex: row.node_index - 1 };
     }
@@ -295,7 +329,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         `checkpoint '${row.checkpoint_id}' is at node '${row.node_id}', which chain '${this.name}' does not have (was the chain changed since the run?); nothing was ${forking ? 'forked' : 'resumed'}`,
       );
     }
-    if (row.status === 'interrupted') {
+    if (row.status === 'interrupted' || isDecisionRow(row)) {
       return { kind: 'node', node: row.node_id, state, counters, step: row.iteration, lastIndex: row.node_index - 1 };
     }
     const route = this.graph.route(row.node_id, state as S, counters, this.settings());

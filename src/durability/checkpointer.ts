@@ -7,6 +7,7 @@
  * ISO-8601 UTC strings with microseconds. JSON columns hold JSON: a backend stores and returns them as JSON values.
  */
 import type { Checkpoint, CheckpointStatus, PendingInterrupt, RunStatus, StepType } from '../types.js';
+import type { Claim } from './decision.js';
 import type { JsonRecord, JsonValue } from './json.js';
 
 /**
@@ -100,7 +101,30 @@ export interface Checkpointer {
    */
   deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null>;
 
-  /** Delete every checkpoint, pending interrupt and idempotency record of an execution; returns rows removed. */
+  /**
+   * Claim the execution's pending interrupt and record the decision, in one transaction: delete the pending row and,
+   * only when this caller got it, write the decision row (`decisionRow` in ./decision.ts: a copy of the execution's
+   * newest interrupted row at the pending row's node and agent path, `step_type` `resume`, `status` `completed`,
+   * `node_output` `{ resume, claimed_by, pending_created_at }`). Of N concurrent callers exactly one gets
+   * `{ pending, checkpoint }`, the others null; a crash after the commit leaves the decision for the next resume.
+   */
+  claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null>;
+
+  /**
+   * Take the execution's lease for `owner` for `ttlMs` milliseconds, in one atomic statement: granted when no lease
+   * exists, when `owner` already holds it (then extended), or when the holder's lease has expired (taken over).
+   * Returns true when granted; false when another owner holds an unexpired lease. Of N concurrent callers with
+   * different owners exactly one is granted.
+   */
+  acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean>;
+
+  /** Extend `owner`'s lease to `ttlMs` from now; false when `owner` no longer holds it (it expired and was taken). */
+  renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean>;
+
+  /** Release `owner`'s lease (nothing happens when another owner holds it now). */
+  releaseLease(executionId: string, owner: string): Promise<void>;
+
+  /** Delete every checkpoint, pending interrupt, idempotency record and lease of an execution; returns rows removed. */
   deleteExecution(executionId: string): Promise<number>;
 
   /** The JSON value stored for `(executionId, functionKey)`, `undefined` when there is none (a stored null is null). */

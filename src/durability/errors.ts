@@ -15,6 +15,17 @@ export class AlreadyResumed extends AgentkitError {
 }
 
 /**
+ * Another process is running this execution now: it holds the execution's lease (taken by every resume, renewed while
+ * the run is alive, taken over only once it has expired). Nothing was run; try again when that run has finished or
+ * its owner has died and the lease expired.
+ */
+export class ExecutionBusy extends AgentkitError {
+  constructor(message: string) {
+    super('execution_busy', message);
+  }
+}
+
+/**
  * A checkpoint needed by resume or fork is missing or unusable: no checkpoint for the execution, a fork from the
  * terminal row, a checkpoint naming a node the chain does not have.
  */

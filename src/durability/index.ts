@@ -2,7 +2,9 @@
  * Durability: pause and resume (`interrupt`, `Resume`, `InterruptSignal`), the Checkpointer port and its SQLite and
  * Postgres backends, the run-end helpers every resume and fork path goes through, and `idempotent`.
  */
-export { AlreadyResumed, ChainCheckpointError, ChainResumeError, IdempotencyError, InvalidSchemaNameError } from './errors.js';
+export { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy, IdempotencyError, InvalidSchemaNameError } from './errors.js';
+export { DECISION_STEP, decisionInForce, decisionOf, decisionRow, isDecisionRow, type Claim, type RecordedDecision } from './decision.js';
+export { DEFAULT_LEASE_MS, leaseTtlMs, newLeaseOwner, withExecutionLease } from './lease.js';
 export { StorageUnavailableError } from './storage-errors.js';
 export { InterruptSignal, isInterruptSignal } from './interrupt-signal.js';
 export { interrupt } from './interrupt.js';
@@ -27,6 +29,7 @@ export { validateSchemaName } from './schema-name.js';
 export {
   FORK_ORIGIN,
   RUN_END,
+  RUN_START,
   describeError,
   isRunEnd,
   latestForkable,

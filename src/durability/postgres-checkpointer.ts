@@ -6,6 +6,7 @@
  * (`putWrites`, `deleteExecution`, `prune`) or explicit transactions (`recordInterrupt`, setup), so nothing is ever
  * half-written.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { StoreVersionError } from '../store/errors.js';
@@ -23,7 +24,9 @@ import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint, encodeCheckpoin
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
-import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { checkClaim, type Claim } from './decision.js';
+import { settleLeaseReleases } from './lease.js';
+import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
@@ -196,12 +199,72 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return result.rows[0] ? fromPgPending(result.rows[0]) : null;
   }
 
+  /**
+   * One statement: the claim (`DELETE ... RETURNING`), the newest interrupted row at the claimed node and path, and
+   * the decision row copied from it (the columns of `decisionRow`), so the claim and its record commit together.
+   */
+  async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
+    const checked = checkClaim(claim);
+    const output = { resume: checked.resume, claimed_by: checked.claimedBy };
+    const result = await this.query<{ pending: PendingInterrupt; checkpoint: CheckpointRow }>(
+      `WITH claimed AS (
+         DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING *
+       ), source AS (
+         SELECT c.* FROM ${this.s}.checkpoints c JOIN claimed p ON c.execution_id = p.execution_id AND c.node_id = p.node_id
+           AND c.agent_path IS NOT DISTINCT FROM p.agent_path
+         WHERE c.status = 'interrupted' ORDER BY c.created_at DESC, c.seq DESC LIMIT 1
+       ), inserted AS (
+         INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS})
+         SELECT $2, p.execution_id, COALESCE(s.chain_name, p.chain_name), p.node_id, COALESCE(s.node_index, 0), 'completed', 'resume', NULL,
+           s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
+           $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
+           COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz
+         FROM claimed p LEFT JOIN source s ON TRUE
+         RETURNING ${COLUMNS}
+       )
+       SELECT row_to_json(i) AS checkpoint, json_build_object('execution_id', p.execution_id, 'chain_name', p.chain_name,
+         'node_id', p.node_id, 'reason', p.reason, 'context', p.context, 'agent_path', p.agent_path,
+         'created_at', ${TIMESTAMP('p.created_at')}) AS pending
+       FROM inserted i, claimed p`,
+      [executionId, randomUUID(), JSON.stringify(output), utcNow()],
+    );
+    const row = result.rows[0];
+    return row ? { pending: row.pending, checkpoint: toCheckpoint(row.checkpoint) } : null;
+  }
+
+  /** One `INSERT ... ON CONFLICT DO UPDATE ... WHERE` statement; expiry by the server's clock, so hosts' clocks do not matter. */
+  async acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkLease(owner, ttlMs);
+    const result = await this.query(
+      `INSERT INTO ${this.s}.execution_leases AS l (execution_id, owner, expires_at) VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
+       ON CONFLICT (execution_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, acquired_at = now()
+       WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
+       RETURNING owner`,
+      [executionId, owner, ttlMs],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkLease(owner, ttlMs);
+    const result = await this.query(
+      `UPDATE ${this.s}.execution_leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond' WHERE execution_id = $1 AND owner = $2`,
+      [executionId, owner, ttlMs],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async releaseLease(executionId: string, owner: string): Promise<void> {
+    await this.query(`DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2`, [executionId, owner]);
+  }
+
   async deleteExecution(executionId: string): Promise<number> {
     const result = await this.query<{ n: number }>(
       `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE execution_id = $1 RETURNING 1),
             p AS (DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING 1),
-            i AS (DELETE FROM ${this.s}.idempotency_cache WHERE execution_id = $1 RETURNING 1)
-       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM p) + (SELECT count(*) FROM i))::int AS n`,
+            i AS (DELETE FROM ${this.s}.idempotency_cache WHERE execution_id = $1 RETURNING 1),
+            l AS (DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 RETURNING 1)
+       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM p) + (SELECT count(*) FROM i) + (SELECT count(*) FROM l))::int AS n`,
       [executionId],
     );
     return result.rows[0]!.n;
@@ -285,6 +348,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 
   async close(): Promise<void> {
     if (this.ended) return;
+    // A resume returns before its lease release has round-tripped (./lease.ts): let those finish first.
+    await settleLeaseReleases(this);
     this.ended = true;
     await this.pool.end();
   }

@@ -65,6 +65,16 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         PRIMARY KEY (execution_id, function_key)
       );`,
   },
+  {
+    description: 'execution leases: one runner per execution at a time (owner, expiry by the server clock)',
+    sql: (s) => `
+      CREATE TABLE ${s}.execution_leases (
+        execution_id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL,
+        acquired_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

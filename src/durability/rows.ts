@@ -12,7 +12,7 @@ import { DEFAULT_LIST_LIMIT } from './checkpointer.js';
 import { isPlainObject, nonJsonReason } from './json.js';
 
 const STATUSES = new Set(['completed', 'interrupted', 'failed']);
-const STEP_TYPES = new Set(['node', 'llm_call', 'tool_call', 'hitl_pause', 'handoff', 'fork_origin', 'run_end']);
+const STEP_TYPES = new Set(['node', 'llm_call', 'tool_call', 'hitl_pause', 'handoff', 'fork_origin', 'run_end', 'run_start', 'resume']);
 const RUN_STATUSES = new Set(['completed', 'failed']);
 
 /** The complete row for a write: defaults filled in, every field checked. Throws ValidationError naming the field. */
@@ -91,6 +91,14 @@ export function completePending(checkpoint: Checkpoint, pending: PendingInterrup
   };
   checkTimestamp(row.created_at);
   return row;
+}
+
+/** A lease request: a non-empty owner and a whole, positive time to live in milliseconds. */
+export function checkLease(owner: string, ttlMs: number): void {
+  if (typeof owner !== 'string' || owner === '') throw new ValidationError('a lease owner must be a non-empty string', [{ path: '/owner', message: 'must be a non-empty string' }]);
+  if (!Number.isInteger(ttlMs) || ttlMs < 1) {
+    throw new ValidationError(`a lease time to live must be a positive whole number of milliseconds, not ${String(ttlMs)}`, [{ path: '/ttlMs', message: 'must be a positive integer' }]);
+  }
 }
 
 /** A positive integer limit (default 100). */

@@ -15,6 +15,8 @@ import type { JsonRecord } from './json.js';
 export const RUN_END = 'run_end';
 /** `node_id` of the first row of a forked branch. */
 export const FORK_ORIGIN = '__fork_origin__';
+/** `node_id` of a run's start row (`step_type` `run_start`), written before its first node, turn or member. */
+export const RUN_START = '__run_start__';
 
 /** True for a terminal row; a null `step_type` (pre-v20 row) reads as not an ending. */
 export function isRunEnd(checkpoint: Checkpoint | null | undefined): boolean {

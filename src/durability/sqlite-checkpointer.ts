@@ -24,7 +24,8 @@ import { retainWalKeeper } from '../store/wal-keeper.js';
 import { checkpointColumns, decodeCheckpoint, encodeCheckpoint } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
-import { completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { checkClaim, decisionRow, type Claim } from './decision.js';
+import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 
 const COLUMNS = checkpointColumns();
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
@@ -58,6 +59,15 @@ function prepare(db: Database.Database) {
     listDesc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     pending: db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_interrupts ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     claim: db.prepare(`DELETE FROM pending_interrupts WHERE execution_id = ? RETURNING ${PENDING_COLUMNS}`),
+    interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? AND node_id = ? AND agent_path IS ?
+      AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`),
+    acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at) VALUES (@id, @owner, @expires, @at)
+      ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
+      WHERE execution_leases.owner = excluded.owner OR execution_leases.expires_at <= @now
+      RETURNING owner`),
+    renewLease: db.prepare('UPDATE execution_leases SET expires_at = ? WHERE execution_id = ? AND owner = ?'),
+    releaseLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ? AND owner = ?'),
+    deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
     deleteCheckpoints: db.prepare('DELETE FROM checkpoints WHERE execution_id = ?'),
     deletePending: db.prepare('DELETE FROM pending_interrupts WHERE execution_id = ?'),
     deleteIdempotent: db.prepare('DELETE FROM idempotency_cache WHERE execution_id = ?'),
@@ -198,6 +208,41 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return row ? toPending(row) : null;
   }
 
+  async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
+    const checked = checkClaim(claim);
+    const { db, statements } = this.writable();
+    return db
+      .transaction(() => {
+        const row = statements.claim.get(executionId) as PendingRow | undefined;
+        if (!row) return null;
+        const pending = toPending(row);
+        const source = statements.interruptedAt.get(executionId, pending.node_id, pending.agent_path) as CheckpointRow | undefined;
+        const checkpoint = decisionRow(pending, source ? toCheckpoint(source) : null, checked);
+        this.insert(statements, checkpoint);
+        return { pending, checkpoint };
+      })
+      .immediate();
+  }
+
+  async acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkLease(owner, ttlMs);
+    const { db, statements } = this.writable();
+    const now = Date.now();
+    const row = db
+      .transaction(() => statements.acquireLease.get({ id: executionId, owner, expires: now + ttlMs, at: utcNow(), now }))
+      .immediate();
+    return row !== undefined;
+  }
+
+  async renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkLease(owner, ttlMs);
+    return this.writable().statements.renewLease.run(Date.now() + ttlMs, executionId, owner).changes > 0;
+  }
+
+  async releaseLease(executionId: string, owner: string): Promise<void> {
+    this.writable().statements.releaseLease.run(executionId, owner);
+  }
+
   async deleteExecution(executionId: string): Promise<number> {
     const { db, statements } = this.writable();
     return db
@@ -205,7 +250,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         () =>
           statements.deleteCheckpoints.run(executionId).changes +
           statements.deletePending.run(executionId).changes +
-          statements.deleteIdempotent.run(executionId).changes,
+          statements.deleteIdempotent.run(executionId).changes +
+          statements.deleteLease.run(executionId).changes,
       )
       .immediate();
   }

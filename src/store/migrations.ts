@@ -141,7 +141,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     // Prompt registry: versions are immutable (template, variables and the fragments they used, snapshotted);
     // labels move between versions. `origin` is 'local' or 'migrated'; migrated rows are synced=1 (never pushed).
-    description: 'prompt registry: prompts, prompt_versions, prompt_labels, prompt_fragments',
+    description: 'v22 prompt registry: prompts, prompt_versions, prompt_labels, prompt_fragments',
     sql: `
       CREATE TABLE prompts (
         name TEXT PRIMARY KEY,
@@ -186,7 +186,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     // `agentkit migrate` records each legacy source it imported (kind + resolved path), in the same transaction as
     // the rows, so a second run skips it unless --force.
-    description: 'legacy imports: one row per legacy store or prompt directory imported by agentkit migrate',
+    description: 'v23 legacy imports: one row per legacy store or prompt directory imported by agentkit migrate',
     sql: `
       CREATE TABLE legacy_imports (
         kind TEXT NOT NULL,
@@ -194,6 +194,16 @@ export const MIGRATIONS: readonly Migration[] = [
         imported_at TEXT NOT NULL,
         counts TEXT NOT NULL DEFAULT '{}',
         PRIMARY KEY (kind, source)
+      );`,
+  },
+  {
+    description: 'v24 execution leases: one runner per execution at a time (owner, expiry in epoch ms)',
+    sql: `
+      CREATE TABLE execution_leases (
+        execution_id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        acquired_at TEXT NOT NULL
       );`,
   },
 ];

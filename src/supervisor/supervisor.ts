@@ -17,6 +17,8 @@ import { ConfigError, NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { toResume } from '../durability/resume.js';
+import { isDecisionRow } from '../durability/decision.js';
+import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import type { ChatModel } from '../llm/types.js';
 import { currentScope, runInScope } from '../scope/scope.js';
@@ -60,6 +62,8 @@ export interface SupervisorRunOptions extends TraceOptions {
 export interface SupervisorResumeOptions extends TraceOptions {
   /** The decision for a paused worker (`{ approved, metadata }`). Required when the supervisor is paused. */
   resumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
+  /** The decision used when the supervisor turns out to be paused and no `resumeValue` is given; ignored otherwise. */
+  defaultResumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
   context?: unknown;
   signal?: AbortSignal;
 }
@@ -132,7 +136,7 @@ export class Supervisor {
       // row in scope: the paused worker resumes with them.
       const latest = await checkpointer.getLast(executionId);
       if (latest?.status === 'interrupted' && latest.agent_path?.startsWith(`${basePath}/worker:`)) {
-        const claimed = scope.resumedInterrupt ?? (await checkpointer.deletePendingInterruptAtomic(executionId));
+        const claimed = scope.resumedInterrupt ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending;
         if (!claimed) throw new AlreadyResumed(`Supervisor execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
         run.resume = { value: scope.resumeValue, claimed };
         attributes['supervisor.resumed_execution_id'] = executionId;
@@ -159,9 +163,15 @@ export class Supervisor {
       throw new ChainCheckpointError(`supervisor '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
+    const { joined, basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
+    const resume = (owner: string | null) => this.resumeHolding(checkpointer, executionId, basePath, options, owner);
+    // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
+    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume);
+  }
+
+  private async resumeHolding(checkpointer: Checkpointer, executionId: string, basePath: string, options: SupervisorResumeOptions, owner: string | null): Promise<AgentResult> {
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-    const { basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
     const end = await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath && isRunEnd(row));
     if (end && end.run_status !== 'failed') {
       throw new AlreadyResumed(`Supervisor '${this.name}' execution '${executionId}' already finished (${end.run_status ?? 'completed'}); there is nothing to resume`);
@@ -169,16 +179,22 @@ export class Supervisor {
     const first = await oldestRow(checkpointer, executionId, (row) => row.agent_path === basePath && Array.isArray(row.state_snapshot.messages));
     const input = first ? firstUserText(first.state_snapshot.messages as unknown[]) : null;
     if (input === null) throw new ChainCheckpointError(`execution '${executionId}' has no checkpoint of supervisor '${this.name}' holding its input`);
-    const value = options.resumeValue == null ? null : toResume(options.resumeValue);
-    const paused = latest.status === 'interrupted' && underPath(latest.agent_path, basePath);
+    // A claimed decision whose worker tool never returned (its resumer died): the worker resumes and applies it itself.
+    // The supervisor's own agent writes rows again after a claim (its model calls are re-issued), so the decision is
+    // found as the newest pause-or-decision row under the supervisor: a decision there was never followed by a pause.
+    const lastDecisionPoint = await newestRow(checkpointer, executionId, (row) => underPath(row.agent_path, basePath) && (row.status === 'interrupted' || isDecisionRow(row)));
+    const recorded = isDecisionRow(lastDecisionPoint) && !(end && end.created_at > lastDecisionPoint!.created_at);
+    const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const paused = !recorded && latest.status === 'interrupted' && underPath(latest.agent_path, basePath);
+    const value = explicit ?? (paused && options.defaultResumeValue != null ? toResume(options.defaultResumeValue) : null);
     if (paused && !value) {
       throw new ChainResumeError(
         `Supervisor execution '${executionId}' is paused at '${latest.node_id}' (${latest.agent_path}, ${latest.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
       );
     }
     let claimed: PendingInterrupt | null = null;
-    if (value) {
-      claimed = paused ? await checkpointer.deletePendingInterruptAtomic(executionId) : null;
+    if (value && !recorded) {
+      claimed = paused ? ((await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner ?? newLeaseOwner() }))?.pending ?? null) : null;
       if (!claimed) {
         throw new AlreadyResumed(
           `Supervisor execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a crashed or failed run resumes without a resumeValue)`,

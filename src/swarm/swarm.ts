@@ -17,6 +17,8 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
+import { decisionInForce, isDecisionRow } from '../durability/decision.js';
+import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import { bindResumeValue, currentScope, runInScope } from '../scope/scope.js';
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
@@ -54,6 +56,8 @@ export interface SwarmRunOptions extends TraceOptions {
 export interface SwarmResumeOptions extends TraceOptions {
   /** The decision for a paused member (`{ approved, metadata }`). Required when the swarm is paused. */
   resumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
+  /** The decision used when the swarm turns out to be paused and no `resumeValue` is given; ignored otherwise. */
+  defaultResumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
   context?: unknown;
   signal?: AbortSignal;
 }
@@ -182,10 +186,15 @@ export class Swarm {
       throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const { basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
+    const { joined, basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
     const value = options.resumeValue == null ? null : toResume(options.resumeValue);
-    const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false);
-    return this.continue(plan!, options, 'swarm.resumed_execution_id');
+    const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
+    const resume = async (owner: string | null) => {
+      const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false, { fallback, claimedBy: owner });
+      return this.continue(plan!, options, 'swarm.resumed_execution_id');
+    };
+    // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
+    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, resume);
   }
 
   /**
@@ -200,12 +209,14 @@ export class Swarm {
     resume: { value: Resume; claimed: PendingInterrupt | null } | null,
     options: { context?: unknown; signal?: AbortSignal },
     onlyIfPaused: boolean,
+    claim: { fallback: Resume | null; claimedBy: string | null } = { fallback: null, claimedBy: null },
   ): Promise<Plan | null> {
     // One snapshot of the rows from the newest down to the latest boundary: a concurrent resumer moving the run on
     // cannot make the latest row and the boundary disagree.
     const rows = await rowsDownTo(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
     const latest = rows[0];
-    if (onlyIfPaused && !(latest?.status === 'interrupted' && underPath(latest.agent_path, basePath))) return null;
+    const decided = latest !== undefined && underPath(latest.agent_path, basePath) && (isDecisionRow(latest) || (latest.step_type === 'tool_call' && decisionInForce(rows, latest) !== null));
+    if (onlyIfPaused && !decided && !(latest?.status === 'interrupted' && underPath(latest.agent_path, basePath))) return null;
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const own = rows.find((row) => row.agent_path === basePath);
     if (own && isRunEnd(own) && own.run_status !== 'failed') {
@@ -216,8 +227,10 @@ export class Swarm {
     const state = stateFromRow(boundary);
     const active = this.activeMember(latest, basePath, state, executionId);
     const memberPath = `${basePath}/agent:${active}`;
-    const value = resume?.value ?? null;
-    const paused = latest.status === 'interrupted' && underPath(latest.agent_path, memberPath);
+    // A claimed decision whose tool never returned (its resumer died): the member resumes and applies it itself.
+    const recorded = decided && underPath(latest.agent_path, memberPath);
+    const paused = !recorded && latest.status === 'interrupted' && underPath(latest.agent_path, memberPath);
+    const value = recorded ? null : (resume?.value ?? (paused ? claim.fallback : null));
     if (paused && !value) {
       throw new ChainResumeError(
         `Swarm execution '${executionId}' is paused at '${latest.node_id}' in agent '${active}' (${latest.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
@@ -232,7 +245,7 @@ export class Swarm {
     // the claimed row and the value from the scope instead of claiming again.
     let claimed: PendingInterrupt | null = resume?.claimed ?? null;
     if (value && !claimed) {
-      claimed = await checkpointer.deletePendingInterruptAtomic(executionId);
+      claimed = (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claim.claimedBy ?? newLeaseOwner() }))?.pending ?? null;
       if (!claimed) throw new AlreadyResumed(`Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
     // Rows of the active member written after the boundary: it crashed (or paused) part-way and resumes from them.

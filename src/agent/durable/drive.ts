@@ -32,6 +32,8 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
     const rows: AgentRows = { executionId: placement.executionId, agentName: run.agentName, agentPath: placement.agentPath };
     const checkpointer = placement.checkpointer;
     let inTool: { turn: number; call: ToolCall; messages: LoopState['messages'] } | null = null;
+    // A tool re-invoked with a claimed decision already has its checkpoint: the decision row the claim wrote.
+    let claimedToolRow = start.kind === 'tool' && start.checkpointed === true;
     const user = run.hooks;
     const hooks: RunHooks = {
       async beforeTurn(r, state) {
@@ -39,7 +41,8 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
         await user.beforeTurn?.(r, state);
       },
       async beforeToolCall(r, state, call) {
-        if (checkpointer) await checkpointer.put(toolRow(rows, state.messages, state.turn, call));
+        if (checkpointer && !claimedToolRow) await checkpointer.put(toolRow(rows, state.messages, state.turn, call));
+        claimedToolRow = false;
         // What a pause saves: the history as it stands before the call (nothing is appended until the call returns).
         inTool = { turn: state.turn, call, messages: state.messages };
         await user.beforeToolCall?.(r, state, call);

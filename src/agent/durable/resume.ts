@@ -6,6 +6,7 @@
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../../durability/errors.js';
 import type { JsonRecord } from '../../durability/json.js';
 import { toResume } from '../../durability/resume.js';
+import { newLeaseOwner } from '../../durability/lease.js';
 import { restoreIfMissing } from '../../durability/run-end.js';
 import { currentScope } from '../../scope/scope.js';
 import type { PendingInterrupt, Resume } from '../../types.js';
@@ -20,13 +21,18 @@ export interface AgentResumeOptions {
   resumeValue?: { approved: boolean; metadata?: JsonRecord } | Resume | null;
   /** Passed to tools, guardrails and the prompt function; not persisted. */
   context?: unknown;
+  /** The decision used when the run turns out to be paused and no `resumeValue` is given; ignored otherwise (the CLI's approval by default). */
+  defaultResumeValue?: { approved: boolean; metadata?: JsonRecord } | Resume | null;
   /** Only rows whose `agent_path` is this or below it count (a Supervisor resuming one worker). */
   agentPathPrefix?: string | null;
   signal?: AbortSignal;
 }
 
-/** The plan of `agent.resume(executionId, options)`; claims the pending row of a paused run. */
-export async function planResume(agent: DurableAgent, executionId: string, options: AgentResumeOptions): Promise<Plan> {
+/**
+ * The plan of `agent.resume(executionId, options)`; claims the pending row of a paused run and records the decision
+ * (as `claimedBy`: the lease owner of the resuming process), or takes up the decision a dead resumer recorded.
+ */
+export async function planResume(agent: DurableAgent, executionId: string, options: AgentResumeOptions, claimedBy: string | null = null): Promise<Plan> {
   if (typeof executionId !== 'string' || executionId === '') throw new ChainCheckpointError('resume() needs the execution id of the run to resume');
   const placement = placeRun(agent, executionId);
   const checkpointer = placement.checkpointer;
@@ -40,21 +46,26 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
   // Joined to an enclosing execution, the agent's own rows are the ones under its path.
   const agentPathPrefix = options.agentPathPrefix ?? (placement.owner ? null : placement.agentPath);
   const shape = await detectShape(checkpointer, executionId, { agentPathPrefix, runner: `Agent '${agent.name}'` });
-  if (shape.kind !== 'interrupted' && explicit) {
+  const recorded = shape.kind === 'tool' ? shape.decision : null;
+  if (shape.kind !== 'interrupted' && explicit && !recorded) {
     // Another resumer may have claimed the pause and moved the run on: a value is only ever for a pause.
     throw new AlreadyResumed(
       `Agent execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a crashed or failed run resumes without a resumeValue)`,
     );
   }
-  let resume: { value: Resume; claimed: PendingInterrupt | null } | null = null;
+  // A claimed decision whose tool never returned (its resumer died) applies, whatever value this call brings.
+  let resume: { value: Resume; claimed: PendingInterrupt | null } | null = recorded ? { value: recorded.value, claimed: bound?.claimed ?? recorded.claimed } : null;
+  let claimedHere = false;
   if (shape.kind === 'interrupted') {
-    const value = explicit ?? bound?.value ?? null;
+    const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
+    const value = explicit ?? bound?.value ?? fallback;
     if (!value) {
       throw new ChainResumeError(
         `Agent execution '${executionId}' is paused at '${shape.row.node_id}' (${shape.row.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
       );
     }
-    const claimed = bound?.claimed ?? (await checkpointer.deletePendingInterruptAtomic(executionId));
+    claimedHere = !bound?.claimed;
+    const claimed = bound?.claimed ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner() }))?.pending;
     if (!claimed) {
       throw new AlreadyResumed(`Agent execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
@@ -63,7 +74,7 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
   const agentPath = agentPathOf(shape, placement);
   // Resuming a nested agent's rows from outside its runner: the owner of the execution writes its terminal row.
   const owner = placement.owner && agentPath === agent.agentPathLabel;
-  return planFromShape(agent, { ...placement, agentPath, owner }, shape, resume);
+  return planFromShape(agent, { ...placement, agentPath, owner }, shape, resume, recorded !== null || claimedHere);
 }
 
 /**
@@ -79,19 +90,30 @@ export async function planScopeResume(agent: DurableAgent, executionId: string |
   const claimed = scope.resumedInterrupt;
   if (claimed && !withinPath(claimed.agent_path, placement.agentPath)) return null;
   const row = await scopedLatest(placement.checkpointer, placement.executionId, placement.agentPath);
-  if (!row || row.status !== 'interrupted') return null;
+  if (!row || (row.status !== 'interrupted' && row.step_type !== 'resume' && row.step_type !== 'tool_call')) return null;
   const shape = await detectShape(placement.checkpointer, placement.executionId, { agentPathPrefix: placement.agentPath, runner: `Agent '${agent.name}'` });
+  if (shape.kind === 'tool' && shape.decision) {
+    // This agent's pause was claimed (the decision recorded) and its tool never returned: re-invoke it with the decision.
+    return planFromShape(agent, placement, shape, { value: shape.decision.value, claimed: claimed ?? shape.decision.claimed }, true);
+  }
   if (shape.kind !== 'interrupted') return null;
   let pending = claimed;
+  const claimedHere = !pending;
   if (!pending) {
-    pending = await placement.checkpointer.deletePendingInterruptAtomic(placement.executionId);
+    pending = (await placement.checkpointer.claimPendingInterrupt(placement.executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending ?? null;
     if (!pending) throw new AlreadyResumed(`Agent execution '${placement.executionId}' has no pending interrupt to claim: another resumer claimed it first`);
   }
-  return planFromShape(agent, placement, shape, { value: scope.resumeValue, claimed: pending });
+  return planFromShape(agent, placement, shape, { value: scope.resumeValue, claimed: pending }, claimedHere);
 }
 
 /** The Plan for a detected shape (the pause, if any, already claimed). */
-export function planFromShape(agent: DurableAgent, placement: Placement, shape: ResumeShape, resume: { value: Resume; claimed: PendingInterrupt | null } | null): Plan {
+export function planFromShape(
+  agent: DurableAgent,
+  placement: Placement,
+  shape: ResumeShape,
+  resume: { value: Resume; claimed: PendingInterrupt | null } | null,
+  checkpointed = false,
+): Plan {
   const row = shape.row;
   if (shape.kind === 'fork_origin' && !Array.isArray(row.state_snapshot.messages)) {
     // A fork with a new input that crashed before its first turn: run that input.
@@ -103,7 +125,7 @@ export function planFromShape(agent: DurableAgent, placement: Placement, shape: 
   const input = firstUserInput(messages);
   if (shape.kind === 'turn' || shape.kind === 'fork_origin') {
     const turn = shape.kind === 'turn' ? shape.turn : Number(row.state_snapshot.turn ?? 0);
-    return { placement, start: { kind: 'state', input, state: loopState(balanceToolMessages(messages), turn) } };
+    return { placement, start: { kind: 'state', input, state: loopState(balanceToolMessages(messages), turn, true) } };
   }
   if (!agent.hasTool(shape.toolName)) {
     throw new ChainCheckpointError(
@@ -111,7 +133,7 @@ export function planFromShape(agent: DurableAgent, placement: Placement, shape: 
     );
   }
   const call = savedToolCall(row, messages, shape.toolName);
-  return { placement, start: { kind: 'tool', input, state: loopState(messages, shape.turn), call, resume } };
+  return { placement, start: { kind: 'tool', input, state: loopState(messages, shape.turn, true), call, resume, checkpointed } };
 }
 
 /** The agent's own path as the resumed row recorded it (a tool row's path ends in `/tool:<name>`). */

@@ -14,13 +14,15 @@
  */
 import type { Checkpointer } from '../../durability/checkpointer.js';
 import { ChainCheckpointError } from '../../durability/errors.js';
+import { decisionInForce, isDecisionRow, type RecordedDecision } from '../../durability/decision.js';
 import { isRunEnd, latestResumable } from '../../durability/run-end.js';
 import type { Checkpoint } from '../../types.js';
 import { agentStepOf, withinPath, type AgentStep } from './rows.js';
 
 export type ResumeShape =
   | { kind: 'interrupted'; row: Checkpoint; turn: number; toolName: string }
-  | { kind: 'tool'; row: Checkpoint; turn: number; toolName: string }
+  /** `decision`: the claimed decision in force for this tool (its pause was claimed, the tool never returned). */
+  | { kind: 'tool'; row: Checkpoint; turn: number; toolName: string; decision: RecordedDecision | null }
   | { kind: 'turn'; row: Checkpoint; turn: number }
   | { kind: 'fork_origin'; row: Checkpoint };
 
@@ -56,13 +58,30 @@ export async function detectShape(
       `${options.runner} cannot resume execution '${executionId}' from checkpoint '${row.checkpoint_id}': node '${row.node_id}' written by '${row.chain_name}' is not an agent step (turn:N or turn:N/tool:<name>); resume it through the runner that wrote it`,
     );
   }
+  if (step.kind === 'tool' && !paused) {
+    return { kind: 'tool', row, turn: step.turn, toolName: step.toolName, decision: decisionInForce(await stepRows(checkpointer, executionId, row), row) };
+  }
   return shapeOf(row, step, paused);
 }
 
 function shapeOf(row: Checkpoint, step: AgentStep, paused: boolean): ResumeShape {
-  if (step.kind === 'tool') return { kind: paused ? 'interrupted' : 'tool', row, turn: step.turn, toolName: step.toolName };
+  if (step.kind === 'tool') return paused ? { kind: 'interrupted', row, turn: step.turn, toolName: step.toolName } : { kind: 'tool', row, turn: step.turn, toolName: step.toolName, decision: null };
   if (step.kind === 'turn') return { kind: 'turn', row, turn: step.turn };
   return { kind: 'fork_origin', row };
+}
+
+/**
+ * The execution's rows newest first, from `row` down (at least 32 rows below it when there are that many): enough to
+ * walk the rows of `row`'s step back to the decision that started its re-execution.
+ */
+async function stepRows(checkpointer: Checkpointer, executionId: string, row: Checkpoint): Promise<Checkpoint[]> {
+  if (isDecisionRow(row)) return [row];
+  for (let limit = 64; ; limit *= 8) {
+    const rows = await checkpointer.list(executionId, { limit, newestFirst: true });
+    const at = rows.findIndex((r) => r.checkpoint_id === row.checkpoint_id);
+    if (at >= 0 && (rows.length < limit || rows.length - at > 32)) return rows.slice(at);
+    if (rows.length < limit) return [];
+  }
 }
 
 /** The newest agent step row whose path is `prefix` or below it (terminal rows and other runners' rows skipped). */

@@ -8,9 +8,10 @@
  *   for (const c of checkpointerContract) test(`${c.group}: ${c.name}`, () => runContractCase(c, initializer));
  */
 import { supportsQuarantine, supportsReplication } from '../checkpointer.js';
-import { claimCases } from './claim.js';
+import { claimCases, claimRecordCases } from './claim.js';
 import { deleteExecutionCases } from './delete-execution.js';
 import { idempotencyCases } from './idempotency.js';
+import { leaseCases } from './lease.js';
 import { listCases } from './list.js';
 import { pendingCases } from './pending.js';
 import { pruneCases } from './prune.js';
@@ -28,6 +29,8 @@ export const checkpointerContract: readonly ContractCase[] = [
   ...listCases,
   ...pendingCases,
   ...claimCases,
+  ...claimRecordCases,
+  ...leaseCases,
   ...deleteExecutionCases,
   ...idempotencyCases,
   ...pruneCases,
