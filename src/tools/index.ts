@@ -21,3 +21,4 @@ export {
 export { SafeHttpClient, type SafeClientOptions, type SafeRequest, type SafeResponse } from './net/safe-client.js';
 export { SsrfGuard, type GuardOptions, type Resolver } from './net/ssrf-guard.js';
 export { classifyAddress, type AddressVerdict } from './net/address-policy.js';
+export { mcpTools, McpTool, type McpTools, type McpToolsOptions, type StdioMcpOptions, type HttpMcpOptions } from './mcp-client/index.js';

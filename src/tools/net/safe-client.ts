@@ -20,6 +20,11 @@ export interface SafeClientOptions extends GuardOptions {
   timeoutMs?: number;
   /** Larger response bodies fail the call (default 25 MiB). */
   maxResponseBytes?: number;
+  /**
+   * Header names (any case) `fetch` removes once a redirect leaves the origin, besides Authorization, Cookie and
+   * Proxy-Authorization (which it always removes then).
+   */
+  credentialHeaders?: readonly string[];
 }
 
 export interface SafeRequest {
@@ -37,6 +42,8 @@ export interface SafeRequest {
   signal?: AbortSignal;
   /** Overrides the client's time limit for this request. */
   timeoutMs?: number;
+  /** `manual`: return a redirect response as it is instead of following it (default `follow`). */
+  redirect?: 'follow' | 'manual';
 }
 
 export interface SafeResponse {
@@ -62,6 +69,7 @@ export class SafeHttpClient {
   private readonly maxResponseBytes: number;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly fetchCredentials: string[];
 
   /** Throws ConfigError for an unusable allowHosts entry. */
   constructor(options: SafeClientOptions = {}) {
@@ -69,6 +77,7 @@ export class SafeHttpClient {
     this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.fetchCredentials = ['authorization', 'cookie', 'proxy-authorization', ...(options.credentialHeaders ?? [])];
     // The guard's lookup is the agents' resolver: the vetted address is the one connected to.
     this.httpAgent = new http.Agent({ keepAlive: true, lookup: this.guard.lookup as never });
     this.httpsAgent = new https.Agent({ keepAlive: true, lookup: this.guard.lookup as never });
@@ -102,7 +111,15 @@ export class SafeHttpClient {
     });
     const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const body = await bodyOf(init.body ?? null);
-    const { response } = await this.open({ method, url, headers, ...(body !== undefined ? { body } : {}), ...(init.signal ? { signal: init.signal } : {}) });
+    const { response } = await this.open({
+      method,
+      url,
+      headers,
+      credentialHeaders: this.fetchCredentials,
+      redirect: init.redirect === 'manual' ? 'manual' : 'follow',
+      ...(body !== undefined ? { body } : {}),
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
     const status = response.statusCode ?? 0;
     const responseHeaders = new Headers();
     for (const [key, value] of Object.entries(response.headers)) {
@@ -133,7 +150,7 @@ export class SafeHttpClient {
       const response = await this.send(url, path, method, headers, body, request.signal);
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
-      if (!REDIRECTS.has(status) || !location) return { response, url };
+      if (!REDIRECTS.has(status) || !location || request.redirect === 'manual') return { response, url };
       response.resume();
       if (hop >= this.maxRedirects) {
         throw new ToolError('tool_execution_error', `${request.method.toUpperCase()} ${describeUrl(parseUrl(request.url))} redirected more than ${this.maxRedirects} times`);
