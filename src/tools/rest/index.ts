@@ -3,3 +3,4 @@ export { RESTTool, REST_METHODS, DEFAULT_MAX_RETRIES, type RESTToolOptions, type
 export { loadRestTools, restToolFromConfig, type RestConfigOverrides } from './config.js';
 export { BODY_MAPPINGS, encodePathValue, type BodyMapping } from './mapping.js';
 export { REDACTED } from './headers.js';
+export { restToolsFromOpenAPI, type OpenAPIToolOptions, type OpenAPITools } from './openapi.js';

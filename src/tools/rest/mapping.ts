@@ -2,8 +2,9 @@
  * How a REST tool's arguments become a request (spec "REST tool body mapping"): `query_params` appends them to the
  * query string, `json_body` sends them as the JSON body, `path_params` puts them into the URL's `{placeholder}`
  * segments. Path values are percent-encoded as whole segments (`/`, `?`, `#` and dot-only values included), so an
- * argument can never change the host, add path segments or climb out of the configured path. Under `path_params`
- * arguments that fill no placeholder go to the query string.
+ * argument can never change the host, add path segments or climb out of the configured path. Placeholders are filled
+ * under every mapping (an API with an id in the path and a JSON body is `json_body` with a `{id}` placeholder); the
+ * arguments that fill no placeholder go to the query string (`query_params`, `path_params`) or the body (`json_body`).
  */
 import { ConfigError } from '../../errors.js';
 import type { JsonObject, JsonValue } from '../../llm/messages.js';
@@ -63,21 +64,16 @@ export interface MappedRequest {
 /** Map validated arguments onto the template. Throws ToolError `validation_failed` for a missing placeholder value. */
 export function mapArguments(toolName: string, template: UrlTemplate, mapping: BodyMapping, args: JsonObject): MappedRequest {
   const params = new URLSearchParams(template.url.search);
-  let pathname = template.url.pathname;
-  if (mapping === 'path_params') {
-    const rest: JsonObject = { ...args };
-    pathname = pathname.replace(PLACEHOLDER, (_m, name: string) => {
-      const value = args[name];
-      if (value === undefined || value === null) throw new ToolError('validation_failed', `tool '${toolName}': argument '${name}' is required for the URL placeholder {${name}}`);
-      delete rest[name];
-      return encodePathValue(text(value));
-    });
-    appendQuery(params, rest);
-  } else if (mapping === 'query_params') {
-    appendQuery(params, args);
-  }
+  const rest: JsonObject = { ...args };
+  const pathname = template.url.pathname.replace(PLACEHOLDER, (_m, name: string) => {
+    const value = args[name];
+    if (value === undefined || value === null) throw new ToolError('validation_failed', `tool '${toolName}': argument '${name}' is required for the URL placeholder {${name}}`);
+    delete rest[name];
+    return encodePathValue(text(value));
+  });
+  if (mapping !== 'json_body') appendQuery(params, rest);
   const query = params.toString();
   const path = `${pathname}${query ? `?${query}` : ''}`;
-  if (mapping === 'json_body') return { path, body: JSON.stringify(args), contentType: 'application/json' };
+  if (mapping === 'json_body') return { path, body: JSON.stringify(rest), contentType: 'application/json' };
   return { path };
 }

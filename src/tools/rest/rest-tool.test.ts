@@ -89,6 +89,13 @@ test('path_params: values fill their segments percent-encoded, so "/", "?" and "
     });
     await extra.execute({ id: 42, expand: true });
     assert.is(server.requests[2]!.path, '/users/42?expand=true', 'arguments without a placeholder go to the query string');
+    const update = restTool({
+      url: `${server.url}/users/{id}`,
+      method: 'PATCH',
+      parameters: { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' } }, required: ['id'] },
+    });
+    await update.execute({ id: 'u/9', email: 'a@b.c' });
+    assert.equal([server.requests[3]!.method, server.requests[3]!.path, JSON.parse(server.requests[3]!.body)], ['PATCH', '/users/u%2F9', { email: 'a@b.c' }], 'json_body fills placeholders too; the rest is the body');
   } finally {
     await server.close();
   }
@@ -118,7 +125,6 @@ test('configuration errors name the tool and the problem', () => {
   bad({ bodyMapping: 'json_body' }, /tool 't': a GET request carries no body; use body_mapping query_params or path_params/);
   bad({ method: 'TRACE' as never }, /method must be one of GET, POST, PUT, PATCH, DELETE, HEAD/);
   bad({ url: 'ftp://x/y' }, /url must be http or https/);
-  bad({ url: 'http://127.0.0.1/{id}' }, /placeholders \{id\} but body_mapping is query_params; use path_params/);
   bad({ url: 'http://127.0.0.1/{id}', bodyMapping: 'path_params', parameters: { type: 'object', properties: {} } }, /placeholder \{id\} is not among the parameters/);
   bad({ url: 'http://user:pw@127.0.0.1/' }, /must not carry credentials/);
   bad({ headers: { 'X-Key': 'a\r\nInjected: 1' } }, /header 'X-Key' contains a line break/);

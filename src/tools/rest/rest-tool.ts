@@ -40,7 +40,7 @@ export interface RESTToolOptions {
   headers?: Record<string, string>;
   /** Default `query_params` for GET, HEAD and DELETE, `json_body` otherwise. */
   bodyMapping?: BodyMapping;
-  /** JSON schema of the arguments. Default for `path_params`: each placeholder a required string; else no arguments. */
+  /** JSON schema of the arguments. Default: each URL placeholder a required string (no arguments without any). */
   parameters?: JsonObject;
   replayClass?: ReplayClass;
   /** Host names, IP addresses or CIDR ranges the tool may reach although they are not public. */
@@ -85,9 +85,6 @@ export class RESTTool extends Tool {
     const bodyMapping = options.bodyMapping ?? (BODYLESS_METHODS.has(method) || method === 'DELETE' ? 'query_params' : 'json_body');
     if (!BODY_MAPPINGS.includes(bodyMapping)) throw new ConfigError(`tool '${options.name}': body_mapping must be one of ${BODY_MAPPINGS.join(', ')}, got ${JSON.stringify(bodyMapping)}`);
     if (bodyMapping === 'json_body' && BODYLESS_METHODS.has(method)) throw new ConfigError(`tool '${options.name}': a ${method} request carries no body; use body_mapping query_params or path_params`);
-    if (bodyMapping !== 'path_params' && template.placeholders.length > 0) {
-      throw new ConfigError(`tool '${options.name}': the url has placeholders {${template.placeholders.join('}, {')}} but body_mapping is ${bodyMapping}; use path_params`);
-    }
     super({
       name: options.name,
       ...(options.description !== undefined ? { description: options.description } : {}),
