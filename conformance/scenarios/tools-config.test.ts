@@ -124,4 +124,31 @@ area.scenario('an agent rebuilt from its trace gets its REST tool back from the 
   ]);
 });
 
+area.scenario('examples/tools/rest-and-mcp-agent.ts (the docs/tools.md example) runs offline and prints what the docs show', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), path.resolve('examples/tools/rest-and-mcp-agent.ts')], {
+      cwd: t.cwd,
+      env: { ...process.env, ...t.env, ORDERS_TOKEN: 'docs-example-token-99' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c));
+    child.stderr.on('data', (c: Buffer) => (err += c));
+    child.on('close', (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+  });
+  assert.is(code, 0, stderr);
+  assert.is(
+    stdout,
+    [
+      'get_order: {"id":"A-17","total":21,"currency":"EUR"}',
+      'multiply: "42"',
+      'output: Order A-17 totals 21 EUR; two of them cost 42 EUR.',
+      'serialized headers: {"Authorization":"***"}',
+      '',
+    ].join('\n'),
+  );
+  assert.not.ok((await storeFiles(dbOf(t))).includes('docs-example-token-99'));
+});
+
 area.run();
