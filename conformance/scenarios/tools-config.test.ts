@@ -12,6 +12,11 @@ import { recordingServer } from '../fixtures/tools/recording-server.js';
 import { restAndMcpAgent } from '../fixtures/tools/rest-and-mcp-agent.js';
 import { Agent, agentDefinitionFromAttributes, flushTraces, RESTTool, ToolRegistry, TraceStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { toMcpTarget } from '../../src/mcp/adapters.js';
+import { invokeToolDirectly } from '../../src/mcp/invoke.js';
+import { createMcpServer } from '../../src/mcp/server.js';
 
 const area = conformance('tools: REST and MCP tools in agent runs');
 const FIXTURE = path.resolve('conformance/fixtures/tools/rest-and-mcp-agent.ts');
@@ -122,6 +127,31 @@ area.scenario('an agent rebuilt from its trace gets its REST tool back from the 
     ['/users/7', 'key-original-31415926'],
     ['/users/8', 'key-at-replay-27182818'],
   ]);
+});
+
+area.scenario('mcp serve --expose-tools serves an agent\'s REST and MCP-client tools like function tools', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
+  const token = 'tok-exposed-1b6453892473a467';
+  const api = await recordingServer();
+  t.defer(() => api.close());
+  const agent = await restAndMcpAgent(api.url, token, { traceDb: dbOf(t) });
+  t.defer(() => agent.close());
+  const target = toMcpTarget(agent, { traceDb: dbOf(t), invokeTool: invokeToolDirectly });
+  const server = await createMcpServer(target, { exposeTools: true });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(clientSide);
+  t.defer(async () => {
+    await client.close();
+    await server.close();
+  });
+  const listed = (await client.listTools()).tools.map((x) => x.name).sort();
+  assert.ok(listed.includes('get_order') && listed.includes('add'), listed.join(', '));
+  const order = await client.callTool({ name: 'get_order', arguments: { id: '9' } });
+  assert.match(JSON.stringify(order.content), /\/orders\/9/);
+  const sum = await client.callTool({ name: 'add', arguments: { a: 40, b: 2 } });
+  assert.match(JSON.stringify(sum.content), /42/);
+  assert.is(api.requests[0]!.headers.authorization, `Bearer ${token}`);
 });
 
 area.scenario('examples/tools/rest-and-mcp-agent.ts (the docs/tools.md example) runs offline and prints what the docs show', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
