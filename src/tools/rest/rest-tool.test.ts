@@ -143,13 +143,16 @@ test('toDict() and toConfig() carry *** for every header value; the values are r
   assert.not.ok(JSON.stringify(tool.toConfig()).includes('tok-rest'));
   assert.equal(tool.toConfig().headers, { Authorization: '***', 'X-Api-Key': '***' });
   assert.ok(knownSecrets().includes(TOKEN));
-  assert.ok(knownSecrets().includes('-suffix'));
+  restTool({ url: 'http://127.0.0.1:9/x', headers: { Accept: 'application/vnd.example+json' } });
+  assert.not.ok(knownSecrets().includes('application/vnd.example+json'), 'descriptive headers are not registered secrets');
+  assert.not.ok(knownSecrets().includes('-suffix'), 'the literal parts of a template are not secrets on their own');
 });
 
 test('${NAME} header references are read at each request; a missing one is named, never its value', async () => {
   const server = await recordingServer();
   try {
     const env: Record<string, string | undefined> = { SERVICE_TOKEN: 'first-value-123' };
+    assert.not.ok(knownSecrets().includes('Bearer'), 'a scheme is never registered as a secret');
     const tool = restTool({ url: `${server.url}/x`, headers: { Authorization: 'Bearer ${SERVICE_TOKEN}' }, env });
     await tool.execute({});
     env.SERVICE_TOKEN = 'rotated-value-456';
