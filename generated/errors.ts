@@ -37,6 +37,7 @@ export const errorCodes = [
   "swarm_error",
   "tool_execution_error",
   "llm_provider_error",
+  "ssrf_blocked",
   "replay_error",
   "reconstruction_failed",
   "eval_error",

@@ -55,6 +55,7 @@ export const errorTable = {
   swarm_error: { status: 500, exit: 1 },
   tool_execution_error: { status: 500, exit: 1 },
   llm_provider_error: { status: 502, exit: 1 },
+  ssrf_blocked: { status: 403, exit: 1 },
   replay_error: { status: 400, exit: 2 },
   reconstruction_failed: { status: 422, exit: 1 },
   eval_error: { status: 400, exit: 3 },

@@ -401,6 +401,7 @@ export const doc = {
           "swarm_error",
           "tool_execution_error",
           "llm_provider_error",
+          "ssrf_blocked",
           "replay_error",
           "reconstruction_failed",
           "eval_error",
@@ -1416,7 +1417,7 @@ export const doc = {
           },
           "headers": {
             "type": "object",
-            "description": "Sent at request time; values are redacted (`***`) whenever the tool is serialized.",
+            "description": "Sent at request time; a value may reference environment variables as `${NAME}`, resolved at each request.\nValues are redacted (`***`) whenever the tool is serialized.",
             "additionalProperties": {
               "type": "string"
             }
@@ -1427,7 +1428,7 @@ export const doc = {
                 "$ref": "#/components/schemas/BodyMapping"
               }
             ],
-            "default": "json_body"
+            "description": "Default: `query_params` for GET, HEAD and DELETE (so they never carry a body), `json_body` otherwise."
           },
           "parameters": {
             "$ref": "#/components/schemas/ToolParameters"
@@ -1439,6 +1440,35 @@ export const doc = {
               }
             ],
             "default": "side_effecting"
+          },
+          "allow_hosts": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Hosts the tool may reach although they resolve to a private, loopback or link-local address: host names,\nIP addresses or CIDR ranges. Nothing else gets through the SSRF guard."
+          },
+          "timeout_ms": {
+            "type": "integer",
+            "format": "int32",
+            "minimum": 1,
+            "description": "Time limit of one attempt, redirects included, in milliseconds.",
+            "default": 30000
+          },
+          "max_response_bytes": {
+            "type": "integer",
+            "format": "int32",
+            "minimum": 1,
+            "description": "Responses larger than this many bytes fail the call.",
+            "default": 26214400
+          },
+          "max_retries": {
+            "type": "integer",
+            "format": "int32",
+            "minimum": 0,
+            "maximum": 10,
+            "description": "Further attempts after a network failure, a 429 or a 5xx; only made for GET, HEAD, PUT, DELETE or when\n`replay_class` is not `side_effecting`.",
+            "default": 2
           }
         },
         "description": "A tool that calls an HTTP endpoint from configuration alone.",

@@ -101,7 +101,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /**
          * @description One case of an eval dataset (one JSON object per line of a JSONL file). Extra keys are kept and passed to
          *     scorers; a regression test record is a valid case.
@@ -388,14 +388,35 @@ export interface components {
         };
         /** @description A tool that calls an HTTP endpoint from configuration alone. */
         RestToolConfig: {
-            /** @default json_body */
-            body_mapping: components["schemas"]["BodyMapping"];
+            /**
+             * @description Hosts the tool may reach although they resolve to a private, loopback or link-local address: host names,
+             *     IP addresses or CIDR ranges. Nothing else gets through the SSRF guard.
+             */
+            allow_hosts?: string[];
+            /** @description Default: `query_params` for GET, HEAD and DELETE (so they never carry a body), `json_body` otherwise. */
+            body_mapping?: components["schemas"]["BodyMapping"];
             /** @default  */
             description: string;
-            /** @description Sent at request time; values are redacted (`***`) whenever the tool is serialized. */
+            /**
+             * @description Sent at request time; a value may reference environment variables as `${NAME}`, resolved at each request.
+             *     Values are redacted (`***`) whenever the tool is serialized.
+             */
             headers?: {
                 [key: string]: string;
             };
+            /**
+             * Format: int32
+             * @description Responses larger than this many bytes fail the call.
+             * @default 26214400
+             */
+            max_response_bytes: number;
+            /**
+             * Format: int32
+             * @description Further attempts after a network failure, a 429 or a 5xx; only made for GET, HEAD, PUT, DELETE or when
+             *     `replay_class` is not `side_effecting`.
+             * @default 2
+             */
+            max_retries: number;
             /**
              * @description HTTP method, upper-cased.
              * @default GET
@@ -406,6 +427,12 @@ export interface components {
             parameters?: components["schemas"]["ToolParameters"];
             /** @default side_effecting */
             replay_class: components["schemas"]["ReplayClass"];
+            /**
+             * Format: int32
+             * @description Time limit of one attempt, redirects included, in milliseconds.
+             * @default 30000
+             */
+            timeout_ms: number;
             /** @description May contain `{placeholder}` segments for `path_params`. */
             url: string;
         };

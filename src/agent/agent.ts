@@ -20,7 +20,8 @@ import { setTraceDestination, traceDestinationOf } from '../tracing/destination.
 import { withSpan } from '../tracing/spans.js';
 import { ensureTracing } from '../tracing/setup.js';
 import { currentToolRegistry, type ToolRegistry } from '../tools/registry.js';
-import type { Tool } from '../tools/tool.js';
+import type { Tool, ToolDict } from '../tools/tool.js';
+import { RESTTool } from '../tools/rest/rest-tool.js';
 import type { AgentResult } from '../types.js';
 import { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, type AgentConfig, type AgentConfigOptions } from './config.js';
 import type { AgentDefinition } from './definition.js';
@@ -99,6 +100,11 @@ export interface RebuildOptions {
   secrets?: ModelSecrets;
   /** Registry the tools are found in by name (default: the current one). */
   toolRegistry?: ToolRegistry;
+  /**
+   * Header values for REST tools rebuilt from their (redacted) definition, by tool name. A REST tool not found in
+   * the registry is rebuilt from the definition with these headers; without them its redacted headers are left out.
+   */
+  toolHeaders?: Record<string, Record<string, string>>;
   /** Registry the guardrails are found in by name (default: the current one). */
   guardrailRegistry?: GuardrailRegistry;
   /** Override the system prompt (a definition recorded with payloads off has none). */
@@ -203,6 +209,16 @@ export class Agent {
     return new Agent({ ...this.options, ...patch });
   }
 
+  /**
+   * Release what the agent's tools hold open (MCP server connections and processes, REST keep-alive connections).
+   * Call it when the agent is no longer used; every tool's `close()` is attempted, and the first failure is thrown.
+   */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.tools.map((t) => t.close()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
   /** True when this agent has a tool named `name`. */
   hasTool(name: string): boolean {
     return this.toolsByName.has(name);
@@ -254,8 +270,9 @@ export class Agent {
     const guardrailRegistry = options.guardrailRegistry ?? currentGuardrailRegistry();
     const tools = definition.tools.map((dict) => {
       const found = toolRegistry.get(dict.name);
-      if (!found) throw new ReconstructionError(`tool '${dict.name}' is not registered; import the module that defines it before rebuilding the agent`);
-      return found;
+      if (found) return found;
+      if (dict.tool_type === 'rest_api') return rebuildRestTool(dict, options.toolHeaders?.[dict.name]);
+      throw new ReconstructionError(`tool '${dict.name}' is not registered; import the module that defines it before rebuilding the agent`);
     });
     const guardrails = definition.guardrails.map((dict) => {
       const found = guardrailRegistry.get(dict.name);
@@ -374,5 +391,14 @@ export class Agent {
       return resolved.text;
     }
     return source(context);
+  }
+}
+
+/** A REST tool rebuilt from its trace definition (configuration alone), joining no registry. */
+function rebuildRestTool(dict: ToolDict, headers: Record<string, string> | undefined): Tool {
+  try {
+    return RESTTool.fromDict(dict, { ...(headers ? { headers } : {}), registry: false });
+  } catch (error) {
+    throw new ReconstructionError(`cannot rebuild REST tool '${dict.name}': ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

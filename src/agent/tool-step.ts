@@ -65,7 +65,7 @@ function recordOutcome(span: Span, run: AgentRun, outcome: ToolOutcome): void {
     span.setAttributes(run.payloads ? { [TOOL_ATTR.status]: 'ok', [TOOL_ATTR.result]: outcome.content } : { [TOOL_ATTR.status]: 'ok' });
     return;
   }
-  span.setAttributes({ [TOOL_ATTR.status]: 'error', [TOOL_ATTR.error]: outcome.error });
+  span.setAttributes({ [TOOL_ATTR.status]: 'error', [TOOL_ATTR.error]: outcome.error, ...(outcome.code ? { [TOOL_ATTR.errorCode]: outcome.code } : {}) });
   // The run goes on (the model reads the error), but this step failed: the span says so.
   span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
 }

@@ -5,16 +5,17 @@
  * control-flow.ts) and the run's own abort propagate.
  */
 import type { ToolCall } from '../llm/messages.js';
+import { AgentkitError } from '../errors.js';
 import { isControlFlowSignal } from './control-flow.js';
 import type { Tool, ToolContext } from './tool.js';
 
 /** The outcome of one tool call. `content` is what the model reads. */
 export type ToolOutcome =
   | { ok: true; output: unknown; content: string; arguments: ToolCall['arguments'] }
-  | { ok: false; error: string; content: string; arguments: ToolCall['arguments'] };
+  | { ok: false; error: string; content: string; arguments: ToolCall['arguments']; code?: string };
 
-function failed(message: string, args: ToolCall['arguments']): ToolOutcome {
-  return { ok: false, error: message, content: `Error: ${message}`, arguments: args };
+function failed(message: string, args: ToolCall['arguments'], code?: string): ToolOutcome {
+  return { ok: false, error: message, content: `Error: ${message}`, arguments: args, ...(code ? { code } : {}) };
 }
 
 /** The text a tool's return value becomes for the model: strings as they are, anything else as JSON. */
@@ -45,7 +46,8 @@ export async function invokeTool(tool: Tool | undefined, call: ToolCall, context
   } catch (error) {
     if (isControlFlowSignal(error)) throw error;
     if (context.signal.aborted) throw context.signal.reason;
-    return failed(error instanceof Error ? error.message : String(error), prepared.args);
+    // An agentkit error's code (ssrf_blocked, tool_execution_error, ...) is kept for the tool span.
+    return failed(error instanceof Error ? error.message : String(error), prepared.args, error instanceof AgentkitError ? error.code : undefined);
   }
 }
 

@@ -132,6 +132,12 @@ export abstract class Tool {
     };
   }
 
+  /**
+   * Release what the tool holds open (connections, a server process). Idempotent; `Agent.close()` calls it for each
+   * of its tools. Function tools hold nothing.
+   */
+  async close(): Promise<void> {}
+
   /** Tool-type specific configuration, secrets redacted. */
   protected config(): JsonObject {
     return {};

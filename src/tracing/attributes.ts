@@ -60,6 +60,8 @@ export const TOOL_ATTR = {
   args: 'tool.args',
   result: 'tool.result',
   error: 'tool.error',
+  /** The agentkit error code of a failed call (`ssrf_blocked`, `tool_execution_error`, ...). */
+  errorCode: 'agentkit.tool.error_code',
   turn: 'agentkit.tool.turn',
 } as const;
 
