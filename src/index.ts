@@ -43,3 +43,4 @@ export type { JsonObject, JsonValue } from './json.js';
 export * from './swarm/index.js';
 export type { MemberAgent, MemberResumeOptions, MemberRunOptions } from './multi/member.js';
 export * from './supervisor/index.js';
+export * from './eval/index.js';

@@ -4,6 +4,7 @@ import type { AgentkitContext } from '../context.js';
 import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
+import { EvalCompareCommand, EvalCurateCommand, EvalExportCommand, EvalRunCommand } from './eval.js';
 import { McpServeCommand } from './mcp.js';
 import { VersionCommand } from './version.js';
 
@@ -18,4 +19,8 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   ExportTraceCommand,
   AgentServeCommand,
   McpServeCommand,
+  EvalRunCommand,
+  EvalCompareCommand,
+  EvalCurateCommand,
+  EvalExportCommand,
 ];
