@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
 import { AgentkitError } from '../errors.js';
 import { checkRuleNames, decideGate, gateExitCode, parseRule } from './gate.js';
-import { buildScorecard } from './scorecard.js';
+import { buildScorecard, type ScoredCase } from './scorecard.js';
 
 const test = suite('eval gate');
 
@@ -50,7 +50,7 @@ test('a rule naming a scorer the run does not use is a usage error listing the s
 });
 
 test('outcomes: passed, failed on a missed rule, invalid over the error rate or with nothing scored; invalid wins', () => {
-  const cases = [
+  const cases: ScoredCase[] = [
     { error: null, per_scorer: { exact_match: verdict(true), contains: verdict(true) } },
     { error: null, per_scorer: { exact_match: verdict(true), contains: verdict(false) } },
     { error: null, per_scorer: { exact_match: verdict(false), contains: verdict(true) } },

@@ -43,8 +43,12 @@ export function adaptTarget(target: EvalTarget, fallbackName = 'agent'): { name:
       name: fn.name || fallbackName,
       call: (input, testCase, at) =>
         withSpan('eval.case', { attributes: { 'eval.run_id': at.runId, 'eval.case_ordinal': at.ordinal }, ...(at.dbPath ? { dbPath: at.dbPath } : {}) }, async (span) => {
-          const out = outputOf(await fn(input, testCase));
-          return { output: out.output, traceId: out.traceId ?? span.spanContext().traceId };
+          try {
+            const out = outputOf(await fn(input, testCase));
+            return { output: out.output, traceId: out.traceId ?? span.spanContext().traceId };
+          } catch (error) {
+            throw error instanceof CaseFailure ? error : new CaseFailure(error, span.spanContext().traceId);
+          }
         }),
     };
   }
@@ -76,9 +80,20 @@ export function outputOf(result: unknown): { output: string; traceId: string | n
   if (typeof result === 'object') {
     const r = result as { output?: unknown; trace_id?: unknown; status?: unknown; execution_id?: unknown; pending_interrupt?: unknown };
     const traceId = typeof r.trace_id === 'string' ? r.trace_id : null;
-    if (r.status === 'paused') throw new Error(describePause(String(r.execution_id ?? ''), (r.pending_interrupt ?? null) as Parameters<typeof describePause>[1]));
+    if (r.status === 'paused') throw new CaseFailure(describePause(String(r.execution_id ?? ''), (r.pending_interrupt ?? null) as Parameters<typeof describePause>[1]), traceId);
     if ('output' in r) return { output: typeof r.output === 'string' ? r.output : r.output === undefined || r.output === null ? '' : JSON.stringify(r.output), traceId };
     return { output: JSON.stringify(result), traceId };
   }
   return { output: String(result), traceId: null };
+}
+
+/** A case that failed, with the trace it left (a paused run's, or the `eval.case` span's). */
+export class CaseFailure extends Error {
+  readonly trace_id: string | null;
+
+  constructor(cause: unknown, traceId: string | null) {
+    super(typeof cause === 'string' ? cause : cause instanceof Error ? cause.message || cause.name : String(cause), typeof cause === 'string' ? undefined : { cause });
+    this.name = 'CaseFailure';
+    this.trace_id = traceId;
+  }
 }
