@@ -5,6 +5,7 @@
  * baseline's by more than `tolerance`. A 95% paired-bootstrap confidence interval of the pass-rate delta says
  * whether that delta could be noise.
  */
+import type { EvalComparison, FlippedCase, MetricDelta } from '../../generated/types/resources.js';
 import type { EvalCaseRecord, EvalRunRecord } from './records.js';
 
 export interface CompareOptions {
@@ -16,48 +17,8 @@ export interface CompareOptions {
   seed?: number;
 }
 
-export interface MetricDelta {
-  name: string;
-  baseline: number;
-  candidate: number;
-  delta: number;
-}
-
-/** A case whose verdict flipped between the runs. */
-export interface FlippedCase {
-  baseline_ordinal: number;
-  candidate_ordinal: number;
-  /** The case's input as text, cut to 200 characters. */
-  input: string;
-  /** Scorers whose verdict flipped in this direction. */
-  scorers: string[];
-  baseline_trace_id: string | null;
-  candidate_trace_id: string | null;
-}
-
-export interface EvalComparison {
-  baseline_run_id: string;
-  candidate_run_id: string;
-  tolerance: number;
-  /** Scorers both runs used. */
-  scorers: string[];
-  /** Pairs compared (both sides scored). */
-  compared: number;
-  /** Pairs left out because a side errored. */
-  excluded_errored: number;
-  /** Cases of either run with no counterpart. */
-  unmatched: { baseline: number; candidate: number };
-  metrics: { pass_rate: MetricDelta[]; avg_score: MetricDelta[] };
-  overall: MetricDelta;
-  /** 95% bootstrap interval of the overall pass-rate delta; null with fewer than two pairs. */
-  delta_ci95: [number, number] | null;
-  /** True when the interval excludes 0 (the change is unlikely to be noise). */
-  significant: boolean;
-  regressed: FlippedCase[];
-  improved: FlippedCase[];
-  /** True when the overall pass rate fell by more than the tolerance. */
-  regression: boolean;
-}
+/** Contract shapes (spec/evals): a metric side by side, a flipped case, the comparison. */
+export type { EvalComparison, FlippedCase, MetricDelta };
 
 /** Compare `baseline` and `candidate`. */
 export function compareRuns(baseline: EvalRunRecord, candidate: EvalRunRecord, options: CompareOptions = {}): EvalComparison {

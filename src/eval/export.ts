@@ -9,21 +9,12 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
+import type { EvalExportPosture, EvalExportPreview, ExportedEvalRun } from '../../generated/types/resources.js';
 import type { EvalRunRecord } from './records.js';
 import type { EvalStore } from './store.js';
 
-export interface ExportPosture {
-  connected: boolean;
-  /** Where the credentials come from: `env` (AGENTKIT_API_KEY) or `file` (the credentials file). */
-  source: 'env' | 'file' | null;
-  credentials_file: string;
-  /** Whether runs would be exported now. */
-  enabled: boolean;
-  /** What keeps export off: `connect({ exportEvals: false })`, `AGENTKIT_EXPORT_EVALS=0`, or `not connected`. */
-  disabled_by: string | null;
-  /** Runs not yet exported. */
-  queued_runs: number;
-}
+/** The posture (`eval export --status --json`), as the contract defines it. */
+export type ExportPosture = EvalExportPosture;
 
 export interface PostureOptions {
   env?: Record<string, string | undefined>;
@@ -47,29 +38,7 @@ export function exportPosture(store: EvalStore, options: PostureOptions = {}): E
   return { connected: source !== null, source, credentials_file: credentials, enabled: disabledBy === null, disabled_by: disabledBy, queued_runs: store.unsyncedRuns(0).total };
 }
 
-/** One run as export would send it. */
-export interface ExportedEvalRun {
-  run_id: string;
-  run_name: string | null;
-  dataset_name: string;
-  agent_name: string;
-  started_at: string;
-  finished_at: string;
-  scorers: string[];
-  metrics: EvalRunRecord['scorecard']['metrics'];
-  overall_pass_rate: number;
-  total_cases: number;
-  errored_count: number;
-  error_rate: number;
-  gate_outcome: string | null;
-  gate_checks: string[];
-  max_error_rate: number | null;
-  thresholds: string[];
-  git_sha: string | null;
-  git_branch: string | null;
-  sdk_version: string;
-  cases: Array<{ case_id: string; ordinal: number; trace_id: string | null; errored: boolean; per_scorer: Record<string, { passed: boolean; score: number }> }>;
-}
+export type { ExportedEvalRun };
 
 /** The payload of one run. */
 export function exportPayload(run: EvalRunRecord): ExportedEvalRun {
@@ -105,7 +74,7 @@ export function exportPayload(run: EvalRunRecord): ExportedEvalRun {
 }
 
 /** What a send would carry now: the oldest queued runs (at most `limit`, default 10), or the one run `runId`. */
-export function exportPreview(store: EvalStore, options: { limit?: number; runId?: string } = {}): { runs: ExportedEvalRun[] } {
+export function exportPreview(store: EvalStore, options: { limit?: number; runId?: string } = {}): EvalExportPreview {
   if (options.runId !== undefined) return { runs: [exportPayload(store.resolveRun(options.runId))] };
   return { runs: store.unsyncedRuns(options.limit ?? 10).runs.map(exportPayload) };
 }
