@@ -6,7 +6,7 @@
  * Spans without a captured input (payload capture off) cannot become cases and are counted as skipped.
  */
 import type Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { localDbPath, type Where } from '../config/paths.js';
 import { utcNow } from '../store/time.js';
@@ -129,9 +129,13 @@ function reasonsOf(db: Database.Database, filter: 'guardrail' | 'failed', rows: 
 export function writeJsonl(file: string, cases: readonly object[], options: { append?: boolean } = {}): void {
   const text = cases.map((c) => `${JSON.stringify(c)}\n`).join('');
   if (options.append) {
-    const fd = openSync(file, 'a', 0o600);
+    const fd = openSync(file, 'a+', 0o600);
     try {
-      writeSync(fd, text);
+      // A file whose last line lacks its newline would glue the first new case onto it.
+      const size = fstatSync(fd).size;
+      const last = Buffer.alloc(1);
+      const glued = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+      writeSync(fd, glued ? `\n${text}` : text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
