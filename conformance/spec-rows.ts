@@ -5,8 +5,8 @@
  *
  * `storage: false` marks rows whose store does not vary with the checkpointer backend (a passing scenario covers them
  * on every backend): rows that touch no store, and the trace rows, because traces always live in the local store
- * (local.db, SQLite) whatever checkpointer a run uses; there is no Postgres trace store to run them against. The same
- * holds for the prompt registry and `migrate`, whose target is always local.db.
+ * (local.db, SQLite) whatever checkpointer a run uses; there is no Postgres trace store to run them against. The eval
+ * rows likewise (eval runs live in local.db), and the prompt registry and `migrate`, whose target is always local.db.
  */
 export type SpecRowKind = 'route' | 'transition' | 'error' | 'cli';
 
@@ -64,7 +64,7 @@ const rows = [
   { id: 'error:interrupt-signal', kind: 'error', text: 'interrupt() signal: InterruptSignal, caught by executors', storage: true },
   { id: 'error:invalid-pg-schema', kind: 'error', text: 'invalid Postgres schema name: rejected', storage: false },
   { id: 'error:ui-bind', kind: 'error', text: 'non-loopback UI bind without --insecure-bind: refused', storage: false },
-  { id: 'error:eval-exit-codes', kind: 'error', text: 'eval run exit codes: 0 passed, 1 gate failed, 3 invalid, 2 usage', storage: true },
+  { id: 'error:eval-exit-codes', kind: 'error', text: 'eval run exit codes: 0 passed, 1 gate failed, 3 invalid, 2 usage', storage: false },
   { id: 'error:ui-agent-unresolvable', kind: 'error', text: 'unresolvable --agent target for the UI: reported and skipped; UI starts', storage: false },
 
   // Command-line tool
@@ -78,10 +78,10 @@ const rows = [
   { id: 'cli:replay show', kind: 'cli', text: 'agentkit replay show <trace_id>', storage: false },
   { id: 'cli:replay inspect', kind: 'cli', text: 'agentkit replay inspect <trace_id> <step>', storage: false },
   { id: 'cli:replay fork', kind: 'cli', text: 'agentkit replay fork <trace_id> [--step] [--prompt] [--input] [--output]', storage: false },
-  { id: 'cli:eval curate', kind: 'cli', text: 'agentkit eval curate --filter <name> [--agent] [--since] --out', storage: true },
-  { id: 'cli:eval run', kind: 'cli', text: 'agentkit eval run --agent --dataset --scorers [--fail-under] [--max-error-rate] [--run-name] [--json]', storage: true },
-  { id: 'cli:eval compare', kind: 'cli', text: 'agentkit eval compare <baseline_run> <candidate_run> [--tolerance]', storage: true },
-  { id: 'cli:eval export', kind: 'cli', text: 'agentkit eval export --status / --dry-run', storage: true },
+  { id: 'cli:eval curate', kind: 'cli', text: 'agentkit eval curate --filter <name> [--agent] [--since] --out', storage: false },
+  { id: 'cli:eval run', kind: 'cli', text: 'agentkit eval run --agent --dataset --scorers [--fail-under] [--max-error-rate] [--run-name] [--json]', storage: false },
+  { id: 'cli:eval compare', kind: 'cli', text: 'agentkit eval compare <baseline_run> <candidate_run> [--tolerance]', storage: false },
+  { id: 'cli:eval export', kind: 'cli', text: 'agentkit eval export --status / --dry-run', storage: false },
   { id: 'cli:prompts list', kind: 'cli', text: 'agentkit prompts list', storage: false },
   { id: 'cli:prompts diff', kind: 'cli', text: 'agentkit prompts diff <name> --from --to', storage: false },
   { id: 'cli:kb list', kind: 'cli', text: 'agentkit kb list [--path]', storage: false },

@@ -49,3 +49,4 @@ export * from './kb/index.js';
 export * from './migrate/index.js';
 export { registerSecret } from './config/secrets.js';
 export { redactText, redactValue } from './config/redact.js';
+export * from './eval/index.js';

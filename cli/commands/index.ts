@@ -5,6 +5,7 @@ import { AgentServeCommand } from './agent.js';
 import { InspectCommand, ListPendingCommand, ResumeCommand, SetupCheckpointerCommand } from './durability.js';
 import { ExportTraceCommand, TracesExportCommand, TracesListCommand } from './traces.js';
 import { KbAddCommand, KbClearCommand, KbDeleteCommand, KbListCommand, KbSearchCommand, KbStatusCommand } from './kb.js';
+import { EvalCompareCommand, EvalCurateCommand, EvalExportCommand, EvalRunCommand } from './eval.js';
 import { McpServeCommand } from './mcp.js';
 import { ReplayForkCommand, ReplayInspectCommand, ReplayShowCommand } from './replay.js';
 import { MigrateCommand } from './migrate.js';
@@ -41,4 +42,8 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   MigrateCommand,
   UiStartCommand,
   UiResetPasswordCommand,
+  EvalRunCommand,
+  EvalCompareCommand,
+  EvalCurateCommand,
+  EvalExportCommand,
 ];

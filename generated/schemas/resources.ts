@@ -287,6 +287,28 @@ export const doc = {
         ],
         "description": "Per-row status."
       },
+      "ComparisonMetrics": {
+        "type": "object",
+        "required": [
+          "pass_rate",
+          "avg_score"
+        ],
+        "properties": {
+          "pass_rate": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MetricDelta"
+            }
+          },
+          "avg_score": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MetricDelta"
+            }
+          }
+        },
+        "description": "Per-scorer deltas of a comparison."
+      },
       "ComparisonResult": {
         "type": "object",
         "required": [
@@ -488,6 +510,167 @@ export const doc = {
           }
         },
         "description": "One case of a run report."
+      },
+      "EvalComparison": {
+        "type": "object",
+        "required": [
+          "baseline_run_id",
+          "candidate_run_id",
+          "tolerance",
+          "scorers",
+          "compared",
+          "excluded_errored",
+          "unmatched",
+          "metrics",
+          "overall",
+          "delta_ci95",
+          "significant",
+          "regressed",
+          "improved",
+          "regression"
+        ],
+        "properties": {
+          "baseline_run_id": {
+            "type": "string"
+          },
+          "candidate_run_id": {
+            "type": "string"
+          },
+          "tolerance": {
+            "type": "number",
+            "format": "double"
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers both runs used."
+          },
+          "compared": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Case pairs compared (both sides scored)."
+          },
+          "excluded_errored": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Pairs left out because a side errored."
+          },
+          "unmatched": {
+            "$ref": "#/components/schemas/UnmatchedCounts"
+          },
+          "metrics": {
+            "$ref": "#/components/schemas/ComparisonMetrics"
+          },
+          "overall": {
+            "$ref": "#/components/schemas/MetricDelta"
+          },
+          "delta_ci95": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": {
+                  "type": "number",
+                  "format": "double"
+                }
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "95% paired-bootstrap interval of the overall pass-rate delta; null with fewer than two pairs."
+          },
+          "significant": {
+            "type": "boolean",
+            "description": "True when the interval excludes 0."
+          },
+          "regressed": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FlippedCase"
+            }
+          },
+          "improved": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FlippedCase"
+            }
+          },
+          "regression": {
+            "type": "boolean",
+            "description": "True when the overall pass rate fell by more than the tolerance."
+          }
+        },
+        "description": "What `agentkit eval compare --json` prints: two stored runs compared, baseline first."
+      },
+      "EvalExportPosture": {
+        "type": "object",
+        "required": [
+          "connected",
+          "source",
+          "credentials_file",
+          "enabled",
+          "disabled_by",
+          "queued_runs"
+        ],
+        "properties": {
+          "connected": {
+            "type": "boolean"
+          },
+          "source": {
+            "anyOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "env",
+                  "file"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Where the credentials come from."
+          },
+          "credentials_file": {
+            "type": "string"
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "disabled_by": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What keeps export off: `connect({ exportEvals: false })`, `AGENTKIT_EXPORT_EVALS=0`, or `not connected`."
+          },
+          "queued_runs": {
+            "type": "integer",
+            "format": "int32"
+          }
+        },
+        "description": "What `agentkit eval export --status --json` prints."
+      },
+      "EvalExportPreview": {
+        "type": "object",
+        "required": [
+          "runs"
+        ],
+        "properties": {
+          "runs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExportedEvalRun"
+            }
+          }
+        },
+        "description": "What `agentkit eval export --dry-run` prints: the literal body a send would carry."
       },
       "EvalRunReport": {
         "type": "object",
@@ -720,6 +903,188 @@ export const doc = {
         },
         "description": "A checkpoint of the trace's execution; the state blocks only with `--include-checkpoint-state`."
       },
+      "ExportedEvalCase": {
+        "type": "object",
+        "required": [
+          "case_id",
+          "ordinal",
+          "trace_id",
+          "errored",
+          "per_scorer"
+        ],
+        "properties": {
+          "case_id": {
+            "type": "string"
+          },
+          "ordinal": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "errored": {
+            "type": "boolean"
+          },
+          "per_scorer": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/ExportedVerdict"
+            }
+          }
+        },
+        "description": "One case as export sends it: verdicts and the trace id, never the input, expected or actual output."
+      },
+      "ExportedEvalRun": {
+        "type": "object",
+        "required": [
+          "run_id",
+          "run_name",
+          "dataset_name",
+          "agent_name",
+          "started_at",
+          "finished_at",
+          "scorers",
+          "metrics",
+          "overall_pass_rate",
+          "total_cases",
+          "errored_count",
+          "error_rate",
+          "gate_outcome",
+          "gate_checks",
+          "max_error_rate",
+          "thresholds",
+          "git_sha",
+          "git_branch",
+          "sdk_version",
+          "cases"
+        ],
+        "properties": {
+          "run_id": {
+            "type": "string"
+          },
+          "run_name": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "dataset_name": {
+            "type": "string"
+          },
+          "agent_name": {
+            "type": "string"
+          },
+          "started_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "finished_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "metrics": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ScorerMetric"
+            }
+          },
+          "overall_pass_rate": {
+            "type": "number",
+            "format": "double"
+          },
+          "total_cases": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "errored_count": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "error_rate": {
+            "type": "number",
+            "format": "double"
+          },
+          "gate_outcome": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/GateOutcome"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "gate_checks": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "max_error_rate": {
+            "anyOf": [
+              {
+                "type": "number",
+                "format": "double"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "thresholds": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "git_sha": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "git_branch": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "sdk_version": {
+            "type": "string"
+          },
+          "cases": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExportedEvalCase"
+            }
+          }
+        },
+        "description": "One run as connected mode would send it."
+      },
       "ExportedSpan": {
         "type": "object",
         "required": [
@@ -904,6 +1269,23 @@ export const doc = {
         },
         "description": "Header of an exported trace."
       },
+      "ExportedVerdict": {
+        "type": "object",
+        "required": [
+          "passed",
+          "score"
+        ],
+        "properties": {
+          "passed": {
+            "type": "boolean"
+          },
+          "score": {
+            "type": "number",
+            "format": "double"
+          }
+        },
+        "description": "A scorer's verdict as export sends it: no reason (it may quote the case)."
+      },
       "FilePart": {
         "type": "object",
         "required": [
@@ -923,6 +1305,59 @@ export const doc = {
           }
         },
         "description": "An image or PDF part of a multimodal input; the path is relative to the dataset file."
+      },
+      "FlippedCase": {
+        "type": "object",
+        "required": [
+          "baseline_ordinal",
+          "candidate_ordinal",
+          "input",
+          "scorers",
+          "baseline_trace_id",
+          "candidate_trace_id"
+        ],
+        "properties": {
+          "baseline_ordinal": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "candidate_ordinal": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "input": {
+            "type": "string",
+            "description": "The case's input as text, cut to 200 characters."
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers whose verdict flipped in this direction."
+          },
+          "baseline_trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "candidate_trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "description": "A case whose verdict flipped between two runs."
       },
       "GateOutcome": {
         "type": "string",
@@ -1083,6 +1518,34 @@ export const doc = {
           }
         },
         "description": "The path exists but not with this method; `Allow` lists the methods it has."
+      },
+      "MetricDelta": {
+        "type": "object",
+        "required": [
+          "name",
+          "baseline",
+          "candidate",
+          "delta"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "baseline": {
+            "type": "number",
+            "format": "double"
+          },
+          "candidate": {
+            "type": "number",
+            "format": "double"
+          },
+          "delta": {
+            "type": "number",
+            "format": "double",
+            "description": "candidate - baseline."
+          }
+        },
+        "description": "One metric of two runs side by side."
       },
       "NotFoundError": {
         "type": "object",
@@ -1979,6 +2442,24 @@ export const doc = {
           }
         },
         "description": "Bearer token missing or wrong on a run route of the served agent."
+      },
+      "UnmatchedCounts": {
+        "type": "object",
+        "required": [
+          "baseline",
+          "candidate"
+        ],
+        "properties": {
+          "baseline": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "candidate": {
+            "type": "integer",
+            "format": "int32"
+          }
+        },
+        "description": "Cases of either run with no counterpart in the other."
       },
       "ValidationFailedError": {
         "type": "object",

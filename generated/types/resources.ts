@@ -78,6 +78,11 @@ export interface components {
          * @enum {string}
          */
         CheckpointStatus: "completed" | "interrupted" | "failed";
+        /** @description Per-scorer deltas of a comparison. */
+        ComparisonMetrics: {
+            avg_score: components["schemas"]["MetricDelta"][];
+            pass_rate: components["schemas"]["MetricDelta"][];
+        };
         /** @description A rerun compared with the original, step by step. */
         ComparisonResult: {
             /** @description Index of the first step whose span name or output differs; null when identical. */
@@ -125,6 +130,52 @@ export interface components {
                 [key: string]: components["schemas"]["ScorerVerdict"];
             };
             trace_id: string | null;
+        };
+        /** @description What `agentkit eval compare --json` prints: two stored runs compared, baseline first. */
+        EvalComparison: {
+            baseline_run_id: string;
+            candidate_run_id: string;
+            /**
+             * Format: int32
+             * @description Case pairs compared (both sides scored).
+             */
+            compared: number;
+            /** @description 95% paired-bootstrap interval of the overall pass-rate delta; null with fewer than two pairs. */
+            delta_ci95: number[] | null;
+            /**
+             * Format: int32
+             * @description Pairs left out because a side errored.
+             */
+            excluded_errored: number;
+            improved: components["schemas"]["FlippedCase"][];
+            metrics: components["schemas"]["ComparisonMetrics"];
+            overall: components["schemas"]["MetricDelta"];
+            regressed: components["schemas"]["FlippedCase"][];
+            /** @description True when the overall pass rate fell by more than the tolerance. */
+            regression: boolean;
+            /** @description Scorers both runs used. */
+            scorers: string[];
+            /** @description True when the interval excludes 0. */
+            significant: boolean;
+            /** Format: double */
+            tolerance: number;
+            unmatched: components["schemas"]["UnmatchedCounts"];
+        };
+        /** @description What `agentkit eval export --status --json` prints. */
+        EvalExportPosture: {
+            connected: boolean;
+            credentials_file: string;
+            /** @description What keeps export off: `connect({ exportEvals: false })`, `AGENTKIT_EXPORT_EVALS=0`, or `not connected`. */
+            disabled_by: string | null;
+            enabled: boolean;
+            /** Format: int32 */
+            queued_runs: number;
+            /** @description Where the credentials come from. */
+            source: ("env" | "file") | null;
+        };
+        /** @description What `agentkit eval export --dry-run` prints: the literal body a send would carry. */
+        EvalExportPreview: {
+            runs: components["schemas"]["ExportedEvalRun"][];
         };
         /** @description The report `agentkit eval run --json <path>` writes. */
         EvalRunReport: {
@@ -174,6 +225,44 @@ export interface components {
             step: number;
             step_type: string | null;
         };
+        /** @description One case as export sends it: verdicts and the trace id, never the input, expected or actual output. */
+        ExportedEvalCase: {
+            case_id: string;
+            errored: boolean;
+            /** Format: int32 */
+            ordinal: number;
+            per_scorer: {
+                [key: string]: components["schemas"]["ExportedVerdict"];
+            };
+            trace_id: string | null;
+        };
+        /** @description One run as connected mode would send it. */
+        ExportedEvalRun: {
+            agent_name: string;
+            cases: components["schemas"]["ExportedEvalCase"][];
+            dataset_name: string;
+            /** Format: double */
+            error_rate: number;
+            /** Format: int32 */
+            errored_count: number;
+            finished_at: components["schemas"]["Timestamp"];
+            gate_checks: string[];
+            gate_outcome: components["schemas"]["GateOutcome"] | null;
+            git_branch: string | null;
+            git_sha: string | null;
+            max_error_rate: number | null;
+            metrics: components["schemas"]["ScorerMetric"][];
+            /** Format: double */
+            overall_pass_rate: number;
+            run_id: string;
+            run_name: string | null;
+            scorers: string[];
+            sdk_version: string;
+            started_at: components["schemas"]["Timestamp"];
+            thresholds: string[];
+            /** Format: int32 */
+            total_cases: number;
+        };
         /** @description One span of an exported trace, with payloads split into input and output. */
         ExportedSpan: {
             /** @description The attributes not moved into input or output. */
@@ -209,6 +298,12 @@ export interface components {
             /** @description `agent`, `chain`, `swarm` or `supervisor`, from the root span. */
             workflow_type: string;
         };
+        /** @description A scorer's verdict as export sends it: no reason (it may quote the case). */
+        ExportedVerdict: {
+            passed: boolean;
+            /** Format: double */
+            score: number;
+        };
         /** @description The `export-trace` document. */
         ExportTraceDocument: {
             checkpoints: components["schemas"]["ExportedCheckpoint"][];
@@ -225,6 +320,19 @@ export interface components {
             path: string;
             /** @enum {string} */
             type: "image" | "pdf";
+        };
+        /** @description A case whose verdict flipped between two runs. */
+        FlippedCase: {
+            /** Format: int32 */
+            baseline_ordinal: number;
+            baseline_trace_id: string | null;
+            /** Format: int32 */
+            candidate_ordinal: number;
+            candidate_trace_id: string | null;
+            /** @description The case's input as text, cut to 200 characters. */
+            input: string;
+            /** @description Scorers whose verdict flipped in this direction. */
+            scorers: string[];
         };
         /**
          * @description Gate outcome, in precedence order invalid > failed > passed.
@@ -282,6 +390,19 @@ export interface components {
             /** @enum {string} */
             code: "method_not_allowed";
             detail: string;
+        };
+        /** @description One metric of two runs side by side. */
+        MetricDelta: {
+            /** Format: double */
+            baseline: number;
+            /** Format: double */
+            candidate: number;
+            /**
+             * Format: double
+             * @description candidate - baseline.
+             */
+            delta: number;
+            name: string;
         };
         /** @description The route or resource does not exist. */
         NotFoundError: {
@@ -610,6 +731,13 @@ export interface components {
             code: "unauthorized";
             detail: string;
         };
+        /** @description Cases of either run with no counterpart in the other. */
+        UnmatchedCounts: {
+            /** Format: int32 */
+            baseline: number;
+            /** Format: int32 */
+            candidate: number;
+        };
         /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
         ValidationFailedError: {
             /** @enum {string} */
@@ -637,20 +765,28 @@ export type BodyMapping = components['schemas']['BodyMapping'];
 export type ChainResult = components['schemas']['ChainResult'];
 export type Checkpoint = components['schemas']['Checkpoint'];
 export type CheckpointStatus = components['schemas']['CheckpointStatus'];
+export type ComparisonMetrics = components['schemas']['ComparisonMetrics'];
 export type ComparisonResult = components['schemas']['ComparisonResult'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type EvalCase = components['schemas']['EvalCase'];
 export type EvalCaseResult = components['schemas']['EvalCaseResult'];
+export type EvalComparison = components['schemas']['EvalComparison'];
+export type EvalExportPosture = components['schemas']['EvalExportPosture'];
+export type EvalExportPreview = components['schemas']['EvalExportPreview'];
 export type EvalRunReport = components['schemas']['EvalRunReport'];
 export type ExecutionStatus = components['schemas']['ExecutionStatus'];
 export type ExportedAttachment = components['schemas']['ExportedAttachment'];
 export type ExportedCheckpoint = components['schemas']['ExportedCheckpoint'];
+export type ExportedEvalCase = components['schemas']['ExportedEvalCase'];
+export type ExportedEvalRun = components['schemas']['ExportedEvalRun'];
 export type ExportedSpan = components['schemas']['ExportedSpan'];
 export type ExportedTrace = components['schemas']['ExportedTrace'];
+export type ExportedVerdict = components['schemas']['ExportedVerdict'];
 export type ExportTraceDocument = components['schemas']['ExportTraceDocument'];
 export type FilePart = components['schemas']['FilePart'];
+export type FlippedCase = components['schemas']['FlippedCase'];
 export type GateOutcome = components['schemas']['GateOutcome'];
 export type GateResult = components['schemas']['GateResult'];
 export type InternalError = components['schemas']['InternalError'];
@@ -659,6 +795,7 @@ export type InvalidJsonError = components['schemas']['InvalidJsonError'];
 export type JsonObject = components['schemas']['JsonObject'];
 export type LlmParams = components['schemas']['LlmParams'];
 export type MethodNotAllowedError = components['schemas']['MethodNotAllowedError'];
+export type MetricDelta = components['schemas']['MetricDelta'];
 export type NotFoundError = components['schemas']['NotFoundError'];
 export type PayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type PendingInterrupt = components['schemas']['PendingInterrupt'];
@@ -690,6 +827,7 @@ export type Trace = components['schemas']['Trace'];
 export type TraceList = components['schemas']['TraceList'];
 export type TraceSummary = components['schemas']['TraceSummary'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
+export type UnmatchedCounts = components['schemas']['UnmatchedCounts'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type $defs = Record<string, never>;

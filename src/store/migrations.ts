@@ -206,6 +206,47 @@ export const MIGRATIONS: readonly Migration[] = [
         acquired_at TEXT NOT NULL
       );`,
   },
+  {
+    description: 'v25 eval runs and their cases (scorecard, gate, git provenance, synced for export)',
+    sql: `
+      CREATE TABLE eval_runs (
+        run_id TEXT PRIMARY KEY,
+        run_name TEXT,
+        dataset_name TEXT NOT NULL,
+        agent_name TEXT NOT NULL,
+        scorers TEXT NOT NULL DEFAULT '[]',
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        total_cases INTEGER NOT NULL,
+        errored_count INTEGER NOT NULL,
+        pass_count INTEGER NOT NULL,
+        fail_count INTEGER NOT NULL,
+        pass_rate REAL NOT NULL,
+        scorecard TEXT NOT NULL,
+        gate TEXT,
+        thresholds TEXT NOT NULL DEFAULT '[]',
+        git_sha TEXT,
+        git_branch TEXT,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        project_id TEXT NOT NULL DEFAULT '',
+        synced INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_eval_runs_name ON eval_runs(run_name, started_at);
+      CREATE INDEX idx_eval_runs_synced ON eval_runs(synced, started_at);
+      CREATE TABLE eval_cases (
+        case_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES eval_runs(run_id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        input TEXT NOT NULL,
+        expected_output TEXT,
+        actual_output TEXT,
+        trace_id TEXT,
+        per_scorer TEXT NOT NULL DEFAULT '{}',
+        error TEXT,
+        latency_ms REAL,
+        UNIQUE (run_id, ordinal)
+      );`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

@@ -14,3 +14,4 @@ export { LocalStoreSpanProcessor } from './processor.js';
 export { hrTimeToIso, spanFromRow, spanRow, statusName, type SpanRow } from './span-row.js';
 export { LeanSpan } from './lean-span.js';
 export { LeanTracer } from './lean-tracer.js';
+export { markFavorite, type AnnotationOptions, type TraceAnnotation } from './annotations.js';
