@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { conformance, type ScenarioContext } from '../harness/index.js';
-import { Agent, agentDefinitionFromAttributes, NotFoundError, PromptError, PromptRegistry, PROMPT_ATTR, TraceStore } from '../../src/index.js';
+import { Agent, agentDefinitionFromAttributes, NotFoundError, PromptError, PromptRegistry, PROMPT_ATTR, Replay, TraceStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
 const area = conformance('prompts');
@@ -149,6 +149,37 @@ area.scenario('an agent on a registry prompt records its version; a rerun with a
   const failure = await failing.run('hi').catch((e: unknown) => e);
   assert.instance(failure, PromptError);
   assert.is((failure as Error).message, "prompt 'support' v3: missing variable 'company'");
+});
+
+area.scenario('replay: a fork reruns the traced agent on another registry version, given as a reference or as a loaded version', { rows: ['cli:prompts list'], backends: ['sqlite'], surfaces: ['sdk'] }, async (t) => {
+  await registerThree(t);
+  const registry = new PromptRegistry({ dbPath: dbOf(t) });
+  const agent = new Agent({ name: 'support', llm: new ScriptedModel([{ text: 'Order 42 ships today.' }]), traceDb: dbOf(t), systemPrompt: registry.ref('support', { label: 'production', variables: { company: 'Acme' } }) });
+  const original = await agent.run('Where is order 42?');
+  const store = new TraceStore({ dbPath: dbOf(t) });
+  const rootOf = async (traceId: string) => (await store.getTrace(traceId)).spans.find((s) => s.name === 'agent.support')!;
+  assert.is((await rootOf(original.trace_id!)).attributes[PROMPT_ATTR.version], 2);
+
+  const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
+  const v1Text = 'You are the support agent of Acme.\nBe warm and precise.\nAnswer in one sentence.\n';
+  // As a reference: resolved at rerun time; the rerun's span names the version that ran.
+  const byRef = new ScriptedModel([{ text: 'Order 42 ships today (v1).' }]);
+  const refRun = await replay.forkAt(0).modifyPrompt(registry.ref('support', { version: 1, variables: { company: 'Acme' } })).withDeterminism('live').rerun({ llm: byRef });
+  assert.is(byRef.received[0]![0]!.content, v1Text);
+  const refRoot = await rootOf(refRun.trace_id!);
+  assert.equal([refRoot.attributes[PROMPT_ATTR.name], refRoot.attributes[PROMPT_ATTR.version]], ['support', 1]);
+  // As a loaded version rendered with variables: the same text and the same attributes.
+  const byVersion = new ScriptedModel([{ text: 'Order 42 ships today (v1).' }]);
+  const loaded = await registry.load('support', { version: 1 });
+  const versionRun = await replay.forkAt(0).modifyPrompt(loaded, { company: 'Acme' }).withDeterminism('live').rerun({ llm: byVersion });
+  assert.is(byVersion.received[0]![0]!.content, v1Text);
+  assert.equal([(await rootOf(versionRun.trace_id!)).attributes[PROMPT_ATTR.version]], [1]);
+  // A loaded version missing a variable is refused by modifyPrompt itself, naming the variable.
+  const refused = (() => { try { replay.forkAt(0).modifyPrompt(loaded); return null; } catch (e) { return e; } })();
+  assert.instance(refused, PromptError);
+  assert.is((refused as Error).message, "prompt 'support' v1: missing variable 'company'");
+  // Anything else is a one-line ConfigError.
+  assert.throws(() => replay.forkAt(0).modifyPrompt(42 as unknown as string), /modifyPrompt needs the new system prompt as a string, a registry reference/);
 });
 
 area.scenario('docs/prompts.md: the example agent follows the production label from files registered by the CLI', { rows: ['cli:prompts list'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 30_000 }, async (t) => {

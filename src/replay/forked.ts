@@ -18,6 +18,8 @@ import type { Replay } from './replay.js';
 import { ReplayRunResult } from './result.js';
 import { agentSpanFor, subtreeOf } from './scope.js';
 import { REPLAY_ATTR } from './span-attributes.js';
+import { promptModification, type LoadedPromptVersion } from './prompt-modification.js';
+import type { RegistryPrompt } from '../agent/registry-prompt.js';
 import { stepsOf } from './steps.js';
 import { decodeValue } from '../tracing/payload-keys.js';
 
@@ -54,7 +56,7 @@ export class ForkedReplay {
   }
 
   /** The changes made so far (a copy). */
-  get modifications(): { prompt: string | null; input: string | null; config: ConfigPatch; toolOverrides: Record<string, unknown>; tools: string[] } {
+  get modifications(): { prompt: string | RegistryPrompt | null; input: string | null; config: ConfigPatch; toolOverrides: Record<string, unknown>; tools: string[] } {
     return {
       prompt: this.mods.prompt,
       input: this.mods.input,
@@ -64,10 +66,14 @@ export class ForkedReplay {
     };
   }
 
-  /** Replace the system prompt. */
-  modifyPrompt(text: string): this {
-    if (typeof text !== 'string') throw new ConfigError('modifyPrompt needs the new system prompt as a string');
-    this.mods.prompt = text;
+  /**
+   * Replace the system prompt with a text, or with a version from the prompt registry: a reference
+   * (`registry.ref(name, { version | label, variables })`, resolved at rerun time, so the rerun's `agent.<name>` span
+   * records `agent.prompt.name` and `agent.prompt.version`) or a loaded version (`await registry.load(name,
+   * { version })`, rendered with `variables`, and resolved the same way so its name and version are recorded too).
+   */
+  modifyPrompt(prompt: string | RegistryPrompt | LoadedPromptVersion, variables: Readonly<Record<string, unknown>> = {}): this {
+    this.mods.prompt = promptModification(prompt, variables);
     return this;
   }
 

@@ -2,6 +2,7 @@
  * What a fork changes before its rerun: the system prompt, the input, configuration values (sampling settings, the
  * model name, the iteration bound), canned tool responses, tools supplied in code, and the determinism settings.
  */
+import type { RegistryPrompt } from '../agent/registry-prompt.js';
 import type { AgentConfigOptions } from '../agent/config.js';
 import { ConfigError } from '../errors.js';
 import type { Tool } from '../tools/tool.js';
@@ -16,7 +17,8 @@ export interface ConfigPatch extends AgentConfigOptions {
 }
 
 export interface Modifications {
-  prompt: string | null;
+  /** The new system prompt: a text, or a registry reference (the rerun's agent span then records its name and version). */
+  prompt: string | RegistryPrompt | null;
   input: string | null;
   config: AgentConfigOptions;
   model: string | null;
