@@ -47,14 +47,15 @@ export function loopbackHostOnly(): RequestHandler {
 
 /**
  * The web app's pages and assets, served outside the OpenAPI document and open to everyone (the login page must load
- * before anyone signs in; the files hold no data). Patterns are anchored and exclude `/api`, dot segments and
- * percent-encoding, so no spelling of an API path can pass as a page.
+ * before anyone signs in; the files hold no data). Any one lower-case segment is a page (the app shows its own "Not
+ * found"). Patterns are anchored and exclude `/api`, dot segments, upper case and percent-encoding, so no spelling
+ * of an API path can pass as a page.
  */
 export const UI_PAGE_ROUTES: readonly ExtraRoute[] = [
   { method: 'GET', pattern: /^\/assets\/[A-Za-z0-9_-][A-Za-z0-9_.-]*$/, key: 'GET /assets/*' },
   {
     method: 'GET',
-    pattern: /^\/(?:login|traces|approvals|evals|evals\/compare)?$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
+    pattern: /^\/(?:evals\/compare)?$|^\/(?!api$)[a-z][a-z0-9-]*$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
     key: 'GET /*',
   },
 ];
