@@ -305,6 +305,29 @@ area.scenario('traces: list with window, search, status and favorites; one trace
   assert.is(missing.json().code, 'trace_not_found');
 });
 
+area.scenario('replay: a stored trace as steps, in start-time order; 404 for an unknown trace; 401 without a session', { rows: ['cli:ui'], backends: ['sqlite'], surfaces: ['http'] }, async (t) => {
+  const agent = weatherAgent({ traceDb: localDb(t) });
+  const oslo = await agent.run('What is the weather in Oslo?');
+  const { url } = await serveUi(t);
+  const browser = new Browser(url);
+  assert.is((await browser.get(`/api/replay/${oslo.trace_id}`)).status, 401);
+  await browser.login();
+  const view = await browser.get(`/api/replay/${oslo.trace_id}`);
+  assert.is(view.status, 200, view.text);
+  const body = view.json();
+  const trace = (await browser.get(`/api/traces/${oslo.trace_id}`)).json();
+  assert.is(body.trace_id, oslo.trace_id);
+  assert.is(body.span_count, trace.spans.length);
+  assert.is(body.steps.length, trace.spans.length, 'one step per span');
+  assert.equal(body.steps.map((step: { step: number }) => step.step), body.steps.map((_: unknown, i: number) => i));
+  const times = body.steps.map((step: { timestamp: string }) => step.timestamp);
+  assert.equal(times, [...times].sort(), 'start-time order');
+  assert.ok(body.steps.some((step: { span_name: string }) => /get_weather|tool/.test(step.span_name)), JSON.stringify(body.steps.map((s: { span_name: string }) => s.span_name)));
+  const missing = await browser.get('/api/replay/0123456789abcdef0123456789abcdef');
+  assert.is(missing.status, 404);
+  assert.is(missing.json().code, 'trace_not_found');
+});
+
 area.scenario('agentkit ui: a non-loopback bind without --insecure-bind is refused with exit 2', { rows: ['error:ui-bind', 'cli:ui'], backends: 'none', surfaces: ['cli'] }, async (t) => {
   const run = await t.cli(['ui', '--host', '0.0.0.0', '--no-auth', '--no-open']);
   assert.is(run.code, 2);

@@ -15,6 +15,7 @@ import { runnerOfExecution } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
 import { exportTrace } from '../tracing/export.js';
+import { Replay } from '../replay/replay.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import type { Checkpoint, TraceSummary } from '../types.js';
 import { verifyPassword } from './auth-file.js';
@@ -164,6 +165,18 @@ function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore
       includeCheckpointState: String(query.include_checkpoint_state) === 'true',
     });
     res.json(document);
+  });
+
+  // A stored trace as replay steps (the replay SDK's own step view); 404 trace_not_found for an unknown id.
+  router.get('/api/replay/:trace_id', async (req: Request, res: Response) => {
+    const replay = await Replay.load(String(req.params.trace_id), { store });
+    res.json({
+      trace_id: replay.trace.trace_id,
+      name: replay.trace.name,
+      status: replay.trace.status as Schemas['SpanStatus'],
+      span_count: replay.trace.spans.length,
+      steps: replay.steps() as unknown as Schemas['ReplayStep'][],
+    } satisfies Schemas['ReplayView']);
   });
 
   router.get('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
