@@ -14,6 +14,11 @@ import { fuzzCases, sendRaw, type FuzzTarget } from '../harness/fuzz.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
 import { createServeApp } from '../../src/serve/app.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
+import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
+import { TraceStore } from '../../src/tracing/index.js';
+import { createUiApp } from '../../src/ui/app.js';
+import { newAuthFile } from '../../src/ui/auth-file.js';
+import { issueSession } from '../../src/ui/session.js';
 
 const area = conformance('served surfaces under a fuzz');
 
@@ -25,8 +30,14 @@ const CAP = 64 * 1024;
 interface FuzzedServer {
   name: string;
   target: Omit<FuzzTarget, 'maxBodyBytes'>;
+  /** A GET route that answers 200 once the fuzz is over (default `/health`). */
+  alivePath?: string;
   start(t: ScenarioContext): Promise<{ port: number }>;
 }
+
+/** A signed-in session for the UI's fuzz: every request carries it and the CSRF pair, so routes are reached. */
+const UI_SECRET = 'f'.repeat(64);
+const UI_CSRF = 'c'.repeat(64);
 
 const SERVERS: FuzzedServer[] = [
   {
@@ -35,6 +46,23 @@ const SERVERS: FuzzedServer[] = [
     start: async (t) => {
       const traceDb = path.join(t.cwd, 'traces.db');
       const server = await t.serve(createServeApp(toServeTarget(weatherAgent({ traceDb }), { traceDb }), { token: 'fuzz-token', maxBodyBytes: CAP }));
+      return { port: Number(new URL(server.url).port) };
+    },
+  },
+  {
+    name: 'local UI',
+    alivePath: '/api/auth/status',
+    target: {
+      routes: ['GET /api/auth/status', 'GET /api/overview', 'GET /api/traces', 'GET /api/pending-interrupts', 'POST /api/auth/login'],
+      validBody: '{"username":"admin","password":"not the password"}',
+      headers: { cookie: `agentkit_session=${issueSession('admin', UI_SECRET)}; agentkit_csrf=${UI_CSRF}`, 'x-csrf-token': UI_CSRF },
+    },
+    start: async (t) => {
+      const dbPath = path.join(t.cwd, 'local.db');
+      const checkpointer = new SQLiteCheckpointer(dbPath);
+      t.defer(() => checkpointer.close());
+      const file = { ...(await newAuthFile('admin', 'correct horse')), session_secret: UI_SECRET };
+      const server = await t.serve(createUiApp({ checkpointer, traceStore: new TraceStore({ dbPath }), auth: { mode: 'password', file }, runners: [] }));
       return { port: Number(new URL(server.url).port) };
     },
   },
@@ -87,7 +115,7 @@ for (const server of SERVERS) {
     delay.disable();
     const elapsed = Date.now() - started;
     assert.equal(problems.slice(0, 20), [], `${problems.length} problems`);
-    const health = await sendRaw(port, Buffer.from('GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'));
+    const health = await sendRaw(port, Buffer.from(`GET ${server.alivePath ?? '/health'} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`));
     assert.is(health?.status, 200, 'alive after the fuzz');
     assert.ok((statuses.get(200) ?? 0) > 0 && [...statuses.keys()].some((s) => s >= 400), 'both successes and refusals were exercised');
     assert.ok(kinds.size >= 12, `every generator ran: ${[...kinds.keys()].join(', ')}`);

@@ -218,8 +218,9 @@ area.scenario(
     assert.is(history.state, 'paused');
     assert.is(history.chain_name, 'refund');
     assert.is(history.pending_interrupt.reason, 'manager_approval');
-    // The full history: the chain's start row (exactly-once: a crash in the first node is resumable), then its nodes.
+    // The full history, the exactly-once start row included.
     assert.equal(history.checkpoints.map((c: { node_id: string }) => c.node_id), ['__run_start__', 'seed', 'approval']);
+    assert.is(history.checkpoints[0].step_type, 'run_start');
     const missing = await alice.get('/api/executions/no-such-execution');
     assert.is(missing.status, 404);
     assert.is(missing.json().code, 'execution_not_found');
@@ -232,9 +233,8 @@ area.scenario(
     assert.equal(statuses, [200, 409], `${a.text} / ${b.text}`);
     const winner = a.status === 200 ? a : b;
     const loser = a.status === 200 ? b : a;
-    // The loser arrives either while the winner holds the execution lease (execution_busy) or after its claim
-    // committed (already_resumed); both are 409 and the page says the run was already handled.
-    assert.ok(['already_resumed', 'execution_busy'].includes(loser.json().code), loser.text);
+    // The loser either finds the decision already applied or the execution claimed by the winner right now.
+    assert.ok(['already_resumed', 'execution_busy'].includes(loser.json().code as string), loser.text);
     assert.is(winner.json().result.status, 'completed');
     assert.is(winner.json().execution_id, first.execution_id);
     assert.is(counter.count('/finalize'), 1, 'the node after the pause ran once');
@@ -301,6 +301,29 @@ area.scenario('traces: list with window, search, status and favorites; one trace
   const file = JSON.parse(await readFile(path.join(t.cwd, 'trace.json'), 'utf8')) as Record<string, unknown>;
   assert.equal({ ...exported, exported_at: null }, { ...file, exported_at: null }, 'the same document as export-trace');
   const missing = await browser.get('/api/traces/0123456789abcdef0123456789abcdef');
+  assert.is(missing.status, 404);
+  assert.is(missing.json().code, 'trace_not_found');
+});
+
+area.scenario('replay: a stored trace as steps, in start-time order; 404 for an unknown trace; 401 without a session', { rows: ['cli:ui'], backends: ['sqlite'], surfaces: ['http'] }, async (t) => {
+  const agent = weatherAgent({ traceDb: localDb(t) });
+  const oslo = await agent.run('What is the weather in Oslo?');
+  const { url } = await serveUi(t);
+  const browser = new Browser(url);
+  assert.is((await browser.get(`/api/replay/${oslo.trace_id}`)).status, 401);
+  await browser.login();
+  const view = await browser.get(`/api/replay/${oslo.trace_id}`);
+  assert.is(view.status, 200, view.text);
+  const body = view.json();
+  const trace = (await browser.get(`/api/traces/${oslo.trace_id}`)).json();
+  assert.is(body.trace_id, oslo.trace_id);
+  assert.is(body.span_count, trace.spans.length);
+  assert.is(body.steps.length, trace.spans.length, 'one step per span');
+  assert.equal(body.steps.map((step: { step: number }) => step.step), body.steps.map((_: unknown, i: number) => i));
+  const times = body.steps.map((step: { timestamp: string }) => step.timestamp);
+  assert.equal(times, [...times].sort(), 'start-time order');
+  assert.ok(body.steps.some((step: { span_name: string }) => /get_weather|tool/.test(step.span_name)), JSON.stringify(body.steps.map((s: { span_name: string }) => s.span_name)));
+  const missing = await browser.get('/api/replay/0123456789abcdef0123456789abcdef');
   assert.is(missing.status, 404);
   assert.is(missing.json().code, 'trace_not_found');
 });

@@ -3,8 +3,9 @@
  * resume) on the validated Express builder, plus the built web app. Handlers parse, call one store or runner, and
  * map the outcome; the durability rules (atomic claim, AlreadyResumed) live in the SDK.
  *
- * Guards run in this order before any body is read: security headers -> web app files (non-`/api` GETs) -> access
- * rules (./guard.ts). Routing is strict and case-sensitive.
+ * On the shared builder (src/http): security headers and the loopback-Host check run first, then the matched route
+ * is authenticated deny-by-default (./guard.ts: session 401, CSRF 403); only login and the web app's pages and assets
+ * are open. Routing is strict and case-sensitive.
  */
 import express, { type Express, type Request, type Response, type Router } from 'express';
 import { doc } from '../../generated/schemas/ui.js';
@@ -14,12 +15,13 @@ import { runnerOfExecution } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
 import { exportTrace } from '../tracing/export.js';
+import { Replay } from '../replay/replay.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import type { Checkpoint, TraceSummary } from '../types.js';
 import { verifyPassword } from './auth-file.js';
 import { executionState } from './execution-state.js';
 import { FavoriteStore } from './favorites.js';
-import { loopbackHostOnly, sessionUser, uiGuard, type UiAuth } from './guard.js';
+import { loopbackHostOnly, noStoreForApi, sessionUser, UI_OPEN_ROUTES, UI_PAGE_ROUTES, uiAuthenticate, type UiAuth } from './guard.js';
 import { RunnerRegistry } from './runners.js';
 import { cookie, CSRF_COOKIE, issueSession, newCsrfToken, parseCookies, SESSION_COOKIE, SESSION_TTL_SECONDS } from './session.js';
 import { securityHeaders, webApp } from './static.js';
@@ -61,9 +63,14 @@ export function createUiApp(options: UiAppOptions): Express {
   return createValidatedApp({
     doc,
     maxBodyBytes: UI_MAX_BODY_BYTES,
-    guards: [securityHeaders(), ...(options.loopbackOnly === false ? [] : [loopbackHostOnly()]), ...(options.webDir ? [webApp(options.webDir)] : []), uiGuard(() => auth)],
+    guards: [securityHeaders(), ...(options.loopbackOnly === false ? [] : [loopbackHostOnly()]), noStoreForApi()],
+    authenticate: uiAuthenticate(() => auth),
+    openRoutes: UI_OPEN_ROUTES,
+    extraRoutes: UI_PAGE_ROUTES,
     onServerError: (error) => options.onServerError?.(error),
     routes(app) {
+      // The web app's pages and assets (extra routes, open): only non-`/api` GETs, matched by UI_PAGE_ROUTES.
+      if (options.webDir) app.use(webApp(options.webDir));
       const router = express.Router({ caseSensitive: true, strict: true });
       authRoutes(router, auth, throttle);
       traceRoutes(router, options.traceStore, favorites, options.checkpointer);
@@ -158,6 +165,18 @@ function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore
       includeCheckpointState: String(query.include_checkpoint_state) === 'true',
     });
     res.json(document);
+  });
+
+  // A stored trace as replay steps (the replay SDK's own step view); 404 trace_not_found for an unknown id.
+  router.get('/api/replay/:trace_id', async (req: Request, res: Response) => {
+    const replay = await Replay.load(String(req.params.trace_id), { store });
+    res.json({
+      trace_id: replay.trace.trace_id,
+      name: replay.trace.name,
+      status: replay.trace.status as Schemas['SpanStatus'],
+      span_count: replay.trace.spans.length,
+      steps: replay.steps() as unknown as Schemas['ReplayStep'][],
+    } satisfies Schemas['ReplayView']);
   });
 
   router.get('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {

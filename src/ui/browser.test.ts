@@ -224,9 +224,10 @@ test('execution: the checkpoint timeline with statuses, the state diff of a sele
   await steps.first().waitFor();
   const labels = await steps.allTextContents();
   assert.ok(labels.length >= 4, `seed, approval (paused), approval, finalize, run end: ${JSON.stringify(labels)}`);
-  // The history opens with the chain's start row; the first node's checkpoint follows it.
-  assert.match(labels[0] ?? '', /__run_start__/);
-  assert.match(labels[1] ?? '', /seed/);
+  // The exactly-once start row is bookkeeping: labelled and dimmed, before the first real step.
+  assert.match((await steps.nth(0).textContent()) ?? '', /run started/);
+  assert.match((await steps.nth(0).getAttribute('class')) ?? '', /tl-bookkeeping/);
+  assert.match((await steps.nth(1).textContent()) ?? '', /seed/);
   await page.locator('h1 .status').filter({ hasText: 'completed' }).waitFor();
   await steps.nth(1).click();
   await page.locator('.detail').getByText('amount').first().waitFor();

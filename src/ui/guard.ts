@@ -1,34 +1,28 @@
 /**
  * The local UI's access rules, as one Express middleware that runs before any body is read:
  *
- * - Paths outside `/api/` (the web app) are open.
- * - Open API routes, matched exactly (method and case-sensitive path): `POST /api/auth/login`, `GET /api/auth/status`,
- *   `POST /api/auth/logout`. Every other `/api/*` request, known route or not, needs a valid session (401) unless
- *   the UI runs with `--no-auth`.
+ * - The web app's pages and `/assets/*` (UI_PAGE_ROUTES) and `POST /api/auth/login` are open.
+ * - `GET /api/auth/status` needs no session. Every other request (logout too), known route or not,
+ *   needs a valid session (401) unless the UI runs with `--no-auth`.
  * - Every write (not GET/HEAD) except login needs `X-CSRF-Token` equal to the `agentkit_csrf` cookie (403), with or
  *   without `--no-auth` (a page of another site could otherwise post to a loopback UI that has no login).
  *
- * Kept apart from the routes so the UI can move onto a shared deny-by-default builder without changing its rules.
+ * Enforced by the shared builder's deny-by-default `authenticate` hook on the matched route (src/http), never by
+ * comparing raw paths; the web app's pages and assets are extra routes open to all.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
+import type { AuthFailure, ExtraRoute, MatchedRoute } from '../http/validated-app.js';
 import type { AuthFile } from './auth-file.js';
 import { CSRF_COOKIE, CSRF_HEADER, csrfMatches, parseCookies, SESSION_COOKIE, verifySession } from './session.js';
 
 /** How the UI authenticates: the auth file's credentials, or nobody (`--no-auth`). */
 export type UiAuth = { mode: 'password'; file: AuthFile } | { mode: 'none' };
 
-const OPEN_ROUTES: ReadonlySet<string> = new Set(['POST /api/auth/login', 'GET /api/auth/status', 'POST /api/auth/logout']);
-/** Writes that need no CSRF token: login (there is no session to ride yet). */
-const CSRF_EXEMPT: ReadonlySet<string> = new Set(['POST /api/auth/login']);
 
 /** The signed-in user of a request: a username, `null` when not signed in. With `--no-auth` always `null`. */
 export function sessionUser(req: Request, auth: UiAuth): string | null {
   if (auth.mode === 'none') return null;
   return verifySession(parseCookies(req.headers.cookie)[SESSION_COOKIE], auth.file.session_secret);
-}
-
-function deny(res: Response, status: 401 | 403, code: string, detail: string): void {
-  res.status(status).type('application/json').send(JSON.stringify({ detail, code }));
 }
 
 /**
@@ -51,29 +45,55 @@ export function loopbackHostOnly(): RequestHandler {
   };
 }
 
-/** The middleware enforcing the rules above. */
-export function uiGuard(getAuth: () => UiAuth): RequestHandler {
-  return (req, res, next) => {
-    if (!req.path.startsWith('/api/')) {
-      next();
-      return;
-    }
-    res.setHeader('Cache-Control', 'no-store');
+/**
+ * The web app's pages and assets, served outside the OpenAPI document and open to everyone (the login page must load
+ * before anyone signs in; the files hold no data). Any one lower-case segment is a page (the app shows its own "Not
+ * found"). Patterns are anchored and exclude `/api`, dot segments, upper case and percent-encoding, so no spelling
+ * of an API path can pass as a page.
+ */
+export const UI_PAGE_ROUTES: readonly ExtraRoute[] = [
+  { method: 'GET', pattern: /^\/assets\/[A-Za-z0-9_-][A-Za-z0-9_.-]*$/, key: 'GET /assets/*' },
+  {
+    method: 'GET',
+    pattern: /^\/(?:evals\/compare)?$|^\/(?!api$)[a-z][a-z0-9-]*$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
+    key: 'GET /*',
+  },
+];
+
+/** Routes that never reach `authenticate`: login (nobody is signed in yet) and the web app's files. */
+export const UI_OPEN_ROUTES: readonly string[] = ['POST /api/auth/login', 'GET /assets/*', 'GET /*'];
+
+/** The one API route that needs no session: the login page asks it whether anyone is signed in. */
+const SESSIONLESS: ReadonlySet<string> = new Set(['GET /api/auth/status']);
+
+/**
+ * The `authenticate` hook of the shared builder, called with the matched route (deny by default: every route not in
+ * `UI_OPEN_ROUTES`, and every unmatched path, comes here): 401 without a session (unless `--no-auth`), 403 for a
+ * write without the CSRF header matching the cookie.
+ */
+export function uiAuthenticate(getAuth: () => UiAuth): (req: Request, route: MatchedRoute | undefined) => AuthFailure | null {
+  return (req, route) => {
     const auth = getAuth();
-    const key = `${req.method} ${req.path}`;
-    if (auth.mode === 'password' && !OPEN_ROUTES.has(key) && sessionUser(req, auth) === null) {
-      deny(res, 401, 'not_authenticated', 'Not authenticated: sign in at /login (POST /api/auth/login).');
-      return;
+    const key = route?.key;
+    if (auth.mode === 'password' && !(key && SESSIONLESS.has(key)) && sessionUser(req, auth) === null) {
+      return { status: 401, code: 'not_authenticated', detail: 'Not authenticated: sign in at /login (POST /api/auth/login).' };
     }
     const write = req.method !== 'GET' && req.method !== 'HEAD';
-    if (write && !CSRF_EXEMPT.has(key)) {
+    if (write) {
       const cookies = parseCookies(req.headers.cookie);
       const header = req.headers[CSRF_HEADER];
       if (!csrfMatches(cookies[CSRF_COOKIE], typeof header === 'string' ? header : undefined)) {
-        deny(res, 403, 'csrf_failed', `CSRF token missing or invalid: send the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header.`);
-        return;
+        return { status: 403, code: 'csrf_failed', detail: `CSRF token missing or invalid: send the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header.` };
       }
     }
+    return null;
+  };
+}
+
+/** API responses are never cached: they carry session-bound data. */
+export function noStoreForApi(): RequestHandler {
+  return (req, res, next) => {
+    if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
     next();
   };
 }

@@ -89,9 +89,14 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
         <ol className="timeline" aria-label="Checkpoints">
           {e.checkpoints.map((c, i) => (
             <li key={c.checkpoint_id}>
-              <button type="button" className={i === index ? 'tl-row selected' : 'tl-row'} aria-current={i === index ? 'step' : undefined} onClick={() => setSelected(i)}>
+              <button
+                type="button"
+                className={`tl-row${i === index ? ' selected' : ''}${bookkeeping(c.step_type) ? ' tl-bookkeeping' : ''}`}
+                aria-current={i === index ? 'step' : undefined}
+                onClick={() => setSelected(i)}
+              >
                 <span className="tl-index">{i}</span>
-                <span className="mono tl-node">{c.node_id}</span>
+                <span className={bookkeeping(c.step_type) ? 'tl-node' : 'mono tl-node'}>{bookkeeping(c.step_type) ?? c.node_id}</span>
                 <Status value={c.step_type === 'run_end' ? (c.run_status ?? 'completed') : c.status} />
                 <span className="muted small">{c.step_type ?? '-'}</span>
                 <span className="muted small mono">{c.agent_path ?? ''}</span>
@@ -137,4 +142,14 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
       {deciding !== null && e.pending_interrupt ? <DecisionDialog pending={e.pending_interrupt} approved={deciding} onClose={() => setDeciding(null)} onOutcome={outcome} /> : null}
     </>
   );
+}
+
+/**
+ * Rows the durability layer writes for its own bookkeeping (exactly-once start and decision rows): shown dimmed and
+ * labelled instead of by their internal node ids. `undefined` for a real step.
+ */
+function bookkeeping(stepType: string | null | undefined): string | undefined {
+  if (stepType === 'run_start') return 'run started';
+  if (stepType === 'resume') return 'decision applied';
+  return undefined;
 }
