@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from '../../conformance/harness/uvu.js';
 import { TraceStore } from '../tracing/trace-store.js';
+import { Agent } from '../agent/agent.js';
+import { FunctionModel } from '../testing/function-model.js';
 import { compareRuns } from './compare.js';
 import { loadDataset } from './dataset.js';
 import { EvalError } from './errors.js';
@@ -17,7 +19,8 @@ test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-eval-'));
 });
 test.afterEach(async (ctx) => {
-  await rm(ctx.dir, { recursive: true, force: true });
+  // The trace writer thread may still be adding a WAL file while the folder goes: retry, as rm does on ENOTEMPTY.
+  await rm(ctx.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 
 test('datasets: JSONL (replay records as is), CSV, JSON arrays, in-memory arrays; errors name file and line', async ({ dir }) => {
@@ -110,6 +113,25 @@ test('evaluate: errored cases never end the run, scorers see every case, runs pe
   const unsaved = await evaluate((input: unknown) => String(input), [{ input: 'z', expected_output: 'z' }], ['exact_match'], { dbPath, persist: false });
   assert.is(unsaved.persisted, false);
   assert.is(store.getRun(unsaved.run_id), null);
+});
+
+test('evaluate: an Agent target that throws is an errored case that still names the trace it left', async ({ dir }) => {
+  const dbPath = path.join(dir, 'local.db');
+  const llm = new FunctionModel((messages) => {
+    const last = String(messages[messages.length - 1]?.content ?? '');
+    if (last.includes('boom')) throw new Error('the provider is down');
+    return { text: last.toUpperCase() };
+  });
+  const agent = new Agent({ name: 'echo', llm });
+  const results = await evaluate(agent, [{ input: 'hi', expected_output: 'HI' }, { input: 'boom', expected_output: 'BOOM' }], ['exact_match'], { dbPath, concurrency: 2 });
+  const [ok, failed] = results.cases;
+  assert.is(ok!.error, null);
+  assert.match(failed!.error ?? '', /the provider is down/);
+  assert.match(failed!.trace_id ?? '', /^[0-9a-f]{32}$/, 'the errored case keeps the trace id of its failed run');
+  assert.is.not(failed!.trace_id, ok!.trace_id);
+  const trace = await new TraceStore({ dbPath }).getTrace(failed!.trace_id!);
+  assert.is(trace.name, 'agent.echo', 'a runner target keeps its own root span');
+  assert.is(trace.spans[0]!.status, 'ERROR');
 });
 
 test('evaluate: usage mistakes are thrown before any case runs', async ({ dir }) => {

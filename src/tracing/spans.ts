@@ -29,10 +29,23 @@ export async function withSpan<T>(name: string, options: SpanOptions, fn: (span:
     return result;
   } catch (error) {
     markFailure(span, error);
+    // A run that fails leaves a trace; the error leaving its root span names it, so a caller that only sees the
+    // error (an eval case, a server log) can still point at the trace.
+    if (trace.getSpan(parent) === undefined) nameTrace(error, span.spanContext().traceId);
     throw error;
   } finally {
     span.end();
   }
+}
+
+/**
+ * Give `error` a non-enumerable `trace_id` (the trace its failed root span left), unless it has one already or
+ * cannot take one. Pauses and other control-flow signals are left alone: they are not failures.
+ */
+function nameTrace(error: unknown, traceId: string): void {
+  if (typeof error !== 'object' || error === null || isControlFlowSignal(error)) return;
+  if (Object.prototype.hasOwnProperty.call(error, 'trace_id') || !Object.isExtensible(error)) return;
+  Object.defineProperty(error, 'trace_id', { value: traceId, enumerable: false, writable: true, configurable: true });
 }
 
 /**
