@@ -4,8 +4,9 @@
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
 
-install: ## Install dependencies exactly as locked (builds dist/ too)
+install: ## Install dependencies exactly as locked, then build dist/ (no install-time script builds it)
 	npm ci
+	npm run build
 
 generate: ## Regenerate generated/ from spec/ (commit both)
 	node scripts/generate.mjs
