@@ -15,7 +15,7 @@ check-generated: ## Fail when generated/ differs from what spec/ generates
 	node scripts/check-generated.mjs
 
 lint-contract: ## Lint generated/openapi/*.yaml with Redocly's recommended rules (redocly.yaml); zero problems
-	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx --no-install redocly lint --format=stylish
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx --no-install redocly lint
 
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
