@@ -4,9 +4,9 @@
  * CommonJS project, and give each exactly agentkit's declared dependency closure (dependencies and optional
  * dependencies, transitively, read from package-lock.json and linked from this checkout: no registry, no network).
  * Each project type-checks a program using Agent, tool, Type, Chain, SQLiteCheckpointer and the client, and every
- * entry point's types, with `skipLibCheck: false` (so a type that leaks from a dev dependency fails here), compiles it (CommonJS output loads
- * agentkit through `require()`), serves its agent with the installed `agentkit agent serve`, runs it against that
- * server, and runs `npx agentkit version`.
+ * entry point's types, with `skipLibCheck: false` (so a type that leaks from a dev dependency fails here), compiles
+ * it (CommonJS output loads agentkit through `require()`), serves its agent with the installed `agentkit agent
+ * serve`, runs it against that server, and runs `npx agentkit version`.
  */
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
