@@ -1,17 +1,21 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
 
-install: ## Install dependencies exactly as locked (builds dist/ too)
+install: ## Install dependencies exactly as locked, then build dist/ (no install-time script builds it)
 	npm ci
+	npm run build
 
 generate: ## Regenerate generated/ from spec/ (commit both)
 	node scripts/generate.mjs
 
 check-generated: ## Fail when generated/ differs from what spec/ generates
 	node scripts/check-generated.mjs
+
+lint-contract: ## Lint generated/openapi/*.yaml with Redocly's recommended rules (redocly.yaml); zero problems
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx --no-install redocly lint
 
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
@@ -22,7 +26,7 @@ typecheck: ## Type-check everything, tests included
 test: ## Run every unit test and the conformance suite on every backend
 	npm test
 
-ci: check-generated typecheck test ## What .ci/run runs after installing
+ci: check-generated lint-contract typecheck test ## What .ci/run runs after installing
 
 bench: ## Run the benchmarks under bench/
 	node scripts/bench.mjs

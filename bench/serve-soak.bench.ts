@@ -5,7 +5,7 @@
  * process reports its heap after a full GC. Target: heap after GC flat within 10% from the first slice (warm) to
  * the last. Figures and the ratio to the first slice are printed.
  *
- *   node --conditions=source --import tsx bench/serve-soak.bench.ts --duration-s 180
+ *   node --conditions=agentkit-source --import tsx bench/serve-soak.bench.ts --duration-s 180
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,7 +23,7 @@ const CONNECTIONS = 64;
 if (!(durationS >= SLICES)) throw new Error(`--duration-s must be at least ${SLICES}`);
 
 const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-soak-'));
-const server = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', path.join(root, 'bench/lib/soak-server.ts'), 'examples/quickstart-agent.ts:support'], {
+const server = spawn(process.execPath, ['--expose-gc', '--conditions=agentkit-source', '--import', 'tsx', path.join(root, 'bench/lib/soak-server.ts'), 'examples/quickstart-agent.ts:support'], {
   cwd: root,
   env: { ...process.env, AGENTKIT_LOCAL_DB: path.join(dir, 'local.db'), OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
   stdio: ['pipe', 'pipe', 'inherit'],

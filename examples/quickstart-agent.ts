@@ -5,7 +5,7 @@
  * to Anthropic (ANTHROPIC_MODEL, default claude-3-5-haiku-latest).
  *
  *   npx agentkit agent serve examples/quickstart-agent.ts:support --host 127.0.0.1     # serve it on :8000
- *   node --conditions=source --import tsx examples/quickstart-agent.ts                 # or run it once, here
+ *   node --conditions=agentkit-source --import tsx examples/quickstart-agent.ts                 # or run it once, here
  *
  * Checkpoints (the paused run) and traces go to the local store, ./.agentkit/local.db (or AGENTKIT_LOCAL_DB), where
  * `agentkit list-pending`, `agentkit resume` and `agentkit traces list` read them.

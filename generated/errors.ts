@@ -158,6 +158,12 @@ export const httpErrors = [
   },
   {
     "service": "ui",
+    "model": "ExecutionBusyError",
+    "status": 409,
+    "code": "execution_busy"
+  },
+  {
+    "service": "ui",
     "model": "ExecutionNotFoundError",
     "status": 404,
     "code": "execution_not_found"

@@ -23,7 +23,7 @@ if (files.length === 0) {
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== bench/${file}`);
-  const run = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', path.join('bench', file)], { cwd: root, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', path.join('bench', file)], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 /**
  * Compile src/, cli/ and generated/ to dist/ so the installed `agentkit` binary starts without a TypeScript loader.
- * Incremental: a second build with no change takes about a second. Runs on `npm ci` (prepare) and before tests.
+ * Incremental: a second build with no change takes about a second. Runs from `npm run build`, before tests
+ * (scripts/test.mjs) and on `npm pack`/`npm publish` (prepack); never at install, so a consumer allows no script.
+ *
+ *   node scripts/build.mjs            incremental
+ *   node scripts/build.mjs --clean    remove dist/ first (prepack: no output of a deleted source file is packed)
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,9 +18,10 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  // Installed without dev dependencies (a consumer's install): dist/ ships prebuilt, nothing to do.
+  // Without dev dependencies there is no compiler: dist/ must already be there (it ships prebuilt in the package).
   process.exit(existsSync(path.join(root, 'dist/cli/main.js')) ? 0 : 1);
 }
+if (process.argv.includes('--clean')) rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
 if (result.status !== 0) {
   console.error('build failed: TypeScript reported errors (above)');

@@ -86,10 +86,24 @@ async function compileSpec(openapiDir, version) {
     const doc = YAML.parse(await readFile(path.join(openapiDir, name), 'utf8'));
     doc.info.version = version;
     normalizeClosure(doc);
+    linkEventStreams(doc);
     docs[match[1]] = doc;
   }
   for (const ns of Object.keys(SERVICES)) if (!docs[ns]) throw new Error(`TypeSpec did not emit service '${ns}'`);
   return docs;
+}
+
+/**
+ * On OpenAPI 3.1 an event stream's body is only `type: string` (see TOLERATED), which leaves its `@events` union
+ * unreferenced. Point each `text/event-stream` schema at its union with JSON Schema's `contentSchema` (each event's
+ * `data:` frame is JSON of that union; OpenAPI 3.2 would say `itemSchema`): readers of the document, and Redocly's
+ * no-unused-components, see which events the stream carries. Validators treat the keyword as an annotation.
+ */
+function linkEventStreams(doc) {
+  for (const stream of eventStreams(doc)) {
+    const media = doc.paths[stream.route][stream.method].responses['200'].content['text/event-stream'];
+    media.schema = { ...media.schema, contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${stream.component}` } };
+  }
 }
 
 /**

@@ -46,7 +46,7 @@ function runGroup(name, files) {
     console.log(`\n=== ${name}: ${files.length} file(s) ===`);
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'conformance/harness/run.ts', ...files],
+      ['--conditions=agentkit-source', '--import', 'tsx', 'conformance/harness/run.ts', ...files],
       { cwd: root, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

@@ -50,3 +50,5 @@ export * from './migrate/index.js';
 export { registerSecret } from './config/secrets.js';
 export { redactText, redactValue } from './config/redact.js';
 export * from './eval/index.js';
+/** TypeBox's builder and its two types, re-exported so tool schemas need no second import (`typebox` is a dependency). */
+export { Type, type Static, type TSchema } from 'typebox';

@@ -19,9 +19,9 @@ export interface CliProcess {
   kill(): void;
 }
 
-/** Start `agentkit <argv>` from the built dist/ in `cwd`. */
-export function startCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined> }): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...argv], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Start `agentkit <argv>` from the built dist/ (or from `bin`, another copy's cli/main.js) in `cwd`. */
+export function startCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined>; bin?: string }): CliProcess {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...argv], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let err = '';
   let out = '';
   const listeners = new Set<() => void>();

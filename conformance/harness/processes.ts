@@ -1,6 +1,6 @@
 /**
  * Child Node processes for scenarios that need a real process boundary (a crash, a second resumer). Spawned as
- * `node --conditions=source --import tsx <file>` (never the tsx binary, which forks and would outlive a SIGKILL).
+ * `node --conditions=agentkit-source --import tsx <file>` (never the tsx binary, which forks and would outlive a SIGKILL).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
@@ -24,7 +24,7 @@ export interface NodeChild {
 
 /** Start `file` (relative to the repository root) with `args`; kill it with `child.process.kill('SIGKILL')`. */
 export function spawnNode(file: string, args: string[], options: { env?: Record<string, string> } = {}): NodeChild {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(root, file), ...args], {
+  const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', path.join(root, file), ...args], {
     cwd: root,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

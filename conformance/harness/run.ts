@@ -1,7 +1,7 @@
 /**
  * Runs a list of test files in one process with uvu, then (when conformance scenarios ran) writes and prints the
  * spec coverage report. Invoked by scripts/test.mjs; usable alone:
- *   node --conditions=source --import tsx conformance/harness/run.ts <file>...
+ *   node --conditions=agentkit-source --import tsx conformance/harness/run.ts <file>...
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

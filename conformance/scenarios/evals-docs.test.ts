@@ -37,7 +37,7 @@ area.scenario('the evaluate() example of docs/evals.md runs and prints its score
   const doc = await readFile(path.join(root, 'docs/evals.md'), 'utf8');
   assert.ok(doc.includes('[examples/evals/evaluate.ts](../examples/evals/evaluate.ts)'));
   const env = { ...process.env, ...t.env, OPENAI_API_KEY: '' } as NodeJS.ProcessEnv;
-  const { stdout } = await run(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/evals/evaluate.ts'], { cwd: root, env });
+  const { stdout } = await run(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', 'examples/evals/evaluate.ts'], { cwd: root, env });
   const lines = stdout.trim().split('\n');
   assert.equal(lines.slice(0, 6), [
     'exact_match: pass_rate=0.6 avg_score=0.6',

@@ -40,7 +40,7 @@ area.scenario('each variant gets its own empty store', { surfaces: ['sdk'] }, as
 function probeRun(env: Record<string, string>) {
   return spawnSync(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', 'conformance/harness/run.ts', 'conformance/fixtures/backend-probe.scenario.ts'],
+    ['--conditions=agentkit-source', '--import', 'tsx', 'conformance/harness/run.ts', 'conformance/fixtures/backend-probe.scenario.ts'],
     { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0', AGENTKIT_COVERAGE_DIR: path.join(root, '.agentkit-test/probe'), ...env } },
   );
 }

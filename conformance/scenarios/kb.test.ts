@@ -203,7 +203,7 @@ area.scenario('a real embedder: an OpenAI-compatible endpoint from the environme
 
 area.scenario('docs/kb.md: the example helpdesk agent ingests its docs once and answers from them offline', { rows: ['cli:kb add'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
   const runExample = () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), path.resolve('examples/kb/helpdesk-agent.ts'), 'Can I refund a gift card?'], { cwd: t.cwd, env: { ...process.env, ...t.env, ...offline }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), path.resolve('examples/kb/helpdesk-agent.ts'), 'Can I refund a gift card?'], { cwd: t.cwd, env: { ...process.env, ...t.env, ...offline }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -188,7 +188,7 @@ area.scenario('docs/prompts.md: the example agent follows the production label f
   assert.is((await t.cli(['prompts', 'add', 'support', '--file', example('support.v1.txt')])).stdout, 'support v1\n');
   assert.is((await t.cli(['prompts', 'add', 'support', '--file', example('support.v2.txt'), '--label', 'production'])).stdout, 'support v2 [production]\n');
   const runExample = () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), example('support-agent.ts'), 'Where is order 42?'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example('support-agent.ts'), 'Where is order 42?'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -34,8 +34,8 @@ area.scenario('the README first command serves the example agent; its curl and C
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
   const [mainJob, testJob] = bashBlock(readme, /^# agentkit/m);
   assert.match(testJob!, /^npm ci && npm test\b/, 'the second set-up command installs and runs the tests');
-  const serve = /^npm ci && npx agentkit (agent serve .*)$/.exec(mainJob!);
-  assert.ok(serve, `the first set-up command installs and serves an agent: ${mainJob}`);
+  const serve = /^npm ci && npm run build && npx agentkit (agent serve .*)$/.exec(mainJob!);
+  assert.ok(serve, `the first set-up command installs, builds and serves an agent: ${mainJob}`);
   const argv = serve![1]!.split(/\s+/).filter((arg, i, all) => arg !== '--port' && all[i - 1] !== '--port');
   const env = { ...t.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined } as Record<string, string | undefined>;
   const server = startCli([...argv, '--port', '0'], { cwd: root, env });

@@ -11,7 +11,7 @@ area.scenario('examples/quickstart-agent.ts runs without a key, pauses at the re
   delete env.OPENAI_API_KEY;
   delete env.ANTHROPIC_API_KEY;
   const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), path.resolve('examples/quickstart-agent.ts')], { cwd: t.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), path.resolve('examples/quickstart-agent.ts')], { cwd: t.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -67,7 +67,7 @@ area.scenario('the REST token never reaches an OTLP export (a real child process
   const collector = await startFakeProvider(() => ({ json: {} }));
   t.defer(() => collector.close());
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), FIXTURE], {
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), FIXTURE], {
       cwd: t.cwd,
       env: { ...process.env, AGENTKIT_LOCAL_DB: dbOf(t), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, REST_BASE_URL: api.url, REST_TOKEN: token },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -156,7 +156,7 @@ area.scenario('mcp serve --expose-tools serves an agent\'s REST and MCP-client t
 
 area.scenario('examples/tools/rest-and-mcp-agent.ts (the docs/tools.md example) runs offline and prints what the docs show', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), path.resolve('examples/tools/rest-and-mcp-agent.ts')], {
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), path.resolve('examples/tools/rest-and-mcp-agent.ts')], {
       cwd: t.cwd,
       env: { ...process.env, ...t.env, ORDERS_TOKEN: 'docs-example-token-99' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -297,7 +297,7 @@ area.scenario('OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child
      process.stdout.write(result.trace_id ?? '');`,
   );
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), script], {
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), script], {
       cwd: t.cwd,
       env: { ...process.env, AGENTKIT_LOCAL_DB: dbOf(t), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=collector-SECRET-123' },
       stdio: ['ignore', 'pipe', 'pipe'],

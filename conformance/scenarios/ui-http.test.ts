@@ -426,7 +426,7 @@ area.scenario('a paused Swarm and a paused Supervisor resume through their own r
 area.scenario('docs/ui.md example: pause the refund chain, reset the password, approve it through the UI', { rows: ['cli:ui', 'cli:ui reset-password', 'route:POST /api/executions/{execution_id}/resume'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
   const example = path.join(root, 'examples/durability/refund-chain.ts');
   const paused = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), example, 'refund order A-7 for $5,000'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example, 'refund order A-7 for $5,000'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

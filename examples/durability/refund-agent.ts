@@ -2,7 +2,7 @@
  * A support agent whose refund tool pauses for a manager's approval; the run is resumed later, from another process,
  * by the CLI, and the tool runs again with the decision.
  *
- *   node --conditions=source --import tsx examples/durability/refund-agent.ts   # runs until the approval: prints the execution id
+ *   node --conditions=agentkit-source --import tsx examples/durability/refund-agent.ts   # runs until the approval: prints the execution id
  *   npx agentkit list-pending                                                    # the paused run
  *   npx agentkit resume <execution_id> --runner examples/durability/refund-agent.ts:refundAgent \
  *       --value '{"approved": true, "metadata": {"approver": "alice"}}'

@@ -2,7 +2,7 @@
  * `evaluate()` from code: the support agent against the example dataset with two built-in scorers and a custom one,
  * a gate, and the stored run. Run it with:
  *
- *   node --conditions=source --import tsx examples/evals/evaluate.ts
+ *   node --conditions=agentkit-source --import tsx examples/evals/evaluate.ts
  *
  * The run is saved in the local store (AGENTKIT_LOCAL_DB, else ./.agentkit/local.db), where `agentkit eval compare`
  * finds it by its name.

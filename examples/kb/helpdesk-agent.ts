@@ -3,7 +3,7 @@
  * (unchanged files are skipped on later runs) and gives the agent the base's retrieval tool. It works offline with no
  * key: keyword search needs none, and a deterministic model calls the tool, then answers with the best passage.
  *
- *   node --conditions=source --import tsx examples/kb/helpdesk-agent.ts "Can I refund a gift card?"
+ *   node --conditions=agentkit-source --import tsx examples/kb/helpdesk-agent.ts "Can I refund a gift card?"
  *   npx agentkit kb search "gift card" --name helpdesk          # the same base from the CLI
  *
  * The base lives in .agentkit/kb/helpdesk/ beside the local store (AGENTKIT_LOCAL_DB, else ./.agentkit/local.db).

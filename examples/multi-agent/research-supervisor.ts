@@ -4,7 +4,7 @@
  * worker resumes with `supervisor.resume(executionId)`: the editor's model is asked again, the finished worker answers
  * from its record and the stopped one continues where it stopped.
  *
- *   node --conditions=source --import tsx examples/multi-agent/research-supervisor.ts
+ *   node --conditions=agentkit-source --import tsx examples/multi-agent/research-supervisor.ts
  */
 import { pathToFileURL } from 'node:url';
 import Type from 'typebox';

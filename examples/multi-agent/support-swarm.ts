@@ -2,7 +2,7 @@
  * A support Swarm: `triage` reads the request and hands it to `billing` or `tech`; billing's credit tool pauses for a
  * manager's approval above $100. The run pauses, and is resumed later, from another process, by the CLI.
  *
- *   node --conditions=source --import tsx examples/multi-agent/support-swarm.ts   # runs until the approval
+ *   node --conditions=agentkit-source --import tsx examples/multi-agent/support-swarm.ts   # runs until the approval
  *   npx agentkit list-pending
  *   npx agentkit resume <execution_id> --runner examples/multi-agent/support-swarm.ts:supportSwarm \
  *       --value '{"approved": true, "metadata": {"approver": "alice"}}'

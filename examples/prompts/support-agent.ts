@@ -6,7 +6,7 @@
  *   npx agentkit prompts fragment tone --file examples/prompts/tone.txt
  *   npx agentkit prompts add support --file examples/prompts/support.v1.txt
  *   npx agentkit prompts add support --file examples/prompts/support.v2.txt --label production
- *   node --conditions=source --import tsx examples/prompts/support-agent.ts "Where is order 42?"
+ *   node --conditions=agentkit-source --import tsx examples/prompts/support-agent.ts "Where is order 42?"
  *
  * Prompts and traces go to the local store (AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). It needs no API key: a
  * deterministic model answers.

@@ -3,7 +3,7 @@
  * (no key needed). A small "orders API" is started on loopback to stand in for your service; the REST tool reaches
  * it only because `allow_hosts` lists 127.0.0.1 (the SSRF guard refuses loopback and private addresses otherwise).
  *
- *   ORDERS_TOKEN=secret node --conditions=source --import tsx examples/tools/rest-and-mcp-agent.ts
+ *   ORDERS_TOKEN=secret node --conditions=agentkit-source --import tsx examples/tools/rest-and-mcp-agent.ts
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -8,13 +8,35 @@ export const doc = {
   "openapi": "3.1.0",
   "info": {
     "title": "agentkit Platform API (as called by agentkit)",
+    "license": {
+      "name": "Apache 2.0",
+      "url": "https://www.apache.org/licenses/LICENSE-2.0"
+    },
     "version": "1.0.0"
   },
-  "tags": [],
+  "tags": [
+    {
+      "name": "Traces",
+      "description": "Trace fetch for replay."
+    },
+    {
+      "name": "Evals",
+      "description": "Eval run export (aggregates and gate outcomes only)."
+    },
+    {
+      "name": "Checkpoints",
+      "description": "Checkpoint replication and restore."
+    },
+    {
+      "name": "Auth",
+      "description": "Key verification for `connect`."
+    }
+  ],
   "paths": {
     "/public/v1/auth/check": {
       "get": {
         "operationId": "authCheck",
+        "summary": "Verify the API key",
         "description": "Verify the key; called by `connect`.",
         "parameters": [
           {
@@ -67,12 +89,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Auth"
+        ]
       }
     },
     "/public/v1/checkpoints/ingest": {
       "post": {
         "operationId": "ingestCheckpoints",
+        "summary": "Replicate checkpoints",
         "description": "Replicate checkpoints; rows are marked synced only after a 2xx, rejected rows are quarantined.",
         "parameters": [
           {
@@ -136,6 +162,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Checkpoints"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -151,6 +180,7 @@ export const doc = {
     "/public/v1/checkpoints/{execution_id}/latest": {
       "get": {
         "operationId": "latestCheckpoint",
+        "summary": "Latest checkpoint of an execution",
         "description": "The latest replicated checkpoint of an execution; used by restore when the local store has none.",
         "parameters": [
           {
@@ -221,12 +251,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Checkpoints"
+        ]
       }
     },
     "/public/v1/eval/runs/ingest": {
       "post": {
         "operationId": "ingestEvalRuns",
+        "summary": "Export eval runs",
         "description": "Export eval run aggregates and gate outcomes (never case inputs or outputs).",
         "parameters": [
           {
@@ -290,6 +324,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Evals"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -305,6 +342,7 @@ export const doc = {
     "/public/v1/traces/{trace_id}": {
       "get": {
         "operationId": "getTrace",
+        "summary": "Fetch a trace",
         "description": "Fetch a trace for `Replay.fromPlatform`.",
         "parameters": [
           {
@@ -375,10 +413,18 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Traces"
+        ]
       }
     }
   },
+  "security": [
+    {
+      "PlatformApiKey": []
+    }
+  ],
   "components": {
     "schemas": {
       "AuthCheck": {
@@ -1115,8 +1161,27 @@ export const doc = {
         },
         "description": "The rest of a replicated checkpoint."
       }
+    },
+    "securitySchemes": {
+      "PlatformApiKey": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": "The Platform API key (`connect --api-key`, AGENTKIT_API_KEY), sent as `X-API-Key`; never logged or traced."
+      }
     }
-  }
+  },
+  "servers": [
+    {
+      "url": "{target}",
+      "description": "The Platform URL: `connect --target`, or AGENTKIT_TARGET",
+      "variables": {
+        "target": {
+          "default": "https://platform.example.com"
+        }
+      }
+    }
+  ]
 } as const;
 
 type Doc = typeof doc;

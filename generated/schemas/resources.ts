@@ -8,6 +8,10 @@ export const doc = {
   "openapi": "3.1.0",
   "info": {
     "title": "agentkit resources",
+    "license": {
+      "name": "Apache 2.0",
+      "url": "https://www.apache.org/licenses/LICENSE-2.0"
+    },
     "description": "The resources and file formats of agentkit that no route carries on its own: SDK result objects, checkpoints,\ntrace exports, regression test records, eval datasets and reports, REST tool configuration. This document has no\npaths; its components are the single source of those shapes for the SDK and the CLI.",
     "version": "1.0.0"
   },

@@ -8,13 +8,27 @@ export const doc = {
   "openapi": "3.1.0",
   "info": {
     "title": "agentkit served agent",
+    "license": {
+      "name": "Apache 2.0",
+      "url": "https://www.apache.org/licenses/LICENSE-2.0"
+    },
     "version": "1.0.0"
   },
-  "tags": [],
+  "tags": [
+    {
+      "name": "Health",
+      "description": "Liveness, always open."
+    },
+    {
+      "name": "Runs",
+      "description": "Run the served target once, as JSON or as a stream of events."
+    }
+  ],
   "paths": {
     "/health": {
       "get": {
         "operationId": "health",
+        "summary": "Liveness",
         "description": "Liveness. Always open, also when a token is set.",
         "parameters": [],
         "responses": {
@@ -28,12 +42,19 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Health"
+        ],
+        "security": [
+          {}
+        ]
       }
     },
     "/run": {
       "post": {
         "operationId": "run",
+        "summary": "Run the target",
         "description": "Run the target once. A run that pauses answers 200 with `status: paused`, an empty `output` and the pending\ninterrupt.",
         "parameters": [
           {
@@ -135,6 +156,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Runs"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -150,6 +174,7 @@ export const doc = {
     "/run/stream": {
       "post": {
         "operationId": "runStream",
+        "summary": "Run an Agent and stream its events",
         "description": "Run an Agent target and stream its events as Server-Sent Events. Other target kinds get a 400.",
         "parameters": [
           {
@@ -167,7 +192,11 @@ export const doc = {
             "content": {
               "text/event-stream": {
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "contentMediaType": "application/json",
+                  "contentSchema": {
+                    "$ref": "#/components/schemas/RunStreamEvent"
+                  }
                 }
               }
             }
@@ -254,6 +283,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Runs"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -267,6 +299,11 @@ export const doc = {
       }
     }
   },
+  "security": [
+    {
+      "ServeBearerAuth": []
+    }
+  ],
   "components": {
     "schemas": {
       "DeltaEvent": {
@@ -774,8 +811,22 @@ export const doc = {
         },
         "description": "One failed check of request validation."
       }
+    },
+    "securitySchemes": {
+      "ServeBearerAuth": {
+        "type": "http",
+        "scheme": "Bearer",
+        "description": "`Authorization: Bearer <token>`, checked on the run routes when `agent serve` runs with `--auth-token` or AGENTKIT_SERVE_TOKEN."
+      }
     }
-  }
+  },
+  "servers": [
+    {
+      "url": "http://127.0.0.1:8000",
+      "description": "`agentkit agent serve` on its default port",
+      "variables": {}
+    }
+  ]
 } as const;
 
 type Doc = typeof doc;

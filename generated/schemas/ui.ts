@@ -8,13 +8,39 @@ export const doc = {
   "openapi": "3.1.0",
   "info": {
     "title": "agentkit local UI",
+    "license": {
+      "name": "Apache 2.0",
+      "url": "https://www.apache.org/licenses/LICENSE-2.0"
+    },
     "version": "1.0.0"
   },
-  "tags": [],
+  "tags": [
+    {
+      "name": "Replay",
+      "description": "Replay a stored trace, fork it, rerun the fork and save it as a regression test."
+    },
+    {
+      "name": "Executions",
+      "description": "Checkpoint history, pending interrupts and resume."
+    },
+    {
+      "name": "Traces",
+      "description": "Stored traces: list, search, detail, export, favorites."
+    },
+    {
+      "name": "Overview",
+      "description": "Home page counts."
+    },
+    {
+      "name": "Auth",
+      "description": "Sign in and out; the session and CSRF cookies."
+    }
+  ],
   "paths": {
     "/api/auth/login": {
       "post": {
         "operationId": "login",
+        "summary": "Sign in",
         "description": "Sign in and receive the session cookie and the `agentkit_csrf` cookie.",
         "parameters": [],
         "responses": {
@@ -103,6 +129,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Auth"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -112,12 +141,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "security": [
+          {}
+        ]
       }
     },
     "/api/auth/logout": {
       "post": {
         "operationId": "logout",
+        "summary": "Sign out",
         "description": "End the session.",
         "parameters": [],
         "responses": {
@@ -151,12 +184,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Auth"
+        ]
       }
     },
     "/api/auth/status": {
       "get": {
         "operationId": "authStatus",
+        "summary": "Session status",
         "description": "Whether the caller is signed in; always open.",
         "parameters": [],
         "responses": {
@@ -180,12 +217,19 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Auth"
+        ],
+        "security": [
+          {}
+        ]
       }
     },
     "/api/executions/{execution_id}": {
       "get": {
         "operationId": "getExecution",
+        "summary": "Checkpoint history of an execution",
         "description": "Full checkpoint history of an execution.",
         "parameters": [
           {
@@ -248,12 +292,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Executions"
+        ]
       }
     },
     "/api/executions/{execution_id}/resume": {
       "post": {
         "operationId": "resumeExecution",
+        "summary": "Resume a paused execution",
         "description": "Resume a paused execution with `{approved, metadata}`: the pending row is claimed atomically, so of concurrent\nresumers exactly one runs and the rest get 409.",
         "parameters": [
           {
@@ -336,7 +384,14 @@ export const doc = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/AlreadyResumedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/AlreadyResumedError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/ExecutionBusyError"
+                    }
+                  ]
                 }
               }
             }
@@ -372,6 +427,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Executions"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -387,6 +445,7 @@ export const doc = {
     "/api/overview": {
       "get": {
         "operationId": "overview",
+        "summary": "Home page counts",
         "description": "Home page counts.",
         "parameters": [],
         "responses": {
@@ -430,12 +489,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Overview"
+        ]
       }
     },
     "/api/pending-interrupts": {
       "get": {
         "operationId": "listPendingInterrupts",
+        "summary": "List pending interrupts",
         "description": "Pending interrupts, newest first.",
         "parameters": [
           {
@@ -494,12 +557,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Executions"
+        ]
       }
     },
     "/api/replay/forks/{fork_id}": {
       "patch": {
         "operationId": "modifyFork",
+        "summary": "Modify a fork",
         "description": "Store a modification on a fork: prompt, input, a tool response for a tool name, LLM params.",
         "parameters": [
           {
@@ -608,6 +675,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Replay"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -623,6 +693,7 @@ export const doc = {
     "/api/replay/forks/{fork_id}/rerun": {
       "post": {
         "operationId": "rerunFork",
+        "summary": "Rerun a fork",
         "description": "Rerun a fork from the top; its spans stream as they are produced.",
         "parameters": [
           {
@@ -648,7 +719,11 @@ export const doc = {
             "content": {
               "text/event-stream": {
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "contentMediaType": "application/json",
+                  "contentSchema": {
+                    "$ref": "#/components/schemas/RerunEvent"
+                  }
                 }
               }
             }
@@ -713,12 +788,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Replay"
+        ]
       }
     },
     "/api/replay/forks/{fork_id}/save-as-test": {
       "post": {
         "operationId": "saveForkAsTest",
+        "summary": "Save a fork as a regression test",
         "description": "Append the fork as a regression record to `./.agentkit/regression_tests.jsonl`.",
         "parameters": [
           {
@@ -827,6 +906,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Replay"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -842,6 +924,7 @@ export const doc = {
     "/api/replay/{trace_id}": {
       "get": {
         "operationId": "getReplay",
+        "summary": "A trace as replay steps",
         "description": "A stored trace as replay steps.",
         "parameters": [
           {
@@ -904,12 +987,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Replay"
+        ]
       }
     },
     "/api/replay/{trace_id}/fork": {
       "post": {
         "operationId": "createFork",
+        "summary": "Fork a trace at a step",
         "description": "Fork a stored trace at a step.",
         "parameters": [
           {
@@ -1011,6 +1098,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Replay"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -1026,6 +1116,7 @@ export const doc = {
     "/api/traces": {
       "get": {
         "operationId": "listTraces",
+        "summary": "List traces",
         "description": "Traces started within the window, newest first.",
         "parameters": [
           {
@@ -1113,12 +1204,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Traces"
+        ]
       }
     },
     "/api/traces/{trace_id}": {
       "get": {
         "operationId": "getTrace",
+        "summary": "Get a trace",
         "description": "One trace with all its spans.",
         "parameters": [
           {
@@ -1181,12 +1276,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Traces"
+        ]
       }
     },
     "/api/traces/{trace_id}/export": {
       "get": {
         "operationId": "exportTrace",
+        "summary": "Export a trace",
         "description": "The `export-trace` document of one trace (the Export dialog).",
         "parameters": [
           {
@@ -1269,12 +1368,16 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Traces"
+        ]
       }
     },
     "/api/traces/{trace_id}/favorite": {
       "get": {
         "operationId": "getTraceFavorite",
+        "summary": "Get the favorite mark",
         "description": "Whether a trace is a favorite.",
         "parameters": [
           {
@@ -1337,10 +1440,14 @@ export const doc = {
               }
             }
           }
-        }
+        },
+        "tags": [
+          "Traces"
+        ]
       },
       "put": {
         "operationId": "setTraceFavorite",
+        "summary": "Set or clear the favorite mark",
         "description": "Mark a trace as a favorite, or clear the mark; `eval curate --filter favorites` reads it.",
         "parameters": [
           {
@@ -1439,6 +1546,9 @@ export const doc = {
             }
           }
         },
+        "tags": [
+          "Traces"
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -1452,6 +1562,11 @@ export const doc = {
       }
     }
   },
+  "security": [
+    {
+      "UiSessionCookie": []
+    }
+  ],
   "components": {
     "schemas": {
       "AgentResult": {
@@ -3731,8 +3846,23 @@ export const doc = {
         },
         "description": "One failed check of request validation."
       }
+    },
+    "securitySchemes": {
+      "UiSessionCookie": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "agentkit_session",
+        "description": "The `agentkit_session` cookie set by `POST /api/auth/login` (HttpOnly, SameSite=Strict); not needed with `--no-auth`. Writes also send `X-CSRF-Token` matching the `agentkit_csrf` cookie."
+      }
     }
-  }
+  },
+  "servers": [
+    {
+      "url": "http://127.0.0.1:7842",
+      "description": "`agentkit ui` on its default port",
+      "variables": {}
+    }
+  ]
 } as const;
 
 type Doc = typeof doc;

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Verify the key; called by `connect`. */
+        /**
+         * Verify the API key
+         * @description Verify the key; called by `connect`.
+         */
         get: operations["authCheck"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The latest replicated checkpoint of an execution; used by restore when the local store has none. */
+        /**
+         * Latest checkpoint of an execution
+         * @description The latest replicated checkpoint of an execution; used by restore when the local store has none.
+         */
         get: operations["latestCheckpoint"];
         put?: never;
         post?: never;
@@ -44,7 +50,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Replicate checkpoints; rows are marked synced only after a 2xx, rejected rows are quarantined. */
+        /**
+         * Replicate checkpoints
+         * @description Replicate checkpoints; rows are marked synced only after a 2xx, rejected rows are quarantined.
+         */
         post: operations["ingestCheckpoints"];
         delete?: never;
         options?: never;
@@ -61,7 +70,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Export eval run aggregates and gate outcomes (never case inputs or outputs). */
+        /**
+         * Export eval runs
+         * @description Export eval run aggregates and gate outcomes (never case inputs or outputs).
+         */
         post: operations["ingestEvalRuns"];
         delete?: never;
         options?: never;
@@ -76,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Fetch a trace for `Replay.fromPlatform`. */
+        /**
+         * Fetch a trace
+         * @description Fetch a trace for `Replay.fromPlatform`.
+         */
         get: operations["getTrace"];
         put?: never;
         post?: never;

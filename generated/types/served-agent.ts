@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Liveness. Always open, also when a token is set. */
+        /**
+         * Liveness
+         * @description Liveness. Always open, also when a token is set.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -28,6 +31,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Run the target
          * @description Run the target once. A run that pauses answers 200 with `status: paused`, an empty `output` and the pending
          *     interrupt.
          */
@@ -47,7 +51,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Run an Agent target and stream its events as Server-Sent Events. Other target kinds get a 400. */
+        /**
+         * Run an Agent and stream its events
+         * @description Run an Agent target and stream its events as Server-Sent Events. Other target kinds get a 400.
+         */
         post: operations["runStream"];
         delete?: never;
         options?: never;

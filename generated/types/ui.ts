@@ -10,7 +10,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Sign in and receive the session cookie and the `agentkit_csrf` cookie. */
+        /**
+         * Sign in
+         * @description Sign in and receive the session cookie and the `agentkit_csrf` cookie.
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -27,7 +30,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description End the session. */
+        /**
+         * Sign out
+         * @description End the session.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -42,7 +48,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Whether the caller is signed in; always open. */
+        /**
+         * Session status
+         * @description Whether the caller is signed in; always open.
+         */
         get: operations["authStatus"];
         put?: never;
         post?: never;
@@ -59,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Full checkpoint history of an execution. */
+        /**
+         * Checkpoint history of an execution
+         * @description Full checkpoint history of an execution.
+         */
         get: operations["getExecution"];
         put?: never;
         post?: never;
@@ -79,6 +91,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Resume a paused execution
          * @description Resume a paused execution with `{approved, metadata}`: the pending row is claimed atomically, so of concurrent
          *     resumers exactly one runs and the rest get 409.
          */
@@ -96,7 +109,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Home page counts. */
+        /**
+         * Home page counts
+         * @description Home page counts.
+         */
         get: operations["overview"];
         put?: never;
         post?: never;
@@ -113,7 +129,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Pending interrupts, newest first. */
+        /**
+         * List pending interrupts
+         * @description Pending interrupts, newest first.
+         */
         get: operations["listPendingInterrupts"];
         put?: never;
         post?: never;
@@ -130,7 +149,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description A stored trace as replay steps. */
+        /**
+         * A trace as replay steps
+         * @description A stored trace as replay steps.
+         */
         get: operations["getReplay"];
         put?: never;
         post?: never;
@@ -149,7 +171,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Fork a stored trace at a step. */
+        /**
+         * Fork a trace at a step
+         * @description Fork a stored trace at a step.
+         */
         post: operations["createFork"];
         delete?: never;
         options?: never;
@@ -170,7 +195,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Store a modification on a fork: prompt, input, a tool response for a tool name, LLM params. */
+        /**
+         * Modify a fork
+         * @description Store a modification on a fork: prompt, input, a tool response for a tool name, LLM params.
+         */
         patch: operations["modifyFork"];
         trace?: never;
     };
@@ -183,7 +211,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Rerun a fork from the top; its spans stream as they are produced. */
+        /**
+         * Rerun a fork
+         * @description Rerun a fork from the top; its spans stream as they are produced.
+         */
         post: operations["rerunFork"];
         delete?: never;
         options?: never;
@@ -200,7 +231,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Append the fork as a regression record to `./.agentkit/regression_tests.jsonl`. */
+        /**
+         * Save a fork as a regression test
+         * @description Append the fork as a regression record to `./.agentkit/regression_tests.jsonl`.
+         */
         post: operations["saveForkAsTest"];
         delete?: never;
         options?: never;
@@ -215,7 +249,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Traces started within the window, newest first. */
+        /**
+         * List traces
+         * @description Traces started within the window, newest first.
+         */
         get: operations["listTraces"];
         put?: never;
         post?: never;
@@ -232,7 +269,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description One trace with all its spans. */
+        /**
+         * Get a trace
+         * @description One trace with all its spans.
+         */
         get: operations["getTrace"];
         put?: never;
         post?: never;
@@ -249,7 +289,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The `export-trace` document of one trace (the Export dialog). */
+        /**
+         * Export a trace
+         * @description The `export-trace` document of one trace (the Export dialog).
+         */
         get: operations["exportTrace"];
         put?: never;
         post?: never;
@@ -266,9 +309,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Whether a trace is a favorite. */
+        /**
+         * Get the favorite mark
+         * @description Whether a trace is a favorite.
+         */
         get: operations["getTraceFavorite"];
-        /** @description Mark a trace as a favorite, or clear the mark; `eval curate --filter favorites` reads it. */
+        /**
+         * Set or clear the favorite mark
+         * @description Mark a trace as a favorite, or clear the mark; `eval curate --filter favorites` reads it.
+         */
         put: operations["setTraceFavorite"];
         post?: never;
         delete?: never;
@@ -1275,7 +1324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AlreadyResumedError"];
+                    "application/json": components["schemas"]["AlreadyResumedError"] | components["schemas"]["ExecutionBusyError"];
                 };
             };
             /** @description The request body is larger than the configured cap. */

@@ -4,10 +4,15 @@ import { ConfigError } from '../errors.js';
 import type { JsonObject } from '../llm/messages.js';
 import { Tool, type ToolContext, type ToolOptions } from './tool.js';
 
-/** The options of a function tool; `execute` receives arguments typed by the TypeBox schema. */
+/**
+ * The options of a function tool; `execute` receives arguments typed by the TypeBox schema. `T` is inferred from
+ * `parameters` alone: `NoInfer` keeps TypeScript from also inferring it through `execute`, which made it evaluate
+ * `Static` over the open `TSchema` and cost about 1.3 million type instantiations per `tool()` call (now a few
+ * thousand; bench/README.md, "tool() typing").
+ */
 export interface FunctionToolOptions<T extends TSchema> extends ToolOptions {
   parameters?: T;
-  execute: (args: Static<T>, context: ToolContext) => unknown;
+  execute: (args: NoInfer<Static<T>>, context: ToolContext) => unknown;
 }
 
 /** A tool whose code is a function. */

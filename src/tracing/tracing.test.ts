@@ -70,7 +70,7 @@ test('spans still waiting at process exit are written (the timer is unref\'d, th
      span.end();`,
   );
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), script], { cwd: path.resolve('.'), env: { ...process.env, AGENTKIT_LOCAL_DB: file }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), script], { cwd: path.resolve('.'), env: { ...process.env, AGENTKIT_LOCAL_DB: file }, stdio: 'inherit' });
     child.on('close', resolve);
   });
   assert.is(code, 0, 'the process exits on its own: no timer keeps it alive');

@@ -4,7 +4,7 @@
  * flush reads a counter in shared memory (synchronously with Atomics.wait, or asynchronously with waitAsync). The
  * thread is unref'd: it never keeps a process alive.
  *
- * Run from TypeScript sources (tests, `--conditions=source`), the thread registers the same TypeScript loader first;
+ * Run from TypeScript sources (tests, `--conditions=agentkit-source`), the thread registers the same TypeScript loader first;
  * from the built package it loads the compiled worker directly.
  */
 import { Worker } from 'node:worker_threads';
