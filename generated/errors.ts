@@ -158,6 +158,12 @@ export const httpErrors = [
   },
   {
     "service": "ui",
+    "model": "EvalRunNotFoundError",
+    "status": 404,
+    "code": "not_found"
+  },
+  {
+    "service": "ui",
     "model": "ExecutionNotFoundError",
     "status": 404,
     "code": "execution_not_found"
