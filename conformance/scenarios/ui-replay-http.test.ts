@@ -6,12 +6,12 @@
  * directory, never a path from the request). 401 without a session and 403 without the CSRF token on every route.
  */
 import * as assert from 'uvu/assert';
-import Type from 'typebox';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Agent, tool } from 'agentkit';
+import { Agent } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
 import { conformance, type ScenarioContext } from '../harness/index.js';
+import { forecaster, Gate } from '../fixtures/ui/forecaster.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { TraceStore } from '../../src/tracing/index.js';
 import { createUiApp } from '../../src/ui/app.js';
@@ -21,48 +21,6 @@ const area = conformance('local UI replay over HTTP');
 
 function localDb(t: ScenarioContext): string {
   return t.backend.kind === 'sqlite' ? t.backend.dbPath : path.join(t.cwd, '.agentkit', 'local.db');
-}
-
-/** A gate the forecaster's tool waits on while closed: a test holds a rerun in the middle to watch spans arrive. */
-class Gate {
-  private open: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
-  close(): void {
-    this.open = new Promise((resolve) => (this.release = resolve));
-  }
-  opened(): void {
-    this.release();
-  }
-  wait(): Promise<void> {
-    return this.open;
-  }
-}
-
-/** `forecaster`: asked "weather in <City>", calls get_weather (read-only, waits on the gate) and answers from it. */
-function forecaster(gate: Gate, traceDb: string): Agent {
-  const llm = new FunctionModel((messages) => {
-    const last = messages.at(-1)!;
-    if (last.role === 'tool') {
-      const { city, degrees } = JSON.parse(last.content ?? '{}') as { city: string; degrees: number };
-      return `It is ${degrees} degrees in ${city}.`;
-    }
-    const system = messages.find((m) => m.role === 'system')?.content ?? '';
-    const city = /weather in (\w+)/i.exec(last.content ?? '')?.[1];
-    if (!city) return `You said: ${last.content ?? ''}`;
-    return { text: system.includes('Be brief.') ? '' : 'Let me check. ', toolCalls: [{ name: 'get_weather', arguments: { city } }] };
-  });
-  const getWeather = tool({
-    name: 'get_weather',
-    description: 'Current temperature of a city, in degrees Celsius',
-    parameters: Type.Object({ city: Type.String() }),
-    replayClass: 'read_only',
-    registry: false,
-    execute: async ({ city }) => {
-      await gate.wait();
-      return { city, degrees: 10 + (city.length % 20) };
-    },
-  });
-  return new Agent({ name: 'forecaster', systemPrompt: 'Answers weather questions.', llm, tools: [getWeather], traceDb });
 }
 
 class Browser {

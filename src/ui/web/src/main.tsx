@@ -8,6 +8,7 @@ import { ApprovalsPage } from './pages/approvals.js';
 import { ExecutionPage } from './pages/execution.js';
 import { LoginPage } from './pages/login.js';
 import { OverviewPage } from './pages/overview.js';
+import { ReplayPage } from './pages/replay.js';
 import { TracePage } from './pages/trace.js';
 import { TracesPage } from './pages/traces.js';
 import './styles.css';
@@ -72,7 +73,9 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === '/') return <OverviewPage />;
   if (path === '/traces') return <TracesPage query={query} />;
   if (path === '/approvals') return <ApprovalsPage />;
-  let match = /^\/traces\/([^/]+)$/.exec(path);
+  let match = /^\/traces\/([^/]+)\/replay$/.exec(path);
+  if (match) return <ReplayPage traceId={decodeURIComponent(match[1]!)} query={query} />;
+  match = /^\/traces\/([^/]+)$/.exec(path);
   if (match) return <TracePage traceId={decodeURIComponent(match[1]!)} query={query} />;
   match = /^\/executions\/([^/]+)$/.exec(path);
   if (match) return <ExecutionPage executionId={decodeURIComponent(match[1]!)} />;
