@@ -41,7 +41,9 @@ export function OverviewPage() {
           <dd className={o.failing_traces_last_24h > 0 ? 'bad' : ''}>{o.failing_traces_last_24h}</dd>
         </div>
         <div>
-          <dt>Eval runs, last 7 d</dt>
+          <dt>
+            <Link to="/evals">Eval runs, last 7 d</Link>
+          </dt>
           <dd>{o.eval_runs_last_7d}</dd>
         </div>
       </dl>
