@@ -106,7 +106,9 @@ async function login(page: Page, url: string): Promise<void> {
 test('evals: the runs list, one run with its cases and a case trace, two runs compared', async (s) => {
   const { context, page, errors } = await newPage(s, { allow: /401/ });
   await login(page, s.server.url);
-  await page.getByRole('link', { name: 'Evals' }).click();
+  assert.is(await page.locator('.counts > div').filter({ hasText: 'Eval runs, last 7 d' }).locator('dd').textContent(), '2');
+  assert.is(await page.locator('table.recent-evals tbody tr').count(), 2);
+  await page.getByRole('link', { name: 'Evals', exact: true }).click();
   await page.getByRole('heading', { name: 'Eval runs' }).waitFor();
   const rows = page.locator('tr[data-run]');
   await rows.first().waitFor();

@@ -371,6 +371,12 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
             Save as test
           </button>
         </div>
+        <p className="muted small">
+          {mods.prompt !== null || mods.input !== null || mods.llm_params !== null || draft.prompt.trim() !== '' || draft.input !== original
+            ? 'With these changes the rerun calls the registered agent’s model live from the first request that differs from the trace. '
+            : 'Unchanged, the rerun answers every model call from the trace. '}
+          Read-only tools run; side-effecting tools are answered from the trace or by a tool response set here, never run.
+        </p>
         {problem ? <ErrorBox error={problem} /> : null}
         {saved ? (
           <div className="notice notice-ok saved" role="status">
