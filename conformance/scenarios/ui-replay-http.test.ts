@@ -6,11 +6,13 @@
  * directory, never a path from the request). 401 without a session and 403 without the CSRF token on every route.
  */
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
-import { conformance, type ScenarioContext } from '../harness/index.js';
+import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
 import { forecaster, Gate } from '../fixtures/ui/forecaster.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { TraceStore } from '../../src/tracing/index.js';
@@ -18,6 +20,7 @@ import { createUiApp } from '../../src/ui/app.js';
 import { newAuthFile } from '../../src/ui/auth-file.js';
 
 const area = conformance('local UI replay over HTTP');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function localDb(t: ScenarioContext): string {
   return t.backend.kind === 'sqlite' ? t.backend.dbPath : path.join(t.cwd, '.agentkit', 'local.db');
@@ -278,6 +281,50 @@ area.scenario('replay routes need a session (401) and writes need the CSRF token
     assert.is(noToken.json().code, 'csrf_failed');
   }
   assert.equal((await browser.request('GET', `/api/replay/forks/${fork.fork_id}`)).json().modifications.prompt, null, 'nothing was changed');
+});
+
+area.scenario('docs/ui.md replay example: run the desk once, fork its trace in the UI, change the prompt, rerun, save as test', { rows: ['route:POST /api/replay/forks/{fork_id}/rerun', 'route:POST /api/replay/forks/{fork_id}/save-as-test'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
+  const example = path.join(root, 'examples/replay/ui-desk.ts');
+  const once = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', import.meta.resolve('tsx'), example], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  assert.is(once.code, 0, once.stderr);
+  assert.match(once.stdout, /^Order 42 is delivered\.\ntrace_id: [0-9a-f]{32}\n$/);
+  const traceId = /trace_id: (\S+)/.exec(once.stdout)![1]!;
+  const reset = await t.bin(['ui', 'reset-password', '--username', 'alice', '--password-stdin'], { stdin: 'a long passphrase\n' });
+  assert.is(reset.code, 0, reset.stderr);
+  const ui = startCli(['ui', '--port', '0', '--no-open', '--agent', `${example}:desk`], { cwd: t.cwd, env: t.env });
+  t.defer(() => ui.kill());
+  const [, url] = await ui.waitForStderr(/serving on (http:\/\/\S+)/, 30_000);
+  assert.match(ui.stderr(), /registered agent 'desk'/);
+  const browser = new Browser(url!);
+  await browser.request('GET', '/api/auth/status');
+  assert.is((await browser.request('POST', '/api/auth/login', { username: 'alice', password: 'a long passphrase' })).status, 200);
+
+  const fork = await browser.request('POST', `/api/replay/${traceId}/fork`, { step: 0 });
+  assert.is(fork.status, 201, fork.text);
+  const forkId = fork.json().fork_id as string;
+  assert.is((await browser.request('PATCH', `/api/replay/forks/${forkId}`, { prompt: 'Be polite.' })).status, 200);
+  const stream = await browser.rerun(forkId);
+  assert.is(stream.status, 200);
+  const events: Array<Record<string, any>> = [];
+  for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
+  const done = events.at(-1)!;
+  assert.is(done.type, 'done', JSON.stringify(done));
+  assert.is(done.result.new_output, 'Certainly! Order 42 is delivered.');
+  assert.is(done.result.original_output, 'Order 42 is delivered.');
+  assert.is(events.filter((e) => e.type === 'span').length, done.result.steps_executed);
+  const saved = await browser.request('POST', `/api/replay/forks/${forkId}/save-as-test`, {});
+  assert.is(saved.status, 200, saved.text);
+  const lines = (await readFile(path.join(t.cwd, '.agentkit', 'regression_tests.jsonl'), 'utf8')).trim().split('\n');
+  assert.equal({ ...JSON.parse(lines[0]!), created_at: null }, { input: 'Where is order 42?', expected_output: 'Certainly! Order 42 is delivered.', trace_id: traceId, created_at: null });
+  ui.child.kill('SIGTERM');
+  assert.is((await ui.exited).code, 0, ui.stderr());
 });
 
 area.run();
