@@ -14,6 +14,7 @@ import { Agent } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
 import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
 import { forecaster, Gate } from '../fixtures/ui/forecaster.js';
+import { weatherAgent } from '../fixtures/serving/runners.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { TraceStore } from '../../src/tracing/index.js';
 import { createUiApp } from '../../src/ui/app.js';
@@ -254,6 +255,23 @@ area.scenario('replay route errors: 404 unknown trace or fork, 400 step out of r
   assert.is(broken.status, 422, broken.text);
   assert.is(broken.json().code, 'reconstruction_failed');
   assert.match(broken.json().detail, /tool 'get_weather' cannot be rebound/);
+
+  // A rerun stopped before its first turn by an input guardrail: the stream's error event, nothing half-saved.
+  const weather = weatherAgent({ traceDb: localDb(t) });
+  const sunny = await weather.run('What is the weather in Oslo?');
+  const guarded = await setup(t, [weather]);
+  const fork3 = (await guarded.request('POST', `/api/replay/${sunny.trace_id}/fork`, { step: 0 })).json();
+  await guarded.request('PATCH', `/api/replay/forks/${fork3.fork_id}`, { input: 'a forbidden question' });
+  const stream = await guarded.rerun(fork3.fork_id);
+  assert.is(stream.status, 200);
+  const events: Array<Record<string, any>> = [];
+  for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
+  const last = events.at(-1)!;
+  assert.is(last.type, 'error', JSON.stringify(events));
+  assert.is(last.code, 'guardrail_blocked');
+  assert.match(last.detail, /forbidden/);
+  const notRerun = await guarded.request('GET', `/api/replay/forks/${fork3.fork_id}/compare`);
+  assert.is(notRerun.status, 409, 'a failed rerun leaves the fork without a rerun');
 });
 
 area.scenario('replay routes need a session (401) and writes need the CSRF token (403)', { rows: ['route:POST /api/replay/{trace_id}/fork'], backends: ['sqlite'], surfaces: ['http'] }, async (t) => {

@@ -1,7 +1,7 @@
 /**
  * The local UI's HTTP app: the JSON API of `spec/ui` (auth, overview, traces, replay forks, eval runs, executions,
- * pending interrupts, resume) on the validated Express builder, plus the built web app. Handlers parse, call one store or runner, and
- * map the outcome; the durability rules (atomic claim, AlreadyResumed) live in the SDK.
+ * pending interrupts, resume) on the validated Express builder, plus the built web app. Handlers parse, call one
+ * store or runner, and map the outcome; the durability rules (atomic claim, AlreadyResumed) live in the SDK.
  *
  * On the shared builder (src/http): security headers and the loopback-Host check run first, then the matched route
  * is authenticated deny-by-default (./guard.ts: session 401, CSRF 403); only login and the web app's pages and assets

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Request, Response, Router } from 'express';
 import type { components } from '../../generated/types/ui.js';
 import type { Agent } from '../agent/agent.js';
-import { AgentkitError } from '../errors.js';
+import { AgentkitError, ValidationError } from '../errors.js';
 import { ReplayError } from '../replay/errors.js';
 import type { ReplayRunResult } from '../replay/result.js';
 import { Replay } from '../replay/replay.js';
@@ -84,7 +84,7 @@ export function replayRoutes(router: Router, options: ReplayRouteOptions): void 
     const expected = body.expected_output ?? (entry.rerun ? (typeof output === 'string' ? output : JSON.stringify(output ?? null)) : undefined);
     if (expected === undefined) throw notRerun(entry);
     const input = body.input ?? entry.rerun?.result.input ?? entry.modifications.input ?? entry.fork.originalInput;
-    if (input === null) throw new ReplayError(`the fork's agent span records no input; pass "input" in the body`);
+    if (input === null) throw new ValidationError(`the fork's agent span records no input; pass "input" in the body`, [{ path: '/input', message: 'required: the trace has no recorded input' }]);
     // Never a path from the request: the file is fixed under the project directory.
     const file = path.resolve(options.projectDir, REGRESSION_TESTS_FILE);
     const record = appendRegressionRecord(file, { input, expectedOutput: expected, traceId: entry.fork.replay.traceId });
@@ -126,8 +126,13 @@ async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Respon
     () => (finished = true),
     () => (finished = true),
   );
-  const first = await Promise.race([traceStarted.then((traceId) => ({ traceId })), running.then((result) => ({ traceId: result.trace_id }))]).catch((error: unknown) => ({ error }));
-  if ('error' in first) throw reconstructionError(first.error);
+  const first = await Promise.race([traceStarted.then((traceId): { traceId: string | null } => ({ traceId })), running.then((result) => ({ traceId: result.trace_id }))]).catch(
+    (error: unknown) => ({ error }),
+  );
+  // The agent could not be rebuilt: a JSON error. Anything else that stopped it before its first turn (an input
+  // guardrail, say) is the stream's `error` event, like a failure later on.
+  if ('error' in first && first.error instanceof ReplayError) throw new AgentkitError('reconstruction_failed', first.error.message);
+  const traceId = 'error' in first ? null : first.traceId;
 
   const stream = new RerunStream(res);
   res.on('close', () => {
@@ -144,14 +149,14 @@ async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Respon
     }
   };
   while (!finished && !stream.isClosed) {
-    await pump(first.traceId);
+    await pump(traceId);
     await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
   }
   let result: ReplayRunResult;
   try {
     result = await running;
   } catch (error) {
-    await pump(first.traceId);
+    await pump(traceId);
     const known = error instanceof AgentkitError;
     await stream.send({ type: 'error', detail: known ? error.message : 'the rerun failed unexpectedly', code: known ? error.code : 'internal_error' });
     stream.end();
@@ -162,10 +167,4 @@ async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Respon
   entry.rerun = { result, comparison };
   await stream.send({ type: 'done', result: result.toJSON() as Schemas['ReplayResult'], comparison: comparison as Schemas['ComparisonResult'] });
   stream.end();
-}
-
-/** A rerun that failed before its agent ran: the agent could not be rebuilt (422), or another contract error. */
-function reconstructionError(error: unknown): unknown {
-  if (error instanceof ReplayError) return new AgentkitError('reconstruction_failed', error.message);
-  return error;
 }
