@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
-import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
+import { checkpointerFor, conformance, startCli, type ScenarioContext } from '../harness/index.js';
 import { forecaster, Gate } from '../fixtures/ui/forecaster.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
@@ -92,7 +92,8 @@ class Browser {
 }
 
 async function setup(t: ScenarioContext, runners: unknown[]) {
-  const checkpointer = new SQLiteCheckpointer(localDb(t));
+  // Executions come from the variant's checkpointer (Postgres too); traces and forks' reruns live in the local store.
+  const checkpointer = t.backend.kind === 'postgres' ? checkpointerFor(t.backend) : new SQLiteCheckpointer(localDb(t));
   t.defer(() => checkpointer.close());
   const app = createUiApp({
     checkpointer,
@@ -111,7 +112,7 @@ area.scenario(
   'fork, modify, rerun with spans streaming while the agent runs, compare, save as test',
   {
     rows: ['route:POST /api/replay/{trace_id}/fork', 'route:PATCH /api/replay/forks/{fork_id}', 'route:POST /api/replay/forks/{fork_id}/rerun', 'route:POST /api/replay/forks/{fork_id}/save-as-test'],
-    backends: ['sqlite'],
+    backends: ['sqlite', 'postgres'],
     surfaces: ['http'],
     timeoutMs: 40_000,
   },
@@ -274,7 +275,7 @@ area.scenario('replay route errors: 404 unknown trace or fork, 400 step out of r
   assert.is(notRerun.status, 409, 'a failed rerun leaves the fork without a rerun');
 });
 
-area.scenario('replay routes need a session (401) and writes need the CSRF token (403)', { rows: ['route:POST /api/replay/{trace_id}/fork'], backends: ['sqlite'], surfaces: ['http'] }, async (t) => {
+area.scenario('replay routes need a session (401) and writes need the CSRF token (403)', { rows: ['route:POST /api/replay/{trace_id}/fork'], backends: ['sqlite', 'postgres'], surfaces: ['http'] }, async (t) => {
   const agent = forecaster(new Gate(), localDb(t));
   const original = await agent.run('What is the weather in Oslo?');
   const browser = await setup(t, [agent]);
