@@ -3,7 +3,8 @@
  * time (the JSON route, validated) and page time in Debian's Chromium (navigation start to the first table row or
  * span drawn). Baselines measured in the same run: the store read the route wraps (`TraceStore.listTraces` /
  * `getTrace` in-process) and the app's empty page (`/nowhere`: boot, session check, no data). Targets: under 300 ms
- * API and 1 s page. Medians of 7 runs after one warm-up.
+ * API and 1 s page. Medians of 7 runs after one warm-up. Also the replay view of the 2,000-span trace (`GET
+ * /api/replay/<id>` against `Replay.load` + `steps()` in-process; `/traces/<id>/replay` to the first step drawn).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { SQLiteCheckpointer } from '../src/durability/sqlite-checkpointer.js';
+import { Replay } from '../src/replay/replay.js';
 import { openLocalStore } from '../src/store/open.js';
 import { TraceStore } from '../src/tracing/trace-store.js';
 import { startUiServer } from '../src/ui/server.js';
@@ -115,6 +117,9 @@ const apiTrace = await timed(() => api(`/api/traces/${bigTrace}`));
 const emptyPage = await page('/nowhere', 'h1');
 const tracesPage = await page('/traces', '.vbody [role="row"]');
 const tracePage = await page(`/traces/${bigTrace}`, '[role="treeitem"]');
+const storeReplay = await timed(async () => (await Replay.load(bigTrace, { store })).steps());
+const apiReplay = await timed(() => api(`/api/replay/${bigTrace}`));
+const replayPage = await page(`/traces/${bigTrace}/replay`, '.steps .step');
 
 const ms = (v: number) => `${v.toFixed(0)} ms`;
 console.log(`store: ${TRACES} traces (${TRACES * 3} spans) + one ${BIG_SPANS}-span trace; medians of ${RUNS}`);
@@ -122,6 +127,8 @@ console.log(`API  GET /api/traces (10,000 rows)         ${ms(apiList).padStart(8
 console.log(`API  GET /api/traces/<id> (2,000 spans)    ${ms(apiTrace).padStart(8)}   store read ${ms(storeTrace)} (x${(apiTrace / storeTrace).toFixed(2)})   target < 300 ms`);
 console.log(`page /traces, first row drawn              ${ms(tracesPage).padStart(8)}   empty page ${ms(emptyPage)} (x${(tracesPage / emptyPage).toFixed(2)})   target < 1000 ms`);
 console.log(`page /traces/<id>, first span drawn        ${ms(tracePage).padStart(8)}   empty page ${ms(emptyPage)} (x${(tracePage / emptyPage).toFixed(2)})   target < 1000 ms`);
+console.log(`API  GET /api/replay/<id> (2,000 steps)    ${ms(apiReplay).padStart(8)}   SDK load ${ms(storeReplay)} (x${(apiReplay / storeReplay).toFixed(2)})   target < 300 ms`);
+console.log(`page /traces/<id>/replay, first step drawn ${ms(replayPage).padStart(8)}   empty page ${ms(emptyPage)} (x${(replayPage / emptyPage).toFixed(2)})   target < 1000 ms`);
 
 await browser.close();
 await server.close();

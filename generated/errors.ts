@@ -158,6 +158,12 @@ export const httpErrors = [
   },
   {
     "service": "ui",
+    "model": "EvalRunNotFoundError",
+    "status": 404,
+    "code": "not_found"
+  },
+  {
+    "service": "ui",
     "model": "ExecutionBusyError",
     "status": 409,
     "code": "execution_busy"

@@ -14,6 +14,7 @@ import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js'
 import { loadTarget } from '../../src/targets.js';
 import { TraceStore } from '../../src/tracing/trace-store.js';
 import { newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
+import { importLegacyOnStart } from '../../src/ui/legacy-import.js';
 import { openBrowser } from '../../src/ui/open-browser.js';
 import { RunnerRegistry } from '../../src/ui/runners.js';
 import { bindRefusal, DEFAULT_UI_PORT, startUiServer } from '../../src/ui/server.js';
@@ -37,12 +38,13 @@ export class UiStartCommand extends AgentkitCommand {
 
   static override usage = Command.Usage({
     category: 'Local UI',
-    description: 'Start the local UI: traces, executions and approvals in the browser',
+    description: 'Start the local UI: traces, replay, approvals, executions and evals in the browser',
     details: [
       'Serves the web app and its JSON API (`/api/*`) on http://127.0.0.1:7842 until SIGTERM or SIGINT. Traces are read from `--db` (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`); executions and pending interrupts from the same file, or from Postgres with `--connection-string` (and `--schema`, default `agentkit`).',
       'Login is required unless `--no-auth`. The credentials live in `--auth-file` (default `./.agentkit/auth.json`, mode 0600: a username, a scrypt hash of the password, a session secret). When the file is missing, a start on a terminal asks for a username and password; otherwise create it first with `agentkit ui reset-password --password-stdin`.',
       'A non-loopback `--host` is refused (exit 2) unless `--insecure-bind`: the session cookie travels over plain HTTP. The browser is opened unless `--no-open` or there is no display.',
-      '`--agent <file>:<attr>` (repeatable) registers a runner for the Resume buttons; a paused execution is resumed by the runner that wrote it (the root of its agent path: a Swarm or Supervisor, else its chain or agent). A target that fails to load is reported and skipped; the UI still starts. No route runs an agent from a request.',
+      'On start, the legacy stores (`./.agentkit/traces.db`, `./.agentkit/checkpoints.db`, `./.prompts/`) are imported into the local store once, exactly as `agentkit migrate` does; what was imported is reported on stderr.',
+      '`--agent <file>:<attr>` (repeatable) registers a runner for the Resume and Rerun buttons; a paused execution is resumed by the runner that wrote it (the root of its agent path: a Swarm or Supervisor, else its chain or agent); a replay fork is rerun by the registered Agent named like the fork’s agent. A target that fails to load is reported and skipped; the UI still starts. No route runs an agent from a request.',
     ].join('\n\n'),
     examples: [
       ['Start the UI on the local store', '$0 ui'],
@@ -58,7 +60,7 @@ export class UiStartCommand extends AgentkitCommand {
   insecureBind = Option.Boolean('--insecure-bind', false, { description: 'Acknowledge a non-loopback bind' });
   db = Option.String('--db', { description: 'Local store (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
   authFile = Option.String('--auth-file', { description: 'Credentials file (default ./.agentkit/auth.json)' });
-  agents = Option.Array('--agent', [], { description: 'Register a runner <file>:<attr> or <module>:<attr>; repeatable' });
+  agents = Option.Array('--agent', [], { description: 'Register a runner <file>:<attr> or <module>:<attr> (resume and replay rerun); repeatable' });
   connectionString = Option.String('--connection-string', { description: 'Read executions from this Postgres URL instead of --db' });
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
 
@@ -83,6 +85,9 @@ export class UiStartCommand extends AgentkitCommand {
         this.err(`agentkit ui: skipped --agent ${spec}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+
+    // Older stores (.agentkit/traces.db, .agentkit/checkpoints.db, .prompts/) are imported once, as `agentkit migrate` does.
+    for (const line of await importLegacyOnStart({ ...where, dbPath })) this.err(`agentkit ui: ${line}`);
 
     const checkpointer: Checkpointer = this.connectionString !== undefined
       ? new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 4 })

@@ -20,6 +20,10 @@ export const doc = {
       "description": "Replay a stored trace, fork it, rerun the fork and save it as a regression test."
     },
     {
+      "name": "Evals",
+      "description": "Stored eval runs: list, one run's cases, compare two runs."
+    },
+    {
       "name": "Executions",
       "description": "Checkpoint history, pending interrupts and resume."
     },
@@ -223,6 +227,254 @@ export const doc = {
         ],
         "security": [
           {}
+        ]
+      }
+    },
+    "/api/eval-compare": {
+      "get": {
+        "operationId": "compareEvalRuns",
+        "summary": "Compare two eval runs",
+        "description": "Two stored runs compared (as `agentkit eval compare` does): metric deltas, flipped cases, regression verdict.",
+        "parameters": [
+          {
+            "name": "baseline",
+            "in": "query",
+            "required": true,
+            "description": "A run id, else the latest run of that name.",
+            "schema": {
+              "type": "string"
+            },
+            "explode": false
+          },
+          {
+            "name": "candidate",
+            "in": "query",
+            "required": true,
+            "description": "A run id, else the latest run of that name.",
+            "schema": {
+              "type": "string"
+            },
+            "explode": false
+          },
+          {
+            "name": "tolerance",
+            "in": "query",
+            "required": false,
+            "description": "Largest drop in overall pass rate still accepted; default 0.",
+            "schema": {
+              "type": "number",
+              "format": "double",
+              "minimum": 0,
+              "maximum": 1,
+              "default": 0
+            },
+            "explode": false
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EvalComparison"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No stored eval run has this id (or, where a reference is accepted, this run name).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EvalRunNotFoundError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Evals"
+        ]
+      }
+    },
+    "/api/eval-runs": {
+      "get": {
+        "operationId": "listEvalRuns",
+        "summary": "List eval runs",
+        "description": "Stored eval runs, newest first.",
+        "parameters": [
+          {
+            "name": "run_name",
+            "in": "query",
+            "required": false,
+            "description": "Only runs with this run name.",
+            "schema": {
+              "type": "string"
+            },
+            "explode": false
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "At most this many rows; default 100.",
+            "schema": {
+              "type": "integer",
+              "format": "int32",
+              "minimum": 1,
+              "maximum": 10000,
+              "default": 100
+            },
+            "explode": false
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UiEvalRunList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Evals"
+        ]
+      }
+    },
+    "/api/eval-runs/{run_id}": {
+      "get": {
+        "operationId": "getEvalRun",
+        "summary": "Get an eval run with its cases",
+        "description": "One stored eval run with every case in ordinal order.",
+        "parameters": [
+          {
+            "name": "run_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UiEvalRunDetail"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No stored eval run has this id (or, where a reference is accepted, this run name).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EvalRunNotFoundError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Evals"
         ]
       }
     },
@@ -688,6 +940,158 @@ export const doc = {
             }
           }
         }
+      },
+      "get": {
+        "operationId": "getFork",
+        "summary": "Get a fork",
+        "description": "A fork and its modifications (and its rerun once there is one).",
+        "parameters": [
+          {
+            "name": "fork_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForkState"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No fork with this id in this UI process.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForkNotFoundError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Replay"
+        ]
+      }
+    },
+    "/api/replay/forks/{fork_id}/compare": {
+      "get": {
+        "operationId": "compareFork",
+        "summary": "Compare a fork with its source",
+        "description": "The fork's rerun compared with the original, step by step: `diverged_at` is the first differing step.",
+        "parameters": [
+          {
+            "name": "fork_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ComparisonResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No fork with this id in this UI process.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForkNotFoundError"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "Saving a fork as a test needs its rerun output or an explicit expected_output.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForkNotRerunError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Replay"
+        ]
       }
     },
     "/api/replay/forks/{fork_id}/rerun": {
@@ -784,6 +1188,16 @@ export const doc = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "No runner is registered for the paused execution's chain name.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NoRunnerError"
                 }
               }
             }
@@ -1879,6 +2293,28 @@ export const doc = {
         ],
         "description": "Per-row status."
       },
+      "ComparisonMetrics": {
+        "type": "object",
+        "required": [
+          "pass_rate",
+          "avg_score"
+        ],
+        "properties": {
+          "pass_rate": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MetricDelta"
+            }
+          },
+          "avg_score": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MetricDelta"
+            }
+          }
+        },
+        "description": "Per-scorer deltas of a comparison."
+      },
       "ComparisonResult": {
         "type": "object",
         "required": [
@@ -1921,6 +2357,17 @@ export const doc = {
           }
         },
         "description": "A rerun compared with the original, step by step."
+      },
+      "ContentPart": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/TextPart"
+          },
+          {
+            "$ref": "#/components/schemas/FilePart"
+          }
+        ],
+        "description": "A part of a multimodal input."
       },
       "CsrfFailedError": {
         "type": "object",
@@ -1992,6 +2439,118 @@ export const doc = {
           "config_error"
         ],
         "description": "Every stable error code agentkit reports, on the wire (`code` of an error body), in SDK errors (`error.code`) and\nin CLI diagnostics. `src/errors.ts` maps each code to its HTTP status and CLI exit code; adding a code here without\nmapping it there is a compile error."
+      },
+      "EvalComparison": {
+        "type": "object",
+        "required": [
+          "baseline_run_id",
+          "candidate_run_id",
+          "tolerance",
+          "scorers",
+          "compared",
+          "excluded_errored",
+          "unmatched",
+          "metrics",
+          "overall",
+          "delta_ci95",
+          "significant",
+          "regressed",
+          "improved",
+          "regression"
+        ],
+        "properties": {
+          "baseline_run_id": {
+            "type": "string"
+          },
+          "candidate_run_id": {
+            "type": "string"
+          },
+          "tolerance": {
+            "type": "number",
+            "format": "double"
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers both runs used."
+          },
+          "compared": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Case pairs compared (both sides scored)."
+          },
+          "excluded_errored": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Pairs left out because a side errored."
+          },
+          "unmatched": {
+            "$ref": "#/components/schemas/UnmatchedCounts"
+          },
+          "metrics": {
+            "$ref": "#/components/schemas/ComparisonMetrics"
+          },
+          "overall": {
+            "$ref": "#/components/schemas/MetricDelta"
+          },
+          "delta_ci95": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": {
+                  "type": "number",
+                  "format": "double"
+                }
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "95% paired-bootstrap interval of the overall pass-rate delta; null with fewer than two pairs."
+          },
+          "significant": {
+            "type": "boolean",
+            "description": "True when the interval excludes 0."
+          },
+          "regressed": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FlippedCase"
+            }
+          },
+          "improved": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FlippedCase"
+            }
+          },
+          "regression": {
+            "type": "boolean",
+            "description": "True when the overall pass rate fell by more than the tolerance."
+          }
+        },
+        "description": "What `agentkit eval compare --json` prints: two stored runs compared, baseline first."
+      },
+      "EvalRunNotFoundError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "not_found"
+            ]
+          }
+        },
+        "description": "No stored eval run has this id (or, where a reference is accepted, this run name)."
       },
       "ExecutionBusyError": {
         "type": "object",
@@ -2476,6 +3035,79 @@ export const doc = {
         "description": "Body of `PUT /api/traces/{trace_id}/favorite`.",
         "additionalProperties": false
       },
+      "FilePart": {
+        "type": "object",
+        "required": [
+          "type",
+          "path"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "image",
+              "pdf"
+            ]
+          },
+          "path": {
+            "type": "string"
+          }
+        },
+        "description": "An image or PDF part of a multimodal input; the path is relative to the dataset file."
+      },
+      "FlippedCase": {
+        "type": "object",
+        "required": [
+          "baseline_ordinal",
+          "candidate_ordinal",
+          "input",
+          "scorers",
+          "baseline_trace_id",
+          "candidate_trace_id"
+        ],
+        "properties": {
+          "baseline_ordinal": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "candidate_ordinal": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "input": {
+            "type": "string",
+            "description": "The case's input as text, cut to 200 characters."
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers whose verdict flipped in this direction."
+          },
+          "baseline_trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "candidate_trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "description": "A case whose verdict flipped between two runs."
+      },
       "ForkModification": {
         "type": "object",
         "properties": {
@@ -2653,6 +3285,62 @@ export const doc = {
         },
         "description": "A fork of a stored trace."
       },
+      "GateOutcome": {
+        "type": "string",
+        "enum": [
+          "passed",
+          "failed",
+          "invalid"
+        ],
+        "description": "Gate outcome, in precedence order invalid > failed > passed."
+      },
+      "GateResult": {
+        "type": "object",
+        "required": [
+          "outcome",
+          "checks",
+          "scored",
+          "errored",
+          "error_rate",
+          "max_error_rate"
+        ],
+        "properties": {
+          "outcome": {
+            "$ref": "#/components/schemas/GateOutcome"
+          },
+          "checks": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "One line per threshold, e.g. `exact_match.pass_rate=0.75 >= 0.8: FAIL`."
+          },
+          "scored": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "errored": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "error_rate": {
+            "type": "number",
+            "format": "double"
+          },
+          "max_error_rate": {
+            "anyOf": [
+              {
+                "type": "number",
+                "format": "double"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "description": "The gate's decision."
+      },
       "InternalError": {
         "type": "object",
         "required": [
@@ -2776,6 +3464,34 @@ export const doc = {
           }
         },
         "description": "A successful login; the session travels in the `agentkit_session` cookie (HttpOnly, SameSite=Strict)."
+      },
+      "MetricDelta": {
+        "type": "object",
+        "required": [
+          "name",
+          "baseline",
+          "candidate",
+          "delta"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "baseline": {
+            "type": "number",
+            "format": "double"
+          },
+          "candidate": {
+            "type": "number",
+            "format": "double"
+          },
+          "delta": {
+            "type": "number",
+            "format": "double",
+            "description": "candidate - baseline."
+          }
+        },
+        "description": "One metric of two runs side by side."
       },
       "NoRunnerError": {
         "type": "object",
@@ -3378,6 +4094,93 @@ export const doc = {
         },
         "description": "A regression record appended to `./.agentkit/regression_tests.jsonl`."
       },
+      "Scorecard": {
+        "type": "object",
+        "required": [
+          "metrics",
+          "overall_pass_rate",
+          "total_cases",
+          "errored"
+        ],
+        "properties": {
+          "metrics": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ScorerMetric"
+            }
+          },
+          "overall_pass_rate": {
+            "type": "number",
+            "format": "double",
+            "description": "Passed verdicts over all verdicts, across scorers."
+          },
+          "total_cases": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "errored": {
+            "type": "integer",
+            "format": "int32"
+          }
+        },
+        "description": "All scorers of a run."
+      },
+      "ScorerMetric": {
+        "type": "object",
+        "required": [
+          "name",
+          "avg_score",
+          "pass_rate",
+          "n"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "avg_score": {
+            "type": "number",
+            "format": "double"
+          },
+          "pass_rate": {
+            "type": "number",
+            "format": "double"
+          },
+          "n": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Cases scored."
+          }
+        },
+        "description": "Aggregate of one scorer over a run."
+      },
+      "ScorerVerdict": {
+        "type": "object",
+        "required": [
+          "passed",
+          "score",
+          "reason"
+        ],
+        "properties": {
+          "passed": {
+            "type": "boolean"
+          },
+          "score": {
+            "type": "number",
+            "format": "double"
+          },
+          "reason": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "description": "The verdict of one scorer on one case."
+      },
       "Span": {
         "type": "object",
         "required": [
@@ -3487,6 +4290,25 @@ export const doc = {
           "resume"
         ],
         "description": "What kind of step a checkpoint row records. Rows written before local schema v20 have none (null)."
+      },
+      "TextPart": {
+        "type": "object",
+        "required": [
+          "type",
+          "text"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "text"
+            ]
+          },
+          "text": {
+            "type": "string"
+          }
+        },
+        "description": "A text part of a multimodal input."
       },
       "Timestamp": {
         "type": "string",
@@ -3718,6 +4540,336 @@ export const doc = {
         },
         "description": "One row of a trace listing."
       },
+      "UiEvalCase": {
+        "type": "object",
+        "required": [
+          "case_id",
+          "ordinal",
+          "input",
+          "expected_output",
+          "actual_output",
+          "trace_id",
+          "per_scorer",
+          "error",
+          "latency_ms"
+        ],
+        "properties": {
+          "case_id": {
+            "type": "string"
+          },
+          "ordinal": {
+            "type": "integer",
+            "format": "int32",
+            "description": "0-based position in the dataset."
+          },
+          "input": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ContentPart"
+                }
+              },
+              {
+                "$ref": "#/components/schemas/JsonObject"
+              }
+            ],
+            "description": "The case input: a text, content parts, or an object."
+          },
+          "expected_output": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "actual_output": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The target's output; null for an errored case."
+          },
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "per_scorer": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/ScorerVerdict"
+            }
+          },
+          "error": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Why the case errored; null when scored."
+          },
+          "latency_ms": {
+            "anyOf": [
+              {
+                "type": "number",
+                "format": "double"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "description": "One case of a stored eval run."
+      },
+      "UiEvalRun": {
+        "type": "object",
+        "required": [
+          "run_id",
+          "run_name",
+          "dataset_name",
+          "agent_name",
+          "scorers",
+          "started_at",
+          "finished_at",
+          "scorecard",
+          "gate",
+          "thresholds",
+          "git_sha",
+          "git_branch",
+          "metadata",
+          "synced"
+        ],
+        "properties": {
+          "run_id": {
+            "type": "string"
+          },
+          "run_name": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "dataset_name": {
+            "type": "string"
+          },
+          "agent_name": {
+            "type": "string"
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "started_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "finished_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "scorecard": {
+            "$ref": "#/components/schemas/Scorecard"
+          },
+          "gate": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/GateResult"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The gate decided for the run; null for a run without a gate."
+          },
+          "thresholds": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The threshold rules as written, e.g. `exact_match.pass_rate=0.8`."
+          },
+          "git_sha": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "git_branch": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "metadata": {
+            "$ref": "#/components/schemas/JsonObject"
+          },
+          "synced": {
+            "type": "boolean",
+            "description": "Whether connected mode has exported the run."
+          }
+        },
+        "description": "A stored eval run without its cases."
+      },
+      "UiEvalRunDetail": {
+        "type": "object",
+        "required": [
+          "run_id",
+          "run_name",
+          "dataset_name",
+          "agent_name",
+          "scorers",
+          "started_at",
+          "finished_at",
+          "scorecard",
+          "gate",
+          "thresholds",
+          "git_sha",
+          "git_branch",
+          "metadata",
+          "synced",
+          "cases"
+        ],
+        "properties": {
+          "run_id": {
+            "type": "string"
+          },
+          "run_name": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "dataset_name": {
+            "type": "string"
+          },
+          "agent_name": {
+            "type": "string"
+          },
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "started_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "finished_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "scorecard": {
+            "$ref": "#/components/schemas/Scorecard"
+          },
+          "gate": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/GateResult"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The gate decided for the run; null for a run without a gate."
+          },
+          "thresholds": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The threshold rules as written, e.g. `exact_match.pass_rate=0.8`."
+          },
+          "git_sha": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "git_branch": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "metadata": {
+            "$ref": "#/components/schemas/JsonObject"
+          },
+          "synced": {
+            "type": "boolean",
+            "description": "Whether connected mode has exported the run."
+          },
+          "cases": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/UiEvalCase"
+            }
+          }
+        },
+        "description": "A stored eval run with every case in ordinal order."
+      },
+      "UiEvalRunList": {
+        "type": "object",
+        "required": [
+          "count",
+          "items"
+        ],
+        "properties": {
+          "count": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/UiEvalRun"
+            }
+          }
+        },
+        "description": "Stored eval runs, newest first."
+      },
       "UiTraceList": {
         "type": "object",
         "required": [
@@ -3800,6 +4952,24 @@ export const doc = {
           }
         },
         "description": "One row of the UI's trace listing: the trace summary plus whether it is a favorite."
+      },
+      "UnmatchedCounts": {
+        "type": "object",
+        "required": [
+          "baseline",
+          "candidate"
+        ],
+        "properties": {
+          "baseline": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "candidate": {
+            "type": "integer",
+            "format": "int32"
+          }
+        },
+        "description": "Cases of either run with no counterpart in the other."
       },
       "ValidationFailedError": {
         "type": "object",

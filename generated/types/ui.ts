@@ -61,6 +61,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/eval-compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two eval runs
+         * @description Two stored runs compared (as `agentkit eval compare` does): metric deltas, flipped cases, regression verdict.
+         */
+        get: operations["compareEvalRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eval-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List eval runs
+         * @description Stored eval runs, newest first.
+         */
+        get: operations["listEvalRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eval-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an eval run with its cases
+         * @description One stored eval run with every case in ordinal order.
+         */
+        get: operations["getEvalRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/executions/{execution_id}": {
         parameters: {
             query?: never;
@@ -189,7 +249,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a fork
+         * @description A fork and its modifications (and its rerun once there is one).
+         */
+        get: operations["getFork"];
         put?: never;
         post?: never;
         delete?: never;
@@ -200,6 +264,26 @@ export interface paths {
          * @description Store a modification on a fork: prompt, input, a tool response for a tool name, LLM params.
          */
         patch: operations["modifyFork"];
+        trace?: never;
+    };
+    "/api/replay/forks/{fork_id}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare a fork with its source
+         * @description The fork's rerun compared with the original, step by step: `diverged_at` is the first differing step.
+         */
+        get: operations["compareFork"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/replay/forks/{fork_id}/rerun": {
@@ -412,6 +496,11 @@ export interface components {
          * @enum {string}
          */
         CheckpointStatus: "completed" | "interrupted" | "failed";
+        /** @description Per-scorer deltas of a comparison. */
+        ComparisonMetrics: {
+            avg_score: components["schemas"]["MetricDelta"][];
+            pass_rate: components["schemas"]["MetricDelta"][];
+        };
         /** @description A rerun compared with the original, step by step. */
         ComparisonResult: {
             /** @description Index of the first step whose span name or output differs; null when identical. */
@@ -420,6 +509,8 @@ export interface components {
             new_steps: components["schemas"]["ReplayStep"][] | null;
             original_steps: components["schemas"]["ReplayStep"][];
         };
+        /** @description A part of a multimodal input. */
+        ContentPart: components["schemas"]["TextPart"] | components["schemas"]["FilePart"];
         /** @description A write with a session but without the matching `X-CSRF-Token` header. */
         CsrfFailedError: {
             /** @enum {string} */
@@ -433,6 +524,42 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        /** @description What `agentkit eval compare --json` prints: two stored runs compared, baseline first. */
+        EvalComparison: {
+            baseline_run_id: string;
+            candidate_run_id: string;
+            /**
+             * Format: int32
+             * @description Case pairs compared (both sides scored).
+             */
+            compared: number;
+            /** @description 95% paired-bootstrap interval of the overall pass-rate delta; null with fewer than two pairs. */
+            delta_ci95: number[] | null;
+            /**
+             * Format: int32
+             * @description Pairs left out because a side errored.
+             */
+            excluded_errored: number;
+            improved: components["schemas"]["FlippedCase"][];
+            metrics: components["schemas"]["ComparisonMetrics"];
+            overall: components["schemas"]["MetricDelta"];
+            regressed: components["schemas"]["FlippedCase"][];
+            /** @description True when the overall pass rate fell by more than the tolerance. */
+            regression: boolean;
+            /** @description Scorers both runs used. */
+            scorers: string[];
+            /** @description True when the interval excludes 0. */
+            significant: boolean;
+            /** Format: double */
+            tolerance: number;
+            unmatched: components["schemas"]["UnmatchedCounts"];
+        };
+        /** @description No stored eval run has this id (or, where a reference is accepted, this run name). */
+        EvalRunNotFoundError: {
+            /** @enum {string} */
+            code: "not_found";
+            detail: string;
+        };
         /** @description Another process holds the execution's lease: it is running the execution now. */
         ExecutionBusyError: {
             /** @enum {string} */
@@ -550,6 +677,25 @@ export interface components {
         FavoriteRequest: {
             favorite: boolean;
         };
+        /** @description An image or PDF part of a multimodal input; the path is relative to the dataset file. */
+        FilePart: {
+            path: string;
+            /** @enum {string} */
+            type: "image" | "pdf";
+        };
+        /** @description A case whose verdict flipped between two runs. */
+        FlippedCase: {
+            /** Format: int32 */
+            baseline_ordinal: number;
+            baseline_trace_id: string | null;
+            /** Format: int32 */
+            candidate_ordinal: number;
+            candidate_trace_id: string | null;
+            /** @description The case's input as text, cut to 200 characters. */
+            input: string;
+            /** @description Scorers whose verdict flipped in this direction. */
+            scorers: string[];
+        };
         /** @description Body of `PATCH /api/replay/forks/{fork_id}`: each given field replaces the stored one. */
         ForkModification: {
             /** @description A new input for the agent. */
@@ -600,6 +746,24 @@ export interface components {
             step: number;
             trace_id: string;
         };
+        /**
+         * @description Gate outcome, in precedence order invalid > failed > passed.
+         * @enum {string}
+         */
+        GateOutcome: "passed" | "failed" | "invalid";
+        /** @description The gate's decision. */
+        GateResult: {
+            /** @description One line per threshold, e.g. `exact_match.pass_rate=0.75 >= 0.8: FAIL`. */
+            checks: string[];
+            /** Format: double */
+            error_rate: number;
+            /** Format: int32 */
+            errored: number;
+            max_error_rate: number | null;
+            outcome: components["schemas"]["GateOutcome"];
+            /** Format: int32 */
+            scored: number;
+        };
         /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
         InternalError: {
             /** @enum {string} */
@@ -644,6 +808,19 @@ export interface components {
             /** @enum {string} */
             status: "ok";
             username: string;
+        };
+        /** @description One metric of two runs side by side. */
+        MetricDelta: {
+            /** Format: double */
+            baseline: number;
+            /** Format: double */
+            candidate: number;
+            /**
+             * Format: double
+             * @description candidate - baseline.
+             */
+            delta: number;
+            name: string;
         };
         /** @description No runner is registered for the paused execution's chain name. */
         NoRunnerError: {
@@ -839,6 +1016,39 @@ export interface components {
             path: string;
             record: components["schemas"]["RegressionTestRecord"];
         };
+        /** @description All scorers of a run. */
+        Scorecard: {
+            /** Format: int32 */
+            errored: number;
+            metrics: components["schemas"]["ScorerMetric"][];
+            /**
+             * Format: double
+             * @description Passed verdicts over all verdicts, across scorers.
+             */
+            overall_pass_rate: number;
+            /** Format: int32 */
+            total_cases: number;
+        };
+        /** @description Aggregate of one scorer over a run. */
+        ScorerMetric: {
+            /** Format: double */
+            avg_score: number;
+            /**
+             * Format: int32
+             * @description Cases scored.
+             */
+            n: number;
+            name: string;
+            /** Format: double */
+            pass_rate: number;
+        };
+        /** @description The verdict of one scorer on one case. */
+        ScorerVerdict: {
+            passed: boolean;
+            reason: string | null;
+            /** Format: double */
+            score: number;
+        };
         /** @description One span of a trace. */
         Span: {
             /** @description OpenTelemetry attributes; JSON-encoded payload attributes stay strings. */
@@ -868,6 +1078,12 @@ export interface components {
          * @enum {string}
          */
         StepType: "node" | "llm_call" | "tool_call" | "hitl_pause" | "handoff" | "fork_origin" | "run_end" | "run_start" | "resume";
+        /** @description A text part of a multimodal input. */
+        TextPart: {
+            text: string;
+            /** @enum {string} */
+            type: "text";
+        };
         /**
          * Format: date-time
          * @description An ISO-8601 timestamp in UTC, e.g. `2026-11-22T10:15:30.123456Z`.
@@ -941,6 +1157,74 @@ export interface components {
             status: components["schemas"]["SpanStatus"];
             trace_id: string;
         };
+        /** @description One case of a stored eval run. */
+        UiEvalCase: {
+            /** @description The target's output; null for an errored case. */
+            actual_output: string | null;
+            case_id: string;
+            /** @description Why the case errored; null when scored. */
+            error: string | null;
+            expected_output: string | null;
+            /** @description The case input: a text, content parts, or an object. */
+            input: string | components["schemas"]["ContentPart"][] | components["schemas"]["JsonObject"];
+            latency_ms: number | null;
+            /**
+             * Format: int32
+             * @description 0-based position in the dataset.
+             */
+            ordinal: number;
+            per_scorer: {
+                [key: string]: components["schemas"]["ScorerVerdict"];
+            };
+            trace_id: string | null;
+        };
+        /** @description A stored eval run without its cases. */
+        UiEvalRun: {
+            agent_name: string;
+            dataset_name: string;
+            finished_at: components["schemas"]["Timestamp"];
+            /** @description The gate decided for the run; null for a run without a gate. */
+            gate: components["schemas"]["GateResult"] | null;
+            git_branch: string | null;
+            git_sha: string | null;
+            metadata: components["schemas"]["JsonObject"];
+            run_id: string;
+            run_name: string | null;
+            scorecard: components["schemas"]["Scorecard"];
+            scorers: string[];
+            started_at: components["schemas"]["Timestamp"];
+            /** @description Whether connected mode has exported the run. */
+            synced: boolean;
+            /** @description The threshold rules as written, e.g. `exact_match.pass_rate=0.8`. */
+            thresholds: string[];
+        };
+        /** @description A stored eval run with every case in ordinal order. */
+        UiEvalRunDetail: {
+            agent_name: string;
+            cases: components["schemas"]["UiEvalCase"][];
+            dataset_name: string;
+            finished_at: components["schemas"]["Timestamp"];
+            /** @description The gate decided for the run; null for a run without a gate. */
+            gate: components["schemas"]["GateResult"] | null;
+            git_branch: string | null;
+            git_sha: string | null;
+            metadata: components["schemas"]["JsonObject"];
+            run_id: string;
+            run_name: string | null;
+            scorecard: components["schemas"]["Scorecard"];
+            scorers: string[];
+            started_at: components["schemas"]["Timestamp"];
+            /** @description Whether connected mode has exported the run. */
+            synced: boolean;
+            /** @description The threshold rules as written, e.g. `exact_match.pass_rate=0.8`. */
+            thresholds: string[];
+        };
+        /** @description Stored eval runs, newest first. */
+        UiEvalRunList: {
+            /** Format: int32 */
+            count: number;
+            items: components["schemas"]["UiEvalRun"][];
+        };
         /** @description Traces of the UI listing, newest first. */
         UiTraceList: {
             /** Format: int32 */
@@ -961,6 +1245,13 @@ export interface components {
             /** @description `ERROR` when any span failed, else the root span's status. */
             status: components["schemas"]["SpanStatus"];
             trace_id: string;
+        };
+        /** @description Cases of either run with no counterpart in the other. */
+        UnmatchedCounts: {
+            /** Format: int32 */
+            baseline: number;
+            /** Format: int32 */
+            candidate: number;
         };
         /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
         ValidationFailedError: {
@@ -990,9 +1281,13 @@ export type AuthStatus = components['schemas']['AuthStatus'];
 export type ChainResult = components['schemas']['ChainResult'];
 export type Checkpoint = components['schemas']['Checkpoint'];
 export type CheckpointStatus = components['schemas']['CheckpointStatus'];
+export type ComparisonMetrics = components['schemas']['ComparisonMetrics'];
 export type ComparisonResult = components['schemas']['ComparisonResult'];
+export type ContentPart = components['schemas']['ContentPart'];
 export type CsrfFailedError = components['schemas']['CsrfFailedError'];
 export type ErrorCode = components['schemas']['ErrorCode'];
+export type EvalComparison = components['schemas']['EvalComparison'];
+export type EvalRunNotFoundError = components['schemas']['EvalRunNotFoundError'];
 export type ExecutionBusyError = components['schemas']['ExecutionBusyError'];
 export type ExecutionHistory = components['schemas']['ExecutionHistory'];
 export type ExecutionNotFoundError = components['schemas']['ExecutionNotFoundError'];
@@ -1004,12 +1299,16 @@ export type ExportedSpan = components['schemas']['ExportedSpan'];
 export type ExportedTrace = components['schemas']['ExportedTrace'];
 export type ExportTraceDocument = components['schemas']['ExportTraceDocument'];
 export type FavoriteRequest = components['schemas']['FavoriteRequest'];
+export type FilePart = components['schemas']['FilePart'];
+export type FlippedCase = components['schemas']['FlippedCase'];
 export type ForkModification = components['schemas']['ForkModification'];
 export type ForkModifications = components['schemas']['ForkModifications'];
 export type ForkNotFoundError = components['schemas']['ForkNotFoundError'];
 export type ForkNotRerunError = components['schemas']['ForkNotRerunError'];
 export type ForkRequest = components['schemas']['ForkRequest'];
 export type ForkState = components['schemas']['ForkState'];
+export type GateOutcome = components['schemas']['GateOutcome'];
+export type GateResult = components['schemas']['GateResult'];
 export type InternalError = components['schemas']['InternalError'];
 export type InvalidCredentialsError = components['schemas']['InvalidCredentialsError'];
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
@@ -1017,6 +1316,7 @@ export type JsonObject = components['schemas']['JsonObject'];
 export type LlmParams = components['schemas']['LlmParams'];
 export type LoginRequest = components['schemas']['LoginRequest'];
 export type LoginResponse = components['schemas']['LoginResponse'];
+export type MetricDelta = components['schemas']['MetricDelta'];
 export type NoRunnerError = components['schemas']['NoRunnerError'];
 export type NotAuthenticatedError = components['schemas']['NotAuthenticatedError'];
 export type NotImplementedError = components['schemas']['NotImplementedError'];
@@ -1041,10 +1341,14 @@ export type ResumeResponse = components['schemas']['ResumeResponse'];
 export type RunStatus = components['schemas']['RunStatus'];
 export type SaveAsTestRequest = components['schemas']['SaveAsTestRequest'];
 export type SavedTest = components['schemas']['SavedTest'];
+export type Scorecard = components['schemas']['Scorecard'];
+export type ScorerMetric = components['schemas']['ScorerMetric'];
+export type ScorerVerdict = components['schemas']['ScorerVerdict'];
 export type Span = components['schemas']['Span'];
 export type SpanEvent = components['schemas']['SpanEvent'];
 export type SpanStatus = components['schemas']['SpanStatus'];
 export type StepType = components['schemas']['StepType'];
+export type TextPart = components['schemas']['TextPart'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type TokenCounts = components['schemas']['TokenCounts'];
 export type ToolCallRecord = components['schemas']['ToolCallRecord'];
@@ -1054,8 +1358,13 @@ export type Trace = components['schemas']['Trace'];
 export type TraceFavorite = components['schemas']['TraceFavorite'];
 export type TraceNotFoundError = components['schemas']['TraceNotFoundError'];
 export type TraceSummary = components['schemas']['TraceSummary'];
+export type UiEvalCase = components['schemas']['UiEvalCase'];
+export type UiEvalRun = components['schemas']['UiEvalRun'];
+export type UiEvalRunDetail = components['schemas']['UiEvalRunDetail'];
+export type UiEvalRunList = components['schemas']['UiEvalRunList'];
 export type UiTraceList = components['schemas']['UiTraceList'];
 export type UiTraceSummary = components['schemas']['UiTraceSummary'];
+export type UnmatchedCounts = components['schemas']['UnmatchedCounts'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type $defs = Record<string, never>;
@@ -1185,6 +1494,179 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    compareEvalRuns: {
+        parameters: {
+            query: {
+                /** @description A run id, else the latest run of that name. */
+                baseline: string;
+                /** @description A run id, else the latest run of that name. */
+                candidate: string;
+                /** @description Largest drop in overall pass rate still accepted; default 0. */
+                tolerance?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalComparison"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description No stored eval run has this id (or, where a reference is accepted, this run name). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRunNotFoundError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    listEvalRuns: {
+        parameters: {
+            query?: {
+                /** @description At most this many rows; default 100. */
+                limit?: number;
+                /** @description Only runs with this run name. */
+                run_name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UiEvalRunList"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getEvalRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UiEvalRunDetail"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description No stored eval run has this id (or, where a reference is accepted, this run name). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRunNotFoundError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -1593,6 +2075,64 @@ export interface operations {
             };
         };
     };
+    getFork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fork_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkState"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description No fork with this id in this UI process. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkNotFoundError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     modifyFork: {
         parameters: {
             query?: never;
@@ -1684,6 +2224,73 @@ export interface operations {
             };
         };
     };
+    compareFork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fork_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparisonResult"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description No fork with this id in this UI process. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkNotFoundError"];
+                };
+            };
+            /** @description Saving a fork as a test needs its rerun output or an explicit expected_output. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkNotRerunError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     rerunFork: {
         parameters: {
             query?: never;
@@ -1758,6 +2365,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description No runner is registered for the paused execution's chain name. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoRunnerError"];
                 };
             };
         };

@@ -28,6 +28,11 @@ export interface RerunOptions extends RebuildSources {
   signal?: AbortSignal;
   /** The `context` value the agent's tools, guardrails and prompt function receive. */
   context?: unknown;
+  /**
+   * Called once, inside the rerun's agent span, with the new trace's id: the agent was rebuilt and runs now. A
+   * watcher (the local UI's rerun stream) reads the trace's spans from the store as they end.
+   */
+  onTraceStart?: (traceId: string) => void;
 }
 
 export class ForkedReplay {
@@ -48,6 +53,12 @@ export class ForkedReplay {
   /** The name of the agent this fork reruns. */
   get agentName(): string {
     return this.agentSpan.name.slice('agent.'.length);
+  }
+
+  /** The input the fork's agent span recorded (`agent.input`), or null when it has none. */
+  get originalInput(): string | null {
+    const input = this.agentSpan.attributes[AGENT_ATTR.input];
+    return typeof input === 'string' ? input : null;
   }
 
   /** The current determinism settings. */
@@ -141,7 +152,9 @@ export class ForkedReplay {
         beforeTurn: () => {
           if (marked) return;
           marked = true;
-          markRoot(trace.getActiveSpan(), this);
+          const active = trace.getActiveSpan();
+          markRoot(active, this);
+          if (active?.isRecording()) options.onTraceStart?.(active.spanContext().traceId);
         },
       },
     });

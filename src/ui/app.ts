@@ -1,7 +1,7 @@
 /**
- * The local UI's HTTP app: the JSON API of `spec/ui` (auth, overview, traces, executions, pending interrupts,
- * resume) on the validated Express builder, plus the built web app. Handlers parse, call one store or runner, and
- * map the outcome; the durability rules (atomic claim, AlreadyResumed) live in the SDK.
+ * The local UI's HTTP app: the JSON API of `spec/ui` (auth, overview, traces, replay forks, eval runs, executions,
+ * pending interrupts, resume) on the validated Express builder, plus the built web app. Handlers parse, call one
+ * store or runner, and map the outcome; the durability rules (atomic claim, AlreadyResumed) live in the SDK.
  *
  * On the shared builder (src/http): security headers and the loopback-Host check run first, then the matched route
  * is authenticated deny-by-default (./guard.ts: session 401, CSRF 403); only login and the web app's pages and assets
@@ -15,13 +15,16 @@ import { runnerOfExecution } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
 import { exportTrace } from '../tracing/export.js';
-import { Replay } from '../replay/replay.js';
+import { EvalStore } from '../eval/store.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import type { Checkpoint, TraceSummary } from '../types.js';
 import { verifyPassword } from './auth-file.js';
+import { evalRoutes, evalRunsSince } from './eval-routes.js';
 import { executionState } from './execution-state.js';
+import { ForkRegistry } from './forks.js';
 import { FavoriteStore } from './favorites.js';
 import { loopbackHostOnly, noStoreForApi, sessionUser, UI_OPEN_ROUTES, UI_PAGE_ROUTES, uiAuthenticate, type UiAuth } from './guard.js';
+import { replayRoutes } from './replay-routes.js';
 import { RunnerRegistry } from './runners.js';
 import { cookie, CSRF_COOKIE, issueSession, newCsrfToken, parseCookies, SESSION_COOKIE, SESSION_TTL_SECONDS } from './session.js';
 import { securityHeaders, webApp } from './static.js';
@@ -39,7 +42,11 @@ export interface UiAppOptions {
   traceStore: TraceStore;
   /** Login with the auth file's credentials, or none (`--no-auth`). */
   auth: UiAuth;
-  /** Runners the resume route may call; nothing else ever runs. */
+  /** Where eval runs are read (default: the eval store in the trace store's file). */
+  evalStore?: EvalStore;
+  /** The project directory: save-as-test appends to `<projectDir>/.agentkit/regression_tests.jsonl` (default: cwd). */
+  projectDir?: string;
+  /** Runners the resume and rerun routes may call; nothing else ever runs. */
   runners?: Iterable<unknown> | RunnerRegistry;
   /** The built web app directory (index.html + assets/); omitted: API only. */
   webDir?: string;
@@ -59,6 +66,8 @@ export function createUiApp(options: UiAppOptions): Express {
   const registry = options.runners instanceof RunnerRegistry ? options.runners : new RunnerRegistry(options.runners ?? []);
   const throttle = options.throttle ?? new LoginThrottle();
   const favorites = new FavoriteStore(options.traceStore.dbPath);
+  const evals = options.evalStore ?? new EvalStore({ dbPath: options.traceStore.dbPath });
+  const forks = new ForkRegistry();
   const auth = options.auth;
   return createValidatedApp({
     doc,
@@ -73,7 +82,9 @@ export function createUiApp(options: UiAppOptions): Express {
       if (options.webDir) app.use(webApp(options.webDir));
       const router = express.Router({ caseSensitive: true, strict: true });
       authRoutes(router, auth, throttle);
-      traceRoutes(router, options.traceStore, favorites, options.checkpointer);
+      traceRoutes(router, options.traceStore, favorites, options.checkpointer, evals);
+      replayRoutes(router, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
+      evalRoutes(router, evals);
       durabilityRoutes(router, options.checkpointer, registry);
       app.use(router);
       // Anything no route matched (strict, case-sensitive) is the contract's JSON 404, never an HTML page.
@@ -124,7 +135,7 @@ function authRoutes(router: Router, auth: UiAuth, throttle: LoginThrottle): void
   });
 }
 
-function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore, checkpointer: Checkpointer): void {
+function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore, checkpointer: Checkpointer, evals: EvalStore): void {
   router.get('/api/overview', async (_req: Request, res: Response) => {
     const traces = await store.listTraces({ lastHours: 24 });
     const counts = await executionCounts(checkpointer);
@@ -134,8 +145,7 @@ function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore
       failing_traces_last_24h: traces.filter((trace) => trace.status === 'ERROR').length,
       pending_approvals_count: counts.pending,
       failed_executions_count: counts.failed,
-      // Eval runs live in the eval store (its own issue); until it is wired in there are none to count.
-      eval_runs_last_7d: 0,
+      eval_runs_last_7d: evalRunsSince(evals, 7),
       recent_traces: traces.slice(0, 10).map((trace) => withFavorite(trace, favored)),
     } satisfies Schemas['Overview'] & { recent_traces: Schemas['UiTraceSummary'][] });
   });
@@ -165,18 +175,6 @@ function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore
       includeCheckpointState: String(query.include_checkpoint_state) === 'true',
     });
     res.json(document);
-  });
-
-  // A stored trace as replay steps (the replay SDK's own step view); 404 trace_not_found for an unknown id.
-  router.get('/api/replay/:trace_id', async (req: Request, res: Response) => {
-    const replay = await Replay.load(String(req.params.trace_id), { store });
-    res.json({
-      trace_id: replay.trace.trace_id,
-      name: replay.trace.name,
-      status: replay.trace.status as Schemas['SpanStatus'],
-      span_count: replay.trace.spans.length,
-      steps: replay.steps() as unknown as Schemas['ReplayStep'][],
-    } satisfies Schemas['ReplayView']);
   });
 
   router.get('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {

@@ -5,9 +5,11 @@ import { api, type Schemas } from './api.js';
 import { ErrorBox, Loading } from './components/states.js';
 import { Link, navigate, useLocation } from './router.js';
 import { ApprovalsPage } from './pages/approvals.js';
+import { EvalComparePage, EvalRunPage, EvalsPage } from './pages/evals.js';
 import { ExecutionPage } from './pages/execution.js';
 import { LoginPage } from './pages/login.js';
 import { OverviewPage } from './pages/overview.js';
+import { ReplayPage } from './pages/replay.js';
 import { TracePage } from './pages/trace.js';
 import { TracesPage } from './pages/traces.js';
 import './styles.css';
@@ -72,8 +74,14 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === '/') return <OverviewPage />;
   if (path === '/traces') return <TracesPage query={query} />;
   if (path === '/approvals') return <ApprovalsPage />;
-  let match = /^\/traces\/([^/]+)$/.exec(path);
+  if (path === '/evals') return <EvalsPage query={query} />;
+  if (path === '/evals/compare') return <EvalComparePage query={query} />;
+  let match = /^\/traces\/([^/]+)\/replay$/.exec(path);
+  if (match) return <ReplayPage traceId={decodeURIComponent(match[1]!)} query={query} />;
+  match = /^\/traces\/([^/]+)$/.exec(path);
   if (match) return <TracePage traceId={decodeURIComponent(match[1]!)} query={query} />;
+  match = /^\/evals\/([^/]+)$/.exec(path);
+  if (match) return <EvalRunPage runId={decodeURIComponent(match[1]!)} />;
   match = /^\/executions\/([^/]+)$/.exec(path);
   if (match) return <ExecutionPage executionId={decodeURIComponent(match[1]!)} />;
   return (
@@ -90,6 +98,7 @@ const NAV: Array<[string, string]> = [
   ['/', 'Overview'],
   ['/traces', 'Traces'],
   ['/approvals', 'Approvals'],
+  ['/evals', 'Evals'],
 ];
 
 function Layout(props: { auth: Schemas['AuthStatus']; path: string; onLogout: () => void; children: React.ReactNode }) {

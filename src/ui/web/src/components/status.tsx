@@ -9,6 +9,10 @@ const KIND: Record<string, string> = {
   interrupted: 'paused',
   incomplete: 'running',
   running: 'running',
+  passed: 'ok',
+  invalid: 'failed',
+  regressed: 'failed',
+  'no regression': 'ok',
 };
 
 const LABEL: Record<string, string> = { OK: 'ok', UNSET: 'unset', ERROR: 'error' };

@@ -1,4 +1,4 @@
-/** Home: what needs attention (pending approvals, failed executions, failing traces) and the latest traces. */
+/** Home: what needs attention (pending approvals, failed executions, failing traces), the latest traces and eval runs. */
 import { api, asError } from '../api.js';
 import { ErrorBox, Loading, Empty, useLoad } from '../components/states.js';
 import { Status } from '../components/status.js';
@@ -8,8 +8,8 @@ import { Link } from '../router.js';
 
 export function OverviewPage() {
   const [loaded, reload] = useLoad(async () => {
-    const { data, error, response } = await api.GET('/api/overview');
-    return data ? { data } : { error: asError(error, response.status) };
+    const [overview, evals] = await Promise.all([api.GET('/api/overview'), api.GET('/api/eval-runs', { params: { query: { limit: 5 } } })]);
+    return overview.data ? { data: { ...overview.data, evals: evals.data?.items ?? [] } } : { error: asError(overview.error, overview.response.status) };
   }, 'overview');
   if (loaded.state === 'loading') return <Loading what="the overview" />;
   if (loaded.state === 'error') return <ErrorBox error={loaded.error} retry={reload} />;
@@ -41,7 +41,9 @@ export function OverviewPage() {
           <dd className={o.failing_traces_last_24h > 0 ? 'bad' : ''}>{o.failing_traces_last_24h}</dd>
         </div>
         <div>
-          <dt>Eval runs, last 7 d</dt>
+          <dt>
+            <Link to="/evals">Eval runs, last 7 d</Link>
+          </dt>
           <dd>{o.eval_runs_last_7d}</dd>
         </div>
       </dl>
@@ -84,6 +86,37 @@ export function OverviewPage() {
           </tbody>
         </table>
       )}
+      {o.evals.length > 0 ? (
+        <>
+          <h2>
+            <Link to="/evals">Recent eval runs</Link>
+          </h2>
+          <table className="table recent-evals">
+            <thead>
+              <tr>
+                <th>Started</th>
+                <th>Run</th>
+                <th>Gate</th>
+                <th>Pass rate</th>
+              </tr>
+            </thead>
+            <tbody>
+              {o.evals.map((run) => (
+                <tr key={run.run_id}>
+                  <td>
+                    <Time iso={run.started_at} />
+                  </td>
+                  <td>
+                    <Link to={`/evals/${run.run_id}`}>{run.run_name ?? shortId(run.run_id)}</Link>
+                  </td>
+                  <td>{run.gate ? <Status value={run.gate.outcome} /> : <span className="muted">none</span>}</td>
+                  <td className="mono small">{run.scorecard.metrics.map((m) => `${m.name} ${(m.pass_rate * 100).toFixed(1)}%`).join(' · ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
     </>
   );
 }

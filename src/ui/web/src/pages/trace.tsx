@@ -79,6 +79,9 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
           <FavoriteStar traceId={traceId} favorite={favorite} /> {trace.name} <Status value={trace.status} />
         </h1>
         <div className="actions">
+          <Link to={`/traces/${traceId}/replay`} className="button">
+            Replay…
+          </Link>
           <button type="button" onClick={() => setExporting(true)}>
             Export…
           </button>
