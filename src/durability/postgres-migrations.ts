@@ -75,6 +75,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         acquired_at TIMESTAMPTZ NOT NULL DEFAULT now()
       );`,
   },
+  {
+    // Delta checkpoints (decision 190): `delta_base` names the row a row's state is stored against (NULL: full; every
+    // row before this version is). `seq` loses its UNIQUE index (decision 192): BIGSERIAL values are unique by
+    // construction and the index was one more B-tree written per step; ordering uses the execution and unsynced indexes.
+    description: 'delta checkpoints: checkpoints.delta_base; the redundant unique index on seq dropped',
+    sql: (s) => `
+      ALTER TABLE ${s}.checkpoints ADD COLUMN delta_base TEXT;
+      ALTER TABLE ${s}.checkpoints DROP CONSTRAINT IF EXISTS checkpoints_seq_key;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */
