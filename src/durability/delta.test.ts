@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ChainCheckpointError } from './errors.js';
-import { DeltaWriter, SNAPSHOT_MIN_BYTES, applyDelta, jsonEqual, resolveStatesSync, type StoredRow } from './delta.js';
+import { DeltaWriter, SNAPSHOT_MIN_BYTES, applyDelta, jsonEqual, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
 import type { JsonRecord } from './json.js';
 
 const test = suite('delta checkpoints (encoding)');
@@ -49,23 +49,43 @@ test('chain state: changed keys are set, removed keys unset, text appended, equa
   assert.equal(read, JSON.parse(JSON.stringify(states)));
 });
 
-test('a full snapshot is written again once the deltas since the last one outgrow it (bounded reads, linear storage)', () => {
+test('snapshots: a growing history is written once; a key rewritten at every step gets fresh snapshots (bounded reads)', () => {
   const writer = new DeltaWriter();
   const messages: string[] = [];
-  const kinds: Array<'full' | 'delta'> = [];
   let bytes = 0;
+  const fulls: number[] = [];
   for (let i = 0; i < 400; i++) {
     messages.push('m'.repeat(1024));
-    const stored = writer.encode({ checkpoint_id: `c${i}`, execution_id: 'e', step_type: 'node', state_snapshot: { messages } });
-    kinds.push(stored.deltaBase === null ? 'full' : 'delta');
+    const stored = writer.encode({ checkpoint_id: `c${i}`, execution_id: 'grow', step_type: 'node', state_snapshot: { messages } });
+    if (stored.deltaBase === null) fulls.push(i);
     bytes += stored.text.length;
   }
-  const fulls = kinds.flatMap((kind, i) => (kind === 'full' ? [i] : []));
-  assert.is(fulls[0], 0);
-  assert.ok(fulls.length >= 2, `a later snapshot (${fulls.join(', ')})`);
-  assert.ok(fulls[1]! * 1024 >= SNAPSHOT_MIN_BYTES, 'not before the minimum');
-  const payload = 400 * 1024;
-  assert.ok(bytes < 2 * payload, `stored ${bytes} bytes for ${payload} of payload`);
+  assert.equal(fulls, [0], 'appends never outgrow the state they build');
+  assert.ok(bytes < 1.05 * 400 * 1024, `stored ${bytes} bytes for ${400 * 1024} of payload`);
+
+  const rewrites: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const stored = writer.encode({ checkpoint_id: `r${i}`, execution_id: 'rewrite', step_type: 'node', state_snapshot: { blob: String(i).repeat(2048) } });
+    if (stored.deltaBase === null) rewrites.push(i);
+  }
+  assert.ok(rewrites.length >= 10, `snapshots at ${rewrites.join(', ')}`);
+  const gaps = rewrites.slice(1).map((r, i) => r - rewrites[i]!);
+  // Each row rewrites a ~4-6 KB blob: a snapshot once the deltas pass max(16 KB, 4 x the state), every 5 rows or so.
+  assert.ok(Math.max(...gaps) <= Math.ceil(SNAPSHOT_MIN_BYTES / 2048) + 1 && Math.min(...gaps) >= 2, `replay between snapshots stays bounded (gaps ${gaps.join(', ')})`);
+});
+
+test('a node output made of state keys is stored as those keys', () => {
+  const log = ['a', 'b'];
+  const state = { input: 'x', log };
+  assert.equal(outputKeys({ state_snapshot: state, node_output: { log } }), ['log']);
+  assert.is(outputKeys({ state_snapshot: state, node_output: { log: [...log] } }), null, 'an equal copy is not the state value');
+  assert.is(outputKeys({ state_snapshot: state, node_output: 'text' }), null);
+  assert.is(outputKeys({ state_snapshot: state, node_output: {} }), null);
+  const output = outputFromState(state, '["log"]', 'c1');
+  assert.equal(output, { log: ['a', 'b'] });
+  (output.log as string[]).push('c');
+  assert.equal(log, ['a', 'b'], 'the output read back is a copy');
+  assert.throws(() => outputFromState(state, '["gone"]', 'c1'), (e: unknown) => /checkpoint 'c1' cannot be read: its output names state key 'gone'/.test((e as Error).message));
 });
 
 test('a finished run and a forgotten execution start again from a full snapshot', () => {

@@ -8,10 +8,11 @@
  * `unset` removes one. So the bytes a step writes are those of the step's own output, not of the whole history.
  *
  * Reading follows `delta_base` back to a full row and applies the deltas forward: every reader (getLast, getById,
- * list, fetchUnsynced, resume, fork, the UI, export-trace) sees full states. A full snapshot is written when the
- * deltas since the last one reach `SNAPSHOT_RATIO` times that snapshot's size (at least `SNAPSHOT_MIN_BYTES`), or
- * after `MAX_DEPTH` rows: a read touches at most about (1 + ratio) times the state's own size and a bounded number
- * of rows, while the snapshots' total stays a fraction of the history (they grow geometrically).
+ * list, fetchUnsynced, resume, fork, the UI, export-trace) sees full states. A full snapshot is written again when
+ * the deltas since the last one outgrow the state itself (`SNAPSHOT_RATIO` times its size, at least
+ * `SNAPSHOT_MIN_BYTES`), or after `MAX_DEPTH` rows: a read replays at most about (1 + ratio) times the state's own
+ * size, over a bounded number of rows. A history that only grows (messages appended) is written once, plus one
+ * snapshot per `MAX_DEPTH` rows; a key rewritten at every step gets a fresh snapshot every few rows instead.
  *
  * The writer remembers the last state it stored per execution (`DeltaWriter`); with nothing remembered (a new
  * execution, a resume in a fresh process, a write that failed) the row is a full snapshot. Values handed to a
@@ -22,10 +23,10 @@ import type { JsonRecord } from './json.js';
 import { isPlainObject } from './json.js';
 import { ChainCheckpointError } from './errors.js';
 
-/** Write a full snapshot once the deltas since the last one reach this many times its size... */
+/** Write a full snapshot once the deltas since the last one reach this many times the state's size... */
 export const SNAPSHOT_RATIO = 4;
 /** ...and at least this many bytes. */
-export const SNAPSHOT_MIN_BYTES = 64 * 1024;
+export const SNAPSHOT_MIN_BYTES = 16 * 1024;
 /** A full snapshot after at most this many delta rows, whatever their size. */
 export const MAX_DEPTH = 1000;
 /** Executions a writer remembers at once (least recently written forgotten first). */
@@ -49,7 +50,8 @@ interface Remembered {
   state: JsonRecord;
   /** A shallow copy of each array value as stored (the caller may push onto the original). */
   arrays: Map<string, unknown[]>;
-  snapshotBytes: number;
+  /** Stored bytes of each key's value (kept up to date through deltas): their sum is the state's size. */
+  sizes: Map<string, number>;
   sinceSnapshotBytes: number;
   depth: number;
 }
@@ -68,22 +70,15 @@ export class DeltaWriter {
     const state = row.state_snapshot;
     let stored: StoredState;
     let entry: Remembered;
-    const snapshotDue =
-      !previous || previous.depth >= MAX_DEPTH || previous.sinceSnapshotBytes >= Math.max(SNAPSHOT_MIN_BYTES, SNAPSHOT_RATIO * previous.snapshotBytes);
-    if (snapshotDue) {
-      stored = { text: JSON.stringify(state), deltaBase: null };
-      entry = { checkpointId: row.checkpoint_id, state, arrays: arraysOf(state), snapshotBytes: stored.text.length, sinceSnapshotBytes: 0, depth: 0 };
+    if (!previous || snapshotDue(previous)) {
+      const sizes = new Map<string, number>();
+      stored = { text: objectText(state, sizes), deltaBase: null };
+      entry = { checkpointId: row.checkpoint_id, state, arrays: arraysOf(state), sizes, sinceSnapshotBytes: 0, depth: 0 };
     } else {
-      const text = JSON.stringify(diff(previous, state));
+      const sizes = new Map(previous.sizes);
+      const text = diffText(previous, state, sizes);
       stored = { text, deltaBase: previous.checkpointId };
-      entry = {
-        checkpointId: row.checkpoint_id,
-        state,
-        arrays: arraysOf(state),
-        snapshotBytes: previous.snapshotBytes,
-        sinceSnapshotBytes: previous.sinceSnapshotBytes + text.length,
-        depth: previous.depth + 1,
-      };
+      entry = { checkpointId: row.checkpoint_id, state, arrays: arraysOf(state), sizes, sinceSnapshotBytes: previous.sinceSnapshotBytes + text.length, depth: previous.depth + 1 };
     }
     // A finished run writes nothing more (a resume of a failed one starts from a snapshot): free its memory.
     if (row.step_type !== 'run_end') {
@@ -104,10 +99,46 @@ export class DeltaWriter {
   }
 }
 
+function snapshotDue(previous: Remembered): boolean {
+  if (previous.depth >= MAX_DEPTH) return true;
+  let stateBytes = 0;
+  for (const size of previous.sizes.values()) stateBytes += size;
+  return previous.sinceSnapshotBytes >= Math.max(SNAPSHOT_MIN_BYTES, SNAPSHOT_RATIO * stateBytes);
+}
+
 function arraysOf(state: JsonRecord): Map<string, unknown[]> {
   const arrays = new Map<string, unknown[]>();
   for (const [key, value] of Object.entries(state)) if (Array.isArray(value)) arrays.set(key, value.slice());
   return arrays;
+}
+
+/** JSON text of an object built key by key (as JSON.stringify would write it), recording each value's size. */
+function objectText(object: JsonRecord, sizes?: Map<string, number>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(object)) {
+    const text = JSON.stringify(value);
+    if (text === undefined) continue;
+    sizes?.set(key, text.length);
+    parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** The delta document from the remembered state to `next`, as text; `sizes` updated to `next`'s. */
+function diffText(previous: Remembered, next: JsonRecord, sizes: Map<string, number>): string {
+  const doc = diff(previous, next);
+  const parts: string[] = [];
+  if (doc.set) parts.push(`"set":${objectText(doc.set, sizes)}`);
+  if (doc.append) {
+    const appended = new Map<string, number>();
+    parts.push(`"append":${objectText(doc.append, appended)}`);
+    for (const [key, size] of appended) sizes.set(key, (sizes.get(key) ?? 0) + size);
+  }
+  if (doc.unset) {
+    for (const key of doc.unset) sizes.delete(key);
+    parts.push(`"unset":${JSON.stringify(doc.unset)}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /** What changed from the remembered state to `next`. */
@@ -260,6 +291,32 @@ function resolveAll(rows: readonly StoredRow[], fetched: readonly StoredRow[]): 
     for (const row of rows) if (row.delta_base !== null || shared.has(row.checkpoint_id)) out.set(row.checkpoint_id, structuredClone(out.get(row.checkpoint_id)!));
   }
   return out;
+}
+
+/**
+ * The state keys a row's `node_output` is made of, when it is exactly those values of the row's state (a Chain node
+ * returning `{ log: [...state.log, entry] }` has its update merged into the state as is): the output is then stored
+ * as those keys (column `output_keys`) instead of a second copy. Null when it is anything else.
+ */
+export function outputKeys(row: { state_snapshot: JsonRecord; node_output: unknown }): string[] | null {
+  const output = row.node_output;
+  if (!isPlainObject(output)) return null;
+  const keys = Object.keys(output);
+  if (keys.length === 0) return null;
+  for (const key of keys) if (output[key] === undefined || output[key] !== row.state_snapshot[key]) return null;
+  return keys;
+}
+
+/** A stored `output_keys` row's node output: those keys of its full state (copied: the caller may modify it). */
+export function outputFromState(state: JsonRecord, keysText: string | string[], checkpointId: string): JsonRecord {
+  const keys = typeof keysText === 'string' ? (JSON.parse(keysText) as unknown) : keysText;
+  if (!Array.isArray(keys)) throw corrupt(checkpointId, 'its output_keys is not a list');
+  const output: JsonRecord = {};
+  for (const key of keys as string[]) {
+    if (!Object.hasOwn(state, key)) throw corrupt(checkpointId, `its output names state key '${key}', which its state does not hold`);
+    output[key] = state[key];
+  }
+  return structuredClone(output);
 }
 
 function corrupt(checkpointId: string, why: string): ChainCheckpointError {

@@ -6,8 +6,9 @@
  * (`putWrites`, `deleteExecution`, `prune`) or explicit transactions (`recordInterrupt`, setup), so nothing is ever
  * half-written.
  *
- * Rows are delta checkpoints stored as JSONB (./delta.ts, decision 191): a row's state is what changed since its
- * execution's previous row, resolved on every read with one recursive query for the bases it needs.
+ * Rows are delta checkpoints (./delta.ts, decision 191): a row's state is what changed since its execution's previous
+ * row, kept as JSON text in `state_delta` (full states stay JSONB in `state_snapshot`), resolved on every read with
+ * one recursive query for the bases it needs.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -33,7 +34,7 @@ import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
-import { DeltaWriter, resolveStates, type StoredState, type StoredRow } from './delta.js';
+import { DeltaWriter, outputFromState, outputKeys, resolveStates, type StoredState, type StoredRow } from './delta.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -46,10 +47,10 @@ export interface PostgresCheckpointerOptions {
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
-const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base`;
+const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta`;
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
-const INSERT_COLUMNS = `${checkpointColumns()}, delta_base`;
-const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 1;
+const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta`;
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 3;
 
 export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
   /** The schema name as given (validated). */
@@ -234,7 +235,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
            s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
            $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
            COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz,
-           s.delta_base
+           s.delta_base, NULL, s.state_delta
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
        )
@@ -321,7 +322,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
         [cutoff],
       );
       for (const row of await this.toCheckpoints(boundary.rows, client)) {
-        await client.query(`UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL WHERE checkpoint_id = $2`, [
+        await client.query(`UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL WHERE checkpoint_id = $2`, [
           encodePgJsonText(JSON.stringify(row.state_snapshot)),
           row.checkpoint_id,
         ]);
@@ -454,7 +455,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     const values = Array.from({ length: rows.length }, (_, r) => {
       const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
       return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::int, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
-        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)})`;
+        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)})`;
     }).join(', ');
     const params = rows.flatMap((row, i) => checkpointParams(row, states[i]!));
     if (external.length === 0) {
@@ -489,22 +490,37 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   /** Stored rows as Checkpoints with full states: the bases they need come in one recursive query. */
   private async toCheckpoints(rows: CheckpointRow[], client?: pg.PoolClient): Promise<Checkpoint[]> {
     const checkpoints = rows.map(toCheckpoint);
-    if (!rows.some((row) => row.delta_base != null)) return checkpoints;
-    const stored: StoredRow[] = checkpoints.map((c, i) => ({ checkpoint_id: c.checkpoint_id, delta_base: (rows[i]!.delta_base as string | null) ?? null, state_snapshot: c.state_snapshot }));
+    rows.forEach((row, i) => {
+      if (row.output_keys == null) return;
+      // Filled in from the full state below (after the deltas are resolved).
+      (checkpoints[i] as Checkpoint & { output_keys?: unknown }).output_keys = row.output_keys;
+    });
+    await this.resolveDeltas(rows, checkpoints, client);
+    for (const checkpoint of checkpoints as Array<Checkpoint & { output_keys?: string }>) {
+      if (checkpoint.output_keys === undefined) continue;
+      checkpoint.node_output = outputFromState(checkpoint.state_snapshot, checkpoint.output_keys, checkpoint.checkpoint_id);
+      delete checkpoint.output_keys;
+    }
+    return checkpoints;
+  }
+
+  /** Replace delta states by full ones: the bases they need come in one recursive query. */
+  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient): Promise<void> {
+    if (!rows.some((row) => row.delta_base != null)) return;
+    const stored: StoredRow[] = checkpoints.map((c, i) => storedRow({ ...rows[i]!, state_snapshot: c.state_snapshot }, c.checkpoint_id));
     const states = await resolveStates(stored, async (ids) => {
       const run = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (client ? client.query<R>(sql, params) : this.query<R>(sql, params));
-      const result = await run<StoredRow>(
+      const result = await run<StoredRow & { state_delta: string | null }>(
         `WITH RECURSIVE chain AS (
-           SELECT checkpoint_id, delta_base, state_snapshot FROM ${this.s}.checkpoints WHERE checkpoint_id = ANY($1::text[])
+           SELECT checkpoint_id, delta_base, state_snapshot, state_delta FROM ${this.s}.checkpoints WHERE checkpoint_id = ANY($1::text[])
            UNION ALL
-           SELECT c.checkpoint_id, c.delta_base, c.state_snapshot FROM ${this.s}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
-         ) SELECT checkpoint_id, delta_base, state_snapshot FROM chain`,
+           SELECT c.checkpoint_id, c.delta_base, c.state_snapshot, c.state_delta FROM ${this.s}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
+         ) SELECT checkpoint_id, delta_base, state_snapshot, state_delta FROM chain`,
         [ids],
       );
-      return result.rows.map((row) => ({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }));
+      return result.rows.map((row) => storedRow({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }, row.checkpoint_id));
     });
     for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
-    return checkpoints;
   }
 
   /** `fn` in a transaction on one pooled client: committed when it resolves, rolled back when it throws. */
@@ -534,7 +550,9 @@ type CheckpointRow = Record<string, unknown>;
 
 /** Parameters of one row; strings escaped for Postgres (postgres-text.ts: NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
-  const encoded = encodeCheckpoint(row, state.text);
+  // A node output made of state keys is stored as those keys (./delta.ts `outputKeys`); a delta goes to state_delta.
+  const keys = outputKeys(row);
+  const encoded = encodeCheckpoint(keys ? { ...row, node_output: null } : row, state.deltaBase === null ? state.text : '{}');
   const params = CHECKPOINT_FIELDS.map((field) => {
     const value = encoded[field];
     if (typeof value !== 'string') return value;
@@ -542,7 +560,7 @@ function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
     // Free text; identifiers are left as given (they are looked up by value).
     return field === 'interrupt_reason' ? encodePgString(value) : value;
   });
-  params.push(state.deltaBase);
+  params.push(state.deltaBase, keys && JSON.stringify(keys), state.deltaBase === null ? null : state.text);
   return params;
 }
 
@@ -552,6 +570,14 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
   const checkpoint = decodeCheckpoint(row, (stored) => decodePgJson(stored));
   if (typeof checkpoint.interrupt_reason === 'string') checkpoint.interrupt_reason = decodePgString(checkpoint.interrupt_reason);
   return checkpoint;
+}
+
+/** A selected row as the delta resolver takes it: a delta row's state is its `state_delta` text. */
+function storedRow(row: Record<string, unknown>, checkpointId: string): StoredRow {
+  const base = (row.delta_base as string | null | undefined) ?? null;
+  if (base === null) return { checkpoint_id: checkpointId, delta_base: null, state_snapshot: row.state_snapshot };
+  if (typeof row.state_delta !== 'string') throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: it has a base but no delta`);
+  return { checkpoint_id: checkpointId, delta_base: base, state_snapshot: JSON.parse(row.state_delta) as unknown };
 }
 
 function fromPgPending(row: PendingInterrupt): PendingInterrupt {

@@ -30,14 +30,14 @@ import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
-import { DeltaWriter, resolveStatesSync, type StoredRow } from './delta.js';
+import { DeltaWriter, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
 import { SQLITE_CHAINS_SQL } from './sqlite-states.js';
 
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
 const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
 
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
-const COLUMNS = `${checkpointColumns()}, delta_base`;
+const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
 /** A selected row: JSON columns are text. */
@@ -62,7 +62,7 @@ function prepare(db: Database.Database) {
     insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced) SELECT
       @checkpoint_id, @execution_id, @chain_name, @node_id, @node_index, @status, @step_type, @run_status,
       @parent_checkpoint_id, @state_snapshot, @node_input, @node_output, @iteration, @iteration_counters,
-      @interrupt_reason, @interrupt_context, @agent_path, @created_at, @delta_base, 0
+      @interrupt_reason, @interrupt_context, @agent_path, @created_at, @delta_base, @output_keys, 0
       WHERE @delta_base IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = @delta_base)`),
     chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
@@ -307,6 +307,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return db
       .transaction(() => {
         const boundary = this.toCheckpointsNow(statements.pruneBoundary.all({ cutoff }) as CheckpointRow[]);
+        // (Their node output, if made of state keys, reads the same from the full state.)
         for (const row of boundary) statements.materialize.run(JSON.stringify(row.state_snapshot), row.checkpoint_id);
         return statements.pruneCheckpoints.run({ cutoff }).changes + statements.pruneIdempotent.run(cutoff).changes;
       })
@@ -419,10 +420,15 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   /** `toCheckpoints`, synchronously (better-sqlite3 is; used inside transactions). */
   private toCheckpointsNow(rows: CheckpointRow[]): Checkpoint[] {
     const checkpoints = rows.map(toCheckpoint);
-    if (!rows.some((row) => row.delta_base != null)) return checkpoints;
-    const stored: StoredRow[] = checkpoints.map((c, i) => ({ checkpoint_id: c.checkpoint_id, delta_base: (rows[i]!.delta_base as string | null) ?? null, state_snapshot: c.state_snapshot }));
-    const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids));
-    for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
+    if (rows.some((row) => row.delta_base != null)) {
+      const stored: StoredRow[] = checkpoints.map((c, i) => ({ checkpoint_id: c.checkpoint_id, delta_base: (rows[i]!.delta_base as string | null) ?? null, state_snapshot: c.state_snapshot }));
+      const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids));
+      for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
+    }
+    rows.forEach((row, i) => {
+      const checkpoint = checkpoints[i]!;
+      if (row.output_keys != null) checkpoint.node_output = outputFromState(checkpoint.state_snapshot, row.output_keys as string, checkpoint.checkpoint_id);
+    });
     return checkpoints;
   }
 }
@@ -439,8 +445,11 @@ interface QueuedPut {
   reject: (error: unknown) => void;
 }
 
+/** A row's parameters; a node output made of state keys is stored as those keys (./delta.ts `outputKeys`). */
 function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): Record<string, unknown> {
-  return { ...encodeCheckpoint(row, stateText), delta_base: deltaBase };
+  const keys = outputKeys(row);
+  const params = { ...encodeCheckpoint(keys ? { ...row, node_output: null } : row, stateText), delta_base: deltaBase, output_keys: keys && JSON.stringify(keys) };
+  return params;
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {

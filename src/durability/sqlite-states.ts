@@ -3,7 +3,7 @@
  * (./delta.ts) resolved through their bases, so what such a reader sees is what the checkpointer returns.
  */
 import type Database from 'better-sqlite3';
-import { resolveStatesSync, type StoredRow } from './delta.js';
+import { outputFromState, resolveStatesSync, type StoredRow } from './delta.js';
 
 /** The recursive query for rows and every row they are built on (the ids as a JSON array). */
 export const SQLITE_CHAINS_SQL = `WITH RECURSIVE chain(checkpoint_id, delta_base, state_snapshot) AS (
@@ -13,11 +13,15 @@ export const SQLITE_CHAINS_SQL = `WITH RECURSIVE chain(checkpoint_id, delta_base
   SELECT checkpoint_id, delta_base, state_snapshot FROM chain`;
 
 /**
- * Replace each selected row's `state_snapshot` text by its full state's JSON text (rows selected with `*` or with
- * `delta_base`; rows of a store older than delta checkpoints are left as they are).
+ * Replace each selected row's `state_snapshot` text by its full state's JSON text, and its `node_output` by the
+ * output's JSON text when it was stored as state keys (rows selected with `*`; rows of a store older than delta
+ * checkpoints are left as they are).
  */
-export function withFullStates<R extends { checkpoint_id: string; state_snapshot: string; delta_base?: string | null }>(db: Database.Database, rows: R[]): R[] {
-  if (!rows.some((row) => row.delta_base != null)) return rows;
+export function withFullStates<R extends { checkpoint_id: string; state_snapshot: string; node_output?: string | null; delta_base?: string | null; output_keys?: string | null }>(
+  db: Database.Database,
+  rows: R[],
+): R[] {
+  if (!rows.some((row) => row.delta_base != null || row.output_keys != null)) return rows;
   const stored: StoredRow[] = rows.map((row) => ({ checkpoint_id: row.checkpoint_id, delta_base: row.delta_base ?? null, state_snapshot: JSON.parse(row.state_snapshot) as unknown }));
   const chains = db.prepare(SQLITE_CHAINS_SQL);
   const states = resolveStatesSync(stored, (ids) =>
@@ -26,5 +30,10 @@ export function withFullStates<R extends { checkpoint_id: string; state_snapshot
       state_snapshot: JSON.parse(row.state_snapshot) as unknown,
     })),
   );
-  return rows.map((row) => (row.delta_base == null ? row : { ...row, state_snapshot: JSON.stringify(states.get(row.checkpoint_id)), delta_base: null }));
+  return rows.map((row) => {
+    if (row.delta_base == null && row.output_keys == null) return row;
+    const state = states.get(row.checkpoint_id)!;
+    const output = row.output_keys == null ? row.node_output : JSON.stringify(outputFromState(state, row.output_keys, row.checkpoint_id));
+    return { ...row, state_snapshot: JSON.stringify(state), node_output: output, delta_base: null, output_keys: null };
+  });
 }

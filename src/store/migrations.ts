@@ -249,10 +249,10 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     // Delta checkpoints (decision 190): `delta_base` names the row a row's state is stored against (NULL: the state is
-    // full; every row before this version is). The table is rebuilt so that `checkpoint_id` is the primary key: `id`
+    // full; every row before this version is); `output_keys` (a JSON list) says node_output is those keys of the state. The table is rebuilt so that `checkpoint_id` is the primary key: `id`
     // (always equal to it) kept its own unique index, a second B-tree written on every step (decision 192); the
     // column stays, nullable and unindexed, for tools that still name it. Rowids are kept: they are the write order.
-    description: 'v26 delta checkpoints: checkpoints.delta_base; checkpoint_id is the primary key (the id index dropped)',
+    description: 'v26 delta checkpoints: checkpoints.delta_base and output_keys; checkpoint_id is the primary key (the id index dropped)',
     sql: `
       CREATE TABLE checkpoints_v26 (
         checkpoint_id TEXT NOT NULL PRIMARY KEY,
@@ -277,7 +277,8 @@ export const MIGRATIONS: readonly Migration[] = [
         step_type TEXT,
         run_status TEXT,
         quarantine_reason TEXT,
-        delta_base TEXT
+        delta_base TEXT,
+        output_keys TEXT
       );
       INSERT INTO checkpoints_v26 (rowid, checkpoint_id, id, parent_checkpoint_id, chain_name, execution_id, node_id, node_index,
         status, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason, interrupt_context,

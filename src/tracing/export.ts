@@ -104,6 +104,7 @@ function exportSpan(span: Span): ExportedSpan {
 interface CheckpointRow {
   checkpoint_id: string;
   delta_base?: string | null;
+  output_keys?: string | null;
   node_id: string;
   node_index: number;
   status: string;
