@@ -114,6 +114,7 @@ test('reading: bases fetched from the store, a missing base or a bad delta is a 
   assert.equal(states.get('c2'), { list: [1, 2, 3] });
   assert.throws(() => resolveStatesSync([stored[2]!], () => [stored[1]!]), (e: unknown) => e instanceof ChainCheckpointError && /checkpoint 'c1' cannot be read: its base checkpoint 'c0' is missing/.test((e as Error).message));
   assert.throws(() => applyDelta({ s: 1 }, { append: { s: 'x' } }, 'cx'), (e: unknown) => /checkpoint 'cx' cannot be read: its delta appends to 's'/.test((e as Error).message));
+  assert.throws(() => applyDelta({ s: 1 }, { s: 2 }, 'cy'), (e: unknown) => /checkpoint 'cy' cannot be read: its delta has an unknown part 's'/.test((e as Error).message));
   // Rows of one result do not share objects: a caller may modify one without changing another.
   const both = resolveStatesSync(stored, () => []);
   (both.get('c1')!.list as number[]).push(99);

@@ -208,6 +208,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 /** The full state of a delta row: `base` (a full state, not modified) with `delta` applied. */
 export function applyDelta(base: JsonRecord, delta: unknown, checkpointId: string): JsonRecord {
   if (!isPlainObject(delta)) throw corrupt(checkpointId, 'its delta is not an object');
+  // A full state written over a delta row by hand (without clearing delta_base) is refused, not half-applied.
+  for (const part of Object.keys(delta)) if (part !== 'set' && part !== 'append' && part !== 'unset') throw corrupt(checkpointId, `its delta has an unknown part '${part}'`);
   const doc = delta as DeltaDoc;
   const state: JsonRecord = { ...base };
   for (const key of doc.unset ?? []) delete state[key];
