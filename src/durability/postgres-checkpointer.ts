@@ -461,12 +461,13 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     if (external.length === 0) {
       return { name: `agentkit_cp_insert_${rows.length}`, text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`, values: params };
     }
-    const bases = `$${rows.length * PARAMS_PER_ROW + 1}::text[]`;
+    // One EXISTS per base (a primary-key probe each); a join against unnest() of them got a generic plan scanning
+    // the table once the statement was prepared, growing with the table.
+    const exists = external.map((_, i) => `EXISTS (SELECT 1 FROM ${this.s}.checkpoints c WHERE c.checkpoint_id = $${rows.length * PARAMS_PER_ROW + 1 + i})`);
     return {
-      name: `agentkit_cp_insert_delta_${rows.length}`,
-      text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) SELECT * FROM (VALUES ${values}) AS v
-        WHERE NOT EXISTS (SELECT 1 FROM unnest(${bases}) AS b(id) WHERE NOT EXISTS (SELECT 1 FROM ${this.s}.checkpoints c WHERE c.checkpoint_id = b.id))`,
-      values: [...params, external],
+      name: `agentkit_cp_insert_delta_${rows.length}_${external.length}`,
+      text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) SELECT * FROM (VALUES ${values}) AS v WHERE ${exists.join(' AND ')}`,
+      values: [...params, ...external],
     };
   }
 
