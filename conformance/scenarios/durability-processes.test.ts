@@ -80,7 +80,8 @@ async function rewriteInterruptedRow(t: ScenarioContext, executionId: string, st
     const db = new Database(t.backend.dbPath);
     try {
       const changed = db
-        .prepare("UPDATE checkpoints SET state_snapshot = ?, interrupt_context = ? WHERE execution_id = ? AND status = 'interrupted'")
+        // A full state (delta_base NULL: not a delta on an earlier row, docs/durability.md "How rows are stored").
+        .prepare("UPDATE checkpoints SET state_snapshot = ?, delta_base = NULL, interrupt_context = ? WHERE execution_id = ? AND status = 'interrupted'")
         .run(JSON.stringify(state), JSON.stringify(context), executionId).changes;
       assert.is(changed, 1);
     } finally {
@@ -91,7 +92,8 @@ async function rewriteInterruptedRow(t: ScenarioContext, executionId: string, st
     await client.connect();
     try {
       const result = await client.query(
-        `UPDATE "${t.backend.schema}".checkpoints SET state_snapshot = $1::jsonb, interrupt_context = $2::jsonb WHERE execution_id = $3 AND status = 'interrupted'`,
+        `UPDATE "${t.backend.schema}".checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL, interrupt_context = $2::jsonb
+         WHERE execution_id = $3 AND status = 'interrupted'`,
         [JSON.stringify(state), JSON.stringify(context), executionId],
       );
       assert.is(result.rowCount, 1);

@@ -20,12 +20,16 @@ export function checkpointColumns(createdAt = 'created_at'): string {
   return CHECKPOINT_FIELDS.map((field) => (field === 'created_at' ? createdAt : field)).join(', ');
 }
 
-/** `row` with its JSON columns serialised (null stays null), keyed by column. */
-export function encodeCheckpoint(row: Checkpoint): Record<(typeof CHECKPOINT_FIELDS)[number], unknown> {
+/**
+ * `row` with its JSON columns serialised (null stays null), keyed by column. `stateText` is the stored form of
+ * `state_snapshot` when the caller has it already (a delta row, ./delta.ts); the state is not serialised again.
+ */
+export function encodeCheckpoint(row: Checkpoint, stateText?: string): Record<(typeof CHECKPOINT_FIELDS)[number], unknown> {
   const encoded = {} as Record<(typeof CHECKPOINT_FIELDS)[number], unknown>;
   for (const field of CHECKPOINT_FIELDS) {
     const value = row[field];
-    encoded[field] = JSON_FIELDS.has(field) && value !== null ? JSON.stringify(value) : value;
+    if (field === 'state_snapshot' && stateText !== undefined) encoded[field] = stateText;
+    else encoded[field] = JSON_FIELDS.has(field) && value !== null ? JSON.stringify(value) : value;
   }
   return encoded;
 }

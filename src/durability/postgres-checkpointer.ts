@@ -5,6 +5,10 @@
  * concurrent deleters see the row, across connections and machines. Multi-row writes are single statements
  * (`putWrites`, `deleteExecution`, `prune`) or explicit transactions (`recordInterrupt`, setup), so nothing is ever
  * half-written.
+ *
+ * Rows are delta checkpoints (./delta.ts, decision 191): a row's state is what changed since its execution's previous
+ * row, kept as JSON text in `state_delta` (full states stay JSONB in `state_snapshot`), resolved on every read with
+ * one recursive query for the bases it needs.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -30,6 +34,7 @@ import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
+import { DeltaWriter, outputFromState, outputKeys, resolveStates, type StoredState, type StoredRow } from './delta.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -41,10 +46,11 @@ export interface PostgresCheckpointerOptions {
 }
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const COLUMNS = checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`);
+/** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
+const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta`;
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
-const INSERT_COLUMNS = checkpointColumns();
-const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length;
+const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta`;
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 3;
 
 export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
   /** The schema name as given (validated). */
@@ -54,6 +60,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   private readonly s: string;
   private ready: Promise<void> | undefined;
   private ended = false;
+  /** Each execution's last written state, which its next row is stored against. */
+  readonly #delta = new DeltaWriter();
 
   /**
    * A checkpointer on `connectionString` (a `postgres://` URL). The schema name is validated here, before any SQL
@@ -125,12 +133,12 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
       [executionId],
     );
-    return result.rows[0] ? toCheckpoint(result.rows[0]) : null;
+    return result.rows[0] ? (await this.toCheckpoints(result.rows))[0]! : null;
   }
 
   async getById(checkpointId: string): Promise<Checkpoint | null> {
     const result = await this.query<CheckpointRow>(`SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE checkpoint_id = $1`, [checkpointId]);
-    return result.rows[0] ? toCheckpoint(result.rows[0]) : null;
+    return result.rows[0] ? (await this.toCheckpoints(result.rows))[0]! : null;
   }
 
   async list(executionId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
@@ -140,7 +148,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at ${order}, seq ${order} LIMIT $2`,
       [executionId, limit],
     );
-    return result.rows.map(toCheckpoint);
+    return this.toCheckpoints(result.rows);
   }
 
   async listPendingInterrupts(options: { limit?: number } = {}): Promise<PendingInterrupt[]> {
@@ -160,9 +168,16 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     let released = false;
     try {
       await client.query('BEGIN');
-      await client.query(this.insertSql(1), checkpointParams(row)).catch((error: unknown) => {
+      let stored = this.#delta.encode(row);
+      const written = await client.query(this.insertQuery([row], [stored])).catch((error: unknown) => {
         throw duplicate(error, row.checkpoint_id);
       });
+      if (written.rowCount === 0) {
+        // Its base is gone (pruned or deleted elsewhere): the full state instead.
+        this.#delta.forget(row.execution_id);
+        stored = this.#delta.encode(row);
+        await client.query(this.insertQuery([row], [stored]));
+      }
       await client.query(
         `INSERT INTO ${this.s}.pending_interrupts (execution_id, chain_name, node_id, reason, context, agent_path, created_at)
          VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::timestamptz)
@@ -180,6 +195,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       );
       await client.query('COMMIT');
     } catch (error) {
+      this.#delta.forget(row.execution_id);
       const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
       // A client whose connection died is destroyed, not returned to the pool.
       client.release(broken);
@@ -218,7 +234,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
          SELECT $2, p.execution_id, COALESCE(s.chain_name, p.chain_name), p.node_id, COALESCE(s.node_index, 0), 'completed', 'resume', NULL,
            s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
            $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
-           COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz
+           COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz,
+           s.delta_base, NULL, s.state_delta
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
        )
@@ -229,7 +246,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       [executionId, randomUUID(), JSON.stringify(output), utcNow()],
     );
     const row = result.rows[0];
-    return row ? { pending: row.pending, checkpoint: toCheckpoint(row.checkpoint) } : null;
+    // The decision row copies its source's stored state, delta and base alike: the same full state.
+    return row ? { pending: row.pending, checkpoint: (await this.toCheckpoints([row.checkpoint]))[0]! } : null;
   }
 
   /** One `INSERT ... ON CONFLICT DO UPDATE ... WHERE` statement; expiry by the server's clock, so hosts' clocks do not matter. */
@@ -259,6 +277,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async deleteExecution(executionId: string): Promise<number> {
+    this.#delta.forget(executionId);
     const result = await this.query<{ n: number }>(
       `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE execution_id = $1 RETURNING 1),
             p AS (DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING 1),
@@ -287,17 +306,36 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     );
   }
 
+  /**
+   * A kept row stored against a row the prune deletes is first rewritten with its full state, so no kept row loses
+   * its base. The table is locked against writes for the prune (SHARE ROW EXCLUSIVE): no delta row can be committed
+   * against a base being deleted.
+   */
   async prune(olderThan: number | Date): Promise<number> {
     const cutoff = pruneCutoff(olderThan);
-    const result = await this.query<{ n: number }>(
-      `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE created_at < $1::timestamptz AND status <> 'interrupted'
-                    AND execution_id NOT IN (SELECT execution_id FROM ${this.s}.pending_interrupts) RETURNING 1),
-            i AS (DELETE FROM ${this.s}.idempotency_cache WHERE created_at < $1::timestamptz
-                    AND execution_id NOT IN (SELECT execution_id FROM ${this.s}.pending_interrupts) RETURNING 1)
-       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM i))::int AS n`,
-      [cutoff],
-    );
-    return result.rows[0]!.n;
+    this.#delta.forgetAll();
+    const pruned = `created_at < $1::timestamptz AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM ${this.s}.pending_interrupts)`;
+    return this.transaction(async (client) => {
+      await client.query(`LOCK TABLE ${this.s}.checkpoints IN SHARE ROW EXCLUSIVE MODE`);
+      const boundary = await client.query<CheckpointRow>(
+        `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE NOT (${pruned}) AND delta_base IN (SELECT checkpoint_id FROM ${this.s}.checkpoints WHERE ${pruned})`,
+        [cutoff],
+      );
+      for (const row of await this.toCheckpoints(boundary.rows, client)) {
+        await client.query(`UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL WHERE checkpoint_id = $2`, [
+          encodePgJsonText(JSON.stringify(row.state_snapshot)),
+          row.checkpoint_id,
+        ]);
+      }
+      const result = await client.query<{ n: number }>(
+        `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE ${pruned} RETURNING 1),
+              i AS (DELETE FROM ${this.s}.idempotency_cache WHERE created_at < $1::timestamptz
+                      AND execution_id NOT IN (SELECT execution_id FROM ${this.s}.pending_interrupts) RETURNING 1)
+         SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM i))::int AS n`,
+        [cutoff],
+      );
+      return result.rows[0]!.n;
+    });
   }
 
   async fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]> {
@@ -307,7 +345,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
        WHERE NOT synced AND quarantine_reason IS NULL AND ($2::text IS NULL OR project_id = $2) ORDER BY seq ASC LIMIT $1`,
       [max, projectId ?? null],
     );
-    return result.rows.map((row) => ({ checkpoint: toCheckpoint(row), sequence: Number(row.sequence), project_id: row.project_id }));
+    const checkpoints = await this.toCheckpoints(result.rows);
+    return result.rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: Number(row.sequence), project_id: row.project_id }));
   }
 
   async markSynced(checkpointIds: readonly string[]): Promise<number> {
@@ -395,31 +434,114 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return `the Postgres checkpointer (schema "${this.schema}")`;
   }
 
-  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string | pg.QueryConfig, params?: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
     await this.setup();
     try {
-      return await this.pool.query<R>(sql, params);
+      return typeof sql === 'string' ? await this.pool.query<R>(sql, params) : await this.pool.query<R>(sql);
     } catch (error) {
       throw asStorageError(error, this.storeName);
     }
   }
 
-  private insertSql(rows: number): string {
-    const values = Array.from({ length: rows }, (_, r) => {
+  /**
+   * The insert of `rows` stored as `states`, one statement, prepared (named) per shape. When a row's base is not among
+   * `rows`, the statement inserts only while every such base exists (another process may have pruned or deleted it):
+   * all rows or none, `rowCount` says which.
+   */
+  private insertQuery(rows: readonly Checkpoint[], states: readonly StoredState[]): pg.QueryConfig {
+    const ids = new Set(rows.map((r) => r.checkpoint_id));
+    const external = [...new Set(states.map((s) => s.deltaBase).filter((id): id is string => id !== null && !ids.has(id)))];
+    const values = Array.from({ length: rows.length }, (_, r) => {
       const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
-      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
-        ${p(12)}::jsonb, ${p(13)}, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz)`;
-    });
-    return `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values.join(', ')}`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::int, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
+        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)})`;
+    }).join(', ');
+    const params = rows.flatMap((row, i) => checkpointParams(row, states[i]!));
+    if (external.length === 0) {
+      return { name: `agentkit_cp_insert_${rows.length}`, text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`, values: params };
+    }
+    // One EXISTS per base (a primary-key probe each); a join against unnest() of them got a generic plan scanning
+    // the table once the statement was prepared, growing with the table.
+    const exists = external.map((_, i) => `EXISTS (SELECT 1 FROM ${this.s}.checkpoints c WHERE c.checkpoint_id = $${rows.length * PARAMS_PER_ROW + 1 + i})`);
+    return {
+      name: `agentkit_cp_insert_delta_${rows.length}_${external.length}`,
+      text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) SELECT * FROM (VALUES ${values}) AS v WHERE ${exists.join(' AND ')}`,
+      values: [...params, ...external],
+    };
   }
 
   /** One statement, so a multi-row write is atomic without a transaction round trip. */
   private async insert(rows: Checkpoint[]): Promise<void> {
+    let states = rows.map((row) => this.#delta.encode(row));
     try {
-      await this.query(this.insertSql(rows.length), rows.flatMap(checkpointParams));
+      const result = await this.query(this.insertQuery(rows, states));
+      if (result.rowCount === 0) {
+        // A base is gone: the same rows again, each execution's first one as a full state.
+        for (const row of rows) this.#delta.forget(row.execution_id);
+        states = rows.map((row) => this.#delta.encode(row));
+        await this.query(this.insertQuery(rows, states));
+      }
     } catch (error) {
+      for (const row of rows) this.#delta.forget(row.execution_id);
       throw duplicate(error, rows.map((r) => r.checkpoint_id).join("', '"));
+    }
+  }
+
+  /** Stored rows as Checkpoints with full states: the bases they need come in one recursive query. */
+  private async toCheckpoints(rows: CheckpointRow[], client?: pg.PoolClient): Promise<Checkpoint[]> {
+    const checkpoints = rows.map(toCheckpoint);
+    rows.forEach((row, i) => {
+      if (row.output_keys == null) return;
+      // Filled in from the full state below (after the deltas are resolved).
+      (checkpoints[i] as Checkpoint & { output_keys?: unknown }).output_keys = row.output_keys;
+    });
+    await this.resolveDeltas(rows, checkpoints, client);
+    for (const checkpoint of checkpoints as Array<Checkpoint & { output_keys?: string }>) {
+      if (checkpoint.output_keys === undefined) continue;
+      checkpoint.node_output = outputFromState(checkpoint.state_snapshot, checkpoint.output_keys, checkpoint.checkpoint_id);
+      delete checkpoint.output_keys;
+    }
+    return checkpoints;
+  }
+
+  /** Replace delta states by full ones: the bases they need come in one recursive query. */
+  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient): Promise<void> {
+    if (!rows.some((row) => row.delta_base != null)) return;
+    const stored: StoredRow[] = checkpoints.map((c, i) => storedRow({ ...rows[i]!, state_snapshot: c.state_snapshot }, c.checkpoint_id));
+    const states = await resolveStates(stored, async (ids) => {
+      const run = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (client ? client.query<R>(sql, params) : this.query<R>(sql, params));
+      const result = await run<StoredRow & { state_delta: string | null }>(
+        `WITH RECURSIVE chain AS (
+           SELECT checkpoint_id, delta_base, state_snapshot, state_delta FROM ${this.s}.checkpoints WHERE checkpoint_id = ANY($1::text[])
+           UNION ALL
+           SELECT c.checkpoint_id, c.delta_base, c.state_snapshot, c.state_delta FROM ${this.s}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
+         ) SELECT checkpoint_id, delta_base, state_snapshot, state_delta FROM chain`,
+        [ids],
+      );
+      return result.rows.map((row) => storedRow({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }, row.checkpoint_id));
+    });
+    for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
+  }
+
+  /** `fn` in a transaction on one pooled client: committed when it resolves, rolled back when it throws. */
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
+    await this.setup();
+    const client = await this.connect();
+    let released = false;
+    try {
+      await client.query('BEGIN');
+      const value = await fn(client);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      client.release(broken);
+      released = true;
+      throw asStorageError(error, this.storeName);
+    } finally {
+      if (!released) client.release();
     }
   }
 }
@@ -428,15 +550,19 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 type CheckpointRow = Record<string, unknown>;
 
 /** Parameters of one row; strings escaped for Postgres (postgres-text.ts: NUL is refused by text and jsonb). */
-function checkpointParams(row: Checkpoint): unknown[] {
-  const encoded = encodeCheckpoint(row);
-  return CHECKPOINT_FIELDS.map((field) => {
+function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
+  // A node output made of state keys is stored as those keys (./delta.ts `outputKeys`); a delta goes to state_delta.
+  const keys = outputKeys(row);
+  const encoded = encodeCheckpoint(keys ? { ...row, node_output: null } : row, state.deltaBase === null ? state.text : '{}');
+  const params = CHECKPOINT_FIELDS.map((field) => {
     const value = encoded[field];
     if (typeof value !== 'string') return value;
     if (PG_JSON_FIELDS.has(field)) return encodePgJsonText(value);
     // Free text; identifiers are left as given (they are looked up by value).
     return field === 'interrupt_reason' ? encodePgString(value) : value;
   });
+  params.push(state.deltaBase, keys && JSON.stringify(keys), state.deltaBase === null ? null : state.text);
+  return params;
 }
 
 const PG_JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
@@ -445,6 +571,14 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
   const checkpoint = decodeCheckpoint(row, (stored) => decodePgJson(stored));
   if (typeof checkpoint.interrupt_reason === 'string') checkpoint.interrupt_reason = decodePgString(checkpoint.interrupt_reason);
   return checkpoint;
+}
+
+/** A selected row as the delta resolver takes it: a delta row's state is its `state_delta` text. */
+function storedRow(row: Record<string, unknown>, checkpointId: string): StoredRow {
+  const base = (row.delta_base as string | null | undefined) ?? null;
+  if (base === null) return { checkpoint_id: checkpointId, delta_base: null, state_snapshot: row.state_snapshot };
+  if (typeof row.state_delta !== 'string') throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: it has a base but no delta`);
+  return { checkpoint_id: checkpointId, delta_base: base, state_snapshot: JSON.parse(row.state_delta) as unknown };
 }
 
 function fromPgPending(row: PendingInterrupt): PendingInterrupt {

@@ -5,6 +5,10 @@
  * a transaction. Across processes sharing the file, every multi-statement write runs in an IMMEDIATE transaction
  * (the write lock is taken up front, so two processes never both read-then-write), and the claim is one
  * `DELETE ... RETURNING` inside such a transaction: the row can be returned to exactly one connection.
+ *
+ * Rows are delta checkpoints (./delta.ts): a row's state is stored as what changed since its execution's previous
+ * row, resolved on every read. A single-row write is one autocommitted statement (it is atomic on its own); several
+ * rows share one IMMEDIATE transaction.
  */
 import type Database from 'better-sqlite3';
 import { checkpointDbPath } from '../config/paths.js';
@@ -26,8 +30,14 @@ import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { DeltaWriter, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
+import { SQLITE_CHAINS_SQL } from './sqlite-states.js';
 
-const COLUMNS = checkpointColumns();
+/** The rows `prune(cutoff)` deletes (`@cutoff`). */
+const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
+
+/** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
+const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
 /** A selected row: JSON columns are text. */
@@ -47,10 +57,14 @@ type Statements = ReturnType<typeof prepare>;
 
 function prepare(db: Database.Database) {
   return {
-    insert: db.prepare(`INSERT INTO checkpoints (id, ${COLUMNS}, synced) VALUES (
-      @checkpoint_id, @checkpoint_id, @execution_id, @chain_name, @node_id, @node_index, @status, @step_type, @run_status,
+    // A delta row is written only while its base exists (another process may have pruned or deleted it): otherwise
+    // nothing is inserted and the row is written again as a full snapshot.
+    insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced) SELECT
+      @checkpoint_id, @execution_id, @chain_name, @node_id, @node_index, @status, @step_type, @run_status,
       @parent_checkpoint_id, @state_snapshot, @node_input, @node_output, @iteration, @iteration_counters,
-      @interrupt_reason, @interrupt_context, @agent_path, @created_at, 0)`),
+      @interrupt_reason, @interrupt_context, @agent_path, @created_at, @delta_base, @output_keys, 0
+      WHERE @delta_base IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = @delta_base)`),
+    chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
       VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
     last: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`),
@@ -74,8 +88,11 @@ function prepare(db: Database.Database) {
     getIdempotent: db.prepare('SELECT result FROM idempotency_cache WHERE execution_id = ? AND function_key = ?'),
     putIdempotent: db.prepare(`INSERT OR REPLACE INTO idempotency_cache (execution_id, function_key, result, created_at)
       VALUES (?, ?, ?, ?)`),
-    pruneCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE created_at < ? AND status <> 'interrupted'
-      AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`),
+    pruneCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${PRUNED}`),
+    // Kept rows stored against a row the prune deletes: rewritten with their full state first (no kept row loses a base).
+    pruneBoundary: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE NOT (${PRUNED})
+      AND delta_base IN (SELECT checkpoint_id FROM checkpoints WHERE ${PRUNED})`),
+    materialize: db.prepare('UPDATE checkpoints SET state_snapshot = ?, delta_base = NULL WHERE checkpoint_id = ?'),
     pruneIdempotent: db.prepare(`DELETE FROM idempotency_cache WHERE created_at < ?
       AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`),
     unsynced: db.prepare(`SELECT rowid AS sequence, project_id, ${COLUMNS} FROM checkpoints
@@ -97,6 +114,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   #queued: QueuedPut[] = [];
   /** Releases this connection's WAL keeper; set at the first write. */
   #releaseWalKeeper: (() => void) | undefined;
+  /** Each execution's last written state, which its next row is stored against. */
+  readonly #delta = new DeltaWriter();
 
   /**
    * A checkpointer on the SQLite store at `dbPath` (default: the configured local store, `AGENTKIT_LOCAL_DB`, else
@@ -143,10 +162,19 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     }
     const { db, statements } = handle;
     try {
-      db.transaction(() => {
-        for (const put of batch) this.insert(statements, put.row);
-      }).immediate();
-    } catch {
+      if (batch.length === 1) this.insert(statements, batch[0]!.row);
+      else {
+        db.transaction(() => {
+          for (const put of batch) this.insert(statements, put.row);
+        }).immediate();
+      }
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // The transaction rolled back: whatever the batch remembered as newest rows was never stored.
+      for (const put of batch) this.#delta.forget(put.row.execution_id);
       for (const put of batch) {
         try {
           this.insert(statements, put.row);
@@ -163,27 +191,28 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
     const { db, statements } = this.writable();
-    db.transaction(() => {
+    if (rows.length === 1) this.insert(statements, rows[0]!);
+    else if (rows.length > 1) this.inTransaction(db, rows, () => {
       for (const row of rows) this.insert(statements, row);
-    }).immediate();
+    });
     return rows;
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
     const row = this.open().statements.last.get(executionId) as CheckpointRow | undefined;
-    return row ? toCheckpoint(row) : null;
+    return row ? (await this.toCheckpoints([row]))[0]! : null;
   }
 
   async getById(checkpointId: string): Promise<Checkpoint | null> {
     const row = this.open().statements.byId.get(checkpointId) as CheckpointRow | undefined;
-    return row ? toCheckpoint(row) : null;
+    return row ? (await this.toCheckpoints([row]))[0]! : null;
   }
 
   async list(executionId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
     const limit = listLimit(options.limit);
     const { statements } = this.open();
     const statement = options.newestFirst ? statements.listDesc : statements.listAsc;
-    return (statement.all(executionId, limit) as CheckpointRow[]).map(toCheckpoint);
+    return this.toCheckpoints(statement.all(executionId, limit) as CheckpointRow[]);
   }
 
   async listPendingInterrupts(options: { limit?: number } = {}): Promise<PendingInterrupt[]> {
@@ -195,10 +224,10 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
     const { db, statements } = this.writable();
-    db.transaction(() => {
+    this.inTransaction(db, [row], () => {
       this.insert(statements, row);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
-    }).immediate();
+    });
     return { checkpoint: row, pending: pendingRow };
   }
 
@@ -211,17 +240,22 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
     const { db, statements } = this.writable();
-    return db
-      .transaction(() => {
-        const row = statements.claim.get(executionId) as PendingRow | undefined;
-        if (!row) return null;
-        const pending = toPending(row);
-        const source = statements.interruptedAt.get(executionId, pending.node_id, pending.agent_path) as CheckpointRow | undefined;
-        const checkpoint = decisionRow(pending, source ? toCheckpoint(source) : null, checked);
-        this.insert(statements, checkpoint);
-        return { pending, checkpoint };
-      })
-      .immediate();
+    try {
+      return db
+        .transaction(() => {
+          const row = statements.claim.get(executionId) as PendingRow | undefined;
+          if (!row) return null;
+          const pending = toPending(row);
+          const source = statements.interruptedAt.get(executionId, pending.node_id, pending.agent_path) as CheckpointRow | undefined;
+          const checkpoint = decisionRow(pending, source ? this.toCheckpointsNow([source])[0]! : null, checked);
+          this.insert(statements, checkpoint);
+          return { pending, checkpoint };
+        })
+        .immediate();
+    } catch (error) {
+      this.#delta.forget(executionId);
+      throw error;
+    }
   }
 
   async acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -245,6 +279,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
 
   async deleteExecution(executionId: string): Promise<number> {
     const { db, statements } = this.writable();
+    this.#delta.forget(executionId);
     return db
       .transaction(
         () =>
@@ -268,8 +303,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async prune(olderThan: number | Date): Promise<number> {
     const cutoff = pruneCutoff(olderThan);
     const { db, statements } = this.writable();
+    this.#delta.forgetAll();
     return db
-      .transaction(() => statements.pruneCheckpoints.run(cutoff).changes + statements.pruneIdempotent.run(cutoff).changes)
+      .transaction(() => {
+        const boundary = this.toCheckpointsNow(statements.pruneBoundary.all({ cutoff }) as CheckpointRow[]);
+        // (Their node output, if made of state keys, reads the same from the full state.)
+        for (const row of boundary) statements.materialize.run(JSON.stringify(row.state_snapshot), row.checkpoint_id);
+        return statements.pruneCheckpoints.run({ cutoff }).changes + statements.pruneIdempotent.run(cutoff).changes;
+      })
       .immediate();
   }
 
@@ -279,7 +320,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const rows = (
       projectId === undefined ? statements.unsynced.all(max) : statements.unsyncedForProject.all(projectId, max)
     ) as Array<CheckpointRow & { sequence: number; project_id: string }>;
-    return rows.map((row) => ({ checkpoint: toCheckpoint(row), sequence: row.sequence, project_id: row.project_id }));
+    const checkpoints = await this.toCheckpoints(rows);
+    return rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: row.sequence, project_id: row.project_id }));
   }
 
   async markSynced(checkpointIds: readonly string[]): Promise<number> {
@@ -341,16 +383,60 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return handle;
   }
 
+  /** Run `write` in an IMMEDIATE transaction; when it rolls back, the rows' executions are forgotten (./delta.ts). */
+  private inTransaction(db: Database.Database, rows: readonly Checkpoint[], write: () => void): void {
+    try {
+      db.transaction(write).immediate();
+    } catch (error) {
+      for (const row of rows) this.#delta.forget(row.execution_id);
+      throw error;
+    }
+  }
+
+  /** Insert one row, stored against its execution's previous row when this checkpointer wrote that one. */
   private insert(statements: Statements, row: Checkpoint): void {
     try {
-      statements.insert.run(toParams(row));
+      let stored = this.#delta.encode(row);
+      if (statements.insert.run(toParams(row, stored.text, stored.deltaBase)).changes === 0) {
+        // The base is gone (pruned or deleted by another process): store the full state instead.
+        this.#delta.forget(row.execution_id);
+        stored = this.#delta.encode(row);
+        statements.insert.run(toParams(row, stored.text, stored.deltaBase));
+      }
     } catch (error) {
+      this.#delta.forget(row.execution_id);
       if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
         throw new ChainCheckpointError(`checkpoint '${row.checkpoint_id}' already exists`, { cause: error });
       }
       throw error;
     }
   }
+
+  /** Stored rows as Checkpoints with full states. */
+  private async toCheckpoints(rows: CheckpointRow[]): Promise<Checkpoint[]> {
+    return this.toCheckpointsNow(rows);
+  }
+
+  /** `toCheckpoints`, synchronously (better-sqlite3 is; used inside transactions). */
+  private toCheckpointsNow(rows: CheckpointRow[]): Checkpoint[] {
+    const checkpoints = rows.map(toCheckpoint);
+    if (rows.some((row) => row.delta_base != null)) {
+      const stored: StoredRow[] = checkpoints.map((c, i) => ({ checkpoint_id: c.checkpoint_id, delta_base: (rows[i]!.delta_base as string | null) ?? null, state_snapshot: c.state_snapshot }));
+      const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids));
+      for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
+    }
+    rows.forEach((row, i) => {
+      const checkpoint = checkpoints[i]!;
+      if (row.output_keys != null) checkpoint.node_output = outputFromState(checkpoint.state_snapshot, row.output_keys as string, checkpoint.checkpoint_id);
+    });
+    return checkpoints;
+  }
+}
+
+/** Rows `ids` and every row they are built on, down to full rows. */
+function fetchChainsSqlite(statements: Statements, ids: string[]): StoredRow[] {
+  const rows = statements.chains.all(JSON.stringify(ids)) as Array<{ checkpoint_id: string; delta_base: string | null; state_snapshot: string }>;
+  return rows.map((row) => ({ ...row, state_snapshot: JSON.parse(row.state_snapshot) as unknown }));
 }
 
 interface QueuedPut {
@@ -359,8 +445,11 @@ interface QueuedPut {
   reject: (error: unknown) => void;
 }
 
-function toParams(row: Checkpoint): Record<string, unknown> {
-  return encodeCheckpoint(row);
+/** A row's parameters; a node output made of state keys is stored as those keys (./delta.ts `outputKeys`). */
+function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): Record<string, unknown> {
+  const keys = outputKeys(row);
+  const params = { ...encodeCheckpoint(keys ? { ...row, node_output: null } : row, stateText), delta_base: deltaBase, output_keys: keys && JSON.stringify(keys) };
+  return params;
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {

@@ -247,6 +247,52 @@ export const MIGRATIONS: readonly Migration[] = [
         UNIQUE (run_id, ordinal)
       );`,
   },
+  {
+    // Delta checkpoints (decision 190): `delta_base` names the row a row's state is stored against (NULL: the state is
+    // full; every row before this version is); `output_keys` (a JSON list) says node_output is those keys of the state. The table is rebuilt so that `checkpoint_id` is the primary key: `id`
+    // (always equal to it) kept its own unique index, a second B-tree written on every step (decision 192); the
+    // column stays, nullable and unindexed, for tools that still name it. Rowids are kept: they are the write order.
+    description: 'v26 delta checkpoints: checkpoints.delta_base and output_keys; checkpoint_id is the primary key (the id index dropped)',
+    sql: `
+      CREATE TABLE checkpoints_v26 (
+        checkpoint_id TEXT NOT NULL PRIMARY KEY,
+        id TEXT,
+        parent_checkpoint_id TEXT,
+        chain_name TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        node_index INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'completed',
+        state_snapshot TEXT NOT NULL DEFAULT '{}',
+        node_input TEXT,
+        node_output TEXT,
+        iteration INTEGER NOT NULL DEFAULT 0,
+        iteration_counters TEXT NOT NULL DEFAULT '{}',
+        interrupt_reason TEXT,
+        interrupt_context TEXT,
+        agent_path TEXT,
+        created_at TEXT NOT NULL,
+        project_id TEXT NOT NULL DEFAULT '',
+        synced INTEGER NOT NULL DEFAULT 0,
+        step_type TEXT,
+        run_status TEXT,
+        quarantine_reason TEXT,
+        delta_base TEXT,
+        output_keys TEXT
+      );
+      INSERT INTO checkpoints_v26 (rowid, checkpoint_id, id, parent_checkpoint_id, chain_name, execution_id, node_id, node_index,
+        status, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason, interrupt_context,
+        agent_path, created_at, project_id, synced, step_type, run_status, quarantine_reason)
+      SELECT rowid, checkpoint_id, id, parent_checkpoint_id, chain_name, execution_id, node_id, node_index,
+        status, state_snapshot, node_input, node_output, iteration, iteration_counters, interrupt_reason, interrupt_context,
+        agent_path, created_at, project_id, synced, step_type, run_status, quarantine_reason
+      FROM checkpoints ORDER BY rowid;
+      DROP TABLE checkpoints;
+      ALTER TABLE checkpoints_v26 RENAME TO checkpoints;
+      CREATE INDEX idx_cp_exec ON checkpoints(execution_id, created_at);
+      CREATE INDEX idx_cp_status_problem ON checkpoints(status) WHERE status IN ('failed', 'interrupted');
+      CREATE INDEX idx_cp_synced ON checkpoints(synced, created_at);`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

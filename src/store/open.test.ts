@@ -70,6 +70,28 @@ test('a pre-v20 store upgrades in place and its checkpoint rows keep a NULL step
   }
 });
 
+test('v26: checkpoint_id becomes the key (no id index), rows and their write order are kept; new stores get 8 KiB pages', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const old = openLocalStore(file, { targetVersion: 25 });
+  assert.is(old.pragma('page_size', { simple: true }), 8192, 'a new file gets 8 KiB pages');
+  const insert = old.prepare("INSERT INTO checkpoints (id, checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at) VALUES (?, ?, 'chain', 'e1', 'a', ?, ?)");
+  for (const id of ['z', 'a', 'm']) insert.run(id, id, JSON.stringify({ id }), utcNow());
+  old.close();
+  const upgraded = openLocalStore(file);
+  try {
+    assert.equal(upgraded.prepare('SELECT checkpoint_id, id, state_snapshot, delta_base, output_keys FROM checkpoints ORDER BY rowid').all(), [
+      { checkpoint_id: 'z', id: 'z', state_snapshot: '{"id":"z"}', delta_base: null, output_keys: null },
+      { checkpoint_id: 'a', id: 'a', state_snapshot: '{"id":"a"}', delta_base: null, output_keys: null },
+      { checkpoint_id: 'm', id: 'm', state_snapshot: '{"id":"m"}', delta_base: null, output_keys: null },
+    ]);
+    const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
+    assert.equal(indexes, ['idx_cp_exec', 'idx_cp_status_problem', 'idx_cp_synced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
+    assert.throws(() => upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('a', 'c', 'e', 'n', 'x')").run(), /UNIQUE/);
+  } finally {
+    upgraded.close();
+  }
+});
+
 test('a store from a newer agentkit is refused with a clear message', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const raw = new Database(file);

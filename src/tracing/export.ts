@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { splitAttributes, decodeValue } from './payload-keys.js';
 import { utcNow } from '../store/time.js';
 import { durationMs } from './time.js';
+import { withFullStates } from '../durability/sqlite-states.js';
 import { summarise, type TraceStore } from './trace-store.js';
 
 export interface ExportOptions {
@@ -102,6 +103,8 @@ function exportSpan(span: Span): ExportedSpan {
 
 interface CheckpointRow {
   checkpoint_id: string;
+  delta_base?: string | null;
+  output_keys?: string | null;
   node_id: string;
   node_index: number;
   status: string;
@@ -116,7 +119,8 @@ interface CheckpointRow {
 }
 
 function checkpointsOf(db: Database.Database, executionId: string, withState: boolean): ExportedCheckpoint[] {
-  const rows = db.prepare('SELECT * FROM checkpoints WHERE execution_id = ? ORDER BY created_at, rowid').all(executionId) as CheckpointRow[];
+  // Delta checkpoints are resolved to full states (../durability/sqlite-states.ts), as the checkpointer reads them.
+  const rows = withFullStates(db, db.prepare('SELECT * FROM checkpoints WHERE execution_id = ? ORDER BY created_at, rowid').all(executionId) as CheckpointRow[]);
   return rows.map((row) => {
     const checkpoint: ExportedCheckpoint = {
       checkpoint_id: row.checkpoint_id,

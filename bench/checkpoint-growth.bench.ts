@@ -1,0 +1,161 @@
+/**
+ * Checkpoint storage growth: one execution whose state grows by 1 KB per step, 200 times, on each backend.
+ *
+ *   Agent history: one Agent run receiving 200 tool results of 1 KB (50 model turns of four tool calls each; an
+ *                  Agent runs at most 100 turns), a scripted model.
+ *   Chain state:   one Chain run of 200 nodes, each appending 1 KB to a list in its state.
+ *
+ * Figures: bytes the store grew by (SQLite: pages in use after the WAL is folded in; Postgres: the checkpoints table
+ * with its indexes and TOAST) against the 200 KB of payload (target <= 2x), and the time per turn (Agent: between
+ * model calls; Chain: between node starts) of the last ten turns against the first ten (target <= 1.5x).
+ *
+ *   node scripts/bench.mjs checkpoint-growth
+ *
+ * Postgres uses AGENTKIT_TEST_PG_URL (default the local test server) in a scratch schema dropped afterwards.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Type from 'typebox';
+import Database from 'better-sqlite3';
+import { withScratchSchema } from './lib/pg-scratch.js';
+import { Agent, Chain, PostgresCheckpointer, SQLiteCheckpointer, tool, type Checkpointer } from '../src/index.js';
+import { FunctionModel } from '../src/testing/index.js';
+
+const STEPS = 200;
+const KB = 1024;
+const PAYLOAD = STEPS * KB;
+/** Tool calls per model turn (an Agent runs at most 100 turns). */
+const CALLS_PER_TURN = 4;
+
+/** 1 KB of text unique to step `i` (no two chunks alike, so nothing compresses across steps). */
+function chunk(i: number): string {
+  const seed = `${i}:`;
+  let text = '';
+  let x = i * 2654435761 + 1;
+  while (text.length < KB - seed.length) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    text += x.toString(36);
+  }
+  return seed + text.slice(0, KB - seed.length);
+}
+
+/** Per-turn times (ms) from the instants each turn started at. */
+function turnTimes(starts: number[]): number[] {
+  return starts.slice(1).map((t, i) => t - starts[i]!);
+}
+
+function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** The Agent run: times between model calls. */
+async function agentRun(checkpointer: Checkpointer): Promise<number[]> {
+  let n = 0;
+  const fetchDoc = tool({
+    name: 'fetch_doc',
+    description: 'Fetch 1 KB',
+    parameters: Type.Object({ i: Type.Number() }),
+    registry: false,
+    execute: async ({ i }) => chunk(i),
+  });
+  const starts: number[] = [];
+  const model = new FunctionModel(() => {
+    starts.push(performance.now());
+    if (n >= STEPS) return 'done';
+    const calls = Array.from({ length: CALLS_PER_TURN }, (_, k) => ({ id: `call_${n + k}`, name: 'fetch_doc', arguments: { i: n + k } }));
+    n += CALLS_PER_TURN;
+    return { toolCalls: calls };
+  });
+  const agent = new Agent({ name: 'reader', systemPrompt: 'You read.', llm: model, tools: [fetchDoc], checkpointer, trace: false, config: { maxIterations: 100 } });
+  const result = await agent.run('read everything', { executionId: 'growth-agent' });
+  if (result.status !== 'completed') throw new Error(`agent ended ${result.status}`);
+  return turnTimes(starts);
+}
+
+/** The Chain run: times between node starts. */
+async function chainRun(checkpointer: Checkpointer): Promise<number[]> {
+  const chain = new Chain('grower', { checkpointer, maxSteps: STEPS + 10 });
+  const starts: number[] = [];
+  for (let i = 0; i < STEPS; i++) {
+    chain.addNode(`n${i}`, (state) => {
+      starts.push(performance.now());
+      return { log: [...((state.log as string[] | undefined) ?? []), chunk(i)] };
+    });
+    if (i > 0) chain.connect(`n${i - 1}`, `n${i}`);
+  }
+  const result = await chain.run('grow', { executionId: 'growth-chain' });
+  if (result.status !== 'completed') throw new Error(`chain ended ${result.status}`);
+  return turnTimes(starts);
+}
+
+interface Figures {
+  bytes: number;
+  first: number;
+  last: number;
+}
+
+function figures(bytes: number, times: number[]): Figures {
+  return { bytes, first: mean(times.slice(0, 10)), last: mean(times.slice(-10)) };
+}
+
+/** Bytes of local.db in use (the WAL folded in first). */
+function sqliteBytes(file: string): number {
+  const db = new Database(file);
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = (db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number);
+    return pages * (db.pragma('page_size', { simple: true }) as number);
+  } finally {
+    db.close();
+  }
+}
+
+async function sqliteCase(run: (c: Checkpointer) => Promise<number[]>): Promise<Figures> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-growth-'));
+  const file = path.join(dir, 'local.db');
+  try {
+    const checkpointer = new SQLiteCheckpointer(file);
+    await checkpointer.setup();
+    const before = sqliteBytes(file);
+    const times = await run(checkpointer);
+    await checkpointer.close();
+    return figures(sqliteBytes(file) - before, times);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgresCase(run: (c: Checkpointer) => Promise<number[]>): Promise<Figures | string> {
+  return withScratchSchema(async (url, schema, admin) => {
+    const checkpointer = new PostgresCheckpointer(url, { schema });
+    const size = async () => Number((await admin.query<{ n: string }>(`SELECT pg_total_relation_size('"${schema}".checkpoints') AS n`)).rows[0]!.n);
+    try {
+      await checkpointer.setup();
+      const before = await size();
+      const times = await run(checkpointer);
+      return figures((await size()) - before, times);
+    } finally {
+      await checkpointer.close();
+    }
+  });
+}
+
+function report(label: string, f: Figures | string): void {
+  if (typeof f === 'string') {
+    console.log(`  ${label.padEnd(24)} ${f}`);
+    return;
+  }
+  const growth = f.bytes / PAYLOAD;
+  const slope = f.last / f.first;
+  console.log(
+    `  ${label.padEnd(24)} ${(f.bytes / 1024).toFixed(0).padStart(6)} KB on disk = ${growth.toFixed(2)}x payload (target <= 2: ${growth <= 2 ? 'met' : 'MISSED'})` +
+      `   turn ${f.first.toFixed(3)} -> ${f.last.toFixed(3)} ms = ${slope.toFixed(2)}x (target <= 1.5: ${slope <= 1.5 ? 'met' : 'MISSED'})`,
+  );
+}
+
+console.log(`checkpoint growth: one execution, ${STEPS} steps x 1 KB (payload ${PAYLOAD / 1024} KB); first ten turns vs last ten`);
+report('SQLite, Agent history', await sqliteCase(agentRun));
+report('SQLite, Chain state', await sqliteCase(chainRun));
+report('Postgres, Agent history', await postgresCase(agentRun));
+report('Postgres, Chain state', await postgresCase(chainRun));

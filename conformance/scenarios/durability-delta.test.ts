@@ -1,0 +1,137 @@
+/**
+ * Delta checkpoints seen from outside: rows store only what changed, every read path returns full states and node
+ * outputs, a prune never leaves a kept row without its base, a base deleted by another process costs a full snapshot,
+ * and docs/durability.md's example runs as written.
+ */
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Chain } from '../../src/index.js';
+import { checkpointerFor, conformance, type Backend } from '../harness/index.js';
+
+const area = conformance('durability: delta checkpoints');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** `(checkpoint_id, delta_base, stored state text)` of an execution's rows, read with the backend's own SQL. */
+async function storedRows(backend: Backend, executionId: string): Promise<Array<{ checkpoint_id: string; delta_base: string | null; state: string }>> {
+  if (backend.kind === 'sqlite') {
+    const db = new Database(backend.dbPath, { readonly: true });
+    try {
+      return db.prepare('SELECT checkpoint_id, delta_base, state_snapshot AS state FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(executionId) as never;
+    } finally {
+      db.close();
+    }
+  }
+  if (backend.kind !== 'postgres') throw new Error('a storage backend is needed');
+  const client = new pg.Client({ connectionString: backend.url });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `SELECT checkpoint_id, delta_base, COALESCE(state_delta, state_snapshot::text) AS state FROM "${backend.schema}".checkpoints WHERE execution_id = $1 ORDER BY seq`,
+      [executionId],
+    );
+    return result.rows as never;
+  } finally {
+    await client.end();
+  }
+}
+
+const doc = (i: number) => `doc ${i} `.padEnd(1024, '.');
+
+area.scenario('a growing chain state is stored as appends; every read path returns the full states and node outputs', {}, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const chain = new Chain('grower', { checkpointer });
+  for (let i = 0; i < 30; i++) {
+    chain.addNode(`n${i}`, (state) => ({ log: [...((state.log as string[] | undefined) ?? []), doc(i)], count: i + 1 }));
+    if (i > 0) chain.connect(`n${i - 1}`, `n${i}`);
+  }
+  const result = await chain.run('go', { executionId: 'grow' });
+  assert.is(result.status, 'completed');
+  const rows = await checkpointer.list('grow');
+  assert.equal(rows.map((r) => r.node_id), ['__run_start__', ...Array.from({ length: 30 }, (_, i) => `n${i}`), 'run_end']);
+  rows.slice(1, 31).forEach((row, i) => {
+    assert.equal((row.state_snapshot.log as string[]).length, i + 1);
+    assert.is((row.state_snapshot.log as string[])[i], doc(i));
+    assert.equal(row.node_output, { log: row.state_snapshot.log, count: i + 1 }, 'the node output, read back whole');
+  });
+  assert.equal(rows.at(-1)!.state_snapshot, result.final_state);
+  assert.equal(await checkpointer.getLast('grow'), rows.at(-1));
+  assert.equal(await checkpointer.getById(rows[15]!.checkpoint_id), rows[15]);
+  const unsynced = (await checkpointer.fetchUnsynced(100)).map((u) => u.checkpoint);
+  assert.equal(unsynced, rows, 'replication hands out full rows');
+  // Rows returned together do not share objects.
+  (rows[29]!.state_snapshot.log as string[]).push('changed');
+  assert.is((rows[30]!.state_snapshot.log as string[]).length, 30);
+
+  const stored = await storedRows(t.backend, 'grow');
+  assert.equal(stored.map((r) => r.delta_base), [null, ...stored.slice(0, -1).map((r) => r.checkpoint_id)], 'one snapshot, then each row on the previous one');
+  const bytes = stored.reduce((n, r) => n + r.state.length, 0);
+  assert.ok(bytes < 30 * 1024 * 1.3, `state bytes stored: ${bytes} for 30 KB appended (each row only its own entry)`);
+});
+
+area.scenario('prune keeps every kept row readable: a kept row built on pruned rows is rewritten whole first', {}, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const base = { execution_id: 'p', chain_name: 'c', step_type: 'node' as const };
+  const history: string[] = [];
+  const at = (day: number) => `2020-01-0${day}T00:00:00.000000Z`;
+  const written = [];
+  for (let i = 0; i < 4; i++) {
+    history.push(doc(i));
+    written.push(await checkpointer.put({ ...base, node_id: `n${i}`, state_snapshot: { history: [...history], i }, created_at: i < 3 ? at(i + 1) : undefined }));
+  }
+  assert.equal((await storedRows(t.backend, 'p')).map((r) => r.delta_base === null), [true, false, false, false]);
+  assert.is(await checkpointer.prune(new Date('2021-01-01T00:00:00Z')), 3, 'the three old rows');
+  const kept = await checkpointer.list('p');
+  assert.equal(kept.map((r) => r.node_id), ['n3']);
+  assert.equal(kept[0]!.state_snapshot, { history: history, i: 3 });
+  assert.equal((await storedRows(t.backend, 'p')).map((r) => r.delta_base), [null], 'rewritten as a full state');
+  // The next row of the execution goes on from there.
+  history.push(doc(4));
+  await checkpointer.put({ ...base, node_id: 'n4', state_snapshot: { history: [...history], i: 4 } });
+  assert.equal((await checkpointer.getLast('p'))!.state_snapshot, { history, i: 4 });
+  assert.is(written.length, 4);
+});
+
+area.scenario('a base deleted by another process: the next row is a full snapshot, nothing dangles', {}, async (t) => {
+  const writer = checkpointerFor(t.backend);
+  const other = checkpointerFor(t.backend);
+  t.defer(() => writer.close());
+  t.defer(() => other.close());
+  const row = (node: string, items: string[]) => ({ execution_id: 'gone', chain_name: 'c', node_id: node, state_snapshot: { items } });
+  await writer.put(row('a', ['1']));
+  await writer.put(row('b', ['1', '2']));
+  assert.is(await other.deleteExecution('gone'), 2);
+  await writer.put(row('c', ['1', '2', '3']));
+  assert.equal((await writer.list('gone')).map((r) => [r.node_id, r.state_snapshot]), [['c', { items: ['1', '2', '3'] }]]);
+  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null]);
+  // A write that fails (duplicate id) leaves the next row readable too.
+  const first = await writer.put(row('d', ['x']));
+  await writer.put({ ...row('e', ['x', 'y']), checkpoint_id: first.checkpoint_id }).then(() => assert.unreachable(), () => undefined);
+  await writer.put(row('f', ['x', 'y', 'z']));
+  assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['x', 'y', 'z'] });
+});
+
+area.scenario('docs/durability.md delta example runs as written', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
+  const example = path.join(root, 'examples/durability/history-growth.ts');
+  const page = await readFile(path.join(root, 'docs/durability.md'), 'utf8');
+  const section = /### How rows are stored[\s\S]*?```ts\n([\s\S]*?)```\n\nIt prints:\n\n```\n([\s\S]*?)```/.exec(page);
+  assert.is(section?.[1], await readFile(example, 'utf8'), 'the page shows the example file as it is');
+  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  assert.is(run.code, 0, run.stderr);
+  assert.is(run.stdout, section![2], 'it prints what the page says');
+});
+
+area.run();
