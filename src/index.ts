@@ -50,3 +50,4 @@ export * from './migrate/index.js';
 export { registerSecret } from './config/secrets.js';
 export { redactText, redactValue } from './config/redact.js';
 export * from './eval/index.js';
+export * from './platform/index.js';

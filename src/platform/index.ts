@@ -3,3 +3,4 @@ export * from './credentials.js';
 export * from './errors.js';
 export * from './client.js';
 export * from './connection.js';
+export * from './eval-outbox.js';
