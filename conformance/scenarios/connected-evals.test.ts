@@ -17,7 +17,7 @@ const dataset = [
   { input: `${SECRET_INPUT} one`, expected_output: SECRET_EXPECTED },
   { input: `${SECRET_INPUT} two`, expected_output: `${SECRET_INPUT} TWO`.toUpperCase() },
 ];
-const shout = (input: string) => input.toUpperCase();
+const shout = (input: unknown) => String(input).toUpperCase();
 
 area.scenario('a connected run is exported with verdicts and no case text; disabled export sends nothing', { backends: ['sqlite'], timeoutMs: 40_000 }, async (t) => {
   if (t.backend.kind !== 'sqlite') throw new Error('sqlite only');
