@@ -26,6 +26,7 @@ import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { notifyCheckpointWrite } from './write-hook.js';
 
 const COLUMNS = checkpointColumns();
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
@@ -155,9 +156,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           put.reject(error);
         }
       }
+      notifyCheckpointWrite(this);
       return;
     }
     for (const put of batch) put.resolve(put.row);
+    notifyCheckpointWrite(this);
   }
 
   async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
@@ -166,6 +169,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     db.transaction(() => {
       for (const row of rows) this.insert(statements, row);
     }).immediate();
+    notifyCheckpointWrite(this);
     return rows;
   }
 
@@ -199,6 +203,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       this.insert(statements, row);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
     }).immediate();
+    notifyCheckpointWrite(this);
     return { checkpoint: row, pending: pendingRow };
   }
 

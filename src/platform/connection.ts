@@ -10,6 +10,8 @@ import { PlatformClient } from './client.js';
 import { loadCredentials, normalizeTarget, DEFAULT_TARGET } from './credentials.js';
 import { PlatformError } from './errors.js';
 import { currentJob } from './job-context.js';
+import { installReplication } from './replication.js';
+import { installRestore } from './restore.js';
 
 /** An active connection. */
 export interface Connection {
@@ -70,6 +72,8 @@ export async function connect(options: ConnectOptions = {}): Promise<ConnectResu
     }
   }
   globalConnection = connection;
+  installReplication();
+  installRestore();
   for (const listener of connectListeners) listener(connection);
   return result;
 }

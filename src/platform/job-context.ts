@@ -1,7 +1,6 @@
 /**
- * The per-job frame of `jobScope` (AsyncLocalStorage): connection overrides, the job-local tool registry, the
- * project id stamped on spans and the trace-normalize flags. Kept apart from jobScope itself so the connection,
- * tool lookup and tracing can read it without importing each other.
+ * The per-job frame of `jobScope` (AsyncLocalStorage): connection overrides, the project id stamped on spans and the
+ * trace-normalize flags. A leaf module, so the connection and tracing can read it without importing each other.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -10,10 +9,10 @@ export interface JobFrame {
   readonly apiKey?: string;
   readonly target?: string;
   readonly project?: string;
-  /** Job-local tools by name: looked up before the global registry; tools registered inside the job land here. */
-  readonly tools: Map<string, unknown>;
   readonly normalize?: boolean;
   readonly framework?: string;
+  /** Set by `withSavedConnection` from a command's environment: AGENTKIT_RESTORE_FROM_PLANE as that command sees it. */
+  readonly restoreFromPlane?: boolean;
 }
 
 export const jobStorage = new AsyncLocalStorage<JobFrame>();
