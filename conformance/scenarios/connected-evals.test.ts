@@ -5,10 +5,14 @@
  * AGENTKIT_EXPORT_EVALS=0) nothing is sent and the run is never queued.
  */
 import * as assert from 'uvu/assert';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connect, disconnect, evaluate, EvalStore, exportPayload } from '../../src/index.js';
 import { conformance, startPlatform } from '../harness/index.js';
 
 const area = conformance('connected: eval export');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEY = 'ak_evals_0123456789abcdef';
 const SECRET_INPUT = 'INPUT-narwhal-7731';
 const SECRET_EXPECTED = 'EXPECTED-axolotl-5120';
@@ -82,6 +86,27 @@ area.scenario('an unreachable Platform keeps the run queued; the next run sends 
   const second = await evaluate(shout, dataset, ['exact_match'], options);
   assert.equal(back.read((s) => s.evalRuns().map((r) => r.body.run_id)).sort(), [first.run_id, second.run_id].sort());
   assert.ok(warnings.some((w) => /eval export: Platform at .* is unreachable/.test(w)), warnings.join('\n'));
+});
+
+area.scenario('`agentkit eval run` with saved credentials exports the run; AGENTKIT_EXPORT_EVALS=0 sends nothing', { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_EXPORT_EVALS: '' };
+  assert.is((await t.cli(['connect', '--api-key-stdin', '--target', platform.url, '--project', 'ci'], { env, stdin: KEY })).code, 0);
+  const file = path.join(t.cwd, 'cases.jsonl');
+  await writeFile(file, dataset.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const agent = `${path.join(root, 'conformance/fixtures/evals/agents.ts')}:shout`;
+  const run = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'from-cli'], { env });
+  assert.is(run.code, 0, run.stderr);
+  const stored = platform.read((s) => s.evalRuns());
+  assert.equal(stored.map((r) => [r.body.run_name, r.project]), [['from-cli', 'ci']]);
+  const status = await t.cli(['eval', 'export', '--status', '--json'], { env });
+  assert.is(JSON.parse(status.stdout).queued_runs, 0, 'sent and marked synced');
+
+  const off = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'opted-out'], { env: { ...env, AGENTKIT_EXPORT_EVALS: '0' } });
+  assert.is(off.code, 0, off.stderr);
+  assert.is(platform.read((s) => s.evalRuns().length), 1, 'nothing sent with export disabled');
+  assert.is(JSON.parse((await t.cli(['eval', 'export', '--status', '--json'], { env })).stdout).queued_runs, 0, 'and never queued');
 });
 
 area.run();
