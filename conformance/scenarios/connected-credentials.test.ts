@@ -17,7 +17,7 @@ import { conformance, startPlatform } from '../harness/index.js';
 const area = conformance('connected: credentials and auth');
 const KEY = 'ak_test_0123456789abcdef';
 
-area.scenario('connect writes a verified 0600 file; auth status masks the key; a bad key or a dead Platform writes nothing; disconnect removes it', { backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
+area.scenario('connect writes a verified 0600 file; auth status masks the key; a bad key or a dead Platform writes nothing; disconnect removes it', { rows: ['cli:connect', 'cli:disconnect', 'cli:auth status', 'cli:auth env'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
   const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
   t.defer(() => platform.stop());
   const env = { HOME: path.join(t.cwd, 'home') };
@@ -63,7 +63,7 @@ area.scenario('connect writes a verified 0600 file; auth status masks the key; a
   assert.match(noEnv.stderr, /^# not connected/);
 });
 
-area.scenario('environment variables win over the file field by field; auth env round-trips through a shell', { backends: 'none', surfaces: ['cli'], timeoutMs: 30_000 }, async (t) => {
+area.scenario('environment variables win over the file field by field; auth env round-trips through a shell', { rows: ['cli:auth env', 'cli:auth status'], backends: 'none', surfaces: ['cli'], timeoutMs: 30_000 }, async (t) => {
   const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
   t.defer(() => platform.stop());
   const home = path.join(t.cwd, 'home');
