@@ -5,13 +5,15 @@
  * through a real shell; `disconnect` removes the file. Plus the typed client's error per status and its retries.
  */
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { PlatformAuthError, PlatformClient, PlatformError, PlatformForbiddenError } from '../../src/platform/index.js';
+import { BIN } from '../harness/cli.js';
 import { conformance, startPlatform } from '../harness/index.js';
 
 const area = conformance('connected: credentials and auth');
@@ -128,6 +130,24 @@ area.scenario('the client: key only in X-API-Key, 401/403 errors, 5xx retried wi
   assert.instance(timedOut, PlatformError);
   assert.match((timedOut as Error).message, /unreachable \(no answer within 200 ms\)/);
   for (const error of [refused, forbidden, down, timedOut]) assert.not.ok(String((error as Error).message).includes(KEY));
+});
+
+area.scenario('on a terminal, connect prompts for the key without echoing it', { rows: ['cli:connect'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  const home = path.join(t.cwd, 'home');
+  // util-linux `script` gives the CLI a pseudo-terminal; the key is typed once the prompt is shown.
+  const child = spawn('script', ['-qec', `${process.execPath} ${BIN} connect --target ${platform.url}`, '/dev/null'], { env: { ...process.env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.includes('Platform API key: ') && !child.stdin.writableEnded) child.stdin.end(`${KEY}\r`);
+  });
+  const [code] = (await once(child, 'close')) as [number];
+  assert.is(code, 0, output);
+  assert.match(output, /^Platform API key: \r?\nConnected to http:\/\/127\.0\.0\.1:\d+ \(project: \(default\)\)\. Credentials saved to /);
+  assert.not.ok(output.includes(KEY), 'the key typed at the prompt is not echoed');
+  assert.is({ ...parse(readFileSync(path.join(home, '.agentkit', 'credentials.toml'), 'utf8')) }.api_key, KEY);
 });
 
 area.run();
