@@ -20,6 +20,7 @@ import {
   SQLiteCheckpointer,
   type Checkpointer,
 } from '../../src/index.js';
+import { approverAgent } from '../fixtures/durability/agents.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { conformance, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
 import { createTestSchema, dropTestSchema, testPgUrl } from '../harness/postgres.js';
@@ -114,6 +115,28 @@ area.scenario('a paused run replicates; on a new store `agentkit resume` restore
   assert.is(await restoreIfMissing(handles[0]!, 'exec-race'), null);
   disconnect();
   assert.is(await restoreIfMissing(open(await newStore(t, 'host-d')), 'exec-race'), null, 'not connected: no restore');
+});
+
+area.scenario('a paused Agent replicates and resumes on a new store: the conversation comes back, the refund happens once', { timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  await connect({ apiKey: KEY, target: platform.url });
+  const a = open(await newStore(t, 'agent-a'));
+  t.defer(() => a.close());
+  const paused = await approverAgent(a, { counterUrl: counter.url }).agent.run('refund 40', { executionId: 'agent-remote' });
+  assert.is(paused.status, 'paused');
+  assert.is((await drainReplication(a))?.outcome, 'drained');
+
+  const b = open(await newStore(t, 'agent-b'));
+  t.defer(() => b.close());
+  const done = await approverAgent(b, { counterUrl: counter.url }).agent.resume('agent-remote', { resumeValue: { approved: true, metadata: { approver: 'lee' } } });
+  assert.is(done.status, 'completed');
+  assert.is(done.output, 'Result: refunded 40 (approved by lee)');
+  assert.is(counter.count('/refund'), 1);
+  assert.equal(await b.listPendingInterrupts(), []);
 });
 
 area.run();
