@@ -20,6 +20,8 @@ import {
   SQLiteCheckpointer,
   type Checkpointer,
 } from '../../src/index.js';
+import { createUiApp } from '../../src/ui/app.js';
+import { TraceStore } from '../../src/tracing/trace-store.js';
 import { approverAgent } from '../fixtures/durability/agents.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { conformance, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
@@ -137,6 +139,35 @@ area.scenario('a paused Agent replicates and resumes on a new store: the convers
   assert.is(done.output, 'Result: refunded 40 (approved by lee)');
   assert.is(counter.count('/refund'), 1);
   assert.equal(await b.listPendingInterrupts(), []);
+});
+
+area.scenario('the UI resume route restores a run paused on another host and resumes it', { surfaces: ['http'], timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  await connect({ apiKey: KEY, target: platform.url });
+  const a = open(await newStore(t, 'ui-a'));
+  t.defer(() => a.close());
+  assert.is((await approvalChain(a).run('refund', { executionId: 'ui-remote' })).status, 'paused');
+  await drainReplication(a);
+
+  const b = open(await newStore(t, 'ui-b'));
+  t.defer(() => b.close());
+  const app = createUiApp({ checkpointer: b, traceStore: new TraceStore({ dbPath: path.join(t.cwd, 'ui-traces.db') }), auth: { mode: 'none' }, runners: [approvalChain(b, { counterUrl: counter.url })] });
+  const { url } = await t.serve(app);
+  const status = await fetch(`${url}/api/auth/status`);
+  const csrf = /agentkit_csrf=([0-9a-f]+)/.exec(status.headers.getSetCookie().join(';'))![1]!;
+  const response = await fetch(`${url}/api/executions/ui-remote/resume`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `agentkit_csrf=${csrf}`, 'x-csrf-token': csrf },
+    body: JSON.stringify({ approved: true, metadata: { approver: 'ui' } }),
+  });
+  const body = (await response.json()) as { result: { status: string } };
+  assert.is(response.status, 200, JSON.stringify(body));
+  assert.is(body.result.status, 'completed');
+  assert.is(counter.count('/finalize'), 1);
 });
 
 area.run();
