@@ -14,6 +14,7 @@ import {
   drainReplication,
   jobScope,
   NotFoundError,
+  PlatformAuthError,
   Replay,
   ReplayError,
   resolveConnection,
@@ -99,6 +100,9 @@ area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trac
   assert.instance(offline, ReplayError);
   assert.match((offline as Error).message, /needs connected mode: call connect\(\) first/);
 
+  const refused = await connect({ apiKey: 'ak_wrong_key_0000000', target: platform.url }).catch((e: unknown) => e);
+  assert.instance(refused, PlatformAuthError);
+  assert.is(resolveConnection(), null, 'a refused key leaves the process unconnected');
   await connect({ apiKey: 'ak_replay_key_000000', target: platform.url });
   const replay = await Replay.fromPlatform(traceId);
   assert.is(replay.traceId, traceId);
