@@ -48,7 +48,6 @@ export interface ConnectResult {
 }
 
 let globalConnection: Connection | null = null;
-const connectListeners = new Set<(connection: Connection) => void>();
 
 /**
  * Connect this process to the Platform. A refused key (401/403) throws and leaves the process unconnected; an
@@ -74,7 +73,6 @@ export async function connect(options: ConnectOptions = {}): Promise<ConnectResu
   globalConnection = connection;
   installReplication();
   installRestore();
-  for (const listener of connectListeners) listener(connection);
   return result;
 }
 
@@ -108,12 +106,6 @@ export function exportEvalsEnabled(connection: Connection | null, env: Record<st
   if (connection.exportEvals !== undefined) return connection.exportEvals;
   const value = env.AGENTKIT_EXPORT_EVALS?.trim().toLowerCase();
   return value !== '0' && value !== 'false';
-}
-
-/** Called after each successful `connect()` (the outboxes flush what they buffered). */
-export function onConnect(listener: (connection: Connection) => void): () => void {
-  connectListeners.add(listener);
-  return () => connectListeners.delete(listener);
 }
 
 const clients = new Map<string, PlatformClient>();
