@@ -52,3 +52,4 @@ export { redactText, redactValue } from './config/redact.js';
 export * from './eval/index.js';
 /** TypeBox's builder and its two types, re-exported so tool schemas need no second import (`typebox` is a dependency). */
 export { Type, type Static, type TSchema } from 'typebox';
+export * from './platform/index.js';

@@ -9,6 +9,9 @@ import { checkpointDbPath } from '../../src/config/paths.js';
 import { ValidationError } from '../../src/errors.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { toResume } from '../../src/durability/resume.js';
+import { restoreIfMissing } from '../../src/durability/run-end.js';
+import type { Checkpointer } from '../../src/durability/checkpointer.js';
+import { drainReplication, withSavedConnection } from '../../src/platform/index.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { describeValue, loadTarget, TargetLoadError } from '../../src/targets.js';
 import type { ChainResult, Checkpoint, Resume } from '../../src/types.js';
@@ -189,6 +192,18 @@ export class ResumeCommand extends AgentkitCommand {
       );
     }
     try {
+      await withSavedConnection(this.context.env, () => this.resumeWith(target, explicit));
+    } finally {
+      // The CLI built this runner for one command; its connections must not keep the process alive.
+      await target.checkpointer?.close?.();
+    }
+  }
+
+  /** Restore from the Platform when connected and the store does not know the execution, resume, replicate. */
+  private async resumeWith(target: Resumable, explicit: Resume | undefined): Promise<void> {
+    const store = asCheckpointer(target.checkpointer);
+    if (store) await restoreIfMissing(store, this.executionId);
+    try {
       await this.checkOwner(target);
       // The runner decides, under the execution's lease, whether the run is paused (then the approval by default
       // applies), holds a decision a dead resumer claimed (that one applies), or crashed (no decision needed). Deciding
@@ -200,8 +215,8 @@ export class ResumeCommand extends AgentkitCommand {
       this.out(`output: ${outputText(result.output)}`);
       this.out(`pending_interrupt: ${JSON.stringify(result.pending_interrupt ?? null)}`);
     } finally {
-      // The CLI built this runner for one command; its connections must not keep the process alive.
-      await target.checkpointer?.close?.();
+      // Connected: send what this resume wrote before the command ends (rows that cannot go now stay queued).
+      if (store) await drainReplication(store);
     }
   }
 
@@ -246,6 +261,12 @@ export class ResumeCommand extends AgentkitCommand {
 interface Resumable {
   resume(executionId: string, options: { resumeValue?: Resume; defaultResumeValue?: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
   checkpointer?: { close?: () => Promise<void>; list?: (executionId: string, options: { limit: number }) => Promise<Checkpoint[]> } | null;
+}
+
+/** The runner's checkpointer when it is a full Checkpointer (restore and replication need one). */
+function asCheckpointer(value: unknown): Checkpointer | null {
+  const c = value as Partial<Checkpointer> | null | undefined;
+  return c && typeof c.getLast === 'function' && typeof c.put === 'function' && typeof c.recordInterrupt === 'function' ? (c as Checkpointer) : null;
 }
 
 function isResumable(value: unknown): value is Resumable {

@@ -30,6 +30,7 @@ import {
   type ScorerSpec,
 } from '../../src/index.js';
 import { validator } from '../../generated/schemas/resources.js';
+import { withSavedConnection } from '../../src/platform/index.js';
 import { AgentkitCommand } from '../base.js';
 import { progressBar } from '../eval/progress.js';
 import { comparisonText, scorecardText } from '../eval/render.js';
@@ -89,7 +90,8 @@ export class EvalRunCommand extends AgentkitCommand {
       pattern: this.pattern,
     };
     const bar = progressBar(this.context.stderr);
-    const results = await evaluate(target as Parameters<typeof evaluate>[0], this.dataset, scorerSpecs, {
+    // Connected with the saved credentials (environment first) for this run's own export only (decision 152).
+    const results = await withSavedConnection(env, () => evaluate(target as Parameters<typeof evaluate>[0], this.dataset, scorerSpecs, {
       cwd,
       env,
       dbPath: this.db === undefined ? undefined : path.resolve(cwd, this.db),
@@ -100,7 +102,7 @@ export class EvalRunCommand extends AgentkitCommand {
       scorerOptions,
       gate: { failUnder: this.failUnder, maxErrorRate: this.maxErrorRate ?? null },
       metadata: { agent: this.agent, dataset: this.dataset },
-    }).finally(() => bar.finish());
+    })).finally(() => bar.finish());
     const gate = results.gate!;
     const report = runReport(results);
     if (!validator('EvalRunReport').Check(report)) throw new EvalError('internal: the report does not match the EvalRunReport contract');

@@ -12,6 +12,8 @@ import { MigrateCommand } from './migrate.js';
 import { PromptsAddCommand, PromptsDiffCommand, PromptsFragmentCommand, PromptsLabelCommand, PromptsListCommand, PromptsShowCommand } from './prompts.js';
 import { UiResetPasswordCommand, UiStartCommand } from './ui.js';
 import { VersionCommand } from './version.js';
+import { ConnectCommand, DisconnectCommand } from './connect.js';
+import { AuthEnvCommand, AuthStatusCommand } from './auth.js';
 
 export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   VersionCommand,
@@ -46,4 +48,8 @@ export const commands: ReadonlyArray<CommandClass<AgentkitContext>> = [
   EvalCompareCommand,
   EvalCurateCommand,
   EvalExportCommand,
+  ConnectCommand,
+  DisconnectCommand,
+  AuthStatusCommand,
+  AuthEnvCommand,
 ];

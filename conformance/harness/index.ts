@@ -10,3 +10,4 @@ export { startCounterServer, type CounterServer } from './counter-server.js';
 export { spawnNode, type NodeChild } from './processes.js';
 export { startFakeProvider, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 export { startCli, type CliProcess } from './cli-process.js';
+export { startPlatform, type LocalPlatform } from './platform.js';

@@ -504,14 +504,34 @@ export const doc = {
         ],
         "description": "Per-row status."
       },
-      "EvalCaseExport": {
+      "EvalRunIngest": {
+        "type": "object",
+        "required": [
+          "runs"
+        ],
+        "properties": {
+          "project": {
+            "type": "string"
+          },
+          "runs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExportedEvalRun"
+            },
+            "description": "The runs, exactly as `agentkit eval export --dry-run` prints them."
+          }
+        },
+        "description": "Body of an eval run ingest.",
+        "additionalProperties": false
+      },
+      "ExportedEvalCase": {
         "type": "object",
         "required": [
           "case_id",
           "ordinal",
-          "per_scorer",
           "trace_id",
-          "error"
+          "errored",
+          "per_scorer"
         ],
         "properties": {
           "case_id": {
@@ -520,12 +540,6 @@ export const doc = {
           "ordinal": {
             "type": "integer",
             "format": "int32"
-          },
-          "per_scorer": {
-            "type": "object",
-            "additionalProperties": {
-              "$ref": "#/components/schemas/ScorerVerdict"
-            }
           },
           "trace_id": {
             "anyOf": [
@@ -537,20 +551,19 @@ export const doc = {
               }
             ]
           },
-          "error": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ]
+          "errored": {
+            "type": "boolean"
+          },
+          "per_scorer": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/ExportedVerdict"
+            }
           }
         },
-        "description": "Per-case verdicts of an exported eval run: never inputs or outputs."
+        "description": "One case as export sends it: verdicts and the trace id, never the input, expected or actual output."
       },
-      "EvalRunExport": {
+      "ExportedEvalRun": {
         "type": "object",
         "required": [
           "run_id",
@@ -559,14 +572,16 @@ export const doc = {
           "agent_name",
           "started_at",
           "finished_at",
-          "pass_count",
-          "fail_count",
-          "pass_rate",
+          "scorers",
+          "metrics",
+          "overall_pass_rate",
+          "total_cases",
           "errored_count",
           "error_rate",
           "gate_outcome",
+          "gate_checks",
+          "max_error_rate",
           "thresholds",
-          "scorers",
           "git_sha",
           "git_branch",
           "sdk_version",
@@ -587,24 +602,10 @@ export const doc = {
             ]
           },
           "dataset_name": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ]
+            "type": "string"
           },
           "agent_name": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ]
+            "type": "string"
           },
           "started_at": {
             "$ref": "#/components/schemas/Timestamp"
@@ -612,17 +613,25 @@ export const doc = {
           "finished_at": {
             "$ref": "#/components/schemas/Timestamp"
           },
-          "pass_count": {
-            "type": "integer",
-            "format": "int32"
+          "scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
           },
-          "fail_count": {
-            "type": "integer",
-            "format": "int32"
+          "metrics": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ScorerMetric"
+            }
           },
-          "pass_rate": {
+          "overall_pass_rate": {
             "type": "number",
             "format": "double"
+          },
+          "total_cases": {
+            "type": "integer",
+            "format": "int32"
           },
           "errored_count": {
             "type": "integer",
@@ -642,13 +651,24 @@ export const doc = {
               }
             ]
           },
-          "thresholds": {
+          "gate_checks": {
             "type": "array",
             "items": {
               "type": "string"
             }
           },
-          "scorers": {
+          "max_error_rate": {
+            "anyOf": [
+              {
+                "type": "number",
+                "format": "double"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "thresholds": {
             "type": "array",
             "items": {
               "type": "string"
@@ -680,30 +700,28 @@ export const doc = {
           "cases": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/EvalCaseExport"
+              "$ref": "#/components/schemas/ExportedEvalCase"
             }
           }
         },
-        "description": "An eval run as exported: aggregates, gate outcome, thresholds, git provenance, per-case verdicts."
+        "description": "One run as connected mode would send it."
       },
-      "EvalRunIngest": {
+      "ExportedVerdict": {
         "type": "object",
         "required": [
-          "runs"
+          "passed",
+          "score"
         ],
         "properties": {
-          "project": {
-            "type": "string"
+          "passed": {
+            "type": "boolean"
           },
-          "runs": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/EvalRunExport"
-            }
+          "score": {
+            "type": "number",
+            "format": "double"
           }
         },
-        "description": "Body of an eval run ingest.",
-        "additionalProperties": false
+        "description": "A scorer's verdict as export sends it: no reason (it may quote the case)."
       },
       "ForbiddenError": {
         "type": "object",
@@ -922,33 +940,33 @@ export const doc = {
         ],
         "description": "Outcome recorded on a terminal row. A paused run writes none."
       },
-      "ScorerVerdict": {
+      "ScorerMetric": {
         "type": "object",
         "required": [
-          "passed",
-          "score",
-          "reason"
+          "name",
+          "avg_score",
+          "pass_rate",
+          "n"
         ],
         "properties": {
-          "passed": {
-            "type": "boolean"
+          "name": {
+            "type": "string"
           },
-          "score": {
+          "avg_score": {
             "type": "number",
             "format": "double"
           },
-          "reason": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ]
+          "pass_rate": {
+            "type": "number",
+            "format": "double"
+          },
+          "n": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Cases scored."
           }
         },
-        "description": "The verdict of one scorer on one case."
+        "description": "Aggregate of one scorer over a run."
       },
       "StepType": {
         "type": "string",

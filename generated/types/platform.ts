@@ -127,47 +127,55 @@ export interface components {
          * @enum {string}
          */
         CheckpointStatus: "completed" | "interrupted" | "failed";
-        /** @description Per-case verdicts of an exported eval run: never inputs or outputs. */
-        EvalCaseExport: {
+        /** @description Body of an eval run ingest. */
+        EvalRunIngest: {
+            project?: string;
+            /** @description The runs, exactly as `agentkit eval export --dry-run` prints them. */
+            runs: components["schemas"]["ExportedEvalRun"][];
+        };
+        /** @description One case as export sends it: verdicts and the trace id, never the input, expected or actual output. */
+        ExportedEvalCase: {
             case_id: string;
-            error: string | null;
+            errored: boolean;
             /** Format: int32 */
             ordinal: number;
             per_scorer: {
-                [key: string]: components["schemas"]["ScorerVerdict"];
+                [key: string]: components["schemas"]["ExportedVerdict"];
             };
             trace_id: string | null;
         };
-        /** @description An eval run as exported: aggregates, gate outcome, thresholds, git provenance, per-case verdicts. */
-        EvalRunExport: {
-            agent_name: string | null;
-            cases: components["schemas"]["EvalCaseExport"][];
-            dataset_name: string | null;
+        /** @description One run as connected mode would send it. */
+        ExportedEvalRun: {
+            agent_name: string;
+            cases: components["schemas"]["ExportedEvalCase"][];
+            dataset_name: string;
             /** Format: double */
             error_rate: number;
             /** Format: int32 */
             errored_count: number;
-            /** Format: int32 */
-            fail_count: number;
             finished_at: components["schemas"]["Timestamp"];
+            gate_checks: string[];
             gate_outcome: components["schemas"]["GateOutcome"] | null;
             git_branch: string | null;
             git_sha: string | null;
-            /** Format: int32 */
-            pass_count: number;
+            max_error_rate: number | null;
+            metrics: components["schemas"]["ScorerMetric"][];
             /** Format: double */
-            pass_rate: number;
+            overall_pass_rate: number;
             run_id: string;
             run_name: string | null;
             scorers: string[];
             sdk_version: string;
             started_at: components["schemas"]["Timestamp"];
             thresholds: string[];
+            /** Format: int32 */
+            total_cases: number;
         };
-        /** @description Body of an eval run ingest. */
-        EvalRunIngest: {
-            project?: string;
-            runs: components["schemas"]["EvalRunExport"][];
+        /** @description A scorer's verdict as export sends it: no reason (it may quote the case). */
+        ExportedVerdict: {
+            passed: boolean;
+            /** Format: double */
+            score: number;
         };
         /** @description The key is valid but lacks the scope. */
         ForbiddenError: {
@@ -238,12 +246,18 @@ export interface components {
          * @enum {string}
          */
         RunStatus: "completed" | "failed";
-        /** @description The verdict of one scorer on one case. */
-        ScorerVerdict: {
-            passed: boolean;
-            reason: string | null;
+        /** @description Aggregate of one scorer over a run. */
+        ScorerMetric: {
             /** Format: double */
-            score: number;
+            avg_score: number;
+            /**
+             * Format: int32
+             * @description Cases scored.
+             */
+            n: number;
+            name: string;
+            /** Format: double */
+            pass_rate: number;
         };
         /**
          * @description What kind of step a checkpoint row records. Rows written before local schema v20 have none (null).
@@ -317,9 +331,10 @@ export type AuthCheck = components['schemas']['AuthCheck'];
 export type CheckpointIngest = components['schemas']['CheckpointIngest'];
 export type CheckpointNotFoundError = components['schemas']['CheckpointNotFoundError'];
 export type CheckpointStatus = components['schemas']['CheckpointStatus'];
-export type EvalCaseExport = components['schemas']['EvalCaseExport'];
-export type EvalRunExport = components['schemas']['EvalRunExport'];
 export type EvalRunIngest = components['schemas']['EvalRunIngest'];
+export type ExportedEvalCase = components['schemas']['ExportedEvalCase'];
+export type ExportedEvalRun = components['schemas']['ExportedEvalRun'];
+export type ExportedVerdict = components['schemas']['ExportedVerdict'];
 export type ForbiddenError = components['schemas']['ForbiddenError'];
 export type GateOutcome = components['schemas']['GateOutcome'];
 export type IngestResult = components['schemas']['IngestResult'];
@@ -332,7 +347,7 @@ export type PlatformTraceNotFoundError = components['schemas']['PlatformTraceNot
 export type RejectedRow = components['schemas']['RejectedRow'];
 export type ResourceType = components['schemas']['ResourceType'];
 export type RunStatus = components['schemas']['RunStatus'];
-export type ScorerVerdict = components['schemas']['ScorerVerdict'];
+export type ScorerMetric = components['schemas']['ScorerMetric'];
 export type StepType = components['schemas']['StepType'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];

@@ -36,5 +36,8 @@ export {
   latestResumable,
   restoreIfMissing,
   runEndRow,
+  setRestorer,
+  type Restorer,
 } from './run-end.js';
+export { onCheckpointWrite } from './write-hook.js';
 export { isPlainObject, nonJsonReason, type JsonRecord, type JsonValue } from './json.js';

@@ -35,6 +35,7 @@ import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
 import { DeltaWriter, outputFromState, outputKeys, resolveStates, type StoredState, type StoredRow } from './delta.js';
+import { notifyCheckpointWrite } from './write-hook.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -119,12 +120,14 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
     const row = completeCheckpoint(checkpoint);
     await this.insert([row]);
+    notifyCheckpointWrite(this);
     return row;
   }
 
   async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
     if (rows.length > 0) await this.insert(rows);
+    notifyCheckpointWrite(this);
     return rows;
   }
 
@@ -204,6 +207,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     } finally {
       if (!released) client.release();
     }
+    notifyCheckpointWrite(this);
     return { checkpoint: row, pending: pendingRow };
   }
 

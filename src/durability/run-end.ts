@@ -71,13 +71,23 @@ export async function latestForkable(
   return found;
 }
 
+/** Fetches an execution from a remote copy; installed by connected mode (src/platform), absent otherwise. */
+export type Restorer = (checkpointer: Checkpointer, executionId: string) => Promise<Checkpoint | null>;
+
+let restorer: Restorer | null = null;
+
+/** Install (or, with null, remove) the restorer `restoreIfMissing` delegates to. Connected mode installs one. */
+export function setRestorer(next: Restorer | null): void {
+  restorer = next;
+}
+
 /**
  * Restore an execution from the Platform when connected and the local store has no record of it. Called at the top
- * of every resume and fork path. Connected mode is not wired yet (the Platform issue adds it), so there is never a
- * remote copy to fetch and this returns null.
+ * of every resume and fork path. Returns the restored latest checkpoint, or null when nothing was restored (not
+ * connected, restore disabled, the store already knows the execution, or the Platform holds none of it).
  */
-export async function restoreIfMissing(_checkpointer: Checkpointer, _executionId: string): Promise<Checkpoint | null> {
-  return null;
+export async function restoreIfMissing(checkpointer: Checkpointer, executionId: string): Promise<Checkpoint | null> {
+  return restorer ? restorer(checkpointer, executionId) : null;
 }
 
 /** The terminal row of a run. `state` is the run's last state; a failed run records its error as `node_output`. */

@@ -32,6 +32,7 @@ import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
 import { SQLITE_CHAINS_SQL } from './sqlite-states.js';
+import { notifyCheckpointWrite } from './write-hook.js';
 
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
 const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
@@ -183,9 +184,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           put.reject(error);
         }
       }
+      notifyCheckpointWrite(this);
       return;
     }
     for (const put of batch) put.resolve(put.row);
+    notifyCheckpointWrite(this);
   }
 
   async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
@@ -195,6 +198,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     else if (rows.length > 1) this.inTransaction(db, rows, () => {
       for (const row of rows) this.insert(statements, row);
     });
+    notifyCheckpointWrite(this);
     return rows;
   }
 
@@ -228,6 +232,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       this.insert(statements, row);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
     });
+    notifyCheckpointWrite(this);
     return { checkpoint: row, pending: pendingRow };
   }
 

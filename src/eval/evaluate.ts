@@ -18,6 +18,7 @@ import { resolveScorers, type ScorerOptions, type ScorerSpec } from './registry.
 import { buildScorecard, errorRate } from './scorecard.js';
 import type { Scorer, ScorerVerdict } from './scorer.js';
 import { EvalStore } from './store.js';
+import { exportQueuedRuns, queueForExport } from '../platform/eval-outbox.js';
 import { adaptTarget, type EvalTarget } from './target.js';
 
 /** Progress after each finished case. */
@@ -113,7 +114,8 @@ export async function evaluate(target: EvalTarget, dataset: DatasetSource, score
     git_sha,
     git_branch,
     metadata: { ...options.metadata, concurrency },
-    synced: false,
+    // Queued for export (synced = 0) unless export is disabled now: a run stored while disabled is never sent.
+    synced: !queueForExport(options.env ?? process.env),
     cases,
     error_rate: errorRate(scorecard),
     persisted: false,
@@ -121,8 +123,15 @@ export async function evaluate(target: EvalTarget, dataset: DatasetSource, score
   };
   if (options.persist !== false) {
     const { error_rate: _rate, persisted: _persisted, db_path: _db, ...record } = results;
-    new EvalStore({ dbPath }).saveRun(record);
+    const store = new EvalStore({ dbPath });
+    store.saveRun(record);
     results.persisted = true;
+    // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).
+    const exported = await exportQueuedRuns(store, { env: options.env ?? process.env });
+    if (exported?.error) process.emitWarning(`eval export: ${exported.error}; the run stays queued`, { code: 'AGENTKIT_EVAL_EXPORT' });
+    if (exported && exported.rejected.length > 0) {
+      process.emitWarning(`eval export: the Platform refused ${exported.rejected.map((r) => `${r.id} (${r.reason})`).join(', ')}`, { code: 'AGENTKIT_EVAL_EXPORT' });
+    }
   }
   return results;
 }

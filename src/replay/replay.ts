@@ -4,6 +4,8 @@
  * needs connected mode. Steps are the spans in start order, numbered from 0; `forkAt(step)` starts a fork to change
  * and rerun.
  */
+import { NotFoundError } from '../errors.js';
+import { clientFor, resolveConnection } from '../platform/connection.js';
 import { TraceStore } from '../tracing/trace-store.js';
 import type { ReplayStep, Span, Trace } from '../types.js';
 import { stepOutOfRange, ReplayError } from './errors.js';
@@ -47,11 +49,30 @@ export class Replay {
     return new Replay(trace, { store, [STORED]: true } as ReplayOptions);
   }
 
-  /** Loading from the Platform needs connected mode, which this build does not have configured: always a ReplayError. */
-  static async fromPlatform(traceId: string): Promise<Replay> {
-    throw new ReplayError(
-      `Replay.fromPlatform('${traceId}') needs connected mode (a Platform connection), which is not available in this build; export the trace locally and use Replay.load or new Replay(trace)`,
-    );
+  /**
+   * A replay of a trace fetched from the Platform (connected mode: `connect()`, or a `jobScope` with a key). The
+   * Platform keeps each span's payloads as `input` and `output` and no parent links, so the spans come back flat, in
+   * start order. ReplayError when not connected; NotFoundError (`trace_not_found`) when the Platform has no such trace.
+   */
+  static async fromPlatform(traceId: string, options: ReplayOptions = {}): Promise<Replay> {
+    const connection = resolveConnection();
+    if (!connection) {
+      throw new ReplayError(`Replay.fromPlatform('${traceId}') needs connected mode: call connect() first (or run inside jobScope with an apiKey)`);
+    }
+    const remote = await clientFor(connection).getTrace(traceId);
+    if (!remote) throw new NotFoundError('trace_not_found', `Trace '${traceId}' not found on the Platform at ${connection.target}`);
+    const spans: Span[] = remote.spans.map((s) => ({
+      span_id: s.id,
+      trace_id: remote.trace_id,
+      parent_span_id: null,
+      name: s.name,
+      status: (['OK', 'ERROR', 'UNSET'].includes(s.status) ? s.status : 'UNSET') as Span['status'],
+      start_time: s.start_time,
+      end_time: s.end_time,
+      attributes: { ...s.input, ...s.output },
+      events: [],
+    }));
+    return new Replay({ trace_id: remote.trace_id, name: remote.name ?? spans[0]?.name ?? '', spans } as unknown as TraceInput, options);
   }
 
   get traceId(): string {

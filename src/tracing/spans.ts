@@ -5,6 +5,7 @@
  */
 import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { isControlFlowSignal } from '../tools/control-flow.js';
+import { currentJob } from '../platform/job-context.js';
 import { setTraceDestination } from './destination.js';
 import { LeanSpan } from './lean-span.js';
 import { agentkitTracer, ensureTracing } from './setup.js';
@@ -21,7 +22,9 @@ export interface SpanOptions {
 export async function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
   let parent = options.parent ?? context.active();
   if (options.dbPath) parent = setTraceDestination(parent, options.dbPath);
-  const span = agentkitTracer().startSpan(name, options.attributes ? { attributes: options.attributes } : {}, parent);
+  const project = currentJob()?.project;
+  const attributes = project ? { ...options.attributes, 'agentkit.project_id': project } : options.attributes;
+  const span = agentkitTracer().startSpan(name, attributes ? { attributes } : {}, parent);
   try {
     const result = await context.with(trace.setSpan(parent, span), fn, undefined, span);
     // `fn` may have set a status of its own (a failed step the run survives); OK would override it.

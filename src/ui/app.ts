@@ -11,6 +11,7 @@ import express, { type Express, type Request, type Response, type Router } from 
 import { doc } from '../../generated/schemas/ui.js';
 import type { components } from '../../generated/types/ui.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import { restoreIfMissing } from '../durability/run-end.js';
 import { runnerOfExecution } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
@@ -208,6 +209,8 @@ function durabilityRoutes(router: Router, checkpointer: Checkpointer, registry: 
   router.post('/api/executions/:execution_id/resume', async (req: Request, res: Response) => {
     const executionId = String(req.params.execution_id);
     const body = req.body as Schemas['ResumeRequest'];
+    // Connected: a run paused on another host is restored from the Platform first.
+    await restoreIfMissing(checkpointer, executionId);
     const rows = await history(checkpointer, executionId);
     const owner = runnerOfExecution(rows)!;
     const runner = registry.get(owner.kind, owner.name);

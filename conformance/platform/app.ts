@@ -1,0 +1,102 @@
+/**
+ * The local Platform: every route of `spec/platform` on the hardened, validated app builder (the same as the served
+ * agent and the UI), storing into a PlatformStore. Keys are checked in constant time (SHA-256 digests); a key listed
+ * as forbidden is known but gets 403. A checkpoint row larger than `maxRowBytes` is rejected on payload grounds
+ * (listed in `rejected` with its reason) while the rest of the batch is accepted, as the real Platform does.
+ */
+import type { Express, Request, Response } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { doc } from '../../generated/schemas/platform.js';
+import { createValidatedApp, type AuthFailure } from '../../src/http/validated-app.js';
+import { keyFingerprint, type PlatformStore } from './store.js';
+
+export interface PlatformAppOptions {
+  store: PlatformStore;
+  /** Keys that may call every route. */
+  apiKeys: readonly string[];
+  /** Keys that are known but lack every scope (403). */
+  forbiddenKeys?: readonly string[];
+  /** Largest accepted checkpoint row, as serialized JSON bytes (default 1 MiB). */
+  maxRowBytes?: number;
+  /** Request body cap (default 64 MiB). */
+  maxBodyBytes?: number;
+  /** The project a key without one belongs to (auth check's `project_id`). */
+  defaultProject?: string | null;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+function matchesAny(presented: string, keys: readonly Buffer[]): boolean {
+  const candidate = digest(presented);
+  let found = false;
+  for (const key of keys) if (timingSafeEqual(candidate, key)) found = true;
+  return found;
+}
+
+const INVALID_KEY: AuthFailure = { status: 401, code: 'invalid_api_key', detail: 'Missing or invalid API key.' };
+const FORBIDDEN: AuthFailure = { status: 403, code: 'forbidden', detail: 'This API key has no scope for this route.' };
+
+export function createPlatformApp(options: PlatformAppOptions): Express {
+  const allowed = options.apiKeys.map(digest);
+  const forbidden = (options.forbiddenKeys ?? []).map(digest);
+  const maxRowBytes = options.maxRowBytes ?? 1024 * 1024;
+  const { store } = options;
+  const keyOf = (req: Request) => String(req.headers['x-api-key'] ?? '');
+
+  return createValidatedApp({
+    doc,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
+    jsonLimits: { maxKeys: 1_000_000 },
+    authenticate(req, route) {
+      const key = keyOf(req);
+      if (key && matchesAny(key, allowed)) {
+        if (route) store.logRequest(`${route.method} ${route.path}`, keyFingerprint(key));
+        return null;
+      }
+      if (key && matchesAny(key, forbidden)) return FORBIDDEN;
+      return INVALID_KEY;
+    },
+    routes(app) {
+      app.get('/public/v1/auth/check', (_req: Request, res: Response) => {
+        res.json({ domain_id: 'local', project_id: options.defaultProject ?? null, scopes: ['checkpoints', 'evals', 'traces'] });
+      });
+
+      app.post('/public/v1/checkpoints/ingest', (req: Request, res: Response) => {
+        const body = req.body as { project?: string; checkpoints: Array<{ checkpoint_id: string; execution_id: string; created_at: string }> };
+        const accepted: typeof body.checkpoints = [];
+        const rejected: Array<{ id: string; reason: string }> = [];
+        for (const row of body.checkpoints) {
+          const size = Buffer.byteLength(JSON.stringify(row));
+          if (size > maxRowBytes) rejected.push({ id: row.checkpoint_id, reason: `checkpoint is ${size} bytes, over the ${maxRowBytes}-byte row limit` });
+          else accepted.push(row);
+        }
+        store.putCheckpoints(accepted, body.project ?? null, keyFingerprint(keyOf(req)));
+        res.json({ accepted: accepted.map((row) => row.checkpoint_id), rejected });
+      });
+
+      app.get('/public/v1/checkpoints/:execution_id/latest', (req: Request, res: Response) => {
+        const row = store.latestCheckpoint(String(req.params.execution_id));
+        if (row === null) {
+          res.status(404).json({ detail: `no checkpoint of execution '${req.params.execution_id}'`, code: 'checkpoint_not_found' });
+          return;
+        }
+        res.json(row);
+      });
+
+      app.post('/public/v1/eval/runs/ingest', (req: Request, res: Response) => {
+        const body = req.body as { project?: string; runs: Array<{ run_id: string }> };
+        store.putEvalRuns(body.runs, body.project ?? null, keyFingerprint(keyOf(req)));
+        res.json({ accepted: body.runs.map((run) => run.run_id), rejected: [] });
+      });
+
+      app.get('/public/v1/traces/:trace_id', (req: Request, res: Response) => {
+        const trace = store.trace(String(req.params.trace_id));
+        if (trace === null) {
+          res.status(404).json({ detail: `no trace '${req.params.trace_id}'`, code: 'trace_not_found' });
+          return;
+        }
+        res.json(trace);
+      });
+    },
+  });
+}

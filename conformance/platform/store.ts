@@ -1,0 +1,102 @@
+/**
+ * The local Platform's store: one SQLite file (or `:memory:`) holding what connected mode sent: replicated
+ * checkpoints, exported eval runs, traces (seeded by `putTrace`: the contract has no trace upload), and one row per
+ * authenticated request naming the key by fingerprint (never the key), so tests can prove which key each request
+ * carried.
+ */
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+
+/** First 16 hex characters of the key's SHA-256: identifies a key in the store without holding it. */
+export function keyFingerprint(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+}
+
+export interface StoredRow<T> {
+  key_id: string;
+  project: string | null;
+  body: T;
+}
+
+export class PlatformStore {
+  readonly db: Database.Database;
+
+  constructor(path = ':memory:') {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS checkpoints (
+        checkpoint_id TEXT PRIMARY KEY, execution_id TEXT NOT NULL, created_at TEXT NOT NULL,
+        project TEXT, key_id TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS checkpoints_execution ON checkpoints (execution_id, created_at);
+      CREATE TABLE IF NOT EXISTS eval_runs (
+        run_id TEXT PRIMARY KEY, project TEXT, key_id TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS requests (
+        id INTEGER PRIMARY KEY, route TEXT NOT NULL, key_id TEXT NOT NULL, at TEXT NOT NULL);
+    `);
+  }
+
+  logRequest(route: string, keyId: string): void {
+    this.db.prepare('INSERT INTO requests (route, key_id, at) VALUES (?, ?, ?)').run(route, keyId, new Date().toISOString());
+  }
+
+  /** Store checkpoints; a resent id is accepted again and left as first stored (ingest is idempotent). */
+  putCheckpoints(rows: ReadonlyArray<{ checkpoint_id: string; execution_id: string; created_at: string }>, project: string | null, keyId: string): void {
+    const insert = this.db.prepare(
+      'INSERT OR IGNORE INTO checkpoints (checkpoint_id, execution_id, created_at, project, key_id, body) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      for (const row of rows) insert.run(row.checkpoint_id, row.execution_id, row.created_at, project, keyId, JSON.stringify(row));
+    })();
+  }
+
+  /** The newest checkpoint of an execution (latest created_at, then arrival order), or null. */
+  latestCheckpoint(executionId: string): unknown {
+    const row = this.db
+      .prepare('SELECT body FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
+      .get(executionId) as { body: string } | undefined;
+    return row ? JSON.parse(row.body) : null;
+  }
+
+  checkpoints(): Array<StoredRow<Record<string, unknown>>> {
+    return this.rows('SELECT key_id, project, body FROM checkpoints ORDER BY rowid');
+  }
+
+  putEvalRuns(runs: ReadonlyArray<{ run_id: string }>, project: string | null, keyId: string): void {
+    const insert = this.db.prepare('INSERT OR REPLACE INTO eval_runs (run_id, project, key_id, body) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const run of runs) insert.run(run.run_id, project, keyId, JSON.stringify(run));
+    })();
+  }
+
+  evalRuns(): Array<StoredRow<Record<string, unknown>>> {
+    return this.rows('SELECT key_id, project, body FROM eval_runs ORDER BY rowid');
+  }
+
+  putTrace(trace: { trace_id: string }): void {
+    this.db.prepare('INSERT OR REPLACE INTO traces (trace_id, body) VALUES (?, ?)').run(trace.trace_id, JSON.stringify(trace));
+  }
+
+  trace(traceId: string): unknown {
+    const row = this.db.prepare('SELECT body FROM traces WHERE trace_id = ?').get(traceId) as { body: string } | undefined;
+    return row ? JSON.parse(row.body) : null;
+  }
+
+  requests(): Array<{ route: string; key_id: string }> {
+    return this.db.prepare('SELECT route, key_id FROM requests ORDER BY id').all() as Array<{ route: string; key_id: string }>;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private rows(sql: string): Array<StoredRow<Record<string, unknown>>> {
+    return (this.db.prepare(sql).all() as Array<{ key_id: string; project: string | null; body: string }>).map((r) => ({
+      key_id: r.key_id,
+      project: r.project,
+      body: JSON.parse(r.body) as Record<string, unknown>,
+    }));
+  }
+}

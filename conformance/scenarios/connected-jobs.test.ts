@@ -1,0 +1,116 @@
+/**
+ * `jobScope` and `Replay.fromPlatform` against the local Platform: 50 concurrent jobs in one process, each with its
+ * own key, project and tools: every request a job causes carries the job's key (proved on the Platform's request log
+ * and stored rows), each job sees its own tool under a shared name, tools created inside a job stay in it, spans
+ * carry the job's project id, and nothing leaks between jobs or into the global state.
+ */
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import {
+  connect,
+  currentToolRegistry,
+  defaultToolRegistry,
+  disconnect,
+  drainReplication,
+  jobScope,
+  NotFoundError,
+  PlatformAuthError,
+  Replay,
+  ReplayError,
+  resolveConnection,
+  SQLiteCheckpointer,
+  tool,
+} from '../../src/index.js';
+import { withSpan } from '../../src/tracing/spans.js';
+import { fiveSteps } from '../fixtures/durability/chains.js';
+import { keyFingerprint } from '../platform/store.js';
+import { conformance, startPlatform } from '../harness/index.js';
+
+const area = conformance('connected: jobScope and Replay.fromPlatform');
+const JOBS = 50;
+const keyOf = (i: number) => `ak_job_${String(i).padStart(2, '0')}_0123456789abcdef`;
+const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
+
+area.scenario('50 concurrent jobs with different keys and tools: each request carries its own key, no tool leaks', { backends: ['sqlite'], timeoutMs: 60_000 }, async (t) => {
+  const keys = Array.from({ length: JOBS }, (_, i) => keyOf(i));
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [...keys, 'ak_global_key_0000000'] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  await connect({ apiKey: 'ak_global_key_0000000', target: platform.url, project: 'global' });
+  const globalLookup = tool({ name: 'lookup', execute: () => 'global' });
+  t.defer(() => defaultToolRegistry.unregister('lookup'));
+
+  const results = await Promise.all(
+    keys.map((apiKey, i) =>
+      jobScope({ apiKey, project: `project-${i}`, tools: [tool({ name: 'lookup', registry: false, execute: () => `job-${i}` })] }, async () => {
+        await pause();
+        const connection = resolveConnection()!;
+        assert.equal([connection.apiKey, connection.project, connection.target], [apiKey, `project-${i}`, platform.url], 'target inherited from the global connection');
+        const lookup = currentToolRegistry().get('lookup')!;
+        const own = await lookup.execute({}, {} as never);
+        tool({ name: `made_in_${i}`, execute: () => i });
+        await pause();
+        const seenOthers = keys.map((_, j) => currentToolRegistry().get(`made_in_${j}`) !== undefined).filter(Boolean).length;
+        const project = await withSpan('job.probe', {}, async (span) => (span as unknown as { attributes: Record<string, unknown> }).attributes['agentkit.project_id']);
+        const checkpointer = new SQLiteCheckpointer(path.join(t.cwd, `job-${i}`, 'local.db'));
+        try {
+          await fiveSteps(checkpointer).run({ total: 0 }, { executionId: `job-exec-${i}` });
+          const drained = await drainReplication(checkpointer);
+          return { own, seenOthers, project, drained: drained?.outcome, rows: (await checkpointer.list(`job-exec-${i}`)).length };
+        } finally {
+          await checkpointer.close();
+        }
+      }),
+    ),
+  );
+  results.forEach((r, i) => {
+    assert.equal([r.own, r.seenOthers, r.project, r.drained], [`job-${i}`, 1, `project-${i}`, 'drained'], `job ${i}`);
+  });
+  assert.is(currentToolRegistry().get('lookup'), globalLookup, 'outside every job the global tool is back');
+  assert.ok(defaultToolRegistry.names().every((name) => !name.startsWith('made_in_')), 'tools made inside jobs stayed in them');
+  assert.is(resolveConnection()!.project, 'global');
+
+  const rows = platform.read((s) => s.checkpoints());
+  assert.is(rows.length, results.reduce((n, r) => n + r.rows, 0));
+  for (const row of rows) {
+    const i = Number(/^job-exec-(\d+)$/.exec(row.body.execution_id as string)![1]);
+    assert.equal([row.key_id, row.project], [keyFingerprint(keyOf(i)), `project-${i}`], `rows of job ${i} went with its key`);
+  }
+  const ingests = platform.read((s) => s.requests()).filter((r) => r.route === 'POST /public/v1/checkpoints/ingest');
+  assert.ok(ingests.length >= JOBS);
+  assert.ok(ingests.every((r) => keys.some((k) => keyFingerprint(k) === r.key_id)), 'no ingest used the global key');
+});
+
+area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trace; not connected', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: ['ak_replay_key_000000'] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const traceId = '0123456789abcdef0123456789abcdef';
+  platform.read((s) =>
+    s.putTrace({
+      trace_id: traceId,
+      name: 'agent.desk',
+      spans: [
+        { id: 'a1', name: 'agent.desk', status: 'OK', input: { 'agent.input': 'refund 42' }, output: { 'agent.output': 'done' }, start_time: '2026-01-01T00:00:00.000000Z', end_time: '2026-01-01T00:00:01.000000Z' },
+        { id: 'b2', name: 'tool.refund', status: 'OK', input: { 'tool.input': '{"order":42}' }, output: { 'tool.output': 'ok' }, start_time: '2026-01-01T00:00:00.500000Z', end_time: null },
+      ],
+    } as never),
+  );
+  const offline = await Replay.fromPlatform(traceId).catch((e: unknown) => e);
+  assert.instance(offline, ReplayError);
+  assert.match((offline as Error).message, /needs connected mode: call connect\(\) first/);
+
+  const refused = await connect({ apiKey: 'ak_wrong_key_0000000', target: platform.url }).catch((e: unknown) => e);
+  assert.instance(refused, PlatformAuthError);
+  assert.is(resolveConnection(), null, 'a refused key leaves the process unconnected');
+  await connect({ apiKey: 'ak_replay_key_000000', target: platform.url });
+  const replay = await Replay.fromPlatform(traceId);
+  assert.is(replay.traceId, traceId);
+  assert.equal(replay.steps().map((s) => [s.step, s.span_name, s.span_id]), [[0, 'agent.desk', 'a1'], [1, 'tool.refund', 'b2']]);
+  assert.equal(replay.inspect(1).input, { 'tool.input': { order: 42 } });
+  const missing = await Replay.fromPlatform('f'.repeat(32)).catch((e: unknown) => e);
+  assert.instance(missing, NotFoundError);
+  assert.is((missing as NotFoundError).code, 'trace_not_found');
+});
+
+area.run();

@@ -1,0 +1,173 @@
+/**
+ * Connected mode, checkpoint replication and restore, on SQLite and Postgres against the local Platform server:
+ * a paused run replicates (every row, oldest first, marked synced only once acknowledged); the local store is lost;
+ * `agentkit resume` on a new store restores it from the Platform and completes it; after a restore, 16 concurrent
+ * resumers still yield exactly one winner; restore is skipped when disabled, when not connected, or when the store
+ * knows the execution.
+ */
+import * as assert from 'uvu/assert';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  AlreadyResumed,
+  connect,
+  disconnect,
+  drainReplication,
+  ExecutionBusy,
+  PostgresCheckpointer,
+  restoreIfMissing,
+  SQLiteCheckpointer,
+  type Checkpointer,
+} from '../../src/index.js';
+import { createUiApp } from '../../src/ui/app.js';
+import { TraceStore } from '../../src/tracing/trace-store.js';
+import { approverAgent } from '../fixtures/durability/agents.js';
+import { approvalChain } from '../fixtures/durability/chains.js';
+import { conformance, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
+import { createTestSchema, dropTestSchema, testPgUrl } from '../harness/postgres.js';
+
+const area = conformance('connected: checkpoint replication and restore');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
+const KEY = 'ak_replica_0123456789abcdef';
+
+type Store = { kind: 'sqlite'; dbPath: string } | { kind: 'postgres'; url: string; schema: string };
+
+/** A brand-new, empty store of the variant's backend ("another host"). */
+async function newStore(t: ScenarioContext, name: string): Promise<Store> {
+  if (t.backend.kind === 'postgres') {
+    const schema = await createTestSchema(testPgUrl());
+    t.defer(() => dropTestSchema(schema, testPgUrl()));
+    return { kind: 'postgres', url: testPgUrl(), schema };
+  }
+  return { kind: 'sqlite', dbPath: path.join(t.cwd, name, 'local.db') };
+}
+
+function open(store: Store): Checkpointer {
+  return store.kind === 'sqlite' ? new SQLiteCheckpointer(store.dbPath) : new PostgresCheckpointer(store.url, { schema: store.schema });
+}
+
+area.scenario('a paused run replicates; on a new store `agentkit resume` restores and completes it; 16 resumers after restore: one winner', { surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  await connect({ apiKey: KEY, target: platform.url });
+
+  // Host A pauses two runs; the outbox sends every row.
+  const hostA = await newStore(t, 'host-a');
+  const a = open(hostA);
+  t.defer(() => a.close());
+  for (const id of ['exec-cli', 'exec-race']) assert.is((await approvalChain(a, { counterUrl: counter.url }).run('refund order 42', { executionId: id })).status, 'paused');
+  const drained = await drainReplication(a);
+  assert.is(drained?.outcome, 'drained');
+  const local = await a.list('exec-cli');
+  const remote = platform.read((s) => s.checkpoints().map((r) => r.body)).filter((r) => r.execution_id === 'exec-cli');
+  assert.equal(remote.map((r) => [r.checkpoint_id, r.node_id, r.status]), local.map((r) => [r.checkpoint_id, r.node_id, r.status]), 'every row, oldest first');
+  assert.ok(remote.every((r, i) => i === 0 || (r.sequence as number) > (remote[i - 1]!.sequence as number)));
+  assert.equal(await (a as SQLiteCheckpointer).fetchUnsynced(100), [], 'all marked synced');
+  disconnect();
+
+  // Host B: empty store; the CLI (connected through the environment) restores and completes the run.
+  const hostB = await newStore(t, 'host-b');
+  const runner = path.join(t.cwd, 'runner.mts');
+  await writeFile(runner, `import { approvalRunner } from ${JSON.stringify(chainsModule)};\nexport const refund = () => approvalRunner(${JSON.stringify(hostB)}, { counterUrl: ${JSON.stringify(counter.url)} });\n`);
+  const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: platform.url };
+  const off = await t.cli(['resume', 'exec-cli', '--runner', 'runner.mts:refund'], { env: { ...env, AGENTKIT_RESTORE_FROM_PLANE: '0' } });
+  assert.is(off.code, 1, 'restore disabled: the new store does not know the execution');
+  const resumed = await t.cli(['resume', 'exec-cli', '--runner', 'runner.mts:refund'], { env });
+  assert.is(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /^execution_id: exec-cli\nstatus: completed\n/);
+  assert.is(counter.count('/finalize'), 1);
+  const b = open(hostB);
+  t.defer(() => b.close());
+  const rowsB = await b.list('exec-cli');
+  assert.equal(rowsB.map((r) => [r.node_id, r.status, r.step_type]), [['approval', 'interrupted', 'hitl_pause'], ['approval', 'completed', 'resume'], ['approval', 'completed', rowsB[2]!.step_type], ['finalize', 'completed', rowsB[3]!.step_type], ['run_end', 'completed', 'run_end']], 'restored interrupted row, decision, rest of the run');
+  assert.is(rowsB[0]!.checkpoint_id, local.at(-1)!.checkpoint_id);
+  const sentBack = platform.read((s) => s.checkpoints().map((r) => r.body)).filter((r) => r.execution_id === 'exec-cli');
+  assert.is(sentBack.length, local.length + 4, 'the resume replicated its new rows, not the restored one again');
+
+  // Host C: 16 resumers race on a fresh store; restore happens once and exactly one claims the pause.
+  await connect({ apiKey: KEY, target: platform.url });
+  const hostC = await newStore(t, 'host-c');
+  const handles = Array.from({ length: 4 }, () => open(hostC));
+  for (const handle of handles) t.defer(() => handle.close());
+  const outcomes = await Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      approvalChain(handles[i % 4]!, { counterUrl: counter.url })
+        .resume('exec-race', { resumeValue: { approved: true, metadata: { approver: `racer-${i}` } } })
+        .then(
+          (result) => result.status,
+          (error: unknown) => {
+            if (error instanceof AlreadyResumed || error instanceof ExecutionBusy) return 'lost';
+            throw error;
+          },
+        ),
+    ),
+  );
+  assert.is(outcomes.filter((o) => o === 'completed').length, 1, outcomes.join());
+  assert.is(outcomes.filter((o) => o === 'lost').length, 15);
+  assert.is(counter.count('/finalize'), 2, 'finalize ran once for each execution');
+  assert.equal(await handles[0]!.listPendingInterrupts(), []);
+  assert.is((await handles[0]!.list('exec-race')).filter((r) => r.status === 'interrupted').length, 1, 'restored once');
+
+  // The store knows the execution now: nothing is fetched.
+  assert.is(await restoreIfMissing(handles[0]!, 'exec-race'), null);
+  disconnect();
+  assert.is(await restoreIfMissing(open(await newStore(t, 'host-d')), 'exec-race'), null, 'not connected: no restore');
+});
+
+area.scenario('a paused Agent replicates and resumes on a new store: the conversation comes back, the refund happens once', { timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  await connect({ apiKey: KEY, target: platform.url });
+  const a = open(await newStore(t, 'agent-a'));
+  t.defer(() => a.close());
+  const paused = await approverAgent(a, { counterUrl: counter.url }).agent.run('refund 40', { executionId: 'agent-remote' });
+  assert.is(paused.status, 'paused');
+  assert.is((await drainReplication(a))?.outcome, 'drained');
+
+  const b = open(await newStore(t, 'agent-b'));
+  t.defer(() => b.close());
+  const done = await approverAgent(b, { counterUrl: counter.url }).agent.resume('agent-remote', { resumeValue: { approved: true, metadata: { approver: 'lee' } } });
+  assert.is(done.status, 'completed');
+  assert.is(done.output, 'Result: refunded 40 (approved by lee)');
+  assert.is(counter.count('/refund'), 1);
+  assert.equal(await b.listPendingInterrupts(), []);
+});
+
+area.scenario('the UI resume route restores a run paused on another host and resumes it', { surfaces: ['http'], timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const counter = await startCounterServer();
+  t.defer(() => counter.close());
+  await connect({ apiKey: KEY, target: platform.url });
+  const a = open(await newStore(t, 'ui-a'));
+  t.defer(() => a.close());
+  assert.is((await approvalChain(a).run('refund', { executionId: 'ui-remote' })).status, 'paused');
+  await drainReplication(a);
+
+  const b = open(await newStore(t, 'ui-b'));
+  t.defer(() => b.close());
+  const app = createUiApp({ checkpointer: b, traceStore: new TraceStore({ dbPath: path.join(t.cwd, 'ui-traces.db') }), auth: { mode: 'none' }, runners: [approvalChain(b, { counterUrl: counter.url })] });
+  const { url } = await t.serve(app);
+  const status = await fetch(`${url}/api/auth/status`);
+  const csrf = /agentkit_csrf=([0-9a-f]+)/.exec(status.headers.getSetCookie().join(';'))![1]!;
+  const response = await fetch(`${url}/api/executions/ui-remote/resume`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: `agentkit_csrf=${csrf}`, 'x-csrf-token': csrf },
+    body: JSON.stringify({ approved: true, metadata: { approver: 'ui' } }),
+  });
+  const body = (await response.json()) as { result: { status: string } };
+  assert.is(response.status, 200, JSON.stringify(body));
+  assert.is(body.result.status, 'completed');
+  assert.is(counter.count('/finalize'), 1);
+});
+
+area.run();

@@ -1,0 +1,35 @@
+import { Chain, SQLiteCheckpointer, connect, drainReplication, interrupt, type Checkpointer } from 'agentkit';
+
+// 1. Connect explicitly. With no arguments, connect() uses AGENTKIT_API_KEY / AGENTKIT_TARGET / AGENTKIT_PROJECT,
+//    else the credentials `agentkit connect` saved; it checks the key against the Platform first.
+const connection = await connect();
+console.log(`connected: ${connection.verified}`);
+
+// 2. A refund chain that pauses for a manager's approval.
+function refundChain(checkpointer: Checkpointer): Chain {
+  const chain = new Chain('refund', { checkpointer });
+  chain.addNode('approval', (state) => {
+    const { amount } = state.input as { amount: number };
+    const decision = interrupt('manager_approval', { amount });
+    return { amount, approved: decision.approved };
+  });
+  chain.addNode('finalize', (state) => ({ receipt: `${state.approved ? 'refunded' : 'declined'} ${String(state.amount)} USD` }));
+  chain.connect('approval', 'finalize');
+  return chain;
+}
+
+// 3. Host A pauses the run. Every checkpoint goes to the outbox; the drain runs off the step's path, and
+//    drainReplication waits for it (a process about to exit should).
+const hostA = new SQLiteCheckpointer('.agentkit/host-a.db');
+const paused = await refundChain(hostA).run({ amount: 120 }, { executionId: 'refund-42' });
+console.log(`host A: ${paused.status}`);
+const sent = await drainReplication(hostA);
+console.log(`replicated: ${sent?.outcome}, ${(await hostA.fetchUnsynced(100)).length} rows left to send`);
+await hostA.close();
+
+// 4. Host B has an empty store. resume() restores the paused run from the Platform first, then continues it.
+const hostB = new SQLiteCheckpointer('.agentkit/host-b.db');
+const done = await refundChain(hostB).resume('refund-42', { resumeValue: { approved: true, metadata: {} } });
+console.log(`host B: ${done.status}, ${JSON.stringify(done.output)}`);
+await drainReplication(hostB);
+await hostB.close();

@@ -1,0 +1,168 @@
+/**
+ * The typed Platform client: openapi-fetch over the generated `spec/platform` contract. Every call sends the key in
+ * the `X-API-Key` header (never in a URL, a log line or an error), has a timeout, and turns each failure into one
+ * clear error: 401 PlatformAuthError, 403 PlatformForbiddenError, anything else PlatformError (with `status`, null
+ * when unreachable). Transport failures, timeouts, 429 and 5xx are retried with exponential backoff before failing.
+ */
+import type { Client } from 'openapi-fetch';
+import { createPlatformClient, type components, type paths } from '../../generated/clients/platform.js';
+import { registerSecret } from '../config/secrets.js';
+import { VERSION } from '../version.js';
+import { normalizeTarget } from './credentials.js';
+import { PlatformAuthError, PlatformError, PlatformForbiddenError } from './errors.js';
+
+export type PlatformSchemas = components['schemas'];
+export type WireCheckpoint = PlatformSchemas['WireCheckpoint'];
+export type IngestResult = PlatformSchemas['IngestResult'];
+export type AuthCheck = PlatformSchemas['AuthCheck'];
+export type PlatformTrace = PlatformSchemas['PlatformTrace'];
+
+export interface PlatformClientOptions {
+  apiKey: string;
+  /** Platform base URL (`http://` or `https://`), without `/public/v1`. */
+  target: string;
+  /** Per-attempt timeout in ms (default 10 000). */
+  timeoutMs?: number;
+  /** Attempts for retryable failures (default 3; 1 disables retries). */
+  attempts?: number;
+  /** First backoff in ms, doubled per retry (default 500). */
+  backoffMs?: number;
+  /** A fetch implementation (default: the global one). */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+const API_PREFIX = '/public/v1';
+
+/** Typed access to the Platform routes agentkit uses. */
+export class PlatformClient {
+  readonly target: string;
+  private readonly http: Client<paths>;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+
+  constructor(options: PlatformClientOptions) {
+    this.target = normalizeTarget(options.target);
+    this.apiKey = options.apiKey;
+    registerSecret(options.apiKey);
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.attempts = Math.max(1, options.attempts ?? 3);
+    this.backoffMs = options.backoffMs ?? 500;
+    const baseFetch = options.fetch ?? ((request: Request) => fetch(request));
+    this.http = createPlatformClient({
+      baseUrl: this.target,
+      headers: { 'user-agent': `agentkit-ts/${VERSION}` },
+      fetch: (request: Request) => baseFetch(request),
+    });
+  }
+
+  /** `GET /auth/check`: who the key belongs to. */
+  async authCheck(): Promise<AuthCheck> {
+    return this.call('check the API key', (signal) =>
+      this.http.GET(`${API_PREFIX}/auth/check`, { params: { header: { 'X-API-Key': this.apiKey } }, signal }),
+    ) as Promise<AuthCheck>;
+  }
+
+  /** `POST /checkpoints/ingest`: accepted ids and rows rejected on payload grounds. */
+  async ingestCheckpoints(checkpoints: WireCheckpoint[], project?: string | null, options: { attempts?: number } = {}): Promise<IngestResult> {
+    return this.call(
+      'replicate checkpoints',
+      (signal) =>
+        this.http.POST(`${API_PREFIX}/checkpoints/ingest`, {
+          params: { header: { 'X-API-Key': this.apiKey } },
+          body: { ...(project ? { project } : {}), checkpoints },
+          signal,
+        }),
+      options.attempts,
+    ) as Promise<IngestResult>;
+  }
+
+  /** `GET /checkpoints/{execution_id}/latest`; null when the Platform holds none. */
+  async latestCheckpoint(executionId: string): Promise<WireCheckpoint | null> {
+    return this.call(
+      'fetch the latest checkpoint',
+      (signal) =>
+        this.http.GET(`${API_PREFIX}/checkpoints/{execution_id}/latest`, {
+          params: { header: { 'X-API-Key': this.apiKey }, path: { execution_id: executionId } },
+          signal,
+        }),
+      undefined,
+      true,
+    ) as Promise<WireCheckpoint | null>;
+  }
+
+  /** `POST /eval/runs/ingest`. */
+  async ingestEvalRuns(runs: PlatformSchemas['ExportedEvalRun'][], project?: string | null): Promise<IngestResult> {
+    return this.call('export eval runs', (signal) =>
+      this.http.POST(`${API_PREFIX}/eval/runs/ingest`, {
+        params: { header: { 'X-API-Key': this.apiKey } },
+        body: { ...(project ? { project } : {}), runs },
+        signal,
+      }),
+    ) as Promise<IngestResult>;
+  }
+
+  /** `GET /traces/{trace_id}`; null when the Platform holds no such trace. */
+  async getTrace(traceId: string): Promise<PlatformTrace | null> {
+    return this.call(
+      'fetch the trace',
+      (signal) =>
+        this.http.GET(`${API_PREFIX}/traces/{trace_id}`, {
+          params: { header: { 'X-API-Key': this.apiKey }, path: { trace_id: traceId } },
+          signal,
+        }),
+      undefined,
+      true,
+    ) as Promise<PlatformTrace | null>;
+  }
+
+  /** One call with timeout, retries and error mapping; `notFoundIsNull` turns a 404 into null. */
+  private async call(
+    what: string,
+    send: (signal: AbortSignal) => Promise<{ data?: unknown; error?: unknown; response: Response }>,
+    attempts = this.attempts,
+    notFoundIsNull = false,
+  ): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      let failure: PlatformError;
+      try {
+        const { data, error, response } = await send(AbortSignal.timeout(this.timeoutMs));
+        if (response.ok) return data;
+        if (response.status === 404 && notFoundIsNull) return null;
+        const detail = errorDetail(error);
+        if (response.status === 401) throw new PlatformAuthError(this.target);
+        if (response.status === 403) throw new PlatformForbiddenError(this.target, detail ?? 'missing scope');
+        failure = new PlatformError(
+          `Platform at ${this.target} could not ${what}: HTTP ${response.status}${detail ? `: ${detail}` : ''}`,
+          response.status,
+          detail,
+        );
+      } catch (error) {
+        if (!(error instanceof Error) || error instanceof PlatformAuthError || error instanceof PlatformForbiddenError) throw error;
+        if (error instanceof PlatformError) failure = error;
+        else {
+          const reason = error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : transportReason(error);
+          failure = new PlatformError(`Platform at ${this.target} is unreachable (${reason}); could not ${what}`, null, null, { cause: error });
+        }
+      }
+      if (!failure.transient || attempt >= attempts) throw failure;
+      await sleep(this.backoffMs * 2 ** (attempt - 1));
+    }
+  }
+}
+
+function errorDetail(error: unknown): string | null {
+  if (error && typeof error === 'object' && typeof (error as { detail?: unknown }).detail === 'string') return (error as { detail: string }).detail;
+  return null;
+}
+
+/** `fetch failed` hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, ...). */
+function transportReason(error: Error): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? error.message;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,74 @@
+/**
+ * The eval export outbox. A run persisted while export is on stays queued (`synced = 0`); a run persisted while
+ * export is off (AGENTKIT_EXPORT_EVALS=0, `connect({ exportEvals: false })`) is stored already synced, so it is never
+ * sent. After each run, `exportQueuedRuns` sends the queued runs oldest first, in batches, with exactly the payload
+ * `agentkit eval export --dry-run` prints (`exportPayload`: aggregates, gate outcome, thresholds, git provenance,
+ * per-case verdicts with trace ids; never a case's input, expected or actual output), and marks a run synced only
+ * once the Platform accepted it. A failure leaves the rest queued for the next run.
+ */
+import { exportPayload } from '../eval/export.js';
+import type { EvalStore } from '../eval/store.js';
+import { clientFor, exportEvalsEnabled, resolveConnection, type Connection } from './connection.js';
+
+/** What one send did. */
+export interface EvalExportOutcome {
+  sent: number;
+  rejected: Array<{ id: string; reason: string }>;
+  /** Why sending stopped early (the runs stay queued), or null. */
+  error: string | null;
+}
+
+const BATCH = 10;
+const inFlight = new Map<string, Promise<EvalExportOutcome>>();
+
+/**
+ * Should a run persisted now be queued for export? False only when export is disabled explicitly (the env variable
+ * or `connect({ exportEvals: false })`); a run persisted offline stays queued for a later connection (decision 103).
+ */
+export function queueForExport(env: Record<string, string | undefined> = process.env): boolean {
+  const connection = resolveConnection();
+  if (connection) return exportEvalsEnabled(connection, env);
+  const value = env.AGENTKIT_EXPORT_EVALS?.trim().toLowerCase();
+  return value !== '0' && value !== 'false';
+}
+
+/**
+ * Send the store's queued runs when connected with export on (else do nothing and return null). Calls for the same
+ * store share one send. Never throws: a failure is reported in `error` and the runs stay queued.
+ */
+export async function exportQueuedRuns(
+  store: EvalStore,
+  options: { connection?: Connection | null; env?: Record<string, string | undefined> } = {},
+): Promise<EvalExportOutcome | null> {
+  const connection = options.connection === undefined ? resolveConnection() : options.connection;
+  if (!connection || !exportEvalsEnabled(connection, options.env)) return null;
+  const id = `${store.dbPath}\u0000${connection.target}`;
+  const running = inFlight.get(id);
+  if (running) await running.catch(() => undefined);
+  const send = drain(store, connection).finally(() => inFlight.delete(id));
+  inFlight.set(id, send);
+  return send;
+}
+
+async function drain(store: EvalStore, connection: Connection): Promise<EvalExportOutcome> {
+  const client = clientFor(connection);
+  const outcome: EvalExportOutcome = { sent: 0, rejected: [], error: null };
+  const skipped = new Set<string>();
+  for (;;) {
+    const runs = store.unsyncedRuns(BATCH + skipped.size).runs.filter((run) => !skipped.has(run.run_id)).slice(0, BATCH);
+    if (runs.length === 0) return outcome;
+    try {
+      const result = await client.ingestEvalRuns(runs.map(exportPayload), connection.project);
+      store.markSynced(result.accepted);
+      outcome.sent += result.accepted.length;
+      // A run the Platform refuses on payload grounds would be refused again: it leaves the queue, with its reason.
+      store.markSynced(result.rejected.map((r) => r.id));
+      outcome.rejected.push(...result.rejected);
+      const answered = new Set([...result.accepted, ...result.rejected.map((r) => r.id)]);
+      for (const run of runs) if (!answered.has(run.run_id)) skipped.add(run.run_id);
+    } catch (error) {
+      outcome.error = (error as Error).message;
+      return outcome;
+    }
+  }
+}
