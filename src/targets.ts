@@ -4,8 +4,12 @@
  * `ui --agent`). It returns the resolved value; callers check that it is the kind they need (`describeValue` helps
  * word the error).
  *
- * Files resolve against the given working directory. TypeScript files load through tsx's ESM API, so the built CLI
- * (plain Node) can load them; the loader is registered once per process unless tsx is already active. The attribute
+ * Files resolve against the given working directory. TypeScript files (`.ts`, `.mts`, `.cts`, `.tsx`) load through
+ * tsx's scoped `tsImport`, which compiles each file by its own extension and nearest package.json `type`: a `.ts` file
+ * in a CommonJS package, an ESM package or a folder with no package.json loads the same way, in plain Node (the built
+ * CLI) or under tsx. A global `register()` does not: in a CommonJS package Node then requires the ESM-compiled file
+ * from inside its own import ("Cannot require() ES Module ... in a cycle"). JavaScript files load with `import()`. A
+ * file that fails to load is reported with its path and the first informative line of the cause. The attribute
  * may be a dotted path (`app.chain`); when it names a zero-argument function that is not a class, it is a factory and
  * is called (and awaited).
  */
@@ -72,10 +76,9 @@ export async function loadTarget(text: string, options: { cwd: string; callFacto
   const file = resolveModule(spec, options.cwd);
   let namespace: Record<string, unknown>;
   try {
-    if (TYPESCRIPT.test(file)) await ensureTypeScriptLoader();
-    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    namespace = await importFile(file);
   } catch (error) {
-    throw new TargetLoadError(`target '${spec.text}': could not load ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new TargetLoadError(`target '${spec.text}': could not load ${file}: ${firstCauseLine(error)}`, { cause: error });
   }
   let value: unknown = namespace;
   const walked: string[] = [];
@@ -141,13 +144,32 @@ function resolveModule(spec: TargetSpec, cwd: string): string {
   }
 }
 
+/** Each file's namespace, loaded once per process (two targets in one file share their module's state). */
+const namespaces = new Map<string, Promise<Record<string, unknown>>>();
+
+function importFile(file: string): Promise<Record<string, unknown>> {
+  let pending = namespaces.get(file);
+  if (!pending) {
+    const url = pathToFileURL(file).href;
+    pending = TYPESCRIPT.test(file)
+      ? import('tsx/esm/api').then(({ tsImport }) => tsImport(url, import.meta.url) as Promise<Record<string, unknown>>)
+      : (import(url) as Promise<Record<string, unknown>>);
+    // A failed load is not cached: the user fixes the file and the next load (e.g. a --reload restart) retries.
+    pending.catch(() => namespaces.delete(file));
+    namespaces.set(file, pending);
+  }
+  return pending;
+}
+
 /**
- * Make `import()` of a .ts file work. Under tsx (tests, `node --import tsx`) nothing is needed; in plain Node,
- * tsx's ESM API registers its loader for the rest of the process.
+ * The first line of an error that says what went wrong: the innermost cause's message, skipping wrapper lines such
+ * as esbuild's "Transform failed with 1 error:" so the syntax error itself (with its file:line:column) is shown.
  */
-async function ensureTypeScriptLoader(): Promise<void> {
-  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  if (/\btsx\b/.test(flags)) return;
-  const { register } = await import('tsx/esm/api');
-  register();
+export function firstCauseLine(error: unknown): string {
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner);
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const informative = lines.find((line) => !/^(?:Transform failed with \d+ errors?:?|Build failed with \d+ errors?:?)$/.test(line));
+  return informative ?? lines[0] ?? (inner instanceof Error ? inner.name : 'unknown error');
 }
