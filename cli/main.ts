@@ -1,28 +1,45 @@
 #!/usr/bin/env node
 /**
- * The `agentkit` CLI. `runCli` is the whole program: it parses with clipanion, prints usage errors on stderr with
- * exit 2, and returns the command's exit code. The conformance suite calls it in-process with captured streams; the
- * binary calls it with the real ones.
+ * The `agentkit` CLI. `runCli` is the whole program: a thin dispatcher (cli/dispatch.ts) reads the arguments against
+ * the command manifest (cli/commands/index.ts) and loads only the module of the command being run; clipanion then
+ * parses. `agentkit`, `--help` and `--version` load no command module and no SDK code. Usage errors are one line on
+ * stderr (what was wrong, then the command's one-line usage) with exit 2. The conformance suite calls `runCli`
+ * in-process with captured streams; the binary calls it with the real ones.
  */
-import { Builtins, Cli } from 'clipanion';
+import { Cli, type CommandClass } from 'clipanion';
 import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
 import { VERSION } from '../src/version.js';
 import { reportFailure } from './base.js';
-import { commands } from './commands/index.js';
+import { commands, type CommandEntry } from './commands/index.js';
 import type { AgentkitContext } from './context.js';
+import { dispatch, topLevelHelp } from './dispatch.js';
+import { bindNegativeNumbers, definitionFor, describeRefusal, usageErrorLine } from './usage-errors.js';
+import { fillValueNames, oneLineUsage, type ValueNames } from './usage.js';
 
-/** Build the CLI with every command registered. */
-export function buildCli(colors = false): Cli<AgentkitContext> {
-  const cli = new Cli<AgentkitContext>({
-    binaryLabel: 'agentkit',
-    binaryName: 'agentkit',
-    binaryVersion: VERSION,
-    enableColors: colors,
-  });
-  cli.register(Builtins.HelpCommand);
-  cli.register(Builtins.VersionCommand);
-  for (const command of commands) cli.register(command);
+/** clipanion's Cli with value names (`--db-path <path>`) in every usage and help text it renders. */
+class AgentkitCli extends Cli<AgentkitContext> {
+  override usage(command?: Parameters<Cli<AgentkitContext>['usage']>[0], options?: Parameters<Cli<AgentkitContext>['usage']>[1]): string {
+    const owner = command === null || command === undefined ? undefined : typeof command === 'function' ? command : command.constructor;
+    const names = valueNamesOf(owner);
+    let text = super.usage(command, options);
+    // The detailed help's `$ agentkit <path>` line lists no required option: show the one-line usage instead.
+    const paths = (owner as { paths?: string[][] } | undefined)?.paths;
+    const definition = paths && this.definitions().find((d) => d.path === ['agentkit', ...paths[0]!].join(' '));
+    if (definition && options?.detailed) text = text.replace(/^\$ agentkit .*$/m, `$ ${oneLineUsage(definition, names)}`);
+    return fillValueNames(text, names);
+  }
+}
+
+function valueNamesOf(owner: unknown): ValueNames | undefined {
+  return (owner as { valueNames?: ValueNames } | undefined)?.valueNames;
+}
+
+/** Build a CLI with the given commands registered (default: every command, each module loaded). */
+export async function buildCli(entries: readonly CommandEntry[] = commands, colors = false): Promise<Cli<AgentkitContext>> {
+  const cli = new AgentkitCli({ binaryLabel: 'agentkit', binaryName: 'agentkit', binaryVersion: VERSION, enableColors: colors });
+  const classes: Array<CommandClass<AgentkitContext>> = await Promise.all(entries.map((entry) => entry.load()));
+  for (const commandClass of new Set(classes)) cli.register(commandClass);
   return cli;
 }
 
@@ -37,19 +54,34 @@ export async function runCli(argv: string[], context: Partial<AgentkitContext> =
     cwd: process.cwd(),
     ...context,
   };
+  const route = dispatch(argv, commands);
+  switch (route.kind) {
+    case 'help':
+      // Bare `agentkit` is a usage mistake (exit 2, on stderr); `agentkit --help` is a request (exit 0, on stdout).
+      (argv.length === 0 ? full.stderr : full.stdout).write(topLevelHelp(commands, VERSION));
+      return argv.length === 0 ? 2 : 0;
+    case 'version':
+      full.stdout.write(`${VERSION}\n`);
+      return 0;
+    case 'unknown':
+      full.stderr.write(`error: ${route.message}\n`);
+      return 2;
+  }
   // Colors only for a person at a terminal: never when piped, captured, or NO_COLOR is set.
   const tty = (full.stdout as { isTTY?: boolean }).isTTY === true;
-  const cli = buildCli(tty && full.env.NO_COLOR === undefined && full.env.FORCE_COLOR !== '0');
-  if (argv.length === 0) {
-    full.stderr.write(cli.usage(null));
-    return 2;
-  }
+  const colors = tty && full.env.NO_COLOR === undefined && full.env.FORCE_COLOR !== '0';
+  const cli = await buildCli(route.kind === 'all' ? commands : route.entries, colors);
+  const definitions = cli.definitions();
+  const definition = definitionFor(argv, definitions);
+  const args = bindNegativeNumbers(argv, definition);
   let command;
   try {
-    command = cli.process(argv, full);
+    command = cli.process(args, full);
   } catch (error) {
-    // Unknown command, unknown option, missing argument, failed option validation: all usage errors.
-    full.stderr.write(cli.error(error instanceof Error ? error : new Error(String(error)), { command: null }));
+    // Unknown option, missing option or argument, failed option validation: all usage errors, one line, exit 2.
+    const owner = definition && (await ownerOf(definition, route.kind === 'all' ? commands : route.entries));
+    const names = valueNamesOf(owner);
+    full.stderr.write(`error: ${usageErrorLine(describeRefusal(error, args, definition, names), definition, names)}\n`);
     return 2;
   }
   try {
@@ -57,6 +89,12 @@ export async function runCli(argv: string[], context: Partial<AgentkitContext> =
   } catch (error) {
     return reportFailure(error, full);
   }
+}
+
+/** The command class behind a definition (already loaded: this only reads the cache of `import()`). */
+async function ownerOf(definition: { path: string }, entries: readonly CommandEntry[]): Promise<unknown> {
+  const entry = entries.find((e) => `agentkit ${e.paths[0]!.join(' ')}` === definition.path);
+  return entry ? entry.load() : undefined;
 }
 
 function isMain(): boolean {

@@ -5,11 +5,13 @@
  * word the error).
  *
  * Files resolve against the given working directory. TypeScript files (`.ts`, `.mts`, `.cts`, `.tsx`) load through
- * tsx's scoped `tsImport`, which compiles each file by its own extension and nearest package.json `type`: a `.ts` file
- * in a CommonJS package, an ESM package or a folder with no package.json loads the same way, in plain Node (the built
- * CLI) or under tsx. A global `register()` does not: in a CommonJS package Node then requires the ESM-compiled file
- * from inside its own import ("Cannot require() ES Module ... in a cycle"). JavaScript files load with `import()`. A
- * file that fails to load is reported with its path and the first informative line of the cause. The attribute
+ * tsx's loader, registered once per process (unless tsx is already active) for both module systems: Node decides by
+ * extension and the nearest package.json `type` whether a `.ts` file is ESM or CommonJS, and a `.ts` file in a
+ * CommonJS package or a folder with no package.json needs tsx's CommonJS hook (with the ESM hook alone Node fails with
+ * "Cannot require() ES Module ... in a cycle"). `.cts` files are required (CommonJS through tsx), everything else is
+ * imported. The loader is global, not tsx's scoped `tsImport`: a scoped import would load a second copy of every
+ * module the target imports, agentkit included (its own tracer, its own classes). A file that fails to load is
+ * reported with its path and the first informative line of the cause. The attribute
  * may be a dotted path (`app.chain`); when it names a zero-argument function that is not a class, it is a factory and
  * is called (and awaited).
  */
@@ -76,7 +78,7 @@ export async function loadTarget(text: string, options: { cwd: string; callFacto
   const file = resolveModule(spec, options.cwd);
   let namespace: Record<string, unknown>;
   try {
-    namespace = await importFile(file);
+    namespace = commonJsExports(await importFile(file));
   } catch (error) {
     throw new TargetLoadError(`target '${spec.text}': could not load ${file}: ${firstCauseLine(error)}`, { cause: error });
   }
@@ -144,21 +146,41 @@ function resolveModule(spec: TargetSpec, cwd: string): string {
   }
 }
 
-/** Each file's namespace, loaded once per process (two targets in one file share their module's state). */
-const namespaces = new Map<string, Promise<Record<string, unknown>>>();
+/**
+ * The exports of a module: a CommonJS module compiled by tsx (a `.ts` file in a CommonJS package) reaches `import()`
+ * as `{ default: module.exports }` because Node cannot see its named exports statically; its `module.exports` is
+ * what its author exported.
+ */
+function commonJsExports(namespace: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(namespace).filter((key) => key !== 'module.exports');
+  const inner = namespace.default;
+  if (keys.length === 1 && keys[0] === 'default' && typeof inner === 'object' && inner !== null) return inner as Record<string, unknown>;
+  return namespace;
+}
 
-function importFile(file: string): Promise<Record<string, unknown>> {
-  let pending = namespaces.get(file);
-  if (!pending) {
-    const url = pathToFileURL(file).href;
-    pending = TYPESCRIPT.test(file)
-      ? import('tsx/esm/api').then(({ tsImport }) => tsImport(url, import.meta.url) as Promise<Record<string, unknown>>)
-      : (import(url) as Promise<Record<string, unknown>>);
-    // A failed load is not cached: the user fixes the file and the next load (e.g. a --reload restart) retries.
-    pending.catch(() => namespaces.delete(file));
-    namespaces.set(file, pending);
-  }
-  return pending;
+async function importFile(file: string): Promise<Record<string, unknown>> {
+  if (TYPESCRIPT.test(file)) await ensureTypeScriptLoader();
+  // A .cts file is CommonJS whatever the package says: require() runs it through tsx's CommonJS hook (import() would
+  // hand its TypeScript source to Node's CommonJS parser).
+  if (file.endsWith('.cts')) return createRequire(file)(file) as Record<string, unknown>;
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+let typeScriptLoader: Promise<void> | undefined;
+
+/**
+ * Make `import()` and `require()` of TypeScript work: under tsx (tests, `node --import tsx`) nothing is needed; in
+ * plain Node (the built CLI), tsx's ESM and CommonJS hooks are registered for the rest of the process.
+ */
+function ensureTypeScriptLoader(): Promise<void> {
+  typeScriptLoader ??= (async () => {
+    const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+    if (/\btsx\b/.test(flags)) return;
+    const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+    esm.register();
+    cjs.register();
+  })();
+  return typeScriptLoader;
 }
 
 /**

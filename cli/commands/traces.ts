@@ -6,9 +6,10 @@ import { Command, Option, UsageError } from 'clipanion';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as t from 'typanion';
-import { exportTrace, TraceStore } from '../../src/index.js';
-import type { TraceSummary } from '../../src/index.js';
+import { TraceStore } from '../../src/tracing/trace-store.js';
+import type { TraceSummary } from '../../src/types.js';
 import { AgentkitCommand } from '../base.js';
+import { namedStore } from '../store-path.js';
 
 /** `traces list [--last-hours N] [--json]` */
 export class TracesListCommand extends AgentkitCommand {
@@ -104,7 +105,9 @@ export class ExportTraceCommand extends AgentkitCommand {
   db = Option.String('--db', { description: 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
 
   async run(): Promise<void> {
-    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: this.db === undefined ? undefined : path.resolve(this.context.cwd, this.db) });
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
+    // Loaded here, not at the top: `traces list` shares this module and must start fast.
+    const { exportTrace } = await import('../../src/tracing/export.js');
     const document = await exportTrace(store, this.traceId, { includeAttachments: this.includeAttachments, includeCheckpointState: this.includeCheckpointState });
     const file = path.resolve(this.context.cwd, this.output);
     await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });

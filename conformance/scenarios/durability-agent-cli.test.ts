@@ -43,7 +43,7 @@ export const refund = () => buildRefundAgent(openCheckpointer(${JSON.stringify(b
   await writeFile(path.join(t.cwd, 'chain-runner.mts'), `import { approvalRunner } from ${JSON.stringify(chainsModule)};\nexport const refund = () => approvalRunner(${JSON.stringify(backendConfig(t.backend))});\n`);
   const wrong = await t.cli(['resume', 'agent-cli', '--runner', 'chain-runner.mts:refund']);
   assert.equal([wrong.code, wrong.stdout], [2, '']);
-  assert.is(wrong.stderr, "usage error: execution 'agent-cli' belongs to agent 'refund-agent' (read from its checkpoints), but --runner 'chain-runner.mts:refund' is chain 'refund'; resume it through the agent that ran it\n");
+  assert.is(wrong.stderr, "error: execution 'agent-cli' belongs to agent 'refund-agent' (read from its checkpoints), but --runner 'chain-runner.mts:refund' is chain 'refund'; resume it through the agent that ran it; usage: agentkit resume <execution_id> --runner <target> [options]\n");
   assert.is((await checkpointer.listPendingInterrupts()).length, 1, 'the refused resume claimed nothing');
 
   const resumed = await t.cli(['resume', 'agent-cli', '--runner', 'agent-runner.mts:refund', '--value', '{"approved": true, "metadata": {"approver": "erin"}}']);

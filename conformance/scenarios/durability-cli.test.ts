@@ -54,7 +54,7 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
     const legacy = await t.cli(['setup-checkpointer'], { env: { AGENTKIT_LOCAL_DB: '', AGENTKIT_CHECKPOINT_DB_PATH: 'legacy/checkpoints.db' } });
     assert.is(legacy.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'legacy/checkpoints.db')} (local store schema v${LATEST_SCHEMA_VERSION})\n`, 'the legacy variable still names the checkpoint store');
     const schema = await t.cli(['setup-checkpointer', '--schema', 'agentkit']);
-    assert.equal([schema.code, schema.stderr], [2, 'usage error: --schema applies to --backend postgres only\n']);
+    assert.equal([schema.code, schema.stderr], [2, 'error: --schema applies to --backend postgres only; usage: agentkit setup-checkpointer [options]\n']);
   } else if (t.backend.kind === 'postgres') {
     const args = ['setup-checkpointer', '--backend', 'postgres', '--connection-string', t.backend.url, '--schema', t.backend.schema];
     const first = await t.cli(args);
@@ -73,10 +73,10 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
     }
     const noDsn = await t.cli(['setup-checkpointer', '--backend', 'postgres']);
     assert.equal([noDsn.code, noDsn.stdout], [2, '']);
-    assert.is(noDsn.stderr, 'usage error: --backend postgres needs --connection-string <postgres://user@host:port/database>\n');
+    assert.is(noDsn.stderr, 'error: --backend postgres needs --connection-string <postgres://user@host:port/database>; usage: agentkit setup-checkpointer [options]\n');
   }
   const unknown = await t.cli(['setup-checkpointer', '--backend', 'mysql']);
-  assert.equal([unknown.code, unknown.stderr], [2, "usage error: unknown backend 'mysql': use sqlite or postgres\n"]);
+  assert.equal([unknown.code, unknown.stderr], [2, "error: unknown backend 'mysql': use sqlite or postgres; usage: agentkit setup-checkpointer [options]\n"]);
 });
 
 area.scenario('an invalid Postgres schema name is rejected before connecting', { rows: ['error:invalid-pg-schema'], backends: 'none', surfaces: ['sdk', 'cli'] }, async (t) => {
@@ -124,7 +124,7 @@ area.scenario('list-pending: empty message, table, --limit, --json; read-only', 
   const bad = await t.cli(['list-pending', '--limit', '0', ...storeFlags(t)]);
   assert.is(bad.code, 2);
   const both = await t.cli(['list-pending', '--db-path', 'x.db', '--connection-string', 'postgres://h/db']);
-  assert.equal([both.code, both.stderr], [2, 'usage error: give either --db-path (SQLite) or --connection-string (Postgres), not both\n']);
+  assert.equal([both.code, both.stderr], [2, 'error: give either --db-path (SQLite) or --connection-string (Postgres), not both; usage: agentkit list-pending [options]\n']);
 });
 
 area.scenario('inspect: history of a paused then completed run; exit 1 when nothing is found', { rows: ['cli:inspect', 'error:inspect-empty'], surfaces: ['cli'] }, async (t) => {
@@ -156,11 +156,11 @@ area.scenario('resume: approves by default, prints the outcome; AlreadyResumed a
   const runner = await writeRunner(t);
   await pauseRun(t, 'exec-r');
   for (const [value, message] of [
-    ['{"approved": tru', 'usage error: --value is not valid JSON'],
-    ['[true]', 'usage error: --value: a resume value must be an object'],
-    ['"yes"', 'usage error: --value: a resume value must be an object'],
-    ['{"approved": "yes"}', 'usage error: --value: a resume value needs a boolean "approved"'],
-    ['{"approved": true, "metadata": [1]}', 'usage error: --value: "metadata" of a resume value must be an object'],
+    ['{"approved": tru', 'error: --value is not valid JSON'],
+    ['[true]', 'error: --value: a resume value must be an object'],
+    ['"yes"', 'error: --value: a resume value must be an object'],
+    ['{"approved": "yes"}', 'error: --value: a resume value needs a boolean "approved"'],
+    ['{"approved": true, "metadata": [1]}', 'error: --value: "metadata" of a resume value must be an object'],
   ] as const) {
     const bad = await t.cli(['resume', 'exec-r', '--runner', runner, '--value', value]);
     assert.is(bad.code, 2, value);

@@ -96,7 +96,7 @@ area.scenario('prompts show, label and add: load by label, roll back, render wit
   assert.equal(await t.cli(['prompts', 'label', 'support', 'latest', '--version', '1']), { code: 2, stdout: '', stderr: "error: the label 'latest' is reserved: it always means the newest version\n" });
   assert.equal(await t.cli(['prompts', 'label', 'support', 'staging', '--delete']), { code: 0, stdout: 'support: removed label staging\n', stderr: '' });
 
-  assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'missing.txt']), { code: 2, stdout: '', stderr: 'usage error: cannot read missing.txt: no such file\n' });
+  assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'missing.txt']), { code: 2, stdout: '', stderr: 'error: cannot read missing.txt: no such file; usage: agentkit prompts add <name> --file <file> [options]\n' });
   await writeFile(path.join(t.cwd, 'bad.txt'), 'Hello {{@signature}}');
   assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'bad.txt']), { code: 2, stdout: '', stderr: "error: fragment 'signature' is not registered\n" });
   assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'support-1.txt', '--variable', 'customer']), { code: 2, stdout: '', stderr: "error: prompt 'support': the template uses undeclared variable 'company' (declared: customer)\n" });
