@@ -1,7 +1,7 @@
 import { Command } from 'clipanion';
-import { VERSION } from '../../src/version.js';
 import { AgentkitCommand } from '../base.js';
-import { EXTRAS, installedExtras } from '../extras.js';
+import { EXTRAS } from '../extras.js';
+import { versionLine } from '../version-line.js';
 
 /** `agentkit version`: the SDK version and the optional extras whose packages are installed. */
 export class VersionCommand extends AgentkitCommand {
@@ -18,7 +18,6 @@ export class VersionCommand extends AgentkitCommand {
   });
 
   async run(): Promise<void> {
-    const extras = installedExtras();
-    this.out(extras.length > 0 ? `agentkit ${VERSION} [${extras.join(', ')}]` : `agentkit ${VERSION}`);
+    this.out(versionLine());
   }
 }

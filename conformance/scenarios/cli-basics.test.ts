@@ -1,7 +1,7 @@
 /** The CLI skeleton: `agentkit version`, `--help` on every command, usage errors on stderr with exit 2. */
 import * as assert from 'uvu/assert';
 import { conformance } from '../harness/index.js';
-import { buildCli } from '../../cli/main.js';
+import { buildCli } from '../../cli/build.js';
 import { VERSION } from '../../src/version.js';
 
 const area = conformance('cli basics');
