@@ -9,6 +9,7 @@ import { TraceStore } from '../../src/tracing/trace-store.js';
 import type { TraceSummary } from '../../src/types.js';
 import { AgentkitCommand } from '../base.js';
 import { namedStore } from '../store-path.js';
+import { table } from '../table.js';
 
 /** `traces list [--last-hours N] [--json]` */
 export class TracesListCommand extends AgentkitCommand {
@@ -47,16 +48,13 @@ export class TracesListCommand extends AgentkitCommand {
       this.out('No traces found.');
       return;
     }
-    for (const line of table(items)) this.out(line);
+    for (const line of traceTable(items)) this.out(line);
   }
 }
 
-function table(items: TraceSummary[]): string[] {
+function traceTable(items: TraceSummary[]): string[] {
   const rows = items.map((s) => [s.trace_id, s.name, s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
-  const header = ['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [format(header), ...rows.map(format)];
+  return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], ids: [0] });
 }
 
 /** `traces export <trace_id> [--format json]` */
