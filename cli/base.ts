@@ -7,6 +7,7 @@ import { Command, UsageError, type CommandClass } from 'clipanion';
 import { redactText } from '../src/config/redact.js';
 import { AgentkitError, errorTable, type ErrorCode } from '../src/errors.js';
 import type { AgentkitContext } from './context.js';
+import { cliErrorText } from './error-text.js';
 import { usageErrorLine } from './usage-errors.js';
 import type { ValueNames } from './usage.js';
 
@@ -62,14 +63,14 @@ function reportUnmasked(error: unknown, context: { stderr: { write(text: string)
     return 2;
   }
   if (error instanceof AgentkitError) {
-    context.stderr.write(`error: ${error.message}\n`);
+    context.stderr.write(`error: ${cliErrorText(error.code, error.message)}\n`);
     return error.exitCode;
   }
   // An agentkit error from another copy of the package (a runner module with its own install) is not an instance of
   // ours, but its code still says how to exit.
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && typeof code === 'string' && Object.hasOwn(errorTable, code)) {
-    context.stderr.write(`error: ${error.message}\n`);
+    context.stderr.write(`error: ${cliErrorText(code, error.message)}\n`);
     return errorTable[code as ErrorCode].exit;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -15,8 +15,9 @@ import type { ChainResult, Checkpoint, Resume } from '../../src/types.js';
 import { runnerOfExecution } from '../../src/agent/durable/owner.js';
 import { runnerKind, runnerName } from '../../src/runner-kind.js';
 import { AgentkitCommand } from '../base.js';
+import { slowWork, type Progress } from '../progress.js';
 import { executionState, outputText, preview, table } from '../durability/render.js';
-import { readExistingStore } from '../durability/store.js';
+import { readExistingStore, storeLabel } from '../durability/store.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -116,7 +117,7 @@ export class InspectCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'Show the checkpoint history of an execution',
     details: [
-      'Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with a message on stderr when the execution has no checkpoints.',
+      'Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with `error: execution id \'<id>\' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.',
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -134,7 +135,7 @@ export class InspectCommand extends AgentkitCommand {
   async run(): Promise<number | void> {
     const rows = await readExistingStore(this, this.context, (store) => store.list(this.executionId, { limit: 1_000_000 }), []);
     if (rows.length === 0) {
-      this.err(`No checkpoints found for execution '${this.executionId}'.`);
+      this.err(`error: execution id '${this.executionId}' not found in ${storeLabel(this, this.context)}: it has no checkpoints`);
       return 1;
     }
     const state = executionState(rows);
@@ -183,6 +184,15 @@ export class ResumeCommand extends AgentkitCommand {
 
   async run(): Promise<void> {
     const explicit = this.parseValue();
+    const progress = slowWork(this.context.stderr, `agentkit: resuming ${this.executionId}`);
+    try {
+      return await this.resumeWith(explicit, progress);
+    } finally {
+      progress.done();
+    }
+  }
+
+  private async resumeWith(explicit: Resume | undefined, progress: Progress): Promise<void> {
     const { value: target } = await loadTarget(this.runner, { cwd: this.context.cwd });
     if (!isResumable(target)) {
       throw new TargetLoadError(
@@ -195,6 +205,7 @@ export class ResumeCommand extends AgentkitCommand {
       // applies), holds a decision a dead resumer claimed (that one applies), or crashed (no decision needed). Deciding
       // here from rows read before the lease would race other resumers.
       const result = await target.resume(this.executionId, explicit ? { resumeValue: explicit } : { defaultResumeValue: { approved: true, metadata: {} } });
+      progress.done();
       if (this.json) return this.out(JSON.stringify(result, null, 2));
       this.out(`execution_id: ${result.execution_id}`);
       this.out(`status: ${result.status}`);

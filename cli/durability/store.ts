@@ -5,6 +5,7 @@
  */
 import { UsageError } from 'clipanion';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { checkpointDbPath } from '../../src/config/paths.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
@@ -49,4 +50,10 @@ export async function readExistingStore<T>(flags: StoreFlags, context: AgentkitC
   } finally {
     await checkpointer.close();
   }
+}
+
+/** The store the flags name, as an error message names it: the SQLite file, or the Postgres schema. */
+export function storeLabel(flags: StoreFlags, context: AgentkitContext): string {
+  if (flags.connectionString !== undefined) return `Postgres schema "${flags.schema ?? 'agentkit'}"`;
+  return flags.dbPath !== undefined ? path.resolve(context.cwd, flags.dbPath) : checkpointDbPath({ env: context.env, cwd: context.cwd });
 }

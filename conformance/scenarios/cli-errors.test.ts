@@ -54,7 +54,7 @@ area.scenario('negative numbers reach the command: its own range check answers, 
   // A negative step is a positional: it reaches the replay (which finds no such trace here) instead of "unknown option -1".
   const step = await t.bin(['replay', 'inspect', '0af7651916cd43dd8448eb211c80319c', '-1']);
   assert.is(step.code, 1, step.stderr);
-  assert.match(step.stderr, /^error: trace '0af7651916cd43dd8448eb211c80319c' not found in .*\n$/);
+  assert.match(step.stderr, /^error: trace id '0af7651916cd43dd8448eb211c80319c' not found in .*\n$/);
 });
 
 area.scenario('store paths: a folder, a file that is not a database, a missing file for a read-only command', { backends: ['sqlite'], surfaces: ['cli'] }, async (t) => {

@@ -131,7 +131,8 @@ area.scenario('list-pending: empty message, table, --limit, --json; read-only', 
 
 area.scenario('inspect: history of a paused then completed run; exit 1 when nothing is found', { rows: ['cli:inspect', 'error:inspect-empty'], surfaces: ['cli'] }, async (t) => {
   const missing = await t.cli(['inspect', 'nope', ...storeFlags(t)]);
-  assert.equal([missing.code, missing.stdout, missing.stderr], [1, '', "No checkpoints found for execution 'nope'.\n"]);
+  const where = t.backend.kind === 'postgres' ? `Postgres schema "${t.backend.schema}"` : t.env.AGENTKIT_LOCAL_DB;
+  assert.equal([missing.code, missing.stdout, missing.stderr], [1, '', `error: execution id 'nope' not found in ${where}: it has no checkpoints\n`]);
 
   await pauseRun(t, 'exec-i');
   const paused = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
@@ -185,7 +186,7 @@ area.scenario('resume: approves by default, prints the outcome; AlreadyResumed a
   );
   const again = await t.cli(['resume', 'exec-r', '--runner', runner]);
   assert.equal([again.code, again.stdout], [2, '']);
-  assert.is(again.stderr, "error: Chain 'exec-r' already finished (completed); there is nothing to resume. Use fork() to run it again from one of its checkpoints.\n");
+  assert.is(again.stderr, "error: execution id 'exec-r' already finished (completed); there is nothing to resume. Use fork() to run it again from one of its checkpoints.\n");
 
   await pauseRun(t, 'exec-r2');
   const rejected = await t.cli(['resume', 'exec-r2', '--runner', runner, '--value', '{"approved": false, "metadata": {"approver": "carol"}, "data": 1}', '--json']);
@@ -205,7 +206,7 @@ area.scenario('resume through the real binary loads a TypeScript runner; a claim
   assert.ok(claimed);
   const lost = await t.bin(['resume', 'exec-bin', '--runner', runner]);
   assert.equal([lost.code, lost.stdout], [2, '']);
-  assert.match(lost.stderr, "error: Execution 'exec-bin' has no pending interrupt to claim");
+  assert.match(lost.stderr, "error: execution id 'exec-bin' has no pending interrupt to claim");
 
   await pauseRun(t, 'exec-bin2');
   const done = await t.bin(['resume', 'exec-bin2', '--runner', runner, '--value', '{"approved": true, "metadata": {"approver": "dave"}}']);

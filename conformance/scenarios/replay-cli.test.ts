@@ -106,8 +106,8 @@ area.scenario('the served quickstart trace: show, inspect, fork with a changed p
 });
 
 area.scenario('fork: an unknown trace id is one line and exit 1; a refund is never repeated; bad flags are usage errors', { rows: ['cli:replay fork'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
-  assert.equal(await t.cli(['replay', 'show', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
-  assert.equal(await t.cli(['replay', 'fork', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
+  assert.equal(await t.cli(['replay', 'show', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
+  assert.equal(await t.cli(['replay', 'fork', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
   const [refundTrace] = await servedTraces(t, ['Please refund order 42 in full.']);
   const steps = (await Replay.load(refundTrace!, { dbPath: dbOf(t) })).steps().map((s) => s.span_name);
   assert.equal(steps, [...STEPS, 'tool.refund'], 'the run paused in the refund');

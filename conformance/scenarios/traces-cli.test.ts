@@ -99,7 +99,7 @@ area.scenario('traces export: the trace as JSON on stdout; json is the only form
   const csv = await t.cli(['traces', 'export', result.trace_id!, '--format', 'csv']);
   assert.equal(csv, { code: 2, stdout: '', stderr: "error: unsupported format 'csv': the only format is json; usage: agentkit traces export <trace_id> [options]\n" });
   const unknown = await t.cli(['traces', 'export', 'feedfacefeedfacefeedfacefeedface']);
-  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
+  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
   const missing = await t.cli(['traces', 'export']);
   assert.is(missing.code, 2);
 });
@@ -167,7 +167,7 @@ area.scenario('export-trace: one self-contained file with spans, checkpoints and
   assert.is(fullDoc.multimodal_attachments[0].attachment_data, Buffer.from([137, 80, 78, 71]).toString('base64'));
 
   const unknown = await t.cli(['export-trace', '--trace-id', 'feedfacefeedfacefeedfacefeedface', '--output', 'none.json']);
-  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
+  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
   assert.not.ok(existsSync(path.join(t.cwd, 'none.json')), 'nothing is written for an unknown trace');
   const noId = await t.cli(['export-trace']);
   assert.is(noId.code, 2);
