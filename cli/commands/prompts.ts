@@ -83,7 +83,7 @@ export class PromptsDiffCommand extends PromptsCommand {
     description: 'Diff two versions of a prompt',
     details: [
       'Prints a unified diff of the two versions\' templates, headed `--- <name> v<from>` and `+++ <name> v<to>`, coloured when stdout is a terminal (unless NO_COLOR is set). Two versions with the same template print the headers and `(no template changes)`.',
-      'An unknown prompt or version prints one line naming it and exits 1.',
+      'An unknown prompt or version prints one line naming it and exits 1. `--json` prints `{ name, from, to, diff }`.',
     ].join('\n\n'),
     examples: [['Diff version 1 and 3', '$0 prompts diff support --from 1 --to 3']],
   });
@@ -91,9 +91,11 @@ export class PromptsDiffCommand extends PromptsCommand {
   name = Option.String({ name: 'name' });
   from = Option.String('--from', { required: true, description: 'The older version', validator: positiveInt });
   to = Option.String('--to', { required: true, description: 'The newer version', validator: positiveInt });
+  json = Option.Boolean('--json', false, { description: 'Print { name, from, to, diff } as JSON (the diff uncoloured)' });
 
   async run(): Promise<void> {
     const text = await this.registry({ readOnly: true }).diff(this.name, this.from, this.to);
+    if (this.json) return this.out(JSON.stringify({ name: this.name, from: this.from, to: this.to, diff: text }, null, 2));
     const colour = this.cli.enableColors === true;
     for (const line of text.replace(/\n$/, '').split('\n')) this.out(colour ? paint(line) : line);
   }

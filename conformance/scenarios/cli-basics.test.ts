@@ -17,6 +17,8 @@ area.scenario('agentkit version prints agentkit <version> [extras]', { rows: ['c
   const binary = await t.bin(['version']);
   assert.is(binary.code, 0, binary.stderr);
   assert.is(binary.stdout, inProcess.stdout);
+  const json = await t.bin(['version', '--json']);
+  assert.equal(JSON.parse(json.stdout), { version: VERSION, extras: ['postgres', 'mcp-server', 'otel-export'] });
 });
 
 area.scenario('--help works on every registered command', { backends: 'none', surfaces: ['cli'] }, async (t) => {
@@ -44,7 +46,7 @@ area.scenario('usage errors exit 2 with the message on stderr', { backends: 'non
   const unknownOption = await t.cli(['version', '--frob']);
   assert.is(unknownOption.code, 2);
   assert.is(unknownOption.stdout, '');
-  assert.is(unknownOption.stderr, 'error: unknown option --frob; usage: agentkit version\n');
+  assert.is(unknownOption.stderr, 'error: unknown option --frob; usage: agentkit version [options]\n');
 
   const nothing = await t.cli([]);
   assert.is(nothing.code, 2);

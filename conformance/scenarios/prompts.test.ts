@@ -71,6 +71,8 @@ area.scenario('prompts list and diff: versions from files, labels, unified diff,
     stderr: '',
   });
   assert.equal(await t.cli(['prompts', 'diff', 'support', '--from', '2', '--to', '2']), { code: 0, stdout: '--- support v2\n+++ support v2\n(no template changes)\n', stderr: '' });
+  const asJson = await t.cli(['prompts', 'diff', 'support', '--from', '2', '--to', '2', '--json']);
+  assert.equal(JSON.parse(asJson.stdout), { name: 'support', from: 2, to: 2, diff: '--- support v2\n+++ support v2\n(no template changes)\n' });
   assert.equal(await t.cli(['prompts', 'diff', 'support', '--from', '1', '--to', '7']), { code: 1, stdout: '', stderr: "error: prompt 'support' has no version 7 (versions 1-3)\n" });
   assert.equal(await t.cli(['prompts', 'diff', 'refunds', '--from', '1', '--to', '2']), { code: 1, stdout: '', stderr: "error: prompt 'refunds' is not registered\n" });
   assert.is((await t.cli(['prompts', 'diff', 'support', '--from', 'one', '--to', '2'])).code, 2, 'a version that is not a number is a usage error');
