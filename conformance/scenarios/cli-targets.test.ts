@@ -119,6 +119,23 @@ area.scenario('agent serve: every extension in every kind of folder serves its a
   }
 });
 
+area.scenario('agent serve --reload: a .ts file in a CommonJS package restarts with the new code', { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
+  const dir = await project(t, 'cjs');
+  const proc = startCli(['agent', 'serve', 'agent-ts.ts:agent', '--reload', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: t.env });
+  t.defer(() => proc.kill());
+  const ask = async (url: string) => {
+    const response = await fetch(`${url}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'ping' }) });
+    return ((await response.json()) as { output: unknown }).output;
+  };
+  const [, first] = await proc.waitForStderr(/serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+  assert.is(await ask(first!), 'pong from ts');
+  await writeFile(path.join(dir, 'agent-ts.ts'), ESM_BODY('ts').replace("'pong from ts'", "'pong again'"));
+  const [, second] = await proc.waitForStderr(/agent-ts\.ts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+  assert.is(await ask(second!), 'pong again');
+  proc.child.kill('SIGTERM');
+  await proc.exited;
+});
+
 area.scenario('a target file that fails to load: one line naming the file and the first line of the cause', { backends: 'none', surfaces: ['cli'] }, async (t) => {
   const dir = path.join(t.cwd, 'cjs');
   await mkdir(dir, { recursive: true });
