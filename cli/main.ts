@@ -25,6 +25,8 @@ export async function runCli(argv: string[], context: Partial<AgentkitContext> =
     cwd: process.cwd(),
     ...context,
   };
+  // `agentkit help <command>` is `agentkit <command> --help`.
+  if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
   const route = dispatch(argv, commands);
   switch (route.kind) {
     case 'help':
