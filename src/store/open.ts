@@ -70,6 +70,8 @@ function storeOpenError(file: string, error: unknown): Error {
   if (code === 'SQLITE_NOTADB' || /file is not a database/i.test(reason)) {
     return new StoreOpenError(file, `store ${file} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`, { cause: error });
   }
+  // A busy or locked database is contention, not a bad path: it keeps its own error for callers that wait and retry.
+  if (typeof code === 'string' && /^SQLITE_(?:BUSY|LOCKED)/.test(code)) return error as Error;
   if (code === 'SQLITE_CORRUPT') return new StoreOpenError(file, `store ${file} is a corrupt SQLite database (${reason})`, { cause: error });
   if (typeof code === 'string' && (code.startsWith('SQLITE_') || code.startsWith('E'))) {
     return new StoreOpenError(file, `cannot open the store ${file}: ${reason}`, { cause: error });
