@@ -62,6 +62,7 @@ test('refusals are named: missing required option, missing argument, unknown opt
   assert.is(describeRefusal(refusal('Not enough positional arguments.'), ['resume', '--runner', 'a.ts:x'], resume), 'missing argument <execution_id>');
   assert.is(describeRefusal(refusal('Unsupported option name ("--frob").'), ['resume', 'e', '--runner', 'x:y', '--frob'], resume), 'unknown option --frob');
   assert.is(describeRefusal(refusal('Extraneous positional argument ("b").'), ['resume', 'a', 'b', '--runner=x:y'], resume), "unexpected argument 'b'");
+  assert.is(describeRefusal(refusal(null), ['-v'], undefined), "unknown command or option '-v'; run 'agentkit --help' for the list of commands");
   assert.is(describeRefusal(new Error('Invalid value for --limit: expected to be at least 1 (got 0)\nmore'), ['resume', 'a', '--runner', 'x:y'], resume), 'invalid value for --limit: expected to be at least 1 (got 0)');
 });
 

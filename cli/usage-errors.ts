@@ -70,7 +70,10 @@ export function definitionFor(argv: readonly string[], definitions: readonly Def
 
 /** What was wrong with an invocation clipanion refused (without the usage; see usageErrorLine). */
 export function describeRefusal(error: unknown, argv: readonly string[], definition: Definition | undefined, overrides: ValueNames = {}): string {
-  if (!definition) return firstLine(error);
+  if (!definition) {
+    const first = argv.find((token) => token !== '--');
+    return first === undefined ? firstLine(error) : `unknown command or option '${first}'; run 'agentkit --help' for the list of commands`;
+  }
   const given = new Set(argv.map((token) => token.split('=')[0]!));
   const missing = optionsOf(definition).filter((o) => o.required && !o.names.some((name) => given.has(name)));
   if (missing.length > 0) {
