@@ -5,8 +5,9 @@
  * command) missing is one line naming the path, exit 1; help shows value names, never `#0`.
  */
 import * as assert from 'uvu/assert';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { commands } from '../../cli/commands/index.js';
 import { conformance, type CliRun } from '../harness/index.js';
 
@@ -94,6 +95,23 @@ area.scenario('help: value names on every command, never #0; the command list fi
   const top = await t.bin(['--help']);
   assert.is(top.code, 0);
   for (const line of top.stdout.split('\n')) assert.ok(line.length <= 100, line);
+});
+
+area.scenario('docs/cli.md: the error examples print what the page shows', { backends: ['sqlite'], surfaces: ['cli'] }, async (t) => {
+  const page = await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../docs/cli.md'), 'utf8');
+  const block = page.slice(page.indexOf('## Errors')).match(/```bash\n([\s\S]*?)```/)![1]!;
+  const lines = block.trimEnd().split('\n');
+  let checked = 0;
+  for (let i = 0; i < lines.length; i += 2) {
+    const command = lines[i]!.replace(/^\$ npx agentkit /, '');
+    // The last example needs a finished run (durability-cli.test.ts covers that message).
+    if (command.includes('--runner')) continue;
+    const run = await t.bin(command.split(' '));
+    assert.is(run.stderr, `${lines[i + 1]!.replace('/home/me/project', t.cwd)}\n`, command);
+    assert.ok(run.code === 1 || run.code === 2, command);
+    checked++;
+  }
+  assert.is(checked, 3);
 });
 
 area.run();
