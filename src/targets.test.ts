@@ -85,4 +85,36 @@ test('a target that does not resolve names the file, the attribute and what was 
   }
 });
 
+test('a .ts file in a CommonJS package and one in a folder without package.json load; a load failure shows its first real line', async ({ dir }) => {
+  const cjs = path.join(dir, 'cjs-project');
+  const bare = path.join(dir, 'bare');
+  await mkdir(cjs, { recursive: true });
+  await mkdir(bare, { recursive: true });
+  await writeFile(path.join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-project' }));
+  for (const folder of [cjs, bare]) {
+    await writeFile(path.join(folder, 'helper.ts'), "export const label: string = 'helper';\n");
+    await writeFile(path.join(folder, 'agent.ts'), "import { label } from './helper';\nexport const runner = { label, kind: 'ts' as const };\n");
+    await writeFile(path.join(folder, 'legacy.cts'), "import { label } from './helper';\nexport const runner = { label, kind: 'cts' };\n");
+  }
+  for (const folder of [cjs, bare]) {
+    assert.equal((await loadTarget('agent.ts:runner', { cwd: folder })).value, { label: 'helper', kind: 'ts' }, folder);
+    assert.equal((await loadTarget('legacy.cts:runner', { cwd: folder })).value, { label: 'helper', kind: 'cts' }, folder);
+  }
+  await writeFile(path.join(cjs, 'throws.ts'), "throw new Error('OPENAI_API_KEY is not set\\nsecond line');\n");
+  try {
+    await loadTarget('throws.ts:x', { cwd: cjs });
+    assert.unreachable('throws.ts loaded');
+  } catch (error) {
+    assert.is((error as Error).message, `target 'throws.ts:x': could not load ${cjs}/throws.ts: OPENAI_API_KEY is not set`);
+  }
+  try {
+    await loadTarget('syntax.mts:x', { cwd: dir });
+    assert.unreachable('syntax.mts loaded');
+  } catch (error) {
+    const message = (error as Error).message;
+    assert.not.match(message, /\n/, 'one line');
+    assert.match(message, new RegExp(`could not load ${dir}/syntax\\.mts: .*syntax\\.m?ts:1:\\d+: ERROR: .*`), message);
+  }
+});
+
 test.run();

@@ -4,8 +4,14 @@
  * `ui --agent`). It returns the resolved value; callers check that it is the kind they need (`describeValue` helps
  * word the error).
  *
- * Files resolve against the given working directory. TypeScript files load through tsx's ESM API, so the built CLI
- * (plain Node) can load them; the loader is registered once per process unless tsx is already active. The attribute
+ * Files resolve against the given working directory. TypeScript files (`.ts`, `.mts`, `.cts`, `.tsx`) load through
+ * tsx's loader, registered once per process (unless tsx is already active) for both module systems: Node decides by
+ * extension and the nearest package.json `type` whether a `.ts` file is ESM or CommonJS, and a `.ts` file in a
+ * CommonJS package or a folder with no package.json needs tsx's CommonJS hook (with the ESM hook alone Node fails with
+ * "Cannot require() ES Module ... in a cycle"). `.cts` files are required (CommonJS through tsx), everything else is
+ * imported. The loader is global, not tsx's scoped `tsImport`: a scoped import would load a second copy of every
+ * module the target imports, agentkit included (its own tracer, its own classes). A file that fails to load is
+ * reported with its path and the first informative line of the cause. The attribute
  * may be a dotted path (`app.chain`); when it names a zero-argument function that is not a class, it is a factory and
  * is called (and awaited).
  */
@@ -72,10 +78,9 @@ export async function loadTarget(text: string, options: { cwd: string; callFacto
   const file = resolveModule(spec, options.cwd);
   let namespace: Record<string, unknown>;
   try {
-    if (TYPESCRIPT.test(file)) await ensureTypeScriptLoader();
-    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    namespace = commonJsExports(await importFile(file));
   } catch (error) {
-    throw new TargetLoadError(`target '${spec.text}': could not load ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new TargetLoadError(`target '${spec.text}': could not load ${file}: ${firstCauseLine(error)}`, { cause: error });
   }
   let value: unknown = namespace;
   const walked: string[] = [];
@@ -142,12 +147,51 @@ function resolveModule(spec: TargetSpec, cwd: string): string {
 }
 
 /**
- * Make `import()` of a .ts file work. Under tsx (tests, `node --import tsx`) nothing is needed; in plain Node,
- * tsx's ESM API registers its loader for the rest of the process.
+ * The exports of a module: a CommonJS module compiled by tsx (a `.ts` file in a CommonJS package) reaches `import()`
+ * as `{ default: module.exports }` because Node cannot see its named exports statically; its `module.exports` is
+ * what its author exported.
  */
-async function ensureTypeScriptLoader(): Promise<void> {
-  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  if (/\btsx\b/.test(flags)) return;
-  const { register } = await import('tsx/esm/api');
-  register();
+function commonJsExports(namespace: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(namespace).filter((key) => key !== 'module.exports');
+  const inner = namespace.default;
+  if (keys.length === 1 && keys[0] === 'default' && typeof inner === 'object' && inner !== null) return inner as Record<string, unknown>;
+  return namespace;
+}
+
+async function importFile(file: string): Promise<Record<string, unknown>> {
+  if (TYPESCRIPT.test(file)) await ensureTypeScriptLoader();
+  // A .cts file is CommonJS whatever the package says: require() runs it through tsx's CommonJS hook (import() would
+  // hand its TypeScript source to Node's CommonJS parser).
+  if (file.endsWith('.cts')) return createRequire(file)(file) as Record<string, unknown>;
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+let typeScriptLoader: Promise<void> | undefined;
+
+/**
+ * Make `import()` and `require()` of TypeScript work: under tsx (tests, `node --import tsx`) nothing is needed; in
+ * plain Node (the built CLI), tsx's ESM and CommonJS hooks are registered for the rest of the process.
+ */
+function ensureTypeScriptLoader(): Promise<void> {
+  typeScriptLoader ??= (async () => {
+    const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+    if (/\btsx\b/.test(flags)) return;
+    const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+    esm.register();
+    cjs.register();
+  })();
+  return typeScriptLoader;
+}
+
+/**
+ * The first line of an error that says what went wrong: the innermost cause's message, skipping wrapper lines such
+ * as esbuild's "Transform failed with 1 error:" so the syntax error itself (with its file:line:column) is shown.
+ */
+export function firstCauseLine(error: unknown): string {
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner);
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const informative = lines.find((line) => !/^(?:Transform failed with \d+ errors?:?|Build failed with \d+ errors?:?)$/.test(line));
+  return informative ?? lines[0] ?? (inner instanceof Error ? inner.name : 'unknown error');
 }

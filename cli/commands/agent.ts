@@ -16,6 +16,7 @@ import { startAgentServer } from '../../src/serve/server.js';
 import { loadTarget, parseTarget } from '../../src/targets.js';
 import { shutdownTracing } from '../../src/tracing/index.js';
 import { AgentkitCommand } from '../base.js';
+import { slowWork } from '../progress.js';
 import { closeRunner, waitForStopSignal } from '../runner-lifecycle.js';
 
 const port = t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65535)]);
@@ -56,9 +57,26 @@ export class AgentServeCommand extends AgentkitCommand {
     registerSecret(token);
     if (this.reload) return this.supervise();
 
-    const loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
-    const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }) });
-    const server = await startAgentServer(target, {
+    const progress = slowWork(this.context.stderr, `agentkit: loading ${this.spec} and starting the server`);
+    let loaded: Awaited<ReturnType<typeof loadTarget>>;
+    let server: Awaited<ReturnType<typeof startAgentServer>>;
+    try {
+      loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
+      const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }) });
+      server = await this.start(target, token, loaded.value);
+    } finally {
+      progress.done();
+    }
+    await waitForStopSignal(this.context.env);
+    this.err('agentkit: stopping: finishing in-flight runs');
+    await server.close();
+    this.err('agentkit: stopped');
+    void loaded;
+    return 0;
+  }
+
+  private start(target: ReturnType<typeof toServeTarget>, token: string | undefined, runner: unknown): ReturnType<typeof startAgentServer> {
+    return startAgentServer(target, {
       host: this.host,
       port: this.port,
       ...(token ? { token } : {}),
@@ -66,14 +84,9 @@ export class AgentServeCommand extends AgentkitCommand {
       log: (line) => this.err(line),
       onShutdown: async () => {
         await shutdownTracing();
-        await closeRunner(loaded.value);
+        await closeRunner(runner);
       },
     });
-    await waitForStopSignal(this.context.env);
-    this.err('agentkit: stopping: finishing in-flight runs');
-    await server.close();
-    this.err('agentkit: stopped');
-    return 0;
   }
 
   /** Run this same command without --reload in a child, restarting it when a file under the target's folder changes. */

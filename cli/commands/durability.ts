@@ -18,8 +18,9 @@ import type { ChainResult, Checkpoint, Resume } from '../../src/types.js';
 import { runnerOfExecution } from '../../src/agent/durable/owner.js';
 import { runnerKind, runnerName } from '../../src/runner-kind.js';
 import { AgentkitCommand } from '../base.js';
+import { slowWork, type Progress } from '../progress.js';
 import { executionState, outputText, preview, table } from '../durability/render.js';
-import { readExistingStore } from '../durability/store.js';
+import { readExistingStore, storeLabel } from '../durability/store.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -106,6 +107,7 @@ export class ListPendingCommand extends AgentkitCommand {
       table(
         ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
         rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
+        { ids: [0] },
       ),
     );
   }
@@ -118,7 +120,7 @@ export class InspectCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'Show the checkpoint history of an execution',
     details: [
-      'Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with a message on stderr when the execution has no checkpoints.',
+      'Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with `error: execution id \'<id>\' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.',
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -136,7 +138,7 @@ export class InspectCommand extends AgentkitCommand {
   async run(): Promise<number | void> {
     const rows = await readExistingStore(this, this.context, (store) => store.list(this.executionId, { limit: 1_000_000 }), []);
     if (rows.length === 0) {
-      this.err(`No checkpoints found for execution '${this.executionId}'.`);
+      this.err(`error: execution id '${this.executionId}' not found in ${storeLabel(this, this.context)}: it has no checkpoints`);
       return 1;
     }
     const state = executionState(rows);
@@ -185,6 +187,15 @@ export class ResumeCommand extends AgentkitCommand {
 
   async run(): Promise<void> {
     const explicit = this.parseValue();
+    const progress = slowWork(this.context.stderr, `agentkit: resuming ${this.executionId}`);
+    try {
+      return await this.resumeWith(explicit, progress);
+    } finally {
+      progress.done();
+    }
+  }
+
+  private async resumeWith(explicit: Resume | undefined, progress: Progress): Promise<void> {
     const { value: target } = await loadTarget(this.runner, { cwd: this.context.cwd });
     if (!isResumable(target)) {
       throw new TargetLoadError(
@@ -192,7 +203,7 @@ export class ResumeCommand extends AgentkitCommand {
       );
     }
     try {
-      await withSavedConnection(this.context.env, () => this.resumeWith(target, explicit));
+      await withSavedConnection(this.context.env, () => this.resumeTarget(target, explicit, progress));
     } finally {
       // The CLI built this runner for one command; its connections must not keep the process alive.
       await target.checkpointer?.close?.();
@@ -200,7 +211,7 @@ export class ResumeCommand extends AgentkitCommand {
   }
 
   /** Restore from the Platform when connected and the store does not know the execution, resume, replicate. */
-  private async resumeWith(target: Resumable, explicit: Resume | undefined): Promise<void> {
+  private async resumeTarget(target: Resumable, explicit: Resume | undefined, progress: Progress): Promise<void> {
     const store = asCheckpointer(target.checkpointer);
     if (store) await restoreIfMissing(store, this.executionId);
     try {
@@ -209,6 +220,7 @@ export class ResumeCommand extends AgentkitCommand {
       // applies), holds a decision a dead resumer claimed (that one applies), or crashed (no decision needed). Deciding
       // here from rows read before the lease would race other resumers.
       const result = await target.resume(this.executionId, explicit ? { resumeValue: explicit } : { defaultResumeValue: { approved: true, metadata: {} } });
+      progress.done();
       if (this.json) return this.out(JSON.stringify(result, null, 2));
       this.out(`execution_id: ${result.execution_id}`);
       this.out(`status: ${result.status}`);

@@ -32,6 +32,7 @@ import {
 import { validator } from '../../generated/schemas/resources.js';
 import { withSavedConnection } from '../../src/platform/index.js';
 import { AgentkitCommand } from '../base.js';
+import { namedStore } from '../store-path.js';
 import { progressBar } from '../eval/progress.js';
 import { comparisonText, scorecardText } from '../eval/render.js';
 
@@ -94,7 +95,7 @@ export class EvalRunCommand extends AgentkitCommand {
     const results = await withSavedConnection(env, () => evaluate(target as Parameters<typeof evaluate>[0], this.dataset, scorerSpecs, {
       cwd,
       env,
-      dbPath: this.db === undefined ? undefined : path.resolve(cwd, this.db),
+      dbPath: namedStore(cwd, this.db, { readOnly: false }),
       concurrency: Number(this.concurrency),
       runName: this.runName,
       persist: this.persist,
@@ -213,7 +214,7 @@ export class EvalCurateCommand extends AgentkitCommand {
     if (!(CURATE_FILTERS as readonly string[]).includes(this.filter)) throw new UsageError(`unknown --filter '${this.filter}'; filters: ${CURATE_FILTERS.join(', ')}`);
     if (this.since !== undefined && !(this.since > 0)) throw new UsageError(`--since must be a positive number of hours, got ${this.since}`);
     const { cwd, env } = this.context;
-    const result = await curate({ filter: this.filter as CurateFilter, agent: this.agent, sinceHours: this.since, limit: Number(this.limit), env, cwd, dbPath: this.db === undefined ? undefined : path.resolve(cwd, this.db) });
+    const result = await curate({ filter: this.filter as CurateFilter, agent: this.agent, sinceHours: this.since, limit: Number(this.limit), env, cwd, dbPath: namedStore(cwd, this.db, { readOnly: true }) });
     const file = path.resolve(cwd, this.outFile);
     if (result.cases.length > 0) writeJsonl(file, result.cases, { append: this.append });
     if (this.json) {
@@ -268,7 +269,7 @@ export class EvalExportCommand extends AgentkitCommand {
   }
 }
 
-function evalStore(command: AgentkitCommand & { db?: string }): EvalStore {
+function evalStore(command: AgentkitCommand & { db?: string }, options: { readOnly: boolean } = { readOnly: true }): EvalStore {
   const { cwd, env } = command.context;
-  return new EvalStore({ env, cwd, dbPath: command.db === undefined ? undefined : path.resolve(cwd, command.db) });
+  return new EvalStore({ env, cwd, dbPath: namedStore(cwd, command.db, options) });
 }

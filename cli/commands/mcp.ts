@@ -10,6 +10,7 @@ import { listedTools, serveMcpStdio } from '../../src/mcp/server.js';
 import { loadTarget } from '../../src/targets.js';
 import { shutdownTracing } from '../../src/tracing/index.js';
 import { AgentkitCommand } from '../base.js';
+import { withProgress } from '../progress.js';
 import { closeRunner } from '../runner-lifecycle.js';
 
 export class McpServeCommand extends AgentkitCommand {
@@ -44,7 +45,7 @@ export class McpServeCommand extends AgentkitCommand {
     // A target module that logs with console.log would corrupt the protocol on stdout.
     const restore = this.context.stdout === process.stdout ? routeConsoleToStderr() : () => undefined;
     try {
-      const loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
+      const loaded = await withProgress(this.context.stderr, `agentkit: loading ${this.spec}`, () => loadTarget(this.spec, { cwd: this.context.cwd }));
       const target = toMcpTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }), invokeTool: invokeToolDirectly });
       const options = { exposeTools: this.exposeTools, ...(this.name ? { name: this.name } : {}) };
       const server = await serveMcpStdio(target, options, { stdin: this.context.stdin, stdout: this.context.stdout });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import * as t from 'typanion';
 import { PromptRegistry, type PromptSummary } from '../../src/index.js';
 import { AgentkitCommand } from '../base.js';
+import { namedStore } from '../store-path.js';
 import { table } from '../table.js';
 
 const DB_DESCRIPTION = 'Store to use (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
@@ -16,9 +17,10 @@ const positiveInt = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 abstract class PromptsCommand extends AgentkitCommand {
   db = Option.String('--db', { description: DB_DESCRIPTION });
 
-  protected registry(): PromptRegistry {
+  /** The registry on `--db` (or the default store); `readOnly` commands refuse a named file that does not exist. */
+  protected registry(options: { readOnly: boolean } = { readOnly: false }): PromptRegistry {
     const { env, cwd } = this.context;
-    return new PromptRegistry({ env, cwd, dbPath: this.db === undefined ? undefined : path.resolve(cwd, this.db) });
+    return new PromptRegistry({ env, cwd, dbPath: namedStore(cwd, this.db, options) });
   }
 
   /** Read a text file named on the command line, with a one-line error naming it. */
@@ -53,7 +55,7 @@ export class PromptsListCommand extends PromptsCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
 
   async run(): Promise<void> {
-    const items = await this.registry().list();
+    const items = await this.registry({ readOnly: true }).list();
     if (this.json) {
       this.out(JSON.stringify({ items, count: items.length }, null, 2));
       return;
@@ -81,7 +83,7 @@ export class PromptsDiffCommand extends PromptsCommand {
     description: 'Diff two versions of a prompt',
     details: [
       'Prints a unified diff of the two versions\' templates, headed `--- <name> v<from>` and `+++ <name> v<to>`, coloured when stdout is a terminal (unless NO_COLOR is set). Two versions with the same template print the headers and `(no template changes)`.',
-      'An unknown prompt or version prints one line naming it and exits 1.',
+      'An unknown prompt or version prints one line naming it and exits 1. `--json` prints `{ name, from, to, diff }`.',
     ].join('\n\n'),
     examples: [['Diff version 1 and 3', '$0 prompts diff support --from 1 --to 3']],
   });
@@ -89,9 +91,11 @@ export class PromptsDiffCommand extends PromptsCommand {
   name = Option.String({ name: 'name' });
   from = Option.String('--from', { required: true, description: 'The older version', validator: positiveInt });
   to = Option.String('--to', { required: true, description: 'The newer version', validator: positiveInt });
+  json = Option.Boolean('--json', false, { description: 'Print { name, from, to, diff } as JSON (the diff uncoloured)' });
 
   async run(): Promise<void> {
-    const text = await this.registry().diff(this.name, this.from, this.to);
+    const text = await this.registry({ readOnly: true }).diff(this.name, this.from, this.to);
+    if (this.json) return this.out(JSON.stringify({ name: this.name, from: this.from, to: this.to, diff: text }, null, 2));
     const colour = this.cli.enableColors === true;
     for (const line of text.replace(/\n$/, '').split('\n')) this.out(colour ? paint(line) : line);
   }
@@ -177,7 +181,7 @@ export class PromptsShowCommand extends PromptsCommand {
 
   async run(): Promise<void> {
     if (this.version !== undefined && this.label !== undefined) throw new UsageError('give --version or --label, not both');
-    const version = await this.registry().load(this.name, { version: this.version, label: this.label });
+    const version = await this.registry({ readOnly: true }).load(this.name, { version: this.version, label: this.label });
     if (this.json) {
       this.out(JSON.stringify(version.toJSON(), null, 2));
       return;

@@ -11,6 +11,7 @@ import { Replay, TraceStore, REPLAY_MODES, type ReplayMode } from '../../src/ind
 import { loadTarget, describeValue, TargetLoadError } from '../../src/targets.js';
 import { AgentkitCommand } from '../base.js';
 import { closeRunner } from '../runner-lifecycle.js';
+import { namedStore } from '../store-path.js';
 
 const DB_DESCRIPTION = 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
 
@@ -18,7 +19,7 @@ abstract class ReplayCommand extends AgentkitCommand {
   db = Option.String('--db', { description: DB_DESCRIPTION });
 
   protected store(): TraceStore {
-    return new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: this.db === undefined ? undefined : path.resolve(this.context.cwd, this.db) });
+    return new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
   }
 }
 

@@ -5,10 +5,11 @@
 import { Command, Option, UsageError } from 'clipanion';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import * as t from 'typanion';
-import { exportTrace, TraceStore } from '../../src/index.js';
-import type { TraceSummary } from '../../src/index.js';
+import { TraceStore } from '../../src/tracing/trace-store.js';
+import type { TraceSummary } from '../../src/types.js';
 import { AgentkitCommand } from '../base.js';
+import { namedStore } from '../store-path.js';
+import { table } from '../table.js';
 
 /** `traces list [--last-hours N] [--json]` */
 export class TracesListCommand extends AgentkitCommand {
@@ -27,11 +28,15 @@ export class TracesListCommand extends AgentkitCommand {
     ],
   });
 
-  lastHours = Option.String('--last-hours', { description: 'Window in hours (default 24)', validator: t.isNumber() });
+  // Parsed in run(), not by a typanion validator: loading typanion would cost this command a tenth of its start-up.
+  lastHours = Option.String('--last-hours', { description: 'Window in hours (default 24)' });
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
 
   async run(): Promise<void> {
-    const lastHours = this.lastHours ?? 24;
+    const lastHours = this.lastHours === undefined ? 24 : Number(this.lastHours);
+    if (this.lastHours !== undefined && (this.lastHours.trim() === '' || Number.isNaN(lastHours))) {
+      throw new UsageError(`invalid value for --last-hours: expected a number (got ${JSON.stringify(this.lastHours)})`);
+    }
     if (!(lastHours > 0)) throw new UsageError(`--last-hours must be a positive number of hours, got ${lastHours}`);
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd });
     const items = await store.listTraces({ lastHours });
@@ -43,16 +48,13 @@ export class TracesListCommand extends AgentkitCommand {
       this.out('No traces found.');
       return;
     }
-    for (const line of table(items)) this.out(line);
+    for (const line of traceTable(items)) this.out(line);
   }
 }
 
-function table(items: TraceSummary[]): string[] {
+function traceTable(items: TraceSummary[]): string[] {
   const rows = items.map((s) => [s.trace_id, s.name, s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
-  const header = ['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [format(header), ...rows.map(format)];
+  return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], ids: [0] });
 }
 
 /** `traces export <trace_id> [--format json]` */
@@ -104,7 +106,9 @@ export class ExportTraceCommand extends AgentkitCommand {
   db = Option.String('--db', { description: 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
 
   async run(): Promise<void> {
-    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: this.db === undefined ? undefined : path.resolve(this.context.cwd, this.db) });
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
+    // Loaded here, not at the top: `traces list` shares this module and must start fast.
+    const { exportTrace } = await import('../../src/tracing/export.js');
     const document = await exportTrace(store, this.traceId, { includeAttachments: this.includeAttachments, includeCheckpointState: this.includeCheckpointState });
     const file = path.resolve(this.context.cwd, this.output);
     await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });

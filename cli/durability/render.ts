@@ -1,12 +1,11 @@
 /** Plain-text rendering for the durability commands: aligned tables and one-line JSON previews. */
 import { isRunEnd } from '../../src/durability/run-end.js';
 import type { Checkpoint } from '../../src/types.js';
+import { table as fitTable, type TableOptions } from '../table.js';
 
-/** Columns padded to their widest cell, two spaces apart, no trailing spaces. */
-export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n');
+/** Columns padded to their widest cell, two spaces apart, no trailing spaces, fitted to 100 columns (cli/table.ts). */
+export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, options: TableOptions = {}): string {
+  return fitTable(headers, rows, options).join('\n');
 }
 
 /** Compact JSON, cut to `max` characters with an ellipsis. */

@@ -1,7 +1,7 @@
 /**
  * Which checkpoint store a durability command reads: `--db-path` (SQLite; default the configured local store) or
- * `--connection-string` + `--schema` (Postgres). Read-only commands never create a store: a missing SQLite file or an
- * unprovisioned Postgres schema reads as empty.
+ * `--connection-string` + `--schema` (Postgres). Read-only commands never create a store: a missing default SQLite
+ * file or an unprovisioned Postgres schema reads as empty; a `--db-path` naming no file, or a folder, is an error.
  */
 import { UsageError } from 'clipanion';
 import { existsSync } from 'node:fs';
@@ -11,6 +11,8 @@ import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import type { AgentkitContext } from '../context.js';
+import { namedStore } from '../store-path.js';
+import { checkStorePath } from '../../src/store/open.js';
 
 export interface StoreFlags {
   dbPath?: string;
@@ -32,8 +34,11 @@ export async function openExistingStore(flags: StoreFlags, context: AgentkitCont
     await checkpointer.close();
     return null;
   }
-  const file = flags.dbPath !== undefined ? path.resolve(context.cwd, flags.dbPath) : checkpointDbPath({ env: context.env, cwd: context.cwd });
-  return existsSync(file) ? new SQLiteCheckpointer(file) : null;
+  // A named --db-path must exist (a typo must not read as "no pending interrupts"); the default store may not yet.
+  const file = namedStore(context.cwd, flags.dbPath, { readOnly: true }) ?? checkpointDbPath({ env: context.env, cwd: context.cwd });
+  if (!existsSync(file)) return null;
+  checkStorePath(file, true);
+  return new SQLiteCheckpointer(file);
 }
 
 /** Read from the store named by the flags and close it; `empty` when the store does not exist yet. */
@@ -45,4 +50,10 @@ export async function readExistingStore<T>(flags: StoreFlags, context: AgentkitC
   } finally {
     await checkpointer.close();
   }
+}
+
+/** The store the flags name, as an error message names it: the SQLite file, or the Postgres schema. */
+export function storeLabel(flags: StoreFlags, context: AgentkitContext): string {
+  if (flags.connectionString !== undefined) return `Postgres schema "${flags.schema ?? 'agentkit'}"`;
+  return flags.dbPath !== undefined ? path.resolve(context.cwd, flags.dbPath) : checkpointDbPath({ env: context.env, cwd: context.cwd });
 }

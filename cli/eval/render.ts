@@ -21,7 +21,7 @@ export function scorecardText(run: EvalRunRecord, gate: GateResult, where: strin
   const errored = run.cases.filter((c) => c.error !== null);
   if (errored.length > 0) {
     lines.push('', `Errored cases (${errored.length}):`);
-    for (const c of errored.slice(0, 10)) lines.push(`  #${c.ordinal}: ${oneLine(c.error!, 160)}`);
+    for (const c of errored.slice(0, 10)) lines.push(`  #${c.ordinal}: ${oneLine(c.error!, 90)}`);
     if (errored.length > 10) lines.push(`  ... and ${errored.length - 10} more`);
   }
   lines.push('', `Gate: ${gate.outcome.toUpperCase()}`);

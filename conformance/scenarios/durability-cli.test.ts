@@ -54,7 +54,7 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
     const legacy = await t.cli(['setup-checkpointer'], { env: { AGENTKIT_LOCAL_DB: '', AGENTKIT_CHECKPOINT_DB_PATH: 'legacy/checkpoints.db' } });
     assert.is(legacy.stdout, `SQLite checkpointer ready: ${path.join(t.cwd, 'legacy/checkpoints.db')} (local store schema v${LATEST_SCHEMA_VERSION})\n`, 'the legacy variable still names the checkpoint store');
     const schema = await t.cli(['setup-checkpointer', '--schema', 'agentkit']);
-    assert.equal([schema.code, schema.stderr], [2, 'usage error: --schema applies to --backend postgres only\n']);
+    assert.equal([schema.code, schema.stderr], [2, 'error: --schema applies to --backend postgres only; usage: agentkit setup-checkpointer [options]\n']);
   } else if (t.backend.kind === 'postgres') {
     const args = ['setup-checkpointer', '--backend', 'postgres', '--connection-string', t.backend.url, '--schema', t.backend.schema];
     const first = await t.cli(args);
@@ -73,10 +73,10 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
     }
     const noDsn = await t.cli(['setup-checkpointer', '--backend', 'postgres']);
     assert.equal([noDsn.code, noDsn.stdout], [2, '']);
-    assert.is(noDsn.stderr, 'usage error: --backend postgres needs --connection-string <postgres://user@host:port/database>\n');
+    assert.is(noDsn.stderr, 'error: --backend postgres needs --connection-string <postgres://user@host:port/database>; usage: agentkit setup-checkpointer [options]\n');
   }
   const unknown = await t.cli(['setup-checkpointer', '--backend', 'mysql']);
-  assert.equal([unknown.code, unknown.stderr], [2, "usage error: unknown backend 'mysql': use sqlite or postgres\n"]);
+  assert.equal([unknown.code, unknown.stderr], [2, "error: unknown backend 'mysql': use sqlite or postgres; usage: agentkit setup-checkpointer [options]\n"]);
 });
 
 area.scenario('an invalid Postgres schema name is rejected before connecting', { rows: ['error:invalid-pg-schema'], backends: 'none', surfaces: ['sdk', 'cli'] }, async (t) => {
@@ -112,7 +112,9 @@ area.scenario('list-pending: empty message, table, --limit, --json; read-only', 
   const lines = listed.stdout.trimEnd().split('\n');
   assert.is(lines.length, 3);
   assert.match(lines[0]!, /^EXECUTION ID\s+CHAIN\s+NODE\s+REASON\s+AGENT PATH\s+CREATED AT\s+CONTEXT$/);
-  assert.match(lines[1]!, /^exec-b\s+refund\s+approval\s+manager_approval\s+-\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+\{"amount":50000,"policy":"high-value"\}$/);
+  // The table fits 100 columns: the context preview is cut (…); --json has it whole.
+  assert.match(lines[1]!, /^exec-b\s+refund\s+approval\s+manager_approval\s+-\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+\{"amo\S*…$/);
+  for (const line of lines) assert.ok(line.length <= 100, line);
   assert.match(lines[2]!, /^exec-a\s+refund\s+approval\s+manager_approval\s+/);
 
   const limited = await t.cli(['list-pending', '--limit', '1', ...storeFlags(t)]);
@@ -124,12 +126,13 @@ area.scenario('list-pending: empty message, table, --limit, --json; read-only', 
   const bad = await t.cli(['list-pending', '--limit', '0', ...storeFlags(t)]);
   assert.is(bad.code, 2);
   const both = await t.cli(['list-pending', '--db-path', 'x.db', '--connection-string', 'postgres://h/db']);
-  assert.equal([both.code, both.stderr], [2, 'usage error: give either --db-path (SQLite) or --connection-string (Postgres), not both\n']);
+  assert.equal([both.code, both.stderr], [2, 'error: give either --db-path (SQLite) or --connection-string (Postgres), not both; usage: agentkit list-pending [options]\n']);
 });
 
 area.scenario('inspect: history of a paused then completed run; exit 1 when nothing is found', { rows: ['cli:inspect', 'error:inspect-empty'], surfaces: ['cli'] }, async (t) => {
   const missing = await t.cli(['inspect', 'nope', ...storeFlags(t)]);
-  assert.equal([missing.code, missing.stdout, missing.stderr], [1, '', "No checkpoints found for execution 'nope'.\n"]);
+  const where = t.backend.kind === 'postgres' ? `Postgres schema "${t.backend.schema}"` : t.env.AGENTKIT_LOCAL_DB;
+  assert.equal([missing.code, missing.stdout, missing.stderr], [1, '', `error: execution id 'nope' not found in ${where}: it has no checkpoints\n`]);
 
   await pauseRun(t, 'exec-i');
   const paused = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
@@ -156,11 +159,11 @@ area.scenario('resume: approves by default, prints the outcome; AlreadyResumed a
   const runner = await writeRunner(t);
   await pauseRun(t, 'exec-r');
   for (const [value, message] of [
-    ['{"approved": tru', 'usage error: --value is not valid JSON'],
-    ['[true]', 'usage error: --value: a resume value must be an object'],
-    ['"yes"', 'usage error: --value: a resume value must be an object'],
-    ['{"approved": "yes"}', 'usage error: --value: a resume value needs a boolean "approved"'],
-    ['{"approved": true, "metadata": [1]}', 'usage error: --value: "metadata" of a resume value must be an object'],
+    ['{"approved": tru', 'error: --value is not valid JSON'],
+    ['[true]', 'error: --value: a resume value must be an object'],
+    ['"yes"', 'error: --value: a resume value must be an object'],
+    ['{"approved": "yes"}', 'error: --value: a resume value needs a boolean "approved"'],
+    ['{"approved": true, "metadata": [1]}', 'error: --value: "metadata" of a resume value must be an object'],
   ] as const) {
     const bad = await t.cli(['resume', 'exec-r', '--runner', runner, '--value', value]);
     assert.is(bad.code, 2, value);
@@ -183,7 +186,7 @@ area.scenario('resume: approves by default, prints the outcome; AlreadyResumed a
   );
   const again = await t.cli(['resume', 'exec-r', '--runner', runner]);
   assert.equal([again.code, again.stdout], [2, '']);
-  assert.is(again.stderr, "error: Chain 'exec-r' already finished (completed); there is nothing to resume. Use fork() to run it again from one of its checkpoints.\n");
+  assert.is(again.stderr, "error: execution id 'exec-r' already finished (completed); there is nothing to resume. Use fork() to run it again from one of its checkpoints.\n");
 
   await pauseRun(t, 'exec-r2');
   const rejected = await t.cli(['resume', 'exec-r2', '--runner', runner, '--value', '{"approved": false, "metadata": {"approver": "carol"}, "data": 1}', '--json']);
@@ -203,7 +206,7 @@ area.scenario('resume through the real binary loads a TypeScript runner; a claim
   assert.ok(claimed);
   const lost = await t.bin(['resume', 'exec-bin', '--runner', runner]);
   assert.equal([lost.code, lost.stdout], [2, '']);
-  assert.match(lost.stderr, "error: Execution 'exec-bin' has no pending interrupt to claim");
+  assert.match(lost.stderr, "error: execution id 'exec-bin' has no pending interrupt to claim");
 
   await pauseRun(t, 'exec-bin2');
   const done = await t.bin(['resume', 'exec-bin2', '--runner', runner, '--value', '{"approved": true, "metadata": {"approver": "dave"}}']);
@@ -224,7 +227,10 @@ area.scenario('the documented example: pause from a script, list, inspect and ap
   const executionId = idLine.slice('execution_id: '.length);
 
   const listed = await t.bin(['list-pending', ...storeFlags(t)], { env });
-  assert.match(listed.stdout, new RegExp(`${executionId}\\s+refund\\s+approval\\s+manager_approval`));
+  // The id is cut to fit 100 columns (…); --json lists it whole.
+  assert.match(listed.stdout, new RegExp(`${executionId.slice(0, 11)}…\\s+refund\\s+approval\\s+manager_approval`));
+  const listedJson = await t.bin(['list-pending', '--json', ...storeFlags(t)], { env });
+  assert.ok((JSON.parse(listedJson.stdout) as Array<{ execution_id: string }>).some((row) => row.execution_id === executionId));
   const example = path.join(root, 'examples/durability/refund-chain.ts');
   const resumed = await t.bin(['resume', executionId, '--runner', `${example}:refundChain`, '--value', '{"approved": true, "metadata": {"approver": "alice"}}'], { env });
   assert.is(resumed.code, 0, resumed.stderr);

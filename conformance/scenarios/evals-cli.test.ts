@@ -143,7 +143,7 @@ area.scenario('exit 2: usage errors (missing flag, malformed rule, a rule on an 
   assert.is(typo.code, 2);
   assert.match(typo.stderr, /names scorer 'exact_mach', which this run does not use \(scorers: exact_match; or 'overall'\)/);
   const rate = await t.cli([...base, '--max-error-rate', '2']);
-  assert.equal(rate, { code: 2, stdout: '', stderr: 'usage error: --max-error-rate must be between 0 and 1, got 2\n' });
+  assert.equal(rate, { code: 2, stdout: '', stderr: 'error: --max-error-rate must be between 0 and 1, got 2; usage: agentkit eval run --agent <target> --dataset <file> [options]\n' });
   const concurrency = await t.cli([...base, '--concurrency', '0']);
   assert.is(concurrency.code, 2);
   assert.is(new EvalStore({ dbPath: dbOf(t) }).listRuns().length, 0, 'nothing ran');

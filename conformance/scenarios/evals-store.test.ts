@@ -138,7 +138,7 @@ area.scenario('eval curate: root and chain-hosted agent spans become cases; favo
   const none = await t.cli(['eval', 'curate', '--agent', 'nobody', '--out', path.join(t.cwd, 'none.jsonl')]);
   assert.equal(none, { code: 0, stdout: "No matching agent runs for filter 'all'; nothing written\n", stderr: '' });
   const badFilter = await t.cli(['eval', 'curate', '--filter', 'bogus', '--out', out]);
-  assert.equal(badFilter, { code: 2, stdout: '', stderr: 'usage error: unknown --filter \'bogus\'; filters: all, favorites, noted, guardrail, failed\n' });
+  assert.equal(badFilter, { code: 2, stdout: '', stderr: 'error: unknown --filter \'bogus\'; filters: all, favorites, noted, guardrail, failed; usage: agentkit eval curate --out <file> [options]\n' });
   assert.is((await t.cli(['eval', 'curate', '--since', '0', '--out', out])).code, 2);
   assert.is((await t.cli(['eval', 'curate'])).code, 2, '--out is required');
 });
@@ -199,7 +199,7 @@ area.scenario('eval export: --status shows the posture and the queue; --dry-run 
   assert.equal([byConnect.enabled, byConnect.disabled_by], [false, 'connect({ exportEvals: false })']);
 
   const neither = await t.cli(['eval', 'export'], { env });
-  assert.equal(neither, { code: 2, stdout: '', stderr: 'usage error: give exactly one of --status and --dry-run\n' });
+  assert.equal(neither, { code: 2, stdout: '', stderr: 'error: give exactly one of --status and --dry-run; usage: agentkit eval export [options]\n' });
   assert.is((await t.cli(['eval', 'export', '--status', '--dry-run'], { env })).code, 2);
 });
 

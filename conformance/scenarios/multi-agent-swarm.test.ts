@@ -258,7 +258,7 @@ export const swarm = () => contentTeam(newProbe(), { checkpointer: openCheckpoin
   assert.is(resumed.code, 0, resumed.stderr);
   assert.is(resumed.stdout, 'execution_id: swarm-cli\nstatus: completed\noutput: Report complete.\npending_interrupt: null\n');
   const again = await t.cli(['resume', 'swarm-cli', '--runner', 'runner.mts:swarm']);
-  assert.equal([again.code, again.stderr], [2, "error: Swarm 'content_team' execution 'swarm-cli' already finished (completed); there is nothing to resume\n"]);
+  assert.equal([again.code, again.stderr], [2, "error: execution id 'swarm-cli' (swarm 'content_team') already finished (completed); there is nothing to resume\n"]);
 });
 
 area.run();

@@ -71,6 +71,8 @@ area.scenario('prompts list and diff: versions from files, labels, unified diff,
     stderr: '',
   });
   assert.equal(await t.cli(['prompts', 'diff', 'support', '--from', '2', '--to', '2']), { code: 0, stdout: '--- support v2\n+++ support v2\n(no template changes)\n', stderr: '' });
+  const asJson = await t.cli(['prompts', 'diff', 'support', '--from', '2', '--to', '2', '--json']);
+  assert.equal(JSON.parse(asJson.stdout), { name: 'support', from: 2, to: 2, diff: '--- support v2\n+++ support v2\n(no template changes)\n' });
   assert.equal(await t.cli(['prompts', 'diff', 'support', '--from', '1', '--to', '7']), { code: 1, stdout: '', stderr: "error: prompt 'support' has no version 7 (versions 1-3)\n" });
   assert.equal(await t.cli(['prompts', 'diff', 'refunds', '--from', '1', '--to', '2']), { code: 1, stdout: '', stderr: "error: prompt 'refunds' is not registered\n" });
   assert.is((await t.cli(['prompts', 'diff', 'support', '--from', 'one', '--to', '2'])).code, 2, 'a version that is not a number is a usage error');
@@ -96,7 +98,7 @@ area.scenario('prompts show, label and add: load by label, roll back, render wit
   assert.equal(await t.cli(['prompts', 'label', 'support', 'latest', '--version', '1']), { code: 2, stdout: '', stderr: "error: the label 'latest' is reserved: it always means the newest version\n" });
   assert.equal(await t.cli(['prompts', 'label', 'support', 'staging', '--delete']), { code: 0, stdout: 'support: removed label staging\n', stderr: '' });
 
-  assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'missing.txt']), { code: 2, stdout: '', stderr: 'usage error: cannot read missing.txt: no such file\n' });
+  assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'missing.txt']), { code: 2, stdout: '', stderr: 'error: cannot read missing.txt: no such file; usage: agentkit prompts add <name> --file <file> [options]\n' });
   await writeFile(path.join(t.cwd, 'bad.txt'), 'Hello {{@signature}}');
   assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'bad.txt']), { code: 2, stdout: '', stderr: "error: fragment 'signature' is not registered\n" });
   assert.equal(await t.cli(['prompts', 'add', 'support', '--file', 'support-1.txt', '--variable', 'customer']), { code: 2, stdout: '', stderr: "error: prompt 'support': the template uses undeclared variable 'company' (declared: customer)\n" });

@@ -65,7 +65,7 @@ area.scenario('the served quickstart trace: show, inspect, fork with a changed p
   assert.equal(await t.cli(['replay', 'inspect', traceId!, '5']), { code: 2, stdout: '', stderr: 'error: Step 5 out of range (0-4)\n' });
   assert.equal(await t.cli(['replay', 'inspect', traceId!, '--', '-1']), { code: 2, stdout: '', stderr: 'error: Step -1 out of range (0-4)\n' });
   const notNumber = await t.cli(['replay', 'inspect', traceId!, 'two']);
-  assert.equal([notNumber.code, notNumber.stderr], [2, "usage error: step must be an integer step index, got 'two'\n"]);
+  assert.equal([notNumber.code, notNumber.stderr], [2, "error: step must be an integer step index, got 'two'; usage: agentkit replay inspect <trace_id> <step> [options]\n"]);
 
   // A changed prompt and input: a new trace, live from the first model call, diverging at the first model step.
   const fork = await t.bin(['replay', 'fork', traceId!, '--step', '2', '--prompt', 'Answer in one line.', '--input', 'Where is order 1001?', '--agent', QUICKSTART, '--output', 'fork.json']);
@@ -106,8 +106,8 @@ area.scenario('the served quickstart trace: show, inspect, fork with a changed p
 });
 
 area.scenario('fork: an unknown trace id is one line and exit 1; a refund is never repeated; bad flags are usage errors', { rows: ['cli:replay fork'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
-  assert.equal(await t.cli(['replay', 'show', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
-  assert.equal(await t.cli(['replay', 'fork', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
+  assert.equal(await t.cli(['replay', 'show', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
+  assert.equal(await t.cli(['replay', 'fork', 'feedfeedfeedfeedfeedfeedfeedfeed']), { code: 1, stdout: '', stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n` });
   const [refundTrace] = await servedTraces(t, ['Please refund order 42 in full.']);
   const steps = (await Replay.load(refundTrace!, { dbPath: dbOf(t) })).steps().map((s) => s.span_name);
   assert.equal(steps, [...STEPS, 'tool.refund'], 'the run paused in the refund');
@@ -117,7 +117,7 @@ area.scenario('fork: an unknown trace id is one line and exit 1; a refund is nev
   const pending = await t.bin(['list-pending', '--json']);
   assert.is((JSON.parse(pending.stdout) as unknown[]).length, 1, 'no new refund approval was requested by the fork');
   const badMode = await t.cli(['replay', 'fork', refundTrace!, '--mode', 'cached']);
-  assert.equal([badMode.code, badMode.stderr], [2, "usage error: --mode must be one of live, recorded, got 'cached'\n"]);
+  assert.equal([badMode.code, badMode.stderr], [2, "error: --mode must be one of live, recorded, got 'cached'; usage: agentkit replay fork <trace_id> [options]\n"]);
   const badStep = await t.cli(['replay', 'fork', refundTrace!, '--step', '6']);
   assert.equal([badStep.code, badStep.stderr], [2, 'error: Step 6 out of range (0-5)\n']);
   const noModule = await t.cli(['replay', 'fork', refundTrace!, '--agent', 'missing.ts:support']);

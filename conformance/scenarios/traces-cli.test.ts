@@ -73,7 +73,7 @@ area.scenario('traces list: empty store, a table of the window, --last-hours, --
   assert.is(all.count, 151, 'every trace in the window, no row cap');
 
   const bad = await t.cli(['traces', 'list', '--last-hours', '0']);
-  assert.equal(bad, { code: 2, stdout: '', stderr: 'usage error: --last-hours must be a positive number of hours, got 0\n' });
+  assert.equal(bad, { code: 2, stdout: '', stderr: 'error: --last-hours must be a positive number of hours, got 0; usage: agentkit traces list [options]\n' });
   const notNumber = await t.cli(['traces', 'list', '--last-hours', 'many']);
   assert.is(notNumber.code, 2);
   assert.match(notNumber.stderr, /--last-hours/);
@@ -97,9 +97,9 @@ area.scenario('traces export: the trace as JSON on stdout; json is the only form
   const explicit = await t.cli(['traces', 'export', result.trace_id!, '--format', 'json']);
   assert.is(explicit.stdout, exported.stdout);
   const csv = await t.cli(['traces', 'export', result.trace_id!, '--format', 'csv']);
-  assert.equal(csv, { code: 2, stdout: '', stderr: "usage error: unsupported format 'csv': the only format is json\n" });
+  assert.equal(csv, { code: 2, stdout: '', stderr: "error: unsupported format 'csv': the only format is json; usage: agentkit traces export <trace_id> [options]\n" });
   const unknown = await t.cli(['traces', 'export', 'feedfacefeedfacefeedfacefeedface']);
-  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
+  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
   const missing = await t.cli(['traces', 'export']);
   assert.is(missing.code, 2);
 });
@@ -167,7 +167,7 @@ area.scenario('export-trace: one self-contained file with spans, checkpoints and
   assert.is(fullDoc.multimodal_attachments[0].attachment_data, Buffer.from([137, 80, 78, 71]).toString('base64'));
 
   const unknown = await t.cli(['export-trace', '--trace-id', 'feedfacefeedfacefeedfacefeedface', '--output', 'none.json']);
-  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
+  assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
   assert.not.ok(existsSync(path.join(t.cwd, 'none.json')), 'nothing is written for an unknown trace');
   const noId = await t.cli(['export-trace']);
   assert.is(noId.code, 2);

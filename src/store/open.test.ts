@@ -1,11 +1,11 @@
 import * as assert from 'uvu/assert';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { suite } from '../../conformance/harness/uvu.js';
-import { LATEST_SCHEMA_VERSION, StoreVersionError, openLocalStore, schemaVersion, utcNow } from './index.js';
+import { LATEST_SCHEMA_VERSION, StoreOpenError, StoreVersionError, openLocalStore, schemaVersion, utcNow } from './index.js';
 import { checkpointDbPath, localDbPath } from '../config/paths.js';
 
 const test = suite<{ dir: string }>('local store', { state: { dir: '' } });
@@ -142,6 +142,34 @@ test('store paths: AGENTKIT_LOCAL_DB wins, the legacy checkpoint variable is hon
   assert.is(localDbPath({ env: { AGENTKIT_CHECKPOINT_DB_PATH: '/legacy.db' }, cwd }), '/work/project/.agentkit/local.db');
   assert.is(checkpointDbPath({ env: { AGENTKIT_CHECKPOINT_DB_PATH: '/legacy.db' }, cwd }), '/legacy.db');
   assert.is(checkpointDbPath({ env: { AGENTKIT_CHECKPOINT_DB_PATH: '/legacy.db', AGENTKIT_LOCAL_DB: '/new.db' }, cwd }), '/new.db');
+});
+
+test('a path that cannot be a store is refused with its path and what was expected (StoreOpenError, exit 1)', async ({ dir }) => {
+  const folder = path.join(dir, 'stores');
+  await mkdir(folder);
+  const text = path.join(dir, 'notes.txt');
+  await writeFile(text, 'not a database\n'.repeat(50));
+  const blocked = path.join(text, 'local.db');
+  const cases: Array<[string, boolean, string]> = [
+    [folder, false, `store ${folder} is a folder; expected the agentkit SQLite store file (e.g. ${folder}/local.db)`],
+    [folder, true, `store ${folder} is a folder; expected the agentkit SQLite store file (e.g. ${folder}/local.db)`],
+    [text, false, `store ${text} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`],
+    [text, true, `store ${text} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`],
+    [path.join(dir, 'missing.db'), true, `store not found: ${path.join(dir, 'missing.db')} does not exist (expected the agentkit SQLite store file, e.g. .agentkit/local.db)`],
+    [blocked, false, `cannot open the store ${blocked}: `],
+  ];
+  for (const [file, readonly, message] of cases) {
+    try {
+      openLocalStore(file, { readonly }).close();
+      assert.unreachable(`${file} opened`);
+    } catch (error) {
+      assert.instance(error, StoreOpenError, `${file}: ${(error as Error).message}`);
+      assert.ok((error as StoreOpenError).message.startsWith(message), (error as Error).message);
+      assert.is((error as StoreOpenError).exitCode, 1);
+      assert.is((error as StoreOpenError).path, file);
+    }
+  }
+  assert.is((await stat(text)).size, 'not a database\n'.length * 50, 'the file that is not a database is left as it was');
 });
 
 test.run();

@@ -4,9 +4,9 @@
  * failing, then the migration ladder.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { StoreVersionError } from './errors.js';
+import { StoreOpenError, StoreVersionError } from './errors.js';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, schemaVersion } from './migrations.js';
 
 export interface OpenOptions {
@@ -18,11 +18,20 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-/** Open (creating if needed) and migrate the store at `file`. The caller owns the connection and closes it. */
+/**
+ * Open (creating if needed) and migrate the store at `file`. The caller owns the connection and closes it. Throws
+ * StoreOpenError naming the path when it is a folder, not a SQLite database, missing (read-only) or cannot be created.
+ */
 export function openLocalStore(file: string, options: OpenOptions = {}): Database.Database {
   const target = options.targetVersion ?? LATEST_SCHEMA_VERSION;
-  if (!options.readonly) createPrivately(file);
-  const db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
+  checkStorePath(file, options.readonly === true);
+  let db: Database.Database;
+  try {
+    if (!options.readonly) createPrivately(file);
+    db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
+  } catch (error) {
+    throw storeOpenError(file, error);
+  }
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     if (!options.readonly) {
@@ -38,8 +47,39 @@ export function openLocalStore(file: string, options: OpenOptions = {}): Databas
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    throw error instanceof StoreVersionError ? error : storeOpenError(file, error);
   }
+}
+
+/** Refuse, before SQLite sees it, a path that cannot be a store: a folder, or a missing file for a read-only open. */
+export function checkStorePath(file: string, readonly: boolean): void {
+  let isFolder = false;
+  try {
+    isFolder = statSync(file).isDirectory();
+  } catch {
+    if (readonly) throw new StoreOpenError(file, `store not found: ${file} does not exist (expected the agentkit SQLite store file, e.g. .agentkit/local.db)`);
+    return;
+  }
+  if (isFolder) {
+    throw new StoreOpenError(file, `store ${file} is a folder; expected the agentkit SQLite store file (e.g. ${path.join(file, 'local.db')})`);
+  }
+}
+
+/** A SQLite or file-system failure as a StoreOpenError naming the path and what was expected. */
+function storeOpenError(file: string, error: unknown): Error {
+  if (error instanceof StoreOpenError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  if (code === 'SQLITE_NOTADB' || /file is not a database/i.test(reason)) {
+    return new StoreOpenError(file, `store ${file} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`, { cause: error });
+  }
+  // A busy or locked database is contention, not a bad path: it keeps its own error for callers that wait and retry.
+  if (typeof code === 'string' && /^SQLITE_(?:BUSY|LOCKED)/.test(code)) return error as Error;
+  if (code === 'SQLITE_CORRUPT') return new StoreOpenError(file, `store ${file} is a corrupt SQLite database (${reason})`, { cause: error });
+  if (typeof code === 'string' && (code.startsWith('SQLITE_') || code.startsWith('E'))) {
+    return new StoreOpenError(file, `cannot open the store ${file}: ${reason}`, { cause: error });
+  }
+  return error instanceof Error ? error : new Error(reason);
 }
 
 /** Create the directory (0700) and the empty file (0600) before SQLite does, so neither is ever world-readable. */

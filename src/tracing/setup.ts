@@ -15,6 +15,7 @@ import { LeanTracer } from './lean-tracer.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
 import { BatchedTraceWriter } from './writer.js';
+import { registerPendingFlush } from './pending-flush.js';
 
 /** The instrumentation name agentkit's spans use; `trace.getTracer('agentkit')` elsewhere records into the same stores. */
 export const TRACER_NAME = 'agentkit';
@@ -86,6 +87,7 @@ export async function flushTraces(): Promise<void> {
 export function flushTracesSync(): void {
   state?.writer.flush();
 }
+registerPendingFlush(flushTracesSync);
 
 /**
  * Flush, close store connections, shut the provider down (OTLP included) and unregister the globals agentkit set.

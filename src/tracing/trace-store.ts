@@ -9,7 +9,7 @@ import { localDbPath, type Where } from '../config/paths.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import type { Span, SpanStatus, Trace, TraceSummary } from '../types.js';
-import { flushTracesSync } from './setup.js';
+import { flushPendingSpans } from './pending-flush.js';
 import { spanFromRow, type SpanRow } from './span-row.js';
 import { durationMs, hoursAgo } from './time.js';
 
@@ -72,7 +72,7 @@ export class TraceStore {
 
   /** Run `fn` on a read-only connection, after flushing this process's pending spans; `empty` when no store exists. */
   async read<T>(fn: (db: Database.Database) => T, empty: T): Promise<T> {
-    flushTracesSync();
+    flushPendingSpans();
     if (!existsSync(this.dbPath)) return empty;
     const db = openLocalStore(this.dbPath, { readonly: true });
     try {
