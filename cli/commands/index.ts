@@ -57,7 +57,7 @@ export const commands: readonly CommandEntry[] = [
   { paths: [['kb', 'clear']], category: 'Knowledge bases', description: 'Remove every document and chunk of a knowledge base', load: async (): Loaded => (await import('./kb.js')).KbClearCommand },
   { paths: [['kb', 'search']], category: 'Knowledge bases', description: 'Search a knowledge base', load: async (): Loaded => (await import('./kb.js')).KbSearchCommand },
 
-  { paths: [['ui'], ['ui', 'start']], category: 'Local UI', description: 'Start the local UI: traces, executions and approvals in the browser', load: async (): Loaded => (await import('./ui.js')).UiStartCommand },
+  { paths: [['ui'], ['ui', 'start']], category: 'Local UI', description: 'Start the local UI: traces, replay, approvals, executions and evals in the browser', load: async (): Loaded => (await import('./ui.js')).UiStartCommand },
   { paths: [['ui', 'reset-password']], category: 'Local UI', description: 'Set a new username and password for the local UI', load: async (): Loaded => (await import('./ui.js')).UiResetPasswordCommand },
 
   { paths: [['eval', 'run']], category: 'Evals', description: 'Run a dataset against an agent, score it and gate on the result (for CI)', load: async (): Loaded => (await import('./eval.js')).EvalRunCommand },
