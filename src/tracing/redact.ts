@@ -11,6 +11,7 @@
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import { hasSecrets, redactText } from '../config/redact.js';
+import { knownSecrets, onSecretRegistered } from '../config/secrets.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -72,6 +73,27 @@ export function mayHoldSecretText(text: string): boolean {
   return SECRET_HINT.test(text) || (hasSecrets() && redactText(text) !== text);
 }
 
+/** Registered secrets whose JSON-escaped form differs from them (a quote, a backslash, a control character). */
+let escapedSecrets: string[] | undefined;
+onSecretRegistered(() => {
+  escapedSecrets = undefined;
+});
+
+/**
+ * True when JSON text may hold, in one of its strings, text `maskSecrets` would change: a superset test run on the
+ * text as stored (a registered secret is looked for as it is and as JSON escapes it).
+ */
+export function mayHoldSecretJson(json: string): boolean {
+  if (SECRET_HINT.test(json)) return true;
+  if (!hasSecrets()) return false;
+  if (redactText(json) !== json) return true;
+  if (escapedSecrets === undefined) {
+    const secrets = knownSecrets();
+    escapedSecrets = secrets.map((secret) => JSON.stringify(secret).slice(1, -1)).filter((escaped, i) => escaped !== secrets[i]);
+  }
+  return escapedSecrets.some((escaped) => json.includes(escaped));
+}
+
 /**
  * `attributes` with secret-keyed values replaced; the same object when no key names a credential (the common case
  * allocates nothing). Values are not scanned.
@@ -88,7 +110,7 @@ export function redactKeys(attributes: Attributes, secretKey: (key: string) => b
 
 /** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with string attribute values masked. */
 export function maskJsonEvents(json: string): string {
-  if (!mayHoldSecretText(json)) return json;
+  if (!mayHoldSecretJson(json)) return json;
   const events = JSON.parse(json) as Array<{ attributes?: Attributes }>;
   for (const event of events) if (event.attributes) for (const key in event.attributes) event.attributes[key] = maskAttributeValue(event.attributes[key]);
   return JSON.stringify(events);

@@ -1,20 +1,23 @@
 /**
- * The compact form ended spans travel in from the run's thread to the writer thread: each span's fields appended to
- * one flat array per batch, so ending a span allocates nothing of its own (no row object, no JSON text, no string
- * building) and the hand-over clones one array of strings and numbers instead of a span's object graph. The run's
- * thread only copies references: payload attributes are large JSON texts already, and escaping them again into an
- * attributes JSON text was the single biggest cost of storing a span. `decodeSpanRows`, on the writer thread, does
- * the rest: the attributes' JSON, timestamp formatting, and the credential text scan.
+ * The form ended spans travel in from the run's thread to the writer thread: each span encoded once, as it ends, into
+ * its stored row (the nine text columns of `spans`: attributes already the JSON text the row holds, timestamps already
+ * formatted) as UTF-8 bytes appended to one growing buffer per store. A batch is handed over by transferring that
+ * buffer (no copy and no structured clone of strings), and the writer thread only slices the columns out of it and
+ * binds them. Payload attributes (JSON texts of messages and results) are escaped once, straight into the row's
+ * attributes text: nothing re-encodes them later.
  *
- * One span's fields, in order: spanId, traceId, parentSpanId (null for a root), start and end (epoch microseconds,
- * end null if not ended), status code, events JSON (null for none), name, the number of attributes, then each
- * attribute's key and value (values as set: strings, numbers, booleans, arrays of them). Attribute keys must already
- * be redacted (lean spans redact as they are set); event attributes are redacted here, events being rare.
+ * One span is nine fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
+ * attributes, events. Each field is a little-endian int32 header, -1 for SQL NULL, else (byte length << 1) | 1 when
+ * every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes), then the bytes.
+ *
+ * Attribute keys must already be redacted (lean spans redact as they are set); event attributes are redacted here,
+ * events being rare. The scan for credential-shaped text runs on the writer thread, over the row's final texts
+ * (`maskRowSecrets`), so it stays off the run's thread.
  */
-import type { Attributes, AttributeValue, HrTime } from '@opentelemetry/api';
+import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { LeanSpan } from './lean-span.js';
-import { maskAttributeValue, maskJsonEvents, redactKeys } from './redact.js';
+import { maskAttributeValue, maskJsonEvents, mayHoldSecretJson, redactKeys } from './redact.js';
 import { hrTimeToIso, hrTimeToMicros, microsToIso, millisToMicros, statusName, type SpanRow } from './span-record.js';
 
 /** A span event as encoding reads it (the SDK's TimedEvent has this shape). */
@@ -24,9 +27,93 @@ export interface EventData {
   attributes?: Attributes;
 }
 
-/** Append an ended span's fields to `out`. */
+const NULL_FIELD = -1;
+const FIELDS = 9;
+/** First buffer of a batch; later ones start at the size the previous batch reached (bounded below). */
+const MIN_CAPACITY = 16 * 1024;
+
+/**
+ * Encoded spans for one store, appended to one buffer. `take()` hands the bytes over (their buffer can be
+ * transferred to another thread) and leaves the batch empty and usable.
+ */
+export class SpanBatch {
+  /** Spans appended since the last `take()`. */
+  count = 0;
+  private bytes: Buffer;
+  private used = 0;
+
+  constructor(capacity = MIN_CAPACITY) {
+    // allocUnsafeSlow: a buffer of its own (not a slice of Node's shared pool), so it can be transferred.
+    this.bytes = Buffer.allocUnsafeSlow(Math.max(capacity, 64));
+  }
+
+  /** Bytes used. */
+  get byteLength(): number {
+    return this.used;
+  }
+
+  /** Append one span's row. */
+  append(
+    spanId: string,
+    traceId: string,
+    parentSpanId: string | undefined,
+    name: string,
+    startMicros: number,
+    endMicros: number | undefined,
+    statusCode: number,
+    attributes: Attributes,
+    events: readonly EventData[],
+    secretKey: (key: string) => boolean,
+  ): void {
+    this.text(spanId);
+    this.text(traceId);
+    this.nullableText(parentSpanId ?? null);
+    this.text(name);
+    this.text(microsToIso(startMicros));
+    this.nullableText(endMicros === undefined ? null : microsToIso(endMicros));
+    this.text(statusName(statusCode));
+    this.text(attributesJson(attributes));
+    this.text(events.length === 0 ? '[]' : eventsJson(events, secretKey));
+    this.count++;
+  }
+
+  /** The encoded spans; the batch starts again empty (on a fresh buffer of about the same size). */
+  take(): Uint8Array {
+    const out = this.bytes.subarray(0, this.used);
+    this.bytes = Buffer.allocUnsafeSlow(Math.max(MIN_CAPACITY, this.used + (this.used >> 2)));
+    this.used = 0;
+    this.count = 0;
+    return out;
+  }
+
+  private nullableText(value: string | null): void {
+    if (value === null) {
+      this.reserve(4);
+      this.bytes.writeInt32LE(NULL_FIELD, this.used);
+      this.used += 4;
+    } else this.text(value);
+  }
+
+  private text(value: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    this.reserve(4 + 3 * value.length);
+    const written = this.bytes.write(value, this.used + 4, 'utf8');
+    // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more).
+    this.bytes.writeInt32LE((written << 1) | (written === value.length ? 1 : 0), this.used);
+    this.used += 4 + written;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.used + bytes <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + bytes));
+    this.bytes.copy(grown, 0, 0, this.used);
+    this.bytes = grown;
+  }
+}
+
+/** Append an ended span's row to `batch`. */
 export function appendSpan(
-  out: unknown[],
+  batch: SpanBatch,
   spanId: string,
   traceId: string,
   parentSpanId: string | undefined,
@@ -38,31 +125,21 @@ export function appendSpan(
   events: readonly EventData[],
   secretKey: (key: string) => boolean,
 ): void {
-  out.push(spanId, traceId, parentSpanId ?? null, startMicros, endMicros ?? null, statusCode, events.length === 0 ? null : eventsJson(events, secretKey), name, 0);
-  const countAt = out.length - 1;
-  let count = 0;
-  for (const key in attributes) {
-    const value = attributes[key];
-    // Left out as JSON.stringify leaves it out.
-    if (value === undefined) continue;
-    out.push(key, value);
-    count++;
-  }
-  out[countAt] = count;
+  batch.append(spanId, traceId, parentSpanId, name, startMicros, endMicros, statusCode, attributes, events, secretKey);
 }
 
 /** Append an ended lean span (its attributes were key-redacted as they were set). */
-export function appendLeanSpan(out: unknown[], span: LeanSpan, secretKey: (key: string) => boolean): void {
+export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.endMillis < 0 ? undefined : millisToMicros(span.endMillis);
-  appendSpan(out, ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, span.attributes, span.events, secretKey);
+  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, span.attributes, span.events, secretKey);
 }
 
 /** Append a span made by the OpenTelemetry SDK (third-party spans through the global provider). */
-export function appendReadableSpan(out: unknown[], span: ReadableSpan, secretKey: (key: string) => boolean): void {
+export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.ended ? hrTimeToMicros(span.endTime) : undefined;
-  appendSpan(out, ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, hrTimeToMicros(span.startTime), end, span.status.code, redactKeys(span.attributes, secretKey), span.events, secretKey);
+  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, hrTimeToMicros(span.startTime), end, span.status.code, redactKeys(span.attributes, secretKey), span.events, secretKey);
 }
 
 function eventsJson(events: readonly EventData[], secretKey: (key: string) => boolean): string {
@@ -82,45 +159,85 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
-/** An attribute value as JSON, credential-shaped text masked. */
+/** An attribute value as JSON. */
 function valueJson(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(maskAttributeValue(value));
+  if (typeof value === 'string') return JSON.stringify(value);
   // String(n) is JSON for every finite number; JSON has no NaN or Infinity and writes them as null.
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return JSON.stringify(maskAttributeValue(value as AttributeValue)) ?? 'null';
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Exactly what `JSON.stringify(attributes)` gives (key order included), built without an intermediate object. */
+function attributesJson(attributes: Attributes): string {
+  let json = '{';
+  for (const key in attributes) {
+    const value = attributes[key];
+    // Left out as JSON.stringify leaves it out.
+    if (value === undefined) continue;
+    if (json.length > 1) json += ',';
+    json += keyPrefix(key) + valueJson(value);
+  }
+  return json + '}';
 }
 
 /**
- * The stored rows of the spans in `fields` (as appended above): attributes as JSON text (exactly what
- * `JSON.stringify` of the attribute object gives, key order included), timestamps formatted, credential-shaped text
- * masked. Throws on a malformed array.
+ * The attributes JSON text with credential-shaped text masked in its string values (and in arrays' strings), as
+ * `maskAttributeValue` masks each value; the same text when nothing can need it (the common case: one scan).
  */
-export function decodeSpanRows(fields: readonly unknown[]): SpanRow[] {
-  const rows: SpanRow[] = [];
-  let at = 0;
-  while (at < fields.length) {
-    const count = fields[at + 8];
-    if (typeof count !== 'number' || at + 9 + 2 * count > fields.length) throw new Error('agentkit tracing: a malformed span batch');
-    let attributes = '{';
-    for (let i = at + 9, end = at + 9 + 2 * count; i < end; i += 2) {
-      if (i > at + 9) attributes += ',';
-      attributes += keyPrefix(fields[i] as string) + valueJson(fields[i + 1]);
-    }
-    const endMicros = fields[at + 4] as number | null;
-    const events = fields[at + 6] as string | null;
-    rows.push({
-      span_id: fields[at] as string,
-      trace_id: fields[at + 1] as string,
-      parent_span_id: fields[at + 2] as string | null,
-      name: fields[at + 7] as string,
-      start_time: microsToIso(fields[at + 3] as number),
-      end_time: endMicros === null ? null : microsToIso(endMicros),
-      status: statusName(fields[at + 5] as number),
-      attributes: attributes + '}',
-      events: events === null ? '[]' : maskJsonEvents(events),
-    });
-    at += 9 + 2 * count;
+export function maskAttributesJson(json: string): string {
+  if (!mayHoldSecretJson(json)) return json;
+  let attributes: Record<string, unknown>;
+  try {
+    attributes = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
   }
+  for (const key in attributes) attributes[key] = maskAttributeValue(attributes[key] as Parameters<typeof maskAttributeValue>[0]);
+  return JSON.stringify(attributes);
+}
+
+/**
+ * The stored rows of the spans in `chunks` (as encoded above), credential-shaped text masked in their attributes and
+ * events. Throws on a malformed buffer.
+ */
+export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[]): SpanRow[] {
+  const rows: SpanRow[] = [];
+  for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) decodeChunk(chunk, rows);
   return rows;
+}
+
+function decodeChunk(chunk: Uint8Array, rows: SpanRow[]): void {
+  const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const fields: Array<string | null> = new Array<string | null>(FIELDS);
+  let at = 0;
+  while (at < bytes.length) {
+    for (let f = 0; f < FIELDS; f++) {
+      if (at + 4 > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
+      const header = bytes.readInt32LE(at);
+      at += 4;
+      if (header === NULL_FIELD) {
+        fields[f] = null;
+        continue;
+      }
+      const end = at + (header >>> 1);
+      if (header < 0 || end > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
+      fields[f] = bytes.toString(header & 1 ? 'latin1' : 'utf8', at, end);
+      at = end;
+    }
+    if (fields[0] === null || fields[1] === null || fields[3] === null || fields[4] === null || fields[6] === null || fields[7] === null || fields[8] === null) {
+      throw new Error('agentkit tracing: a malformed span batch');
+    }
+    rows.push({
+      span_id: fields[0],
+      trace_id: fields[1],
+      parent_span_id: fields[2]!,
+      name: fields[3],
+      start_time: fields[4],
+      end_time: fields[5]!,
+      status: fields[6] as SpanRow['status'],
+      attributes: maskAttributesJson(fields[7]),
+      events: maskJsonEvents(fields[8]),
+    });
+  }
 }

@@ -1,8 +1,8 @@
 /**
- * Writing batches of spans (as span-encoding.ts lays them out) and guardrail events into local stores: one transaction per store, connections
+ * Writing batches of spans (rows encoded by span-encoding.ts) and guardrail events into local stores: one transaction per store, connections
  * cached (a few at a time, least recently used closed first). Runs on the writer thread (or inline when no thread
- * can be started). Decoding a span (span-encoding.ts) formats its timestamps and masks credential-shaped text, so that
- * work stays off the run's thread too. A store that cannot be written reports a warning once and its batch is dropped.
+ * can be started). Decoding a span (span-encoding.ts) slices its columns out of the batch's buffer and masks
+ * credential-shaped text, so that scan stays off the run's thread. A store that cannot be written reports a warning once and its batch is dropped.
  */
 import type Database from 'better-sqlite3';
 import { openLocalStore } from '../store/open.js';
@@ -26,8 +26,8 @@ export interface GuardrailEventRow {
 /** What goes to one store. */
 export interface StoreBatch {
   dbPath: string;
-  /** The spans' fields, span-encoding.ts. */
-  spans: unknown[];
+  /** The spans' rows, encoded (span-encoding.ts): one buffer per hand-over, several once batches are merged. */
+  spans: Uint8Array[];
   spanCount: number;
   events: GuardrailEventRow[];
 }

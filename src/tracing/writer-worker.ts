@@ -20,7 +20,7 @@ function handled(seq: number): void {
   Atomics.notify(shared, 0);
 }
 
-/** `batches` merged per store, in order (a span batch is a flat field array: arrays of one store concatenate). */
+/** `batches` merged per store, in order (a store's encoded span buffers are written one after the other). */
 function merged(batches: StoreBatch[]): StoreBatch[] {
   const byStore = new Map<string, StoreBatch>();
   for (const batch of batches) {
