@@ -11,7 +11,7 @@ import { suite } from '../../conformance/harness/uvu.js';
 import { isSecretKey } from '../tracing/redact.js';
 import { appendSpan, SpanBatch } from '../tracing/span-encoding.js';
 import { WriterThread } from '../tracing/writer-thread.js';
-import { BACKGROUND_NICENESS, currentThreadId, yieldThisThread } from './thread-priority.js';
+import { BACKGROUND_NICENESS, currentThreadId } from './thread-priority.js';
 import { retainWalKeeper } from './wal-keeper.js';
 
 const test = suite<{ dir: string }>('background threads yield the CPU', { state: { dir: '' } });
