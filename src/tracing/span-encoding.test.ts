@@ -75,6 +75,16 @@ test('one batch buffer holds many spans, grows past its first size, and can be t
   assert.equal(decodeSpanRows([batch.take()]).map((r) => [r.name, r.parent_span_id, r.end_time, r.status]), [['again', 'p', null, 'ERROR']]);
 });
 
+test('a batch filled to its last byte still closes every attributes object (no attributes, then big ones)', () => {
+  for (let fill = 0; fill < 80; fill++) {
+    const batch = new SpanBatch(64);
+    appendSpan(batch, 'x'.repeat(fill), 't', undefined, 'n', 1, 2, SpanStatusCode.OK, {}, [], isSecretKey);
+    appendSpan(batch, '1', 't', undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'é'.repeat(fill), b: fill }, [], isSecretKey);
+    const rows = decodeSpanRows(batch.take());
+    assert.equal(rows.map((r) => r.attributes), ['{}', JSON.stringify({ a: 'é'.repeat(fill), b: fill })]);
+  }
+});
+
 test('a truncated batch is refused, not half-read', () => {
   const batch = new SpanBatch();
   appendSpan(batch, '00000000000000ab', 'b'.repeat(32), undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'b' }, [], isSecretKey);
