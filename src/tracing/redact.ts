@@ -19,7 +19,8 @@ const SECRET_KEY = /(^|[._-])(api[_-]?key|x-api-key|authorization|proxy-authoriz
 const SECRET_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}|\bxai-[A-Za-z0-9_-]{16,}|\bgsk_[A-Za-z0-9]{16,}/g;
 
 /** Cheap test for text that might hold a credential (most payloads do not, and skip the full scan). */
-const SECRET_HINT = /Bearer|Basic|sk-|xai-|gsk_/;
+const SECRET_HINT_WORDS = ['Bearer', 'Basic', 'sk-', 'xai-', 'gsk_'] as const;
+const SECRET_HINT = new RegExp(SECRET_HINT_WORDS.join('|'));
 
 /** True when an attribute key names a credential. */
 export function isSecretKey(key: string): boolean {
@@ -87,10 +88,21 @@ export function mayHoldSecretJson(json: string): boolean {
   if (SECRET_HINT.test(json)) return true;
   if (!hasSecrets()) return false;
   if (redactText(json) !== json) return true;
-  if (escapedSecrets === undefined) {
-    const secrets = knownSecrets();
-    escapedSecrets = secrets.map((secret) => JSON.stringify(secret).slice(1, -1)).filter((escaped, i) => escaped !== secrets[i]);
-  }
+  escapedSecrets ??= escapedForms();
+  return escapedSecrets.some((escaped) => json.includes(escaped));
+}
+
+function escapedForms(): string[] {
+  const secrets = knownSecrets();
+  return secrets.map((secret) => JSON.stringify(secret).slice(1, -1)).filter((escaped, i) => escaped !== secrets[i]);
+}
+
+/** `mayHoldSecretJson` on UTF-8 bytes of JSON text, without decoding them (byte searches only). */
+export function mayHoldSecretJsonBytes(json: Buffer): boolean {
+  for (const word of SECRET_HINT_WORDS) if (json.includes(word)) return true;
+  if (!hasSecrets()) return false;
+  for (const secret of knownSecrets()) if (json.includes(secret)) return true;
+  escapedSecrets ??= escapedForms();
   return escapedSecrets.some((escaped) => json.includes(escaped));
 }
 

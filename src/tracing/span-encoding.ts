@@ -17,7 +17,7 @@
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { LeanSpan } from './lean-span.js';
-import { maskAttributeValue, maskJsonEvents, mayHoldSecretJson, redactKeys } from './redact.js';
+import { maskAttributeValue, maskJsonEvents, mayHoldSecretJson, mayHoldSecretJsonBytes, redactKeys } from './redact.js';
 import { hrTimeToIso, hrTimeToMicros, microsToIso, millisToMicros, statusName, type SpanRow } from './span-record.js';
 
 /** A span event as encoding reads it (the SDK's TimedEvent has this shape). */
@@ -120,13 +120,18 @@ export class SpanBatch {
       const value = attributes[key];
       // Left out as JSON.stringify leaves it out.
       if (value === undefined) continue;
-      const piece = first ? keyPrefix(key) + valueJson(value) : `,${keyPrefix(key)}${valueJson(value)}`;
-      first = false;
+      // Key and value written apart: concatenated, a large payload would be copied once more to flatten the pair.
+      const prefix = keyPrefix(key);
+      const json = valueJson(value);
       this.used = at;
-      this.reserve(3 * piece.length + 1);
-      const written = this.bytes.write(piece, at, 'utf8');
-      if (written !== piece.length) ascii = false;
-      at += written;
+      this.reserve(1 + 3 * (prefix.length + json.length) + 1);
+      if (!first) this.bytes[at++] = 0x2c; // ,
+      first = false;
+      const keyBytes = this.bytes.write(prefix, at, 'utf8');
+      at += keyBytes;
+      const valueBytes = this.bytes.write(json, at, 'utf8');
+      at += valueBytes;
+      if (keyBytes !== prefix.length || valueBytes !== json.length) ascii = false;
     }
     this.bytes[at++] = 0x7d; // }
     const length = at - headerAt - 4;
@@ -215,19 +220,37 @@ export function maskAttributesJson(json: string): string {
   return JSON.stringify(attributes);
 }
 
+/** A row as the writer binds it: the attributes' UTF-8 bytes as they came (bound as text), or masked text. */
+export interface EncodedSpanRow extends Omit<SpanRow, 'attributes'> {
+  attributes: string | Buffer;
+}
+
 /**
  * The stored rows of the spans in `chunks` (as encoded above), credential-shaped text masked in their attributes and
  * events. Throws on a malformed buffer.
  */
 export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[]): SpanRow[] {
-  const rows: SpanRow[] = [];
+  return decodeEncodedSpanRows(chunks).map((row) => (typeof row.attributes === 'string' ? row : { ...row, attributes: row.attributes.toString('utf8') })) as SpanRow[];
+}
+
+/**
+ * `decodeSpanRows` for the writer: an attributes field that nothing needs to mask stays the bytes it arrived as (a
+ * view into the batch), never decoded into a string and encoded back to UTF-8 for SQLite. Bind it as
+ * `CAST(? AS TEXT)`: SQLite then stores those bytes as the text they are.
+ */
+export function decodeEncodedSpanRows(chunks: Uint8Array | readonly Uint8Array[]): EncodedSpanRow[] {
+  const rows: EncodedSpanRow[] = [];
   for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) decodeChunk(chunk, rows);
   return rows;
 }
 
-function decodeChunk(chunk: Uint8Array, rows: SpanRow[]): void {
+/** Field 7, the attributes, is kept as bytes. */
+const ATTRIBUTES_FIELD = 7;
+
+function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
   const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   const fields: Array<string | null> = new Array<string | null>(FIELDS);
+  let attributes: Buffer = bytes;
   let at = 0;
   while (at < bytes.length) {
     for (let f = 0; f < FIELDS; f++) {
@@ -240,7 +263,10 @@ function decodeChunk(chunk: Uint8Array, rows: SpanRow[]): void {
       }
       const end = at + (header >>> 1);
       if (header < 0 || end > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
-      fields[f] = bytes.toString(header & 1 ? 'latin1' : 'utf8', at, end);
+      if (f === ATTRIBUTES_FIELD) {
+        attributes = bytes.subarray(at, end);
+        fields[f] = '';
+      } else fields[f] = bytes.toString(header & 1 ? 'latin1' : 'utf8', at, end);
       at = end;
     }
     if (fields[0] === null || fields[1] === null || fields[3] === null || fields[4] === null || fields[6] === null || fields[7] === null || fields[8] === null) {
@@ -254,7 +280,7 @@ function decodeChunk(chunk: Uint8Array, rows: SpanRow[]): void {
       start_time: fields[4],
       end_time: fields[5]!,
       status: fields[6] as SpanRow['status'],
-      attributes: maskAttributesJson(fields[7]),
+      attributes: mayHoldSecretJsonBytes(attributes) ? maskAttributesJson(attributes.toString('utf8')) : attributes,
       events: maskJsonEvents(fields[8]),
     });
   }

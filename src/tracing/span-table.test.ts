@@ -5,6 +5,10 @@ import path from 'node:path';
 import { suite } from '../../conformance/harness/uvu.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { LATEST_SCHEMA_VERSION, openLocalStore, schemaVersion } from '../store/index.js';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { isSecretKey, REDACTED } from './redact.js';
+import { appendSpan, SpanBatch } from './span-encoding.js';
+import { StoreWriter } from './store-writer.js';
 import { TraceStore } from './trace-store.js';
 
 const test = suite<{ dir: string }>('tracing: the spans table (one index, old rows migrated)', { state: { dir: '' } });
@@ -65,6 +69,27 @@ test('a span written again (same trace and span id) replaces its row; the same s
   } finally {
     db.close();
   }
+});
+
+test('the writer stores attributes as text (bytes bound as they came), searchable and masked where needed', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const writer = new StoreWriter(() => undefined);
+  const batch = new SpanBatch();
+  appendSpan(batch, '0000000000000001', trace, undefined, 'agent.fx', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'agent.input': 'Grüße, convert 250 EUR' }, [], isSecretKey);
+  appendSpan(batch, '0000000000000002', trace, '0000000000000001', 'tool.t', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'tool.args': 'use Bearer abcdefghijklmnop' }, [], isSecretKey);
+  writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 2, events: [] }]);
+  writer.close();
+  const db = openLocalStore(file, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT span_id, typeof(attributes) AS type, attributes FROM spans ORDER BY span_id').all() as Array<{ span_id: string; type: string; attributes: string }>;
+    assert.equal(rows.map((r) => r.type), ['text', 'text']);
+    assert.equal(JSON.parse(rows[0]!.attributes), { 'agent.input': 'Grüße, convert 250 EUR' });
+    assert.equal(JSON.parse(rows[1]!.attributes), { 'tool.args': `use Bearer ${REDACTED}` });
+  } finally {
+    db.close();
+  }
+  assert.equal((await new TraceStore({ dbPath: file }).search('grüße')).map((t) => t.trace_id), [trace], 'non-ASCII text matches as text');
+  assert.equal((await new TraceStore({ dbPath: file }).search('250 eur')).map((t) => t.trace_id), [trace]);
 });
 
 test.run();

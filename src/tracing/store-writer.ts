@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { openLocalStore } from '../store/open.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
-import { decodeSpanRows } from './span-encoding.js';
+import { decodeEncodedSpanRows } from './span-encoding.js';
 
 /** A `guardrail_events` row. */
 export interface GuardrailEventRow {
@@ -68,7 +68,7 @@ export class StoreWriter {
   private writeBatch(batch: StoreBatch): void {
     const connection = this.connection(batch.dbPath);
     connection.db.transaction(() => {
-      for (const r of decodeSpanRows(batch.spans)) {
+      for (const r of decodeEncodedSpanRows(batch.spans)) {
         connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
       }
       for (const e of batch.events) {
@@ -113,7 +113,7 @@ export class StoreWriter {
       releaseWalKeeper: retainWalKeeper(db, file),
       span: db.prepare(
         `INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`,
       ),
       event: db.prepare(
         `INSERT INTO guardrail_events (event_id, trace_id, span_id, agent_name, guardrail_name, position, outcome, blocking, message, created_at)
