@@ -29,8 +29,11 @@ export interface EventData {
 
 const NULL_FIELD = -1;
 const FIELDS = 9;
-/** First buffer of a batch; later ones start at the size the previous batch reached (bounded below). */
+/** First buffer of a batch; later ones start at the size the previous batch reached, within these bounds. */
 const MIN_CAPACITY = 16 * 1024;
+const MAX_START_CAPACITY = 1024 * 1024;
+/** The buffer of a batch that holds nothing: a buffer is allocated by the first append. */
+const NO_BYTES = Buffer.alloc(0);
 
 /**
  * Encoded spans for one store, appended to one buffer. `take()` hands the bytes over (their buffer can be
@@ -39,12 +42,13 @@ const MIN_CAPACITY = 16 * 1024;
 export class SpanBatch {
   /** Spans appended since the last `take()`. */
   count = 0;
-  private bytes: Buffer;
+  private bytes: Buffer = NO_BYTES;
   private used = 0;
+  /** Size of the next buffer. */
+  private capacity: number;
 
   constructor(capacity = MIN_CAPACITY) {
-    // allocUnsafeSlow: a buffer of its own (not a slice of Node's shared pool), so it can be transferred.
-    this.bytes = Buffer.allocUnsafeSlow(Math.max(capacity, 64));
+    this.capacity = Math.max(capacity, 64);
   }
 
   /** Bytes used. */
@@ -77,10 +81,15 @@ export class SpanBatch {
     this.count++;
   }
 
-  /** The encoded spans; the batch starts again empty (on a fresh buffer of about the same size). */
+  /**
+   * The encoded spans; the batch starts again empty. It holds no memory until its next append, which allocates about
+   * what this batch needed (a queue of a store written once keeps nothing).
+   */
   take(): Uint8Array {
-    const out = this.bytes.subarray(0, this.used);
-    this.bytes = Buffer.allocUnsafeSlow(Math.max(MIN_CAPACITY, this.used + (this.used >> 2)));
+    // An empty batch hands over a buffer of its own, never the shared empty one (a transfer would detach it).
+    const out = this.used === 0 ? new Uint8Array(0) : this.bytes.subarray(0, this.used);
+    this.capacity = Math.min(MAX_START_CAPACITY, Math.max(MIN_CAPACITY, this.used + (this.used >> 2)));
+    this.bytes = NO_BYTES;
     this.used = 0;
     this.count = 0;
     return out;
@@ -141,7 +150,8 @@ export class SpanBatch {
 
   private reserve(bytes: number): void {
     if (this.used + bytes <= this.bytes.length) return;
-    const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + bytes));
+    // allocUnsafeSlow: a buffer of its own (not a slice of Node's shared pool), so it can be transferred.
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.capacity, this.used + bytes));
     this.bytes.copy(grown, 0, 0, this.used);
     this.bytes = grown;
   }
