@@ -143,6 +143,22 @@ test('batches that queue up for the writer thread are all written, each to its s
   }
 });
 
+test('a batch crosses to the writer thread by transfer: its buffer is moved, not copied, and the rows arrive', async ({ dir }) => {
+  const thread = WriterThread.start(() => undefined)!;
+  const file = path.join(dir, 'moved.db');
+  const spans = new SpanBatch();
+  for (let id = 1; id <= 3; id++) appendSpan(spans, id.toString(16).padStart(16, '0'), 'c'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { payload: 'x'.repeat(1000) }, [], isSecretKey);
+  const chunk = spans.take();
+  assert.ok(chunk.byteLength > 3000);
+  thread.post([{ dbPath: file, spans: [chunk], spanCount: 3, events: [] }]);
+  assert.is(chunk.byteLength, 0, 'the buffer was transferred (detached here)');
+  thread.waitSync();
+  thread.close();
+  const db = openLocalStore(file, { readonly: true });
+  assert.equal((db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name), ['chain.s1', 'chain.s2', 'chain.s3']);
+  db.close();
+});
+
 test('a kept connection that fails (its store deleted or replaced under it) is replaced once, not reported', async ({ dir }) => {
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m));
