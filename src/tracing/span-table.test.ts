@@ -92,4 +92,23 @@ test('the writer stores attributes as text (bytes bound as they came), searchabl
   assert.equal((await new TraceStore({ dbPath: file }).search('250 eur')).map((t) => t.trace_id), [trace]);
 });
 
+test('a batch of many spans is written whole, eight rows a statement and the rest one by one; a repeated span keeps its last row', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const writer = new StoreWriter(() => undefined);
+  const batch = new SpanBatch();
+  for (let id = 1; id <= 18; id++) appendSpan(batch, id.toString(16).padStart(16, '0'), trace, undefined, `s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+  // The same span again, ended later, inside the third statement's window.
+  appendSpan(batch, (3).toString(16).padStart(16, '0'), trace, undefined, 's3-again', 1_767_225_600_000_003, 1_767_225_600_000_009, SpanStatusCode.ERROR, { id: 3 }, [], isSecretKey);
+  writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 19, events: [] }]);
+  writer.close();
+  const db = openLocalStore(file, { readonly: true });
+  try {
+    const names = db.prepare('SELECT name FROM spans ORDER BY span_id').pluck().all();
+    assert.equal(names, Array.from({ length: 18 }, (_, i) => (i === 2 ? 's3-again' : `s${i + 1}`)));
+    assert.is(db.prepare("SELECT status FROM spans WHERE name = 's3-again'").pluck().get(), 'ERROR');
+  } finally {
+    db.close();
+  }
+});
+
 test.run();
