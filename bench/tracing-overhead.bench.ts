@@ -42,9 +42,10 @@ function agentFor(runs: number, trace: boolean): Agent {
   return new Agent({ name: 'fx', systemPrompt: 'Convert currencies with the tools.', llm: new ScriptedModel(turns), tools, traceDb, trace });
 }
 
-/** One round: [ms for the runs, ms including the wait until every span is stored]. */
-async function round(trace: boolean, runs: number): Promise<[number, number]> {
+/** One round: [ms for the runs, ms including the wait until every span is stored, process CPU ms (all threads)]. */
+async function round(trace: boolean, runs: number): Promise<[number, number, number]> {
   const agent = agentFor(runs, trace);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < runs; i++) {
     const result = await agent.run('Convert 250 EUR to USD');
@@ -52,7 +53,9 @@ async function round(trace: boolean, runs: number): Promise<[number, number]> {
   }
   const ran = performance.now() - started;
   await flushTraces();
-  return [ran, performance.now() - started];
+  const stored = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return [ran, stored, (used.user + used.system) / 1000];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
@@ -63,14 +66,20 @@ await round(false, 200);
 const off: number[] = [];
 const onThread: number[] = [];
 const onSustained: number[] = [];
+const cpuOff: number[] = [];
+const cpuOn: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 === 0 ? [false, true] : [true, false];
   for (const trace of order) {
-    const [ran, stored] = await round(trace, RUNS);
+    const [ran, stored, cpu] = await round(trace, RUNS);
     if (trace) {
       onThread.push(ran);
       onSustained.push(stored);
-    } else off.push(ran);
+      cpuOn.push(cpu);
+    } else {
+      off.push(ran);
+      cpuOff.push(cpu);
+    }
   }
 }
 
@@ -84,5 +93,16 @@ console.log(`tracing off (baseline):        ${baseline.toFixed(0)} runs/s`);
 console.log(`tracing on, run thread:        ${thread.toFixed(0)} runs/s (ratio ${(thread / baseline).toFixed(3)}, overhead ${pct(thread)}%)`);
 console.log(`tracing on, sustained (stored): ${sustained.toFixed(0)} runs/s (ratio ${(sustained / baseline).toFixed(3)}, overhead ${pct(sustained)}%)`);
 console.log(`target: tracing costs at most 10% (sustained): ${Number(pct(sustained)) <= 10 ? 'met' : 'NOT met'}`);
+// Stored cost per span: what tracing adds to a run, storage included, divided by the run's spans (issue 18).
+const SPANS = 8;
+const perRunUs = (ms: number) => (ms / RUNS) * 1000;
+const offRunUs = perRunUs(median(off));
+const storedSpanUs = (perRunUs(median(onSustained)) - offRunUs) / SPANS;
+const cpuOffRunUs = perRunUs(median(cpuOff));
+const cpuSpanUs = (perRunUs(median(cpuOn)) - cpuOffRunUs) / SPANS;
+console.log(`run without tracing (baseline): ${offRunUs.toFixed(1)} us wall, ${cpuOffRunUs.toFixed(1)} us CPU (all threads)`);
+console.log(`stored cost per span, wall:     ${storedSpanUs.toFixed(1)} us (${(storedSpanUs / offRunUs).toFixed(3)} of an untraced run)`);
+console.log(`stored cost per span, CPU:      ${cpuSpanUs.toFixed(1)} us (${(cpuSpanUs / cpuOffRunUs).toFixed(3)} of an untraced run's CPU; writer, WAL and GC threads included)`);
+console.log(`target: stored cost per span at most 15 us (wall): ${storedSpanUs <= 15 ? 'met' : 'NOT met'}`);
 await shutdownTracing();
 await rm(dir, { recursive: true, force: true });

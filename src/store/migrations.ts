@@ -293,6 +293,33 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idx_cp_status_problem ON checkpoints(status) WHERE status IN ('failed', 'interrupted');
       CREATE INDEX idx_cp_synced ON checkpoints(synced, created_at);`,
   },
+  {
+    // Every stored span paid for four B-trees (the span_id key and three indexes), two of them random pages per row.
+    // Reads look spans up by trace (replay, traces, the UI, curate) and by (trace, parent span) for roots: one index
+    // on (trace_id, span_id) serves them all. Nothing queries `synced` or `start_time` alone by index (listings
+    // group by trace; curate sorts its few agent spans). The rebuild keeps every row and its rowid (ties in start
+    // order read back in stored order).
+    description: 'v27 spans keyed by (trace_id, span_id) in one index; the start_time and synced indexes dropped',
+    sql: `
+      CREATE TABLE spans_v27 (
+        span_id TEXT NOT NULL,
+        trace_id TEXT NOT NULL,
+        parent_span_id TEXT,
+        name TEXT NOT NULL,
+        start_time TEXT NOT NULL,
+        end_time TEXT,
+        status TEXT NOT NULL DEFAULT 'UNSET',
+        attributes TEXT NOT NULL DEFAULT '{}',
+        events TEXT NOT NULL DEFAULT '[]',
+        project_id TEXT NOT NULL DEFAULT '',
+        synced INTEGER NOT NULL DEFAULT 0
+      );
+      INSERT INTO spans_v27 (rowid, span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events, project_id, synced)
+        SELECT rowid, span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events, project_id, synced FROM spans ORDER BY rowid;
+      DROP TABLE spans;
+      ALTER TABLE spans_v27 RENAME TO spans;
+      CREATE UNIQUE INDEX idx_spans_trace_span ON spans(trace_id, span_id);`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

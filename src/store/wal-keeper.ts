@@ -14,6 +14,7 @@ import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { BACKGROUND_NICENESS } from './thread-priority.js';
 
 /** SQLite's default automatic checkpoint threshold, in WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1000;
@@ -30,6 +31,8 @@ const keepers = new Map<string, Keeper>();
 // The thread is plain CommonJS (no loader needed in dev or from dist/); it loads the same better-sqlite3 build.
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
+// Yield the CPU to request threads (thread-priority.ts; inlined: this source loads without a TypeScript loader).
+try { const os = require('node:os'); const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()); if (tid > 0 && os.getPriority(tid) < ${BACKGROUND_NICENESS}) os.setPriority(tid, ${BACKGROUND_NICENESS}); } catch { /* no per-thread priority here */ }
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');

@@ -11,6 +11,7 @@
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import { hasSecrets, redactText } from '../config/redact.js';
+import { knownSecrets, onSecretRegistered } from '../config/secrets.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -18,7 +19,8 @@ const SECRET_KEY = /(^|[._-])(api[_-]?key|x-api-key|authorization|proxy-authoriz
 const SECRET_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}|\bxai-[A-Za-z0-9_-]{16,}|\bgsk_[A-Za-z0-9]{16,}/g;
 
 /** Cheap test for text that might hold a credential (most payloads do not, and skip the full scan). */
-const SECRET_HINT = /Bearer|Basic|sk-|xai-|gsk_/;
+const SECRET_HINT_WORDS = ['Bearer', 'Basic', 'sk-', 'xai-', 'gsk_'] as const;
+const SECRET_HINT = new RegExp(SECRET_HINT_WORDS.join('|'));
 
 /** True when an attribute key names a credential. */
 export function isSecretKey(key: string): boolean {
@@ -72,6 +74,38 @@ export function mayHoldSecretText(text: string): boolean {
   return SECRET_HINT.test(text) || (hasSecrets() && redactText(text) !== text);
 }
 
+/** Registered secrets whose JSON-escaped form differs from them (a quote, a backslash, a control character). */
+let escapedSecrets: string[] | undefined;
+onSecretRegistered(() => {
+  escapedSecrets = undefined;
+});
+
+/**
+ * True when JSON text may hold, in one of its strings, text `maskSecrets` would change: a superset test run on the
+ * text as stored (a registered secret is looked for as it is and as JSON escapes it).
+ */
+export function mayHoldSecretJson(json: string): boolean {
+  if (SECRET_HINT.test(json)) return true;
+  if (!hasSecrets()) return false;
+  if (redactText(json) !== json) return true;
+  escapedSecrets ??= escapedForms();
+  return escapedSecrets.some((escaped) => json.includes(escaped));
+}
+
+function escapedForms(): string[] {
+  const secrets = knownSecrets();
+  return secrets.map((secret) => JSON.stringify(secret).slice(1, -1)).filter((escaped, i) => escaped !== secrets[i]);
+}
+
+/** `mayHoldSecretJson` on UTF-8 bytes of JSON text, without decoding them (byte searches only). */
+export function mayHoldSecretJsonBytes(json: Buffer): boolean {
+  for (const word of SECRET_HINT_WORDS) if (json.includes(word)) return true;
+  if (!hasSecrets()) return false;
+  for (const secret of knownSecrets()) if (json.includes(secret)) return true;
+  escapedSecrets ??= escapedForms();
+  return escapedSecrets.some((escaped) => json.includes(escaped));
+}
+
 /**
  * `attributes` with secret-keyed values replaced; the same object when no key names a credential (the common case
  * allocates nothing). Values are not scanned.
@@ -88,7 +122,7 @@ export function redactKeys(attributes: Attributes, secretKey: (key: string) => b
 
 /** The JSON text of a stored events array (`[{ name, timestamp, attributes }]`) with string attribute values masked. */
 export function maskJsonEvents(json: string): string {
-  if (!mayHoldSecretText(json)) return json;
+  if (!mayHoldSecretJson(json)) return json;
   const events = JSON.parse(json) as Array<{ attributes?: Attributes }>;
   for (const event of events) if (event.attributes) for (const key in event.attributes) event.attributes[key] = maskAttributeValue(event.attributes[key]);
   return JSON.stringify(events);

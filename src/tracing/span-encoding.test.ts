@@ -1,18 +1,19 @@
 import * as assert from 'uvu/assert';
 import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { suite } from '../../conformance/harness/uvu.js';
+import { registerSecret } from '../config/secrets.js';
 import { REDACTED, isSecretKey } from './redact.js';
 import type { SpanRow } from './span-record.js';
-import { appendSpan, decodeSpanRows, type EventData } from './span-encoding.js';
+import { appendSpan, decodeSpanRows, SpanBatch, type EventData } from './span-encoding.js';
 
 const test = suite('tracing: the span batch format');
 
 /** Round trip of one span through a batch that holds another span before it (so offsets are exercised). */
 function roundTrip(parent: string | undefined, name: string, start: number, end: number | undefined, status: SpanStatusCode, attributes: Attributes, events: EventData[] = []): SpanRow {
-  const fields: unknown[] = [];
+  const fields = new SpanBatch(64);
   appendSpan(fields, '00000000000000ff', '0000000000000000000000000000000f', undefined, 'first', 1, 2, SpanStatusCode.OK, { a: 1 }, [], isSecretKey);
   appendSpan(fields, '00000000000000aa', '0000000000000000000000000000000b', parent, name, start, end, status, attributes, events, isSecretKey);
-  const rows = decodeSpanRows(fields);
+  const rows = decodeSpanRows(fields.take());
   assert.is(rows.length, 2);
   assert.equal([rows[0]!.name, rows[0]!.attributes], ['first', '{"a":1}']);
   assert.equal([rows[0]!.span_id, rows[0]!.trace_id, rows[0]!.start_time, rows[0]!.end_time], ['00000000000000ff', '0000000000000000000000000000000f', '1970-01-01T00:00:00.000001Z', '1970-01-01T00:00:00.000002Z']);
@@ -51,6 +52,44 @@ test('decoding masks credential-shaped text in strings and in arrays, and events
   assert.equal(JSON.parse(row.attributes), { note: `key ${REDACTED}`, list: [`Bearer ${REDACTED}`, 'ok'], clean: 'Basic' });
   assert.equal(JSON.parse(row.events), [{ name: 'e', timestamp: '2026-01-01T00:00:00.000001Z', attributes: { password: REDACTED, text: `Bearer ${REDACTED}` } }]);
   assert.equal([row.parent_span_id, row.status], [null, 'OK']);
+});
+
+test('a registered secret is masked in a stored row even where JSON escapes it (a quote, a backslash)', () => {
+  const secret = 'pa"ss\\word-4711';
+  registerSecret(secret);
+  const row = roundTrip(undefined, 'n', 1, 2, SpanStatusCode.OK, { note: `my key is ${secret}, keep it`, plain: secret, list: ['ok', secret] });
+  assert.not.match(row.attributes, 'word-4711');
+  assert.equal(JSON.parse(row.attributes), { note: `my key is ${REDACTED}, keep it`, plain: REDACTED, list: ['ok', REDACTED] });
+});
+
+test('one batch buffer holds many spans, grows past its first size, and can be taken again', () => {
+  const batch = new SpanBatch(64);
+  const big = 'x'.repeat(50_000) + '✓';
+  for (let i = 0; i < 3; i++) appendSpan(batch, `000000000000000${i}`, 'a'.repeat(32), undefined, `s${i}`, 1, 2, SpanStatusCode.OK, { payload: big, i }, [], isSecretKey);
+  assert.is(batch.count, 3);
+  const rows = decodeSpanRows(batch.take());
+  assert.equal(rows.map((r) => [r.name, (JSON.parse(r.attributes) as { payload: string }).payload === big]), [['s0', true], ['s1', true], ['s2', true]]);
+  assert.is(batch.count, 0);
+  assert.is(batch.byteLength, 0);
+  appendSpan(batch, '00000000000000ab', 'b'.repeat(32), 'p', 'again', 1, undefined, SpanStatusCode.ERROR, {}, [], isSecretKey);
+  assert.equal(decodeSpanRows([batch.take()]).map((r) => [r.name, r.parent_span_id, r.end_time, r.status]), [['again', 'p', null, 'ERROR']]);
+});
+
+test('a batch filled to its last byte still closes every attributes object (no attributes, then big ones)', () => {
+  for (let fill = 0; fill < 80; fill++) {
+    const batch = new SpanBatch(64);
+    appendSpan(batch, 'x'.repeat(fill), 't', undefined, 'n', 1, 2, SpanStatusCode.OK, {}, [], isSecretKey);
+    appendSpan(batch, '1', 't', undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'é'.repeat(fill), b: fill }, [], isSecretKey);
+    const rows = decodeSpanRows(batch.take());
+    assert.equal(rows.map((r) => r.attributes), ['{}', JSON.stringify({ a: 'é'.repeat(fill), b: fill })]);
+  }
+});
+
+test('a truncated batch is refused, not half-read', () => {
+  const batch = new SpanBatch();
+  appendSpan(batch, '00000000000000ab', 'b'.repeat(32), undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'b' }, [], isSecretKey);
+  const bytes = batch.take();
+  assert.throws(() => decodeSpanRows(bytes.subarray(0, bytes.length - 3)), /malformed span batch/);
 });
 
 test.run();

@@ -1,20 +1,23 @@
 /**
- * The compact form ended spans travel in from the run's thread to the writer thread: each span's fields appended to
- * one flat array per batch, so ending a span allocates nothing of its own (no row object, no JSON text, no string
- * building) and the hand-over clones one array of strings and numbers instead of a span's object graph. The run's
- * thread only copies references: payload attributes are large JSON texts already, and escaping them again into an
- * attributes JSON text was the single biggest cost of storing a span. `decodeSpanRows`, on the writer thread, does
- * the rest: the attributes' JSON, timestamp formatting, and the credential text scan.
+ * The form ended spans travel in from the run's thread to the writer thread: each span encoded once, as it ends, into
+ * its stored row (the nine text columns of `spans`: attributes already the JSON text the row holds, timestamps already
+ * formatted) as UTF-8 bytes appended to one growing buffer per store. A batch is handed over by transferring that
+ * buffer (no copy and no structured clone of strings), and the writer thread only slices the columns out of it and
+ * binds them. Payload attributes (JSON texts of messages and results) are escaped once, straight into the row's
+ * attributes text: nothing re-encodes them later.
  *
- * One span's fields, in order: spanId, traceId, parentSpanId (null for a root), start and end (epoch microseconds,
- * end null if not ended), status code, events JSON (null for none), name, the number of attributes, then each
- * attribute's key and value (values as set: strings, numbers, booleans, arrays of them). Attribute keys must already
- * be redacted (lean spans redact as they are set); event attributes are redacted here, events being rare.
+ * One span is nine fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
+ * attributes, events. Each field is a little-endian int32 header, -1 for SQL NULL, else (byte length << 1) | 1 when
+ * every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes), then the bytes.
+ *
+ * Attribute keys must already be redacted (lean spans redact as they are set); event attributes are redacted here,
+ * events being rare. The scan for credential-shaped text runs on the writer thread, over the row's final texts
+ * (`maskRowSecrets`), so it stays off the run's thread.
  */
-import type { Attributes, AttributeValue, HrTime } from '@opentelemetry/api';
+import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { LeanSpan } from './lean-span.js';
-import { maskAttributeValue, maskJsonEvents, redactKeys } from './redact.js';
+import { maskAttributeValue, maskJsonEvents, mayHoldSecretJson, mayHoldSecretJsonBytes, redactKeys } from './redact.js';
 import { hrTimeToIso, hrTimeToMicros, microsToIso, millisToMicros, statusName, type SpanRow } from './span-record.js';
 
 /** A span event as encoding reads it (the SDK's TimedEvent has this shape). */
@@ -24,9 +27,139 @@ export interface EventData {
   attributes?: Attributes;
 }
 
-/** Append an ended span's fields to `out`. */
+const NULL_FIELD = -1;
+const FIELDS = 9;
+/** First buffer of a batch; later ones start at the size the previous batch reached, within these bounds. */
+const MIN_CAPACITY = 16 * 1024;
+const MAX_START_CAPACITY = 1024 * 1024;
+/** The buffer of a batch that holds nothing: a buffer is allocated by the first append. */
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * Encoded spans for one store, appended to one buffer. `take()` hands the bytes over (their buffer can be
+ * transferred to another thread) and leaves the batch empty and usable.
+ */
+export class SpanBatch {
+  /** Spans appended since the last `take()`. */
+  count = 0;
+  private bytes: Buffer = NO_BYTES;
+  private used = 0;
+  /** Size of the next buffer. */
+  private capacity: number;
+
+  constructor(capacity = MIN_CAPACITY) {
+    this.capacity = Math.max(capacity, 64);
+  }
+
+  /** Bytes used. */
+  get byteLength(): number {
+    return this.used;
+  }
+
+  /** Append one span's row. */
+  append(
+    spanId: string,
+    traceId: string,
+    parentSpanId: string | undefined,
+    name: string,
+    startMicros: number,
+    endMicros: number | undefined,
+    statusCode: number,
+    attributes: Attributes,
+    events: readonly EventData[],
+    secretKey: (key: string) => boolean,
+  ): void {
+    this.text(spanId);
+    this.text(traceId);
+    this.nullableText(parentSpanId ?? null);
+    this.text(name);
+    this.text(microsToIso(startMicros));
+    this.nullableText(endMicros === undefined ? null : microsToIso(endMicros));
+    this.text(statusName(statusCode));
+    this.attributes(attributes);
+    this.text(events.length === 0 ? '[]' : eventsJson(events, secretKey));
+    this.count++;
+  }
+
+  /**
+   * The encoded spans; the batch starts again empty. It holds no memory until its next append, which allocates about
+   * what this batch needed (a queue of a store written once keeps nothing).
+   */
+  take(): Uint8Array {
+    // An empty batch hands over a buffer of its own, never the shared empty one (a transfer would detach it).
+    const out = this.used === 0 ? new Uint8Array(0) : this.bytes.subarray(0, this.used);
+    this.capacity = Math.min(MAX_START_CAPACITY, Math.max(MIN_CAPACITY, this.used + (this.used >> 2)));
+    this.bytes = NO_BYTES;
+    this.used = 0;
+    this.count = 0;
+    return out;
+  }
+
+  private nullableText(value: string | null): void {
+    if (value === null) {
+      this.reserve(4);
+      this.bytes.writeInt32LE(NULL_FIELD, this.used);
+      this.used += 4;
+    } else this.text(value);
+  }
+
+  private text(value: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    this.reserve(4 + 3 * value.length);
+    const written = this.bytes.write(value, this.used + 4, 'utf8');
+    // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more).
+    this.bytes.writeInt32LE((written << 1) | (written === value.length ? 1 : 0), this.used);
+    this.used += 4 + written;
+  }
+
+  /**
+   * The attributes field: exactly what `JSON.stringify(attributes)` gives (key order included), written piece by
+   * piece into the buffer, so a span's payloads are escaped once, straight into their final place, with no
+   * intermediate attributes text to build and copy.
+   */
+  private attributes(attributes: Attributes): void {
+    // The header, `{` and `}`; each piece reserves its own room plus the closing brace.
+    this.reserve(6);
+    const headerAt = this.used;
+    let at = headerAt + 4;
+    let ascii = true;
+    this.bytes[at++] = 0x7b; // {
+    let first = true;
+    for (const key in attributes) {
+      const value = attributes[key];
+      // Left out as JSON.stringify leaves it out.
+      if (value === undefined) continue;
+      // Key and value written apart: concatenated, a large payload would be copied once more to flatten the pair.
+      const prefix = keyPrefix(key);
+      const json = valueJson(value);
+      this.used = at;
+      this.reserve(1 + 3 * (prefix.length + json.length) + 1);
+      if (!first) this.bytes[at++] = 0x2c; // ,
+      first = false;
+      const keyBytes = this.bytes.write(prefix, at, 'utf8');
+      at += keyBytes;
+      const valueBytes = this.bytes.write(json, at, 'utf8');
+      at += valueBytes;
+      if (keyBytes !== prefix.length || valueBytes !== json.length) ascii = false;
+    }
+    this.bytes[at++] = 0x7d; // }
+    const length = at - headerAt - 4;
+    this.bytes.writeInt32LE((length << 1) | (ascii ? 1 : 0), headerAt);
+    this.used = at;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.used + bytes <= this.bytes.length) return;
+    // allocUnsafeSlow: a buffer of its own (not a slice of Node's shared pool), so it can be transferred.
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.capacity, this.used + bytes));
+    this.bytes.copy(grown, 0, 0, this.used);
+    this.bytes = grown;
+  }
+}
+
+/** Append an ended span's row to `batch`. */
 export function appendSpan(
-  out: unknown[],
+  batch: SpanBatch,
   spanId: string,
   traceId: string,
   parentSpanId: string | undefined,
@@ -38,31 +171,21 @@ export function appendSpan(
   events: readonly EventData[],
   secretKey: (key: string) => boolean,
 ): void {
-  out.push(spanId, traceId, parentSpanId ?? null, startMicros, endMicros ?? null, statusCode, events.length === 0 ? null : eventsJson(events, secretKey), name, 0);
-  const countAt = out.length - 1;
-  let count = 0;
-  for (const key in attributes) {
-    const value = attributes[key];
-    // Left out as JSON.stringify leaves it out.
-    if (value === undefined) continue;
-    out.push(key, value);
-    count++;
-  }
-  out[countAt] = count;
+  batch.append(spanId, traceId, parentSpanId, name, startMicros, endMicros, statusCode, attributes, events, secretKey);
 }
 
 /** Append an ended lean span (its attributes were key-redacted as they were set). */
-export function appendLeanSpan(out: unknown[], span: LeanSpan, secretKey: (key: string) => boolean): void {
+export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.endMillis < 0 ? undefined : millisToMicros(span.endMillis);
-  appendSpan(out, ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, span.attributes, span.events, secretKey);
+  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, span.attributes, span.events, secretKey);
 }
 
 /** Append a span made by the OpenTelemetry SDK (third-party spans through the global provider). */
-export function appendReadableSpan(out: unknown[], span: ReadableSpan, secretKey: (key: string) => boolean): void {
+export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.ended ? hrTimeToMicros(span.endTime) : undefined;
-  appendSpan(out, ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, hrTimeToMicros(span.startTime), end, span.status.code, redactKeys(span.attributes, secretKey), span.events, secretKey);
+  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, hrTimeToMicros(span.startTime), end, span.status.code, redactKeys(span.attributes, secretKey), span.events, secretKey);
 }
 
 function eventsJson(events: readonly EventData[], secretKey: (key: string) => boolean): string {
@@ -82,45 +205,93 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
-/** An attribute value as JSON, credential-shaped text masked. */
+/** An attribute value as JSON. */
 function valueJson(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(maskAttributeValue(value));
+  if (typeof value === 'string') return JSON.stringify(value);
   // String(n) is JSON for every finite number; JSON has no NaN or Infinity and writes them as null.
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return JSON.stringify(maskAttributeValue(value as AttributeValue)) ?? 'null';
+  return JSON.stringify(value) ?? 'null';
 }
 
 /**
- * The stored rows of the spans in `fields` (as appended above): attributes as JSON text (exactly what
- * `JSON.stringify` of the attribute object gives, key order included), timestamps formatted, credential-shaped text
- * masked. Throws on a malformed array.
+ * The attributes JSON text with credential-shaped text masked in its string values (and in arrays' strings), as
+ * `maskAttributeValue` masks each value; the same text when nothing can need it (the common case: one scan).
  */
-export function decodeSpanRows(fields: readonly unknown[]): SpanRow[] {
-  const rows: SpanRow[] = [];
-  let at = 0;
-  while (at < fields.length) {
-    const count = fields[at + 8];
-    if (typeof count !== 'number' || at + 9 + 2 * count > fields.length) throw new Error('agentkit tracing: a malformed span batch');
-    let attributes = '{';
-    for (let i = at + 9, end = at + 9 + 2 * count; i < end; i += 2) {
-      if (i > at + 9) attributes += ',';
-      attributes += keyPrefix(fields[i] as string) + valueJson(fields[i + 1]);
-    }
-    const endMicros = fields[at + 4] as number | null;
-    const events = fields[at + 6] as string | null;
-    rows.push({
-      span_id: fields[at] as string,
-      trace_id: fields[at + 1] as string,
-      parent_span_id: fields[at + 2] as string | null,
-      name: fields[at + 7] as string,
-      start_time: microsToIso(fields[at + 3] as number),
-      end_time: endMicros === null ? null : microsToIso(endMicros),
-      status: statusName(fields[at + 5] as number),
-      attributes: attributes + '}',
-      events: events === null ? '[]' : maskJsonEvents(events),
-    });
-    at += 9 + 2 * count;
+export function maskAttributesJson(json: string): string {
+  if (!mayHoldSecretJson(json)) return json;
+  let attributes: Record<string, unknown>;
+  try {
+    attributes = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
   }
+  for (const key in attributes) attributes[key] = maskAttributeValue(attributes[key] as Parameters<typeof maskAttributeValue>[0]);
+  return JSON.stringify(attributes);
+}
+
+/** A row as the writer binds it: the attributes' UTF-8 bytes as they came (bound as text), or masked text. */
+export interface EncodedSpanRow extends Omit<SpanRow, 'attributes'> {
+  attributes: string | Buffer;
+}
+
+/**
+ * The stored rows of the spans in `chunks` (as encoded above), credential-shaped text masked in their attributes and
+ * events. Throws on a malformed buffer.
+ */
+export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[]): SpanRow[] {
+  return decodeEncodedSpanRows(chunks).map((row) => (typeof row.attributes === 'string' ? row : { ...row, attributes: row.attributes.toString('utf8') })) as SpanRow[];
+}
+
+/**
+ * `decodeSpanRows` for the writer: an attributes field that nothing needs to mask stays the bytes it arrived as (a
+ * view into the batch), never decoded into a string and encoded back to UTF-8 for SQLite. Bind it as
+ * `CAST(? AS TEXT)`: SQLite then stores those bytes as the text they are.
+ */
+export function decodeEncodedSpanRows(chunks: Uint8Array | readonly Uint8Array[]): EncodedSpanRow[] {
+  const rows: EncodedSpanRow[] = [];
+  for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) decodeChunk(chunk, rows);
   return rows;
+}
+
+/** Field 7, the attributes, is kept as bytes. */
+const ATTRIBUTES_FIELD = 7;
+
+function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
+  const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const fields: Array<string | null> = new Array<string | null>(FIELDS);
+  let attributes: Buffer = bytes;
+  let at = 0;
+  while (at < bytes.length) {
+    for (let f = 0; f < FIELDS; f++) {
+      if (at + 4 > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
+      const header = bytes.readInt32LE(at);
+      at += 4;
+      if (header === NULL_FIELD) {
+        fields[f] = null;
+        continue;
+      }
+      const end = at + (header >>> 1);
+      if (header < 0 || end > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
+      if (f === ATTRIBUTES_FIELD) {
+        attributes = bytes.subarray(at, end);
+        fields[f] = '';
+      } else fields[f] = bytes.toString(header & 1 ? 'latin1' : 'utf8', at, end);
+      at = end;
+    }
+    if (fields[0] === null || fields[1] === null || fields[3] === null || fields[4] === null || fields[6] === null || fields[7] === null || fields[8] === null) {
+      throw new Error('agentkit tracing: a malformed span batch');
+    }
+    rows.push({
+      span_id: fields[0],
+      trace_id: fields[1],
+      parent_span_id: fields[2]!,
+      name: fields[3],
+      start_time: fields[4],
+      end_time: fields[5]!,
+      status: fields[6] as SpanRow['status'],
+      attributes: mayHoldSecretJsonBytes(attributes) ? maskAttributesJson(attributes.toString('utf8')) : attributes,
+      events: maskJsonEvents(fields[8]),
+    });
+  }
 }

@@ -2,16 +2,16 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Span } from '../types.js';
 import { isSecretKey } from './redact.js';
-import { appendReadableSpan, decodeSpanRows } from './span-encoding.js';
+import { appendReadableSpan, decodeSpanRows, SpanBatch } from './span-encoding.js';
 import type { SpanRow } from './span-record.js';
 
 export { hrTimeToIso, statusName, type SpanRow } from './span-record.js';
 
 /** The row an ended SDK span is stored as (redacted; what the writer would write). */
 export function spanRow(span: ReadableSpan): SpanRow {
-  const fields: unknown[] = [];
-  appendReadableSpan(fields, span, isSecretKey);
-  return decodeSpanRows(fields)[0]!;
+  const batch = new SpanBatch(1024);
+  appendReadableSpan(batch, span, isSecretKey);
+  return decodeSpanRows(batch.take())[0]!;
 }
 
 /** A stored row as the Span resource (attributes and events decoded). */

@@ -79,12 +79,17 @@ export class WriterThread {
     return Atomics.load(this.shared, 0) >= this.posted;
   }
 
-  /** Hand batches over (structured clone); returns at once. */
+  /**
+   * Hand batches over; returns at once. The spans' buffers are transferred (the caller must not touch them after);
+   * only guardrail events, rare, are cloned.
+   */
   post(batches: StoreBatch[]): void {
     const secrets = knownSecrets();
     const fresh = secrets.length !== this.secretsSent ? secrets : undefined;
     this.secretsSent = secrets.length;
-    this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches, ...(fresh ? { secrets: fresh } : {}) } satisfies WriterMessage);
+    const transfer: ArrayBuffer[] = [];
+    for (const batch of batches) for (const chunk of batch.spans) if (!transfer.includes(chunk.buffer as ArrayBuffer)) transfer.push(chunk.buffer as ArrayBuffer);
+    this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches, ...(fresh ? { secrets: fresh } : {}) } satisfies WriterMessage, transfer);
   }
 
   /** Block until every batch handed over is written (or the thread failed, or the wait limit passed). */

@@ -8,10 +8,13 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { registerSecret } from '../config/secrets.js';
+import { yieldThisThread } from '../store/thread-priority.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { THREAD_RUNNING, type WriterMessage } from './writer-thread.js';
 
 const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared);
+// Writing spans is never what a run or a request waits for: the thread that serves them gets the CPU first.
+yieldThisThread();
 const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }));
 const port = parentPort!;
 
@@ -20,7 +23,7 @@ function handled(seq: number): void {
   Atomics.notify(shared, 0);
 }
 
-/** `batches` merged per store, in order (a span batch is a flat field array: arrays of one store concatenate). */
+/** `batches` merged per store, in order (a store's encoded span buffers are written one after the other). */
 function merged(batches: StoreBatch[]): StoreBatch[] {
   const byStore = new Map<string, StoreBatch>();
   for (const batch of batches) {

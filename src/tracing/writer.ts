@@ -1,15 +1,16 @@
 /**
- * The batched writer behind the span processor. Ended spans (appended to a flat array, see span-encoding.ts) and
- * guardrail events are queued per store file and handed to the writer thread (writer-thread.ts) on a short unref'd
+ * The batched writer behind the span processor. Ended spans (encoded into their rows as they end, see
+ * span-encoding.ts) and guardrail events are queued per store file and handed to the writer thread (writer-thread.ts;
+ * the spans' buffer is transferred, not copied) on a short unref'd
  * timer (so an idle process can exit), as soon as a batch fills or the thread is idle with a minimum batch waiting,
- * on `flush()`, and at process exit; the thread converts and inserts them, one transaction per store. Without
+ * on `flush()`, and at process exit; the thread inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
  * store that cannot be written is reported as a process warning and its batch dropped.
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
 import { isSecretKeyCached } from './redact.js';
-import { appendLeanSpan, appendReadableSpan } from './span-encoding.js';
+import { appendLeanSpan, appendReadableSpan, SpanBatch } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -29,9 +30,8 @@ export interface WriterOptions {
 }
 
 interface Queue {
-  /** The spans' fields, span-encoding.ts. */
-  spans: unknown[];
-  spanCount: number;
+  /** The spans' rows, encoded as they end (span-encoding.ts). */
+  spans: SpanBatch;
   events: GuardrailEventRow[];
 }
 
@@ -72,7 +72,6 @@ export class BatchedTraceWriter {
     const queue = this.queueFor(dbPath);
     if (span instanceof LeanSpan) appendLeanSpan(queue.spans, span, isSecretKeyCached);
     else appendReadableSpan(queue.spans, span, isSecretKeyCached);
-    queue.spanCount++;
     this.added();
   }
 
@@ -111,7 +110,7 @@ export class BatchedTraceWriter {
   private queueFor(dbPath: string): Queue {
     let queue = this.queues.get(dbPath);
     if (!queue) {
-      queue = { spans: [], spanCount: 0, events: [] };
+      queue = { spans: new SpanBatch(), events: [] };
       this.queues.set(dbPath, queue);
     }
     return queue;
@@ -145,8 +144,14 @@ export class BatchedTraceWriter {
     this.timer = undefined;
     if (this.queued === 0) return;
     const batches: StoreBatch[] = [];
-    for (const [dbPath, queue] of this.queues) batches.push({ dbPath, spans: queue.spans, spanCount: queue.spanCount, events: queue.events });
-    this.queues = new Map();
+    // The queues (and their buffers, which keep their size) stay for the next batch: most processes write one store.
+    for (const [dbPath, queue] of this.queues) {
+      if (queue.spans.count === 0 && queue.events.length === 0) continue;
+      const spanCount = queue.spans.count;
+      batches.push({ dbPath, spans: spanCount === 0 ? [] : [queue.spans.take()], spanCount, events: queue.events });
+      queue.events = [];
+    }
+    if (this.queues.size > 64) this.queues = new Map();
     this.queued = 0;
     if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
     if (this.thread?.usable) {
