@@ -107,7 +107,7 @@ export class ListPendingCommand extends AgentkitCommand {
       table(
         ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
         rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
-        { ids: [0] },
+        { whole: [0] },
       ),
     );
   }

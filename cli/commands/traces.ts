@@ -54,7 +54,7 @@ export class TracesListCommand extends AgentkitCommand {
 
 function traceTable(items: TraceSummary[]): string[] {
   const rows = items.map((s) => [s.trace_id, s.name, s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
-  return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], ids: [0] });
+  return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], whole: [0] });
 }
 
 /** `traces export <trace_id> [--format json]` */

@@ -178,7 +178,7 @@ area.scenario('a crashed run resumed by two processes at once: one runs, the oth
   const both = await Promise.all([0, 1].map(() => t.bin(['resume', 'crashed-twice', '--runner', runner('chain')], { env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_FIRST_MS: '3000' } })));
   assert.equal(both.map((r) => r.code).sort(), [0, 2], both.map((r) => r.stderr).join(' | '));
   const busy = both.find((r) => r.code === 2)!;
-  assert.match(busy.stderr, "error: Chain 'refund-flow' execution 'crashed-twice' is being run by another process right now (it holds the execution's lease); nothing was run here.");
+  assert.match(busy.stderr, "error: execution id 'crashed-twice' (chain 'refund-flow') is being run by another process right now (it holds the execution's lease); nothing was run here.");
   assert.match(both.find((r) => r.code === 0)!.stdout, 'status: paused');
 
   await crash('orphaned');
