@@ -7,7 +7,7 @@ export type { CliRun } from './cli.js';
 export { postChunked, type RunningServer } from './http.js';
 export { backendConfig, checkpointerFor, contractInitializer } from './checkpointers.js';
 export { startCounterServer, type CounterServer } from './counter-server.js';
-export { spawnNode, type NodeChild } from './processes.js';
+export { runTsFile, spawnNode, type NodeChild } from './processes.js';
 export { startFakeProvider, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 export { startCli, type CliProcess } from './cli-process.js';
 export { startPlatform, type LocalPlatform } from './platform.js';

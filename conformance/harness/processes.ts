@@ -77,3 +77,19 @@ export function spawnNode(file: string, args: string[], options: { env?: Record<
     },
   };
 }
+
+/**
+ * Run a TypeScript file to completion the way a user runs an example (`node --conditions=agentkit-source --import tsx
+ * <file> [args]`) in `cwd` with exactly `env`, and collect its exit code and output. `argv` is the file (absolute, or
+ * relative to `cwd`) followed by its arguments.
+ */
+export function runTsFile(argv: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), ...argv], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -4,11 +4,10 @@
  * restores and completes the run; it prints what the page says it prints.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { conformance, startPlatform } from '../harness/index.js';
+import { conformance, startPlatform, runTsFile } from '../harness/index.js';
 
 const area = conformance('connected: docs walkthrough');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,15 +21,7 @@ area.scenario('docs/connected.md walkthrough runs against the local Platform and
 
   const platform = await startPlatform({ dir: t.cwd, apiKeys: ['ak_dev_0123456789'] });
   t.defer(() => platform.stop());
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const env = { ...process.env, ...t.env, HOME: t.cwd, AGENTKIT_API_KEY: 'ak_dev_0123456789', AGENTKIT_TARGET: platform.url };
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), EXAMPLE], { cwd: t.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runTsFile([EXAMPLE], { cwd: t.cwd, env: { ...process.env, ...t.env, HOME: t.cwd, AGENTKIT_API_KEY: 'ak_dev_0123456789', AGENTKIT_TARGET: platform.url } });
   assert.is(run.code, 0, run.stderr);
   assert.is(run.stdout, printed);
   const rows = platform.read((s) => s.checkpoints().map((r) => r.body.execution_id));

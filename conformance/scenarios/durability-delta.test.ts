@@ -4,14 +4,13 @@
  * and docs/durability.md's example runs as written.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Chain } from '../../src/index.js';
-import { checkpointerFor, conformance, type Backend } from '../harness/index.js';
+import { checkpointerFor, conformance, type Backend, runTsFile } from '../harness/index.js';
 
 const area = conformance('durability: delta checkpoints');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -122,14 +121,7 @@ area.scenario('docs/durability.md delta example runs as written', { backends: ['
   const page = await readFile(path.join(root, 'docs/durability.md'), 'utf8');
   const section = /### How rows are stored[\s\S]*?```ts\n([\s\S]*?)```\n\nIt prints:\n\n```\n([\s\S]*?)```/.exec(page);
   assert.is(section?.[1], await readFile(example, 'utf8'), 'the page shows the example file as it is');
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runTsFile([example], { cwd: t.cwd, env: { ...process.env, ...t.env } });
   assert.is(run.code, 0, run.stderr);
   assert.is(run.stdout, section![2], 'it prints what the page says');
 });

@@ -5,13 +5,12 @@
  * protocol. Bases are files of their own (not the checkpoint backend), so these run once.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { conformance, type ScenarioContext } from '../harness/index.js';
+import { conformance, type ScenarioContext, runTsFile } from '../harness/index.js';
 import { makePdf } from '../fixtures/kb/make-pdf.js';
 import { Agent, ConfigError, KnowledgeBase, NotFoundError, OpenAIEmbedder, RETRIEVAL_ATTR, TraceStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
@@ -202,14 +201,7 @@ area.scenario('a real embedder: an OpenAI-compatible endpoint from the environme
 });
 
 area.scenario('docs/kb.md: the example helpdesk agent ingests its docs once and answers from them offline', { rows: ['cli:kb add'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  const runExample = () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), path.resolve('examples/kb/helpdesk-agent.ts'), 'Can I refund a gift card?'], { cwd: t.cwd, env: { ...process.env, ...t.env, ...offline }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const runExample = () => runTsFile([path.resolve('examples/kb/helpdesk-agent.ts'), 'Can I refund a gift card?'], { cwd: t.cwd, env: { ...process.env, ...t.env, ...offline } });
   const first = await runExample();
   assert.is(first.code, 0, first.stderr);
   assert.is(first.stdout, 'ingested: 2 added, 0 unchanged, 3 chunks\nGift cards cannot be refunded or exchanged for cash. (source: refunds.md)\n');

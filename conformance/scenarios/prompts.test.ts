@@ -4,11 +4,10 @@
  * Prompts always live in local.db (see spec-rows.ts), so these run on SQLite only.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { conformance, type ScenarioContext } from '../harness/index.js';
+import { conformance, type ScenarioContext, runTsFile } from '../harness/index.js';
 import { Agent, agentDefinitionFromAttributes, NotFoundError, PromptError, PromptRegistry, PROMPT_ATTR, Replay, TraceStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
@@ -189,14 +188,7 @@ area.scenario('docs/prompts.md: the example agent follows the production label f
   assert.is((await t.cli(['prompts', 'fragment', 'tone', '--file', example('tone.txt')])).code, 0);
   assert.is((await t.cli(['prompts', 'add', 'support', '--file', example('support.v1.txt')])).stdout, 'support v1\n');
   assert.is((await t.cli(['prompts', 'add', 'support', '--file', example('support.v2.txt'), '--label', 'production'])).stdout, 'support v2 [production]\n');
-  const runExample = () => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example('support-agent.ts'), 'Where is order 42?'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const runExample = () => runTsFile([example('support-agent.ts'), 'Where is order 42?'], { cwd: t.cwd, env: { ...process.env, ...t.env } });
   const first = await runExample();
   assert.is(first.code, 0, first.stderr);
   assert.is(first.stdout.split('\n')[0], '[Answer in one sentence and quote the order number.] Order 42 ships today.');

@@ -3,11 +3,10 @@
  * in a fresh directory with its own local store, it prints what the page says it prints and saves its test case.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { conformance } from '../harness/index.js';
+import { conformance, runTsFile } from '../harness/index.js';
 
 const area = conformance('replay: docs walkthrough');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,14 +17,7 @@ area.scenario('docs/replay.md walkthrough runs: summary, steps, a safe rerun wit
   const block = /## Walkthrough[\s\S]*?```ts\n([\s\S]*?)```/.exec(page)?.[1];
   assert.is(block, await readFile(EXAMPLE, 'utf8'), 'the page shows the example file as it is');
 
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), EXAMPLE], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runTsFile([EXAMPLE], { cwd: t.cwd, env: { ...process.env, ...t.env } });
   assert.is(run.code, 0, run.stderr);
   const lines = run.stdout.split('\n');
   assert.match(lines[0]!, /^Trace: [0-9a-f]{32}$/);

@@ -1,8 +1,7 @@
 /** The runnable examples the docs point at run offline (scripted model, no key) and leave a trace. */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { conformance } from '../harness/index.js';
+import { conformance, runTsFile } from '../harness/index.js';
 
 const area = conformance('runtime: examples');
 
@@ -10,14 +9,7 @@ area.scenario('examples/quickstart-agent.ts runs without a key, pauses at the re
   const env: Record<string, string | undefined> = { ...process.env, ...t.env };
   delete env.OPENAI_API_KEY;
   delete env.ANTHROPIC_API_KEY;
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), path.resolve('examples/quickstart-agent.ts')], { cwd: t.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runTsFile([path.resolve('examples/quickstart-agent.ts')], { cwd: t.cwd, env });
   assert.is(run.code, 0, run.stderr);
   const lines = run.stdout.trim().split('\n');
   assert.is(lines[0], 'status: paused');

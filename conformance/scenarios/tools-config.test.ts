@@ -4,10 +4,9 @@
  * an SSRF refusal recorded as a failed tool span, and an agent rebuilt from its trace with headers supplied anew.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { conformance, startFakeProvider, type ScenarioContext } from '../harness/index.js';
+import { conformance, startFakeProvider, type ScenarioContext, runTsFile } from '../harness/index.js';
 import { recordingServer } from '../fixtures/tools/recording-server.js';
 import { restAndMcpAgent } from '../fixtures/tools/rest-and-mcp-agent.js';
 import { Agent, agentDefinitionFromAttributes, flushTraces, RESTTool, ToolRegistry, TraceStore } from '../../src/index.js';
@@ -66,17 +65,9 @@ area.scenario('the REST token never reaches an OTLP export (a real child process
   t.defer(() => api.close());
   const collector = await startFakeProvider(() => ({ json: {} }));
   t.defer(() => collector.close());
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), FIXTURE], {
-      cwd: t.cwd,
-      env: { ...process.env, AGENTKIT_LOCAL_DB: dbOf(t), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, REST_BASE_URL: api.url, REST_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c));
-    child.stderr.on('data', (c: Buffer) => (err += c));
-    child.on('close', (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+  const { code, stdout, stderr } = await runTsFile([FIXTURE], {
+    cwd: t.cwd,
+    env: { ...process.env, AGENTKIT_LOCAL_DB: dbOf(t), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, REST_BASE_URL: api.url, REST_TOKEN: token },
   });
   assert.is(code, 0, stderr);
   assert.match(stdout, /^[0-9a-f]{32}$/);
@@ -155,17 +146,9 @@ area.scenario('mcp serve --expose-tools serves an agent\'s REST and MCP-client t
 });
 
 area.scenario('examples/tools/rest-and-mcp-agent.ts (the docs/tools.md example) runs offline and prints what the docs show', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), path.resolve('examples/tools/rest-and-mcp-agent.ts')], {
-      cwd: t.cwd,
-      env: { ...process.env, ...t.env, ORDERS_TOKEN: 'docs-example-token-99' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c));
-    child.stderr.on('data', (c: Buffer) => (err += c));
-    child.on('close', (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+  const { code, stdout, stderr } = await runTsFile([path.resolve('examples/tools/rest-and-mcp-agent.ts')], {
+    cwd: t.cwd,
+    env: { ...process.env, ...t.env, ORDERS_TOKEN: 'docs-example-token-99' },
   });
   assert.is(code, 0, stderr);
   assert.is(

@@ -4,12 +4,11 @@
  * writing many stores; spans other code creates; failures; OTLP export from a real child process.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { trace } from '@opentelemetry/api';
 import Type from 'typebox';
-import { conformance, startFakeProvider, type ScenarioContext } from '../harness/index.js';
+import { conformance, startFakeProvider, type ScenarioContext, runTsFile } from '../harness/index.js';
 import {
   Agent,
   agentDefinitionFromAttributes,
@@ -296,17 +295,9 @@ area.scenario('OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child
      await shutdownTracing();
      process.stdout.write(result.trace_id ?? '');`,
   );
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), script], {
-      cwd: t.cwd,
-      env: { ...process.env, AGENTKIT_LOCAL_DB: dbOf(t), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=collector-SECRET-123' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c));
-    child.stderr.on('data', (c: Buffer) => (err += c));
-    child.on('close', (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+  const { code, stdout, stderr } = await runTsFile([script], {
+    cwd: t.cwd,
+    env: { ...process.env, AGENTKIT_LOCAL_DB: dbOf(t), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=collector-SECRET-123' },
   });
   assert.is(code, 0, stderr);
   assert.match(stdout, /^[0-9a-f]{32}$/);

@@ -5,12 +5,11 @@
  * the `agentkit ui` command (refused bind, unresolvable --agent skipped, reset-password).
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { stat, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { conformance, checkpointerFor, startCounterServer, startCli, backendConfig, type ScenarioContext } from '../harness/index.js';
+import { conformance, checkpointerFor, startCounterServer, startCli, backendConfig, type ScenarioContext, runTsFile } from '../harness/index.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
 import { contentTeam, newProbe, planner } from '../fixtures/multi-agent/team.js';
@@ -425,14 +424,7 @@ area.scenario('a paused Swarm and a paused Supervisor resume through their own r
 
 area.scenario('docs/ui.md example: pause the refund chain, reset the password, approve it through the UI', { rows: ['cli:ui', 'cli:ui reset-password', 'route:POST /api/executions/{execution_id}/resume'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
   const example = path.join(root, 'examples/durability/refund-chain.ts');
-  const paused = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example, 'refund order A-7 for $5,000'], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const paused = await runTsFile([example, 'refund order A-7 for $5,000'], { cwd: t.cwd, env: { ...process.env, ...t.env } });
   assert.is(paused.code, 0, paused.stderr);
   const executionId = /execution_id: (\S+)/.exec(paused.stdout)![1]!;
   const reset = await t.bin(['ui', 'reset-password', '--username', 'alice', '--password-stdin'], { stdin: 'a long passphrase\n' });

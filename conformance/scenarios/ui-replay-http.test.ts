@@ -6,13 +6,12 @@
  * directory, never a path from the request). 401 without a session and 403 without the CSRF token on every route.
  */
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
-import { checkpointerFor, conformance, startCli, type ScenarioContext } from '../harness/index.js';
+import { checkpointerFor, conformance, startCli, type ScenarioContext, runTsFile } from '../harness/index.js';
 import { forecaster, Gate } from '../fixtures/ui/forecaster.js';
 import { weatherAgent } from '../fixtures/serving/runners.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
@@ -304,14 +303,7 @@ area.scenario('replay routes need a session (401) and writes need the CSRF token
 
 area.scenario('docs/ui.md replay example: run the desk once, fork its trace in the UI, change the prompt, rerun, save as test', { rows: ['route:POST /api/replay/forks/{fork_id}/rerun', 'route:POST /api/replay/forks/{fork_id}/save-as-test'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
   const example = path.join(root, 'examples/replay/ui-desk.ts');
-  const once = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), example], { cwd: t.cwd, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const once = await runTsFile([example], { cwd: t.cwd, env: { ...process.env, ...t.env } });
   assert.is(once.code, 0, once.stderr);
   assert.match(once.stdout, /^Order 42 is delivered\.\ntrace_id: [0-9a-f]{32}\n$/);
   const traceId = /trace_id: (\S+)/.exec(once.stdout)![1]!;

@@ -6,15 +6,14 @@
  * ran once), the execution page, and the same pages with --no-auth. Any uncaught page error or failed API call that
  * the test did not expect fails the run. One Chromium is launched for the whole file.
  *
- * Screenshots go to .agentkit-test/screenshots/; with AGENTKIT_UPDATE_SCREENSHOTS=1 also to docs/images/ui-*.png.
+ * Screenshots: see ./browser-harness.ts.
  */
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { assertBrowserReady, launchChromium, login, newPage, screenshot, webDir } from './browser-harness.js';
 import { suite } from '../../conformance/harness/uvu.js';
 import { startCounterServer, type CounterServer } from '../../conformance/harness/counter-server.js';
 import { approvalChain } from '../../conformance/fixtures/durability/chains.js';
@@ -24,11 +23,6 @@ import { TraceStore } from '../tracing/index.js';
 import { newAuthFile } from './auth-file.js';
 import { startUiServer, type RunningUiServer } from './server.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const webDir = path.join(root, 'dist/ui-web');
-const CHROMIUM = process.env.AGENTKIT_CHROMIUM ?? '/usr/bin/chromium';
-const shots = path.join(root, '.agentkit-test/screenshots');
-const updateDocs = process.env.AGENTKIT_UPDATE_SCREENSHOTS === '1';
 
 interface State extends Record<string, unknown> {
   browser: Browser;
@@ -44,8 +38,7 @@ interface State extends Record<string, unknown> {
 const test = suite<State>('local UI in Chromium', { timeoutMs: 60_000, state: {} as State });
 
 test.before(async (s) => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it with apt-get install -y chromium (.ci/run does)`);
-  if (!existsSync(path.join(webDir, 'index.html'))) throw new Error(`the web app is not built at ${webDir}: run npm run build`);
+  assertBrowserReady();
   s.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-ui-browser-'));
   const db = path.join(s.dir, '.agentkit', 'local.db');
   s.counter = await startCounterServer();
@@ -61,11 +54,7 @@ test.before(async (s) => {
   const common = { host: '127.0.0.1', port: 0, checkpointer: s.checkpointer, traceStore: new TraceStore({ dbPath: db }), runners: [chain], webDir };
   s.server = await startUiServer({ ...common, auth: { mode: 'password', file: await newAuthFile('admin', 'correct horse') } });
   s.open = await startUiServer({ ...common, auth: { mode: 'none' } });
-  s.browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
-  await mkdir(shots, { recursive: true });
+  s.browser = await launchChromium();
 });
 
 test.after(async (s) => {
@@ -77,33 +66,8 @@ test.after(async (s) => {
   if (s.dir) await rm(s.dir, { recursive: true, force: true });
 });
 
-/** A fresh context (own cookies) at 1280x800 whose page fails the test on any uncaught error or console error. */
-async function newPage(s: State, options: { width?: number; allow?: RegExp } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await s.browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !(options.allow && options.allow.test(message.text()))) errors.push(`console error: ${message.text()}`);
-  });
-  return { context, page, errors };
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(shots, `ui-${name}.png`) });
-  if (updateDocs) await page.screenshot({ path: path.join(root, 'docs/images', `ui-${name}.png`) });
-}
-
-async function login(page: Page, url: string): Promise<void> {
-  await page.goto(`${url}/`);
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill('correct horse');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-}
-
 test('login: a wrong password is refused on the page, the right one opens the overview with its counts', async (s) => {
-  const { context, page, errors } = await newPage(s, { allow: /401/ });
+  const { context, page, errors } = await newPage(s.browser, { allow: /401/ });
   await page.goto(`${s.server.url}/traces`);
   await page.getByRole('heading', { name: 'Sign in to agentkit' }).waitFor();
   await screenshot(page, 'login');
@@ -133,7 +97,7 @@ test('login: a wrong password is refused on the page, the right one opens the ov
 });
 
 test('traces: list, search from the query string, favorite, then the waterfall, a span and the export dialog', async (s) => {
-  const { context, page, errors } = await newPage(s, { allow: /401/ });
+  const { context, page, errors } = await newPage(s.browser, { allow: /401/ });
   await login(page, s.server.url);
   await page.goto(`${s.server.url}/traces`);
   const rows = page.locator('.vbody [role="row"]');
@@ -175,8 +139,8 @@ test('traces: list, search from the query string, favorite, then the waterfall, 
 });
 
 test('approvals: two browsers approve the same run; one resumes it, the other is told it was already handled', async (s) => {
-  const alice = await newPage(s, { allow: /401|409/ });
-  const bob = await newPage(s, { allow: /401|409/ });
+  const alice = await newPage(s.browser, { allow: /401|409/ });
+  const bob = await newPage(s.browser, { allow: /401|409/ });
   await login(alice.page, s.server.url);
   await login(bob.page, s.server.url);
   for (const { page } of [alice, bob]) {
@@ -217,7 +181,7 @@ test('approvals: two browsers approve the same run; one resumes it, the other is
 });
 
 test('execution: the checkpoint timeline with statuses, the state diff of a selected checkpoint', async (s) => {
-  const { context, page, errors } = await newPage(s, { allow: /401/ });
+  const { context, page, errors } = await newPage(s.browser, { allow: /401/ });
   await login(page, s.server.url);
   await page.goto(`${s.server.url}/executions/${s.paused[0]}`);
   const steps = page.getByRole('list', { name: 'Checkpoints' }).getByRole('button');
@@ -243,7 +207,7 @@ test('execution: the checkpoint timeline with statuses, the state diff of a sele
 });
 
 test('--no-auth: the pages open without a login and say so; narrow windows keep the table usable', async (s) => {
-  const { context, page, errors } = await newPage(s, { width: 800 });
+  const { context, page, errors } = await newPage(s.browser, { width: 800 });
   await page.goto(`${s.open.url}/traces`);
   await page.locator('.vbody [role="row"]').first().waitFor();
   assert.is(await page.getByText('no login').count(), 1);

@@ -7,15 +7,14 @@
  * not know shows an error; the page stays usable at 800 px. Any uncaught page error or unexpected console error
  * fails the run.
  *
- * Screenshots go to .agentkit-test/screenshots/; with AGENTKIT_UPDATE_SCREENSHOTS=1 also to docs/images/ui-*.png.
+ * Screenshots: see ./browser-harness.ts.
  */
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { assertBrowserReady, launchChromium, login, newPage, screenshot, webDir } from './browser-harness.js';
 import { suite } from '../../conformance/harness/uvu.js';
 import { forecaster, Gate } from '../../conformance/fixtures/ui/forecaster.js';
 import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
@@ -23,11 +22,6 @@ import { TraceStore } from '../tracing/index.js';
 import { newAuthFile } from './auth-file.js';
 import { startUiServer, type RunningUiServer } from './server.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const webDir = path.join(root, 'dist/ui-web');
-const CHROMIUM = process.env.AGENTKIT_CHROMIUM ?? '/usr/bin/chromium';
-const shots = path.join(root, '.agentkit-test/screenshots');
-const updateDocs = process.env.AGENTKIT_UPDATE_SCREENSHOTS === '1';
 
 interface State extends Record<string, unknown> {
   browser: Browser;
@@ -41,8 +35,7 @@ interface State extends Record<string, unknown> {
 const test = suite<State>('local UI replay page in Chromium', { timeoutMs: 60_000, state: {} as State });
 
 test.before(async (s) => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it with apt-get install -y chromium (.ci/run does)`);
-  if (!existsSync(path.join(webDir, 'index.html'))) throw new Error(`the web app is not built at ${webDir}: run npm run build`);
+  assertBrowserReady();
   s.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-ui-replay-'));
   const db = path.join(s.dir, '.agentkit', 'local.db');
   s.checkpointer = new SQLiteCheckpointer(db);
@@ -59,11 +52,7 @@ test.before(async (s) => {
     projectDir: s.dir,
     auth: { mode: 'password', file: await newAuthFile('admin', 'correct horse') },
   });
-  s.browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
-  await mkdir(shots, { recursive: true });
+  s.browser = await launchChromium();
 });
 
 test.after(async (s) => {
@@ -74,32 +63,8 @@ test.after(async (s) => {
   if (s.dir) await rm(s.dir, { recursive: true, force: true });
 });
 
-async function newPage(s: State, options: { width?: number; allow?: RegExp } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await s.browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !(options.allow && options.allow.test(message.text()))) errors.push(`console error: ${message.text()}`);
-  });
-  return { context, page, errors };
-}
-
-async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
-  await page.screenshot({ path: path.join(shots, `ui-${name}.png`), fullPage });
-  if (updateDocs) await page.screenshot({ path: path.join(root, 'docs/images', `ui-${name}.png`), fullPage });
-}
-
-async function login(page: Page, url: string): Promise<void> {
-  await page.goto(`${url}/`);
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill('correct horse');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-}
-
 test('replay: fork at the tool step, change input and temperature, rerun with spans arriving live, compare, save as test', async (s) => {
-  const { context, page, errors } = await newPage(s, { allow: /401/ });
+  const { context, page, errors } = await newPage(s.browser, { height: 900, allow: /401/ });
   await login(page, s.server.url);
   await page.goto(`${s.server.url}/traces/${s.trace}`);
   await page.getByRole('link', { name: 'Replay…' }).click();
@@ -155,7 +120,7 @@ test('replay: fork at the tool step, change input and temperature, rerun with sp
 });
 
 test('replay: an unknown fork says so; the page has no horizontal scrolling at 800 px', async (s) => {
-  const { context, page, errors } = await newPage(s, { width: 800, allow: /401|404/ });
+  const { context, page, errors } = await newPage(s.browser, { height: 900, width: 800, allow: /401|404/ });
   await login(page, s.server.url);
   await page.goto(`${s.server.url}/traces/${s.trace}/replay?fork=gone`);
   await page.getByRole('alert').filter({ hasText: "Fork 'gone' not found" }).waitFor();
