@@ -3,10 +3,12 @@
  * a paused run replicates (every row, oldest first, marked synced only once acknowledged); the local store is lost;
  * `agentkit resume` on a new store restores it from the Platform and completes it; after a restore, 16 concurrent
  * resumers still yield exactly one winner; restore is skipped when disabled, when not connected, or when the store
- * knows the execution.
+ * knows the execution. Rows a previous process left unsent go out when a later process connects (with no new write);
+ * a restore the Platform cannot answer fails with one line naming the Platform and the missing local record.
  */
 import * as assert from 'uvu/assert';
 import { writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -15,6 +17,7 @@ import {
   disconnect,
   drainReplication,
   ExecutionBusy,
+  PlatformError,
   PostgresCheckpointer,
   restoreIfMissing,
   SQLiteCheckpointer,
@@ -23,8 +26,8 @@ import {
 import { createUiApp } from '../../src/ui/app.js';
 import { TraceStore } from '../../src/tracing/trace-store.js';
 import { approverAgent } from '../fixtures/durability/agents.js';
-import { approvalChain } from '../fixtures/durability/chains.js';
-import { conformance, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
+import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
+import { conformance, spawnNode, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
 import { createTestSchema, dropTestSchema, testPgUrl } from '../harness/postgres.js';
 
 const area = conformance('connected: checkpoint replication and restore');
@@ -168,6 +171,94 @@ area.scenario('the UI resume route restores a run paused on another host and res
   assert.is(response.status, 200, JSON.stringify(body));
   assert.is(body.result.status, 'completed');
   assert.is(counter.count('/finalize'), 1);
+});
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitFor(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+area.scenario('rows a previous process left unsent go out when a later process connects and opens the store, with no new write', { timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  const store = await newStore(t, 'leftover');
+  // The previous process: ran while not connected, and is gone.
+  const first = open(store);
+  assert.is((await fiveSteps(first).run({ total: 0 }, { executionId: 'leftover' })).status, 'completed');
+  const written = (await first.list('leftover')).map((r) => r.checkpoint_id);
+  await first.close();
+  assert.is(platform.read((s) => s.checkpoints().length), 0);
+
+  // This process connects, then only reads the store.
+  await connect({ apiKey: KEY, target: platform.url });
+  const second = open(store);
+  t.defer(() => second.close());
+  assert.is((await second.list('leftover')).length, written.length);
+  await waitFor('the leftover rows to reach the Platform', () => platform.read((s) => s.checkpoints().length) === written.length);
+  assert.equal(platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id)), written, 'every row, oldest first');
+  await waitFor('the rows to be marked synced', async () => (await (second as SQLiteCheckpointer).fetchUnsynced(100)).length === 0);
+});
+
+area.scenario('connect() alone flushes the default local store a previous process left unsent', { backends: ['sqlite'], timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  const dbPath = path.join(t.cwd, 'default', 'local.db');
+  const first = new SQLiteCheckpointer(dbPath);
+  await fiveSteps(first).run({ total: 0 }, { executionId: 'left-in-default' });
+  const written = (await first.list('left-in-default')).map((r) => r.checkpoint_id);
+  await first.close();
+
+  const later = spawnNode('conformance/fixtures/platform/connect-and-wait.ts', [], { env: { HOME: path.join(t.cwd, 'home'), AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: platform.url, AGENTKIT_LOCAL_DB: dbPath } });
+  t.defer(async () => {
+    later.process.kill('SIGKILL');
+    await later.exited;
+  });
+  await later.waitForLine((line) => line === 'connected', 20_000);
+  await waitFor('the default store to be flushed', () => platform.read((s) => s.checkpoints().length) === written.length);
+  assert.equal(platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id)), written);
+  const check = new SQLiteCheckpointer(dbPath);
+  t.defer(() => check.close());
+  await waitFor('the rows to be marked synced', async () => (await check.fetchUnsynced(100)).length === 0);
+});
+
+area.scenario('a restore the Platform cannot answer: one line naming the Platform and that the local store has no record', { surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
+  const target = `http://127.0.0.1:${await closedPort()}`;
+  const expected = `cannot restore execution 'exec-elsewhere': the local store has no record of it and the Platform at ${target} is unreachable (ECONNREFUSED); try again when the Platform answers, or set AGENTKIT_RESTORE_FROM_PLANE=0 to use the local store alone`;
+  t.defer(() => disconnect());
+  const connected = await connect({ apiKey: KEY, target });
+  assert.is(connected.verified, false);
+  const store = await newStore(t, 'unreachable');
+  const b = open(store);
+  t.defer(() => b.close());
+  const error = await approvalChain(b).resume('exec-elsewhere', { resumeValue: { approved: true } }).then(() => null, (e: unknown) => e);
+  assert.instance(error, PlatformError);
+  assert.is((error as Error).message, expected);
+  disconnect();
+
+  const runner = path.join(t.cwd, 'runner.mts');
+  await writeFile(runner, `import { approvalRunner } from ${JSON.stringify(chainsModule)};\nexport const refund = () => approvalRunner(${JSON.stringify(store)});\n`);
+  const result = await t.cli(['resume', 'exec-elsewhere', '--runner', 'runner.mts:refund'], { env: { HOME: path.join(t.cwd, 'home'), AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: target } });
+  assert.is(result.code, 1);
+  const lines = result.stderr.trim().split('\n');
+  assert.is(lines.length, 1, result.stderr);
+  assert.ok(lines[0]!.endsWith(expected), lines[0]);
+  assert.not.match(result.stderr, /fetch failed|TypeError|\n\s+at /);
 });
 
 area.run();

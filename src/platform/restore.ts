@@ -13,6 +13,7 @@ import { setRestorer } from '../durability/run-end.js';
 import type { Checkpoint } from '../types.js';
 import { clientFor, resolveConnection } from './connection.js';
 import { currentJob } from './job-context.js';
+import { PlatformError } from './errors.js';
 import { fromWire } from './wire.js';
 
 const inFlight = new WeakMap<Checkpointer, Map<string, Promise<Checkpoint | null>>>();
@@ -33,7 +34,12 @@ export async function restoreFromPlatform(checkpointer: Checkpointer, executionI
   const running = byExecution.get(executionId);
   if (running) return running;
   const restore = (async () => {
-    const wire = await clientFor(connection).latestCheckpoint(executionId);
+    let wire;
+    try {
+      wire = await clientFor(connection).latestCheckpoint(executionId);
+    } catch (error) {
+      throw restoreFailure(executionId, connection.target, error);
+    }
     if (!wire) return null;
     if (wire.execution_id !== executionId) return null;
     const write = fromWire(wire);
@@ -61,6 +67,28 @@ export async function restoreFromPlatform(checkpointer: Checkpointer, executionI
   })().finally(() => byExecution.delete(executionId));
   byExecution.set(executionId, restore);
   return restore;
+}
+
+/**
+ * The one-line error of a restore the Platform could not answer: which execution, that the local store has no record
+ * of it (so the resume cannot go on without the Platform), and why the Platform could not be asked. Refused keys
+ * (401/403) keep their own errors.
+ */
+function restoreFailure(executionId: string, target: string, error: unknown): unknown {
+  if (!(error instanceof PlatformError)) return error;
+  const why = error.httpStatus === null ? `is unreachable (${unreachableReason(error)})` : `answered HTTP ${error.httpStatus}${error.detail ? `: ${error.detail}` : ''}`;
+  return new PlatformError(
+    `cannot restore execution '${executionId}': the local store has no record of it and the Platform at ${target} ${why}; ` +
+      'try again when the Platform answers, or set AGENTKIT_RESTORE_FROM_PLANE=0 to use the local store alone',
+    error.httpStatus,
+    error.detail,
+    { cause: error },
+  );
+}
+
+/** The reason inside `Platform at X is unreachable (REASON); ...`. */
+function unreachableReason(error: PlatformError): string {
+  return /is unreachable \(([^)]*)\)/.exec(error.message)?.[1] ?? 'no answer';
 }
 
 let installed = false;
