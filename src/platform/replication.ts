@@ -125,7 +125,7 @@ function outboxFor(checkpointer: ReplicatingCheckpointer, connection: Connection
  * How long a kicked drain waits before reading the outbox, so the rows of a burst of steps go in one request instead
  * of one request per step.
  */
-export const DRAIN_LINGER_MS = 100;
+export const DRAIN_LINGER_MS = 250;
 
 /** Schedule a drain after the linger: never on the writer's path. */
 function kick(outbox: Outbox): void {
