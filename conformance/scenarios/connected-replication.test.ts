@@ -3,7 +3,8 @@
  * a paused run replicates (every row, oldest first, marked synced only once acknowledged); the local store is lost;
  * `agentkit resume` on a new store restores it from the Platform and completes it; after a restore, 16 concurrent
  * resumers still yield exactly one winner; restore is skipped when disabled, when not connected, or when the store
- * knows the execution. Rows a previous process left unsent go out when a later process connects (with no new write);
+ * knows the execution. A paused Swarm and a paused Supervisor (whose resumes read more than the latest row) restore
+ * their whole replicated history and complete. Rows a previous process left unsent go out when a later process connects (with no new write);
  * a restore the Platform cannot answer fails with one line naming the Platform and the missing local record.
  */
 import * as assert from 'uvu/assert';
@@ -27,6 +28,7 @@ import { createUiApp } from '../../src/ui/app.js';
 import { TraceStore } from '../../src/tracing/trace-store.js';
 import { approverAgent } from '../fixtures/durability/agents.js';
 import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
+import { contentTeam, newProbe, planner } from '../fixtures/multi-agent/team.js';
 import { conformance, spawnNode, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
 import { createTestSchema, dropTestSchema, testPgUrl } from '../harness/postgres.js';
 
@@ -87,14 +89,16 @@ area.scenario('a paused run replicates; on a new store `agentkit resume` restore
   const b = open(hostB);
   t.defer(() => b.close());
   const rowsB = await b.list('exec-cli');
-  assert.equal(rowsB.map((r) => [r.node_id, r.status, r.step_type]), [['approval', 'interrupted', 'hitl_pause'], ['approval', 'completed', 'resume'], ['approval', 'completed', rowsB[2]!.step_type], ['finalize', 'completed', rowsB[3]!.step_type], ['run_end', 'completed', 'run_end']], 'restored interrupted row, decision, rest of the run');
-  assert.is(rowsB[0]!.checkpoint_id, local.at(-1)!.checkpoint_id);
+  assert.equal(rowsB.slice(0, local.length).map((r) => r.checkpoint_id), local.map((r) => r.checkpoint_id), 'the whole replicated history, in order');
+  const after = rowsB.slice(local.length - 1);
+  assert.equal(after.map((r) => [r.node_id, r.status, r.step_type]), [['approval', 'interrupted', 'hitl_pause'], ['approval', 'completed', 'resume'], ['approval', 'completed', after[2]!.step_type], ['finalize', 'completed', after[3]!.step_type], ['run_end', 'completed', 'run_end']], 'restored interrupted row, decision, rest of the run');
   const sentBack = platform.read((s) => s.checkpoints().map((r) => r.body)).filter((r) => r.execution_id === 'exec-cli');
-  assert.is(sentBack.length, local.length + 4, 'the resume replicated its new rows, not the restored one again');
+  assert.is(sentBack.length, local.length + 4, 'the resume replicated its new rows, not the restored ones again');
 
   // Host C: 16 resumers race on a fresh store; restore happens once and exactly one claims the pause.
   await connect({ apiKey: KEY, target: platform.url });
   const hostC = await newStore(t, 'host-c');
+  const remoteRace = platform.read((s) => (s.checkpointHistory('exec-race') as Array<{ checkpoint_id: string }>).map((r) => r.checkpoint_id));
   const handles = Array.from({ length: 4 }, () => open(hostC));
   for (const handle of handles) t.defer(() => handle.close());
   const outcomes = await Promise.all(
@@ -115,6 +119,8 @@ area.scenario('a paused run replicates; on a new store `agentkit resume` restore
   assert.is(counter.count('/finalize'), 2, 'finalize ran once for each execution');
   assert.equal(await handles[0]!.listPendingInterrupts(), []);
   assert.is((await handles[0]!.list('exec-race')).filter((r) => r.status === 'interrupted').length, 1, 'restored once');
+  const raceRows = (await handles[0]!.list('exec-race')).map((r) => r.checkpoint_id);
+  assert.equal(raceRows.slice(0, remoteRace.length), remoteRace, 'every replicated row restored once, in order, then the resume');
 
   // The store knows the execution now: nothing is fetched.
   assert.is(await restoreIfMissing(handles[0]!, 'exec-race'), null);
@@ -141,6 +147,39 @@ area.scenario('a paused Agent replicates and resumes on a new store: the convers
   assert.is(done.status, 'completed');
   assert.is(done.output, 'Result: refunded 40 (approved by lee)');
   assert.is(counter.count('/refund'), 1);
+  assert.equal(await b.listPendingInterrupts(), []);
+});
+
+area.scenario('a paused Swarm and a paused Supervisor replicate; on a new store each restores its whole history and completes', { timeoutMs: 60_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  t.defer(() => disconnect());
+  await connect({ apiKey: KEY, target: platform.url });
+  const a = open(await newStore(t, 'multi-a'));
+  t.defer(() => a.close());
+  const order = ['worker_a', 'worker_b'] as const;
+  assert.is((await contentTeam(newProbe(), { checkpointer: a, analystTool: 'interrupt_analyze' }).run('Write the Q3 report', { executionId: 'swarm-remote', trace: false })).status, 'paused');
+  assert.is((await planner(newProbe(), { checkpointer: a, workerBTool: 'interrupt_step', order }).run('Prepare the Q3 report', { executionId: 'sup-remote', trace: false })).status, 'paused');
+  assert.is((await drainReplication(a))?.outcome, 'drained');
+  const written = { swarm: (await a.list('swarm-remote')).map((r) => r.checkpoint_id), sup: (await a.list('sup-remote')).map((r) => r.checkpoint_id) };
+
+  // Host B: an empty store; the local store of host A is gone.
+  const b = open(await newStore(t, 'multi-b'));
+  t.defer(() => b.close());
+  const swarmProbe = newProbe();
+  const swarm = await contentTeam(swarmProbe, { checkpointer: b, analystTool: 'interrupt_analyze' }).resume('swarm-remote', { resumeValue: { approved: true, metadata: { approver: 'alice' } }, trace: false });
+  assert.is(swarm.status, 'completed');
+  assert.is(swarm.output, 'Report complete.');
+  assert.equal(swarm.tool_calls.map((c) => c.tool_name), ['handoff_to_analyst', 'interrupt_analyze', 'handoff_to_reporter']);
+  assert.equal([swarmProbe.models.researcher!.calls, swarmProbe.models.analyst!.calls, swarmProbe.models.reporter!.calls], [0, 1, 1], 'the researcher is not asked again');
+  assert.equal((await b.list('swarm-remote')).slice(0, written.swarm.length).map((r) => r.checkpoint_id), written.swarm, 'the whole history, in order');
+
+  const supProbe = newProbe();
+  const sup = await planner(supProbe, { checkpointer: b, workerBTool: 'interrupt_step', order }).resume('sup-remote', { resumeValue: { approved: true, metadata: { approver: 'alice' } }, trace: false });
+  assert.is(sup.status, 'completed');
+  assert.is(sup.output, 'Final report ready.');
+  assert.equal([supProbe.models.planner!.calls, supProbe.models.worker_a!.calls, supProbe.models.worker_b!.calls], [3, 0, 1], 'worker_a answered from its restored record');
+  assert.equal((await b.list('sup-remote')).slice(0, written.sup.length).map((r) => r.checkpoint_id), written.sup);
   assert.equal(await b.listPendingInterrupts(), []);
 });
 
