@@ -33,6 +33,7 @@ type OpenedListener = (checkpointer: Checkpointer) => void;
 const openedListeners = new Set<OpenedListener>();
 /** Checkpointers that opened their store in this process, held weakly (a closed, dropped one goes away). */
 const opened = new Set<WeakRef<Checkpointer>>();
+let pruneAt = 256;
 
 /**
  * Hear about every checkpointer that opens its store from now on (connected mode drains rows a previous process left
@@ -45,6 +46,11 @@ export function onCheckpointerOpened(listener: OpenedListener): () => void {
 
 /** Called by checkpointers when they first open their store. */
 export function notifyCheckpointerOpened(checkpointer: Checkpointer): void {
+  // A process that opens a checkpointer per request must not collect dead references: prune as the set grows.
+  if (opened.size >= pruneAt) {
+    openedCheckpointers();
+    pruneAt = Math.max(256, opened.size * 2);
+  }
   opened.add(new WeakRef(checkpointer));
   for (const listener of openedListeners) {
     try {
