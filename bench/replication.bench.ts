@@ -2,9 +2,9 @@
  * Checkpoint replication: does the outbox stay off the step's path, and how fast does it drain?
  *
  * 1. Put latency with replication on versus off, per backend: sequential `await checkpointer.put(row)` (one row per
- *    put, like a chain step), connected to the local Platform (each put kicks a drain that runs concurrently in the
- *    same process) versus not connected (the write hook returns at once). Interleaved rounds, medians. Target: on/off
- *    at most 1.1x.
+ *    put, like a chain step), connected to the local Platform (each put kicks a drain that runs on the drain thread
+ *    with its own store connection) versus not connected (the write hook returns at once). Interleaved rounds,
+ *    medians. Target: on/off at most 1.1x.
  *    The "on" figure is also taken against a stub Platform (a child process that acknowledges every row without
  *    validating or storing it), which separates what the drain costs the writer's process from what the local
  *    Platform's own validation and storage cost the shared CPU (on a 2-core machine both compete with the steps).

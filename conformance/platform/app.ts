@@ -83,6 +83,15 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
         res.json(row);
       });
 
+      app.get('/public/v1/checkpoints/:execution_id/history', (req: Request, res: Response) => {
+        const rows = store.checkpointHistory(String(req.params.execution_id));
+        if (rows.length === 0) {
+          res.status(404).json({ detail: `no checkpoint of execution '${req.params.execution_id}'`, code: 'checkpoint_not_found' });
+          return;
+        }
+        res.json({ checkpoints: rows });
+      });
+
       app.post('/public/v1/eval/runs/ingest', (req: Request, res: Response) => {
         const body = req.body as { project?: string; runs: Array<{ run_id: string }> };
         store.putEvalRuns(body.runs, body.project ?? null, keyFingerprint(keyOf(req)));

@@ -60,6 +60,12 @@ export class PlatformStore {
     return row ? JSON.parse(row.body) : null;
   }
 
+  /** Every checkpoint of an execution, oldest first (created_at, then arrival order). */
+  checkpointHistory(executionId: string): unknown[] {
+    const rows = this.db.prepare('SELECT body FROM checkpoints WHERE execution_id = ? ORDER BY created_at ASC, rowid ASC').all(executionId) as Array<{ body: string }>;
+    return rows.map((row) => JSON.parse(row.body));
+  }
+
   checkpoints(): Array<StoredRow<Record<string, unknown>>> {
     return this.rows('SELECT key_id, project, body FROM checkpoints ORDER BY rowid');
   }

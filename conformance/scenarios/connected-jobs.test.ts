@@ -2,10 +2,13 @@
  * `jobScope` and `Replay.fromPlatform` against the local Platform: 50 concurrent jobs in one process, each with its
  * own key, project and tools: every request a job causes carries the job's key (proved on the Platform's request log
  * and stored rows), each job sees its own tool under a shared name, tools created inside a job stay in it, spans
- * carry the job's project id, and nothing leaks between jobs or into the global state.
+ * carry the job's project id, and nothing leaks between jobs or into the global state. A job's `normalize` flag adds
+ * agentkit's canonical attribute keys to the spans written inside it (agentkit's own and other instrumentations'),
+ * and its `framework` is recorded as `agentkit.framework` on the root span of its traces.
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
+import { trace } from '@opentelemetry/api';
 import {
   connect,
   currentToolRegistry,
@@ -21,7 +24,8 @@ import {
   SQLiteCheckpointer,
   tool,
 } from '../../src/index.js';
-import { withSpan } from '../../src/tracing/spans.js';
+import { ensureTracing, flushTraces, TraceStore } from '../../src/tracing/index.js';
+import { withSpan, withTraceDestination } from '../../src/tracing/spans.js';
 import { fiveSteps } from '../fixtures/durability/chains.js';
 import { keyFingerprint } from '../platform/store.js';
 import { conformance, startPlatform } from '../harness/index.js';
@@ -79,6 +83,54 @@ area.scenario('50 concurrent jobs with different keys and tools: each request ca
   const ingests = platform.read((s) => s.requests()).filter((r) => r.route === 'POST /public/v1/checkpoints/ingest');
   assert.ok(ingests.length >= JOBS);
   assert.ok(ingests.every((r) => keys.some((k) => keyFingerprint(k) === r.key_id)), 'no ingest used the global key');
+});
+
+area.scenario('jobScope normalize and framework: canonical keys on the spans of a normalizing job, its framework on its root span, nothing elsewhere', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
+  ensureTracing();
+  const db = path.join(t.cwd, 'jobs-traces.db');
+  // One trace: an agentkit root span, a span another instrumentation makes (OpenInference keys, through the global
+  // provider), and an agentkit span carrying an OpenTelemetry GenAI key.
+  const traced = (label: string) =>
+    withTraceDestination(db, () =>
+      withSpan(`job.${label}`, {}, async (root) => {
+        await pause();
+        await trace.getTracer('foreign-instrumentation').startActiveSpan(
+          'ChatModel',
+          { attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o-mini', 'llm.token_count.prompt': 12 } },
+          async (span) => {
+            await pause();
+            span.end();
+          },
+        );
+        await withSpan('step.lookup', { attributes: { 'gen_ai.tool.name': 'lookup' } }, async () => pause());
+        return root.spanContext().traceId;
+      }),
+    );
+  const [normalized, framed, outside] = await Promise.all([
+    jobScope({ normalize: true, framework: 'langgraph' }, () => traced('normalized')),
+    jobScope({ framework: 'crewai' }, () => traced('framed')),
+    traced('outside'),
+  ]);
+  await flushTraces();
+  const store = new TraceStore({ dbPath: db });
+  const attributesOf = async (traceId: string) => Object.fromEntries((await store.spans(traceId)).map((s) => [s.name, s.attributes as Record<string, unknown>]));
+
+  const a = await attributesOf(normalized);
+  assert.is(a['job.normalized']!['agentkit.framework'], 'langgraph', 'the job framework on its root span');
+  assert.is(a['ChatModel']!['agentkit.framework'], undefined, 'only on the root span');
+  assert.equal(
+    [a['ChatModel']!['agentkit.runner.type'], a['ChatModel']!['gen_ai.request.model'], a['ChatModel']!['gen_ai.usage.input_tokens'], a['ChatModel']!['llm.model_name']],
+    ['llm', 'gpt-4o-mini', 12, 'gpt-4o-mini'],
+    'the foreign span got the canonical keys and kept its own',
+  );
+  assert.is(a['step.lookup']!['agentkit.tool.name'], 'lookup');
+
+  const b = await attributesOf(framed);
+  assert.is(b['job.framed']!['agentkit.framework'], 'crewai');
+  assert.equal([b['ChatModel']!['agentkit.runner.type'], b['ChatModel']!['gen_ai.request.model'], b['step.lookup']!['agentkit.tool.name']], [undefined, undefined, undefined], 'normalize is off unless the job asks');
+
+  const c = await attributesOf(outside);
+  assert.equal([c['job.outside']!['agentkit.framework'], c['ChatModel']!['agentkit.runner.type'], c['step.lookup']!['agentkit.tool.name']], [undefined, undefined, undefined], 'outside every job: as recorded');
 });
 
 area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trace; not connected', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {

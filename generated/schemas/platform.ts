@@ -177,6 +177,86 @@ export const doc = {
         }
       }
     },
+    "/public/v1/checkpoints/{execution_id}/history": {
+      "get": {
+        "operationId": "checkpointHistory",
+        "summary": "Checkpoints of an execution",
+        "description": "Every replicated checkpoint of an execution, oldest first; used by restore when the local store has none and the\nresume reads more than the latest row (a Swarm's handoff boundary, a Supervisor's delegations).",
+        "parameters": [
+          {
+            "name": "X-API-Key",
+            "in": "header",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "execution_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CheckpointHistory"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "The API key is missing or invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InvalidApiKeyError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The key is valid but lacks the scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForbiddenError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "The Platform holds no checkpoint for the execution.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CheckpointNotFoundError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Checkpoints"
+        ]
+      }
+    },
     "/public/v1/checkpoints/{execution_id}/latest": {
       "get": {
         "operationId": "latestCheckpoint",
@@ -456,6 +536,21 @@ export const doc = {
           }
         },
         "description": "Who the API key belongs to."
+      },
+      "CheckpointHistory": {
+        "type": "object",
+        "required": [
+          "checkpoints"
+        ],
+        "properties": {
+          "checkpoints": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WireCheckpoint"
+            }
+          }
+        },
+        "description": "Every replicated checkpoint of one execution, oldest first."
       },
       "CheckpointIngest": {
         "type": "object",

@@ -21,6 +21,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/v1/checkpoints/{execution_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Checkpoints of an execution
+         * @description Every replicated checkpoint of an execution, oldest first; used by restore when the local store has none and the
+         *     resume reads more than the latest row (a Swarm's handoff boundary, a Supervisor's delegations).
+         */
+        get: operations["checkpointHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/v1/checkpoints/{execution_id}/latest": {
         parameters: {
             query?: never;
@@ -110,6 +131,10 @@ export interface components {
             domain_id: string;
             project_id: string | null;
             scopes: string[];
+        };
+        /** @description Every replicated checkpoint of one execution, oldest first. */
+        CheckpointHistory: {
+            checkpoints: components["schemas"]["WireCheckpoint"][];
         };
         /** @description Body of a checkpoint ingest. */
         CheckpointIngest: {
@@ -328,6 +353,7 @@ export interface components {
     pathItems: never;
 }
 export type AuthCheck = components['schemas']['AuthCheck'];
+export type CheckpointHistory = components['schemas']['CheckpointHistory'];
 export type CheckpointIngest = components['schemas']['CheckpointIngest'];
 export type CheckpointNotFoundError = components['schemas']['CheckpointNotFoundError'];
 export type CheckpointStatus = components['schemas']['CheckpointStatus'];
@@ -392,6 +418,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    checkpointHistory: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-API-Key": string;
+            };
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointHistory"];
+                };
+            };
+            /** @description The API key is missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidApiKeyError"];
+                };
+            };
+            /** @description The key is valid but lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description The Platform holds no checkpoint for the execution. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointNotFoundError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */

@@ -162,7 +162,15 @@ export interface ReplicatingCheckpointer extends Checkpointer {
   fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]>;
   /** Mark rows as acknowledged; unknown ids are ignored. Returns how many rows changed. */
   markSynced(checkpointIds: readonly string[]): Promise<number>;
+  /**
+   * Where another connection can reach the same rows (the replication drain reads and marks them from its own thread
+   * through its own connection); null when no other connection can (an in-memory store).
+   */
+  replicaSource?(): ReplicaSource | null;
 }
+
+/** How to open a second connection on a checkpointer's store (a file path, or a Postgres URL and schema). */
+export type ReplicaSource = { driver: 'sqlite'; path: string } | { driver: 'postgres'; url: string; schema: string };
 
 /**
  * Optional quarantine protocol: rows the Platform rejected on payload grounds are taken out of the resend set (the

@@ -21,6 +21,7 @@ import type {
   ListOptions,
   PendingInterruptWrite,
   QuarantiningCheckpointer,
+  ReplicaSource,
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
@@ -35,7 +36,7 @@ import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
 import { DeltaWriter, outputFromState, outputKeys, resolveStates, type StoredState, type StoredRow } from './delta.js';
-import { notifyCheckpointWrite } from './write-hook.js';
+import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -57,6 +58,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   /** The schema name as given (validated). */
   readonly schema: string;
   private readonly pool: pg.Pool;
+  readonly #url: string;
   /** The schema as an SQL identifier. */
   private readonly s: string;
   private ready: Promise<void> | undefined;
@@ -80,6 +82,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     if (typeof connectionString !== 'string' || connectionString === '') {
       throw new ConfigError('PostgresCheckpointer needs a connection string (postgres://user@host:port/db)');
     }
+    this.#url = connectionString;
     this.pool = new pg.Pool({ connectionString, min, max });
     // A connection the server drops emits 'error' on its client. The pool listens while the client is idle (and
     // removes it); a checked-out client has no listener of the pool's, and an unhandled 'error' event would kill the
@@ -88,12 +91,17 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
+  /** The URL and schema, for the replication drain's own pool. */
+  replicaSource(): ReplicaSource {
+    return { driver: 'postgres', url: this.#url, schema: this.schema };
+  }
+
   /**
    * Create the schema and apply every pending migration, in one transaction under an advisory lock. Idempotent and
    * safe to race; refuses (StoreVersionError) a schema migrated by a newer agentkit.
    */
   setup(): Promise<void> {
-    this.ready ??= this.migrate().catch((error: unknown) => {
+    this.ready ??= this.migrate().then(() => notifyCheckpointerOpened(this), (error: unknown) => {
       this.ready = undefined;
       throw error;
     });

@@ -12,6 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import { checkpointDbPath } from '../config/paths.js';
+import path from 'node:path';
 import { openLocalStore } from '../store/open.js';
 import { schemaVersion } from '../store/migrations.js';
 import { utcNow } from '../store/time.js';
@@ -21,6 +22,7 @@ import type {
   ListOptions,
   PendingInterruptWrite,
   QuarantiningCheckpointer,
+  ReplicaSource,
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
@@ -32,7 +34,7 @@ import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
 import { SQLITE_CHAINS_SQL } from './sqlite-states.js';
-import { notifyCheckpointWrite } from './write-hook.js';
+import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
 
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
 const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
@@ -124,6 +126,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   constructor(dbPath?: string) {
     this.dbPath = dbPath ?? checkpointDbPath();
+  }
+
+  /** The store file, for the replication drain's own connection; null for an in-memory store. */
+  replicaSource(): ReplicaSource | null {
+    return this.dbPath === ':memory:' || this.dbPath === '' ? null : { driver: 'sqlite', path: path.resolve(this.dbPath) };
   }
 
   /** Open (creating 0600 in a 0700 directory) and migrate the store. Idempotent; refuses a store from a newer agentkit. */
@@ -377,6 +384,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         throw error;
       }
       this.db = db;
+      notifyCheckpointerOpened(this);
     }
     return { db: this.db, statements: this.statements };
   }

@@ -27,3 +27,47 @@ export function notifyCheckpointWrite(checkpointer: Checkpointer): void {
     }
   }
 }
+
+type OpenedListener = (checkpointer: Checkpointer) => void;
+
+const openedListeners = new Set<OpenedListener>();
+/** Checkpointers that opened their store in this process, held weakly (a closed, dropped one goes away). */
+const opened = new Set<WeakRef<Checkpointer>>();
+let pruneAt = 256;
+
+/**
+ * Hear about every checkpointer that opens its store from now on (connected mode drains rows a previous process left
+ * unsent). Same rules as write listeners: return at once, never throw.
+ */
+export function onCheckpointerOpened(listener: OpenedListener): () => void {
+  openedListeners.add(listener);
+  return () => openedListeners.delete(listener);
+}
+
+/** Called by checkpointers when they first open their store. */
+export function notifyCheckpointerOpened(checkpointer: Checkpointer): void {
+  // A process that opens a checkpointer per request must not collect dead references: prune as the set grows.
+  if (opened.size >= pruneAt) {
+    openedCheckpointers();
+    pruneAt = Math.max(256, opened.size * 2);
+  }
+  opened.add(new WeakRef(checkpointer));
+  for (const listener of openedListeners) {
+    try {
+      listener(checkpointer);
+    } catch {
+      // The store is open either way.
+    }
+  }
+}
+
+/** The checkpointers that opened their store in this process and are still referenced. */
+export function openedCheckpointers(): Checkpointer[] {
+  const live: Checkpointer[] = [];
+  for (const ref of opened) {
+    const checkpointer = ref.deref();
+    if (checkpointer) live.push(checkpointer);
+    else opened.delete(ref);
+  }
+  return live;
+}

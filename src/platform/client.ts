@@ -92,6 +92,21 @@ export class PlatformClient {
     ) as Promise<WireCheckpoint | null>;
   }
 
+  /** `GET /checkpoints/{execution_id}/history`: every replicated row, oldest first; null when the Platform holds none. */
+  async checkpointHistory(executionId: string): Promise<WireCheckpoint[] | null> {
+    const history = (await this.call(
+      'fetch the checkpoints',
+      (signal) =>
+        this.http.GET(`${API_PREFIX}/checkpoints/{execution_id}/history`, {
+          params: { header: { 'X-API-Key': this.apiKey }, path: { execution_id: executionId } },
+          signal,
+        }),
+      undefined,
+      true,
+    )) as PlatformSchemas['CheckpointHistory'] | null;
+    return history ? history.checkpoints : null;
+  }
+
   /** `POST /eval/runs/ingest`. */
   async ingestEvalRuns(runs: PlatformSchemas['ExportedEvalRun'][], project?: string | null): Promise<IngestResult> {
     return this.call('export eval runs', (signal) =>

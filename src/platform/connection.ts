@@ -10,7 +10,7 @@ import { PlatformClient } from './client.js';
 import { loadCredentials, normalizeTarget, DEFAULT_TARGET } from './credentials.js';
 import { PlatformError } from './errors.js';
 import { currentJob } from './job-context.js';
-import { installReplication } from './replication.js';
+import { flushLeftovers, installReplication } from './replication.js';
 import { installRestore } from './restore.js';
 
 /** An active connection. */
@@ -73,6 +73,8 @@ export async function connect(options: ConnectOptions = {}): Promise<ConnectResu
   globalConnection = connection;
   installReplication();
   installRestore();
+  // Rows a previous process wrote and never sent go out now, on the drain thread, not at the next write.
+  flushLeftovers(connection);
   return result;
 }
 

@@ -11,7 +11,7 @@ import type { Tool } from '../tools/tool.js';
 import { resolveConnection } from './connection.js';
 import { loadCredentials, normalizeTarget } from './credentials.js';
 import { jobStorage, type JobFrame } from './job-context.js';
-import { installReplication } from './replication.js';
+import { flushLeftovers, installReplication } from './replication.js';
 import { installRestore, restoreEnabled } from './restore.js';
 
 export interface JobScopeOptions {
@@ -20,9 +20,12 @@ export interface JobScopeOptions {
   project?: string;
   /** Tools visible only to this job, overlaying the global registry. */
   tools?: ReadonlyArray<Tool>;
-  /** Trace-normalize flag of the job. */
+  /**
+   * Normalize the spans written inside the job: agentkit's canonical attribute keys are added next to the keys other
+   * instrumentations use (`tool.name` -> `agentkit.tool.name`, ...; see tracing/normalize.ts). Default: off.
+   */
   normalize?: boolean;
-  /** Framework name of the job (recorded for its traces). */
+  /** The framework the job runs (`langgraph`, ...): recorded as `agentkit.framework` on the root span of its traces. */
   framework?: string;
 }
 
@@ -46,12 +49,17 @@ export function jobScope<T>(options: JobScopeOptions, fn: () => T): T {
 /**
  * Run `fn` connected with the saved credentials (environment first, then the credentials file) when the process is
  * not connected already: how `agentkit` commands that restore or replicate (resume) use `agentkit connect`'s
- * credentials for their own work, scoped to that work, without connecting the scripts they load process-wide.
+ * credentials for their own work, scoped to that work, without connecting the scripts they load process-wide. Like
+ * `connect()`, it flushes rows a previous process left unsent (stores opened inside flush when they open).
  */
 export function withSavedConnection<T>(env: Record<string, string | undefined>, fn: () => T): T {
   const restoreFromPlane = restoreEnabled(env);
   const saved = resolveConnection() ? null : loadCredentials({ env });
   const scoped = () => jobStorage.run({ ...jobStorage.getStore(), restoreFromPlane }, fn);
   if (!saved) return scoped();
-  return jobScope({ apiKey: saved.apiKey, target: saved.target, ...(saved.project ? { project: saved.project } : {}) }, scoped);
+  return jobScope({ apiKey: saved.apiKey, target: saved.target, ...(saved.project ? { project: saved.project } : {}) }, () => {
+    // The command's connection starts like `connect()`: rows a previous process left unsent go out off its path.
+    flushLeftovers();
+    return scoped();
+  });
 }

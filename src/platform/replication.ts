@@ -1,8 +1,10 @@
 /**
  * The checkpoint replication outbox. Every committed `put`, `putWrites` or `recordInterrupt` of a checkpointer that
  * implements the replication protocol kicks a drain (through the durability write hook) that runs OFF the step's
- * path: the writer never awaits it. One drain per checkpointer and connection at a time; a kick during a drain makes
- * it go round once more.
+ * path: the writer never awaits it, and the pass itself (reading the rows, encoding them, the HTTP exchange, marking
+ * them) runs on the drain thread with its own connection to the store (drain-thread.ts), or inline for a store no
+ * other connection can reach (in-memory SQLite, a custom checkpointer). One drain per store and connection at a time
+ * (handles on one store file or Postgres schema share their outbox); a kick during a drain makes it go round again.
  *
  * A drain sends unsynced rows oldest first (`fetchUnsynced`, 200 at a time) and:
  * - marks rows synced only after a 2xx that lists them as accepted;
@@ -12,33 +14,28 @@
  * - on transport errors, timeouts, 429 and 5xx (after the client's own retries) stops with every row kept and tries
  *   again later with exponential backoff (1 s doubling to 30 s), so the outbox drains when the Platform comes back;
  * - on any other 4xx (401, 403, ...) stops with every row kept until the next write or `drainReplication`.
+ * Rows a previous process left unsent are flushed too: a store opened while connected kicks a drain, and `connect()`
+ * (and a command's saved connection) kicks one for every store already open and for the default local store.
  * Migrated history is stored synced and is never sent. Rows of a checkpointer are sent with the connection in effect
  * where the write that kicked the drain happened (the job's inside `jobScope`): give each connection its own store.
  */
-import type { Checkpointer, ReplicatingCheckpointer } from '../durability/checkpointer.js';
-import { supportsQuarantine, supportsReplication } from '../durability/checkpointer.js';
-import { onCheckpointWrite } from '../durability/write-hook.js';
-import { clientFor, resolveConnection, type Connection } from './connection.js';
-import { PlatformError } from './errors.js';
-import { toWire } from './wire.js';
+import { existsSync } from 'node:fs';
+import type { Checkpointer, ReplicaSource, ReplicatingCheckpointer } from '../durability/checkpointer.js';
+import { supportsReplication } from '../durability/checkpointer.js';
+import { onCheckpointerOpened, onCheckpointWrite, openedCheckpointers } from '../durability/write-hook.js';
+import path from 'node:path';
+import { checkpointDbPath } from '../config/paths.js';
+import { resolveConnection, type Connection } from './connection.js';
+import { drainOnce, type DrainResult } from './drain.js';
+import { drainOnThread } from './drain-thread.js';
 
-/** What a drain did. */
-export interface DrainResult {
-  /** Rows acknowledged. */
-  synced: number;
-  /** Rows quarantined, id -> reason. */
-  quarantined: Record<string, string>;
-  /** `drained` (nothing left), `unavailable` (transport/5xx: retry scheduled), `refused` (another 4xx), `no-quarantine`. */
-  outcome: 'drained' | 'unavailable' | 'refused' | 'no-quarantine';
-  /** The error that stopped it, or null. */
-  error: string | null;
-}
-
-const BATCH = 200;
-const PAYLOAD_STATUSES = new Set([400, 413, 422]);
+export type { DrainResult } from './drain.js';
 
 interface Outbox {
-  checkpointer: ReplicatingCheckpointer;
+  /** A handle to drain through inline (the latest one seen); null for a store known only by its source. */
+  checkpointer: ReplicatingCheckpointer | null;
+  /** Where the drain thread reaches the store; null when only the handle can. */
+  source: ReplicaSource | null;
   connection: Connection;
   running: Promise<DrainResult> | null;
   /** Set while a kicked drain waits out the linger. */
@@ -49,41 +46,86 @@ interface Outbox {
   last: DrainResult | null;
 }
 
-const outboxes = new WeakMap<Checkpointer, Map<string, Outbox>>();
+/** Outboxes of stores with a source, by source and connection. */
+const bySource = new Map<string, Outbox>();
+/** Outboxes of handles without a source, by connection. */
+const byHandle = new WeakMap<Checkpointer, Map<string, Outbox>>();
 let installed = false;
 
-/** Start listening for checkpoint writes (idempotent). `connect()` and `jobScope()` call it. */
+/** Start listening for checkpoint writes and opened stores (idempotent). `connect()` and `jobScope()` call it. */
 export function installReplication(): void {
   if (installed) return;
   installed = true;
-  onCheckpointWrite((checkpointer) => {
+  const onStore = (checkpointer: Checkpointer) => {
     const connection = resolveConnection();
     if (!connection || !supportsReplication(checkpointer)) return;
     kick(outboxFor(checkpointer, connection));
-  });
+  };
+  onCheckpointWrite(onStore);
+  // A store opened while connected may hold rows a previous process wrote and never sent.
+  onCheckpointerOpened(onStore);
+}
+
+/**
+ * Kick a drain (after the linger, off the caller's path) for every store this process has open and for the default
+ * local store file when it exists, with the connection in effect: rows a previous process left unsent go out without
+ * waiting for the next write. `connect()` and a command's saved connection call it.
+ */
+export function flushLeftovers(connection: Connection | null = resolveConnection()): void {
+  if (!connection) return;
+  const seen = new Set<string>();
+  for (const checkpointer of openedCheckpointers()) {
+    if (!supportsReplication(checkpointer)) continue;
+    const outbox = outboxFor(checkpointer, connection);
+    if (outbox.source) seen.add(sourceKey(outbox.source));
+    kick(outbox);
+  }
+  let file: string;
+  try {
+    file = path.resolve(checkpointDbPath());
+  } catch {
+    return;
+  }
+  const source: ReplicaSource = { driver: 'sqlite', path: file };
+  if (!seen.has(sourceKey(source)) && existsSync(file)) kick(outboxForSource(source, connection, null));
 }
 
 function connectionId(connection: Connection): string {
   return `${connection.target}\u0000${connection.project ?? ''}\u0000${connection.apiKey}`;
 }
 
+function sourceKey(source: ReplicaSource): string {
+  return source.driver === 'sqlite' ? `sqlite\u0000${source.path}` : `postgres\u0000${source.url}\u0000${source.schema}`;
+}
+
+function newOutbox(checkpointer: ReplicatingCheckpointer | null, source: ReplicaSource | null, connection: Connection): Outbox {
+  return { checkpointer, source, connection, running: null, linger: null, again: false, retryTimer: null, retryDelayMs: 1000, last: null };
+}
+
+function outboxForSource(source: ReplicaSource, connection: Connection, checkpointer: ReplicatingCheckpointer | null): Outbox {
+  const id = `${sourceKey(source)}\u0000${connectionId(connection)}`;
+  let outbox = bySource.get(id);
+  if (!outbox) bySource.set(id, (outbox = newOutbox(checkpointer, source, connection)));
+  if (checkpointer) outbox.checkpointer = checkpointer;
+  return outbox;
+}
+
 function outboxFor(checkpointer: ReplicatingCheckpointer, connection: Connection): Outbox {
-  let byConnection = outboxes.get(checkpointer);
-  if (!byConnection) outboxes.set(checkpointer, (byConnection = new Map()));
+  const source = checkpointer.replicaSource?.() ?? null;
+  if (source) return outboxForSource(source, connection, checkpointer);
+  let byConnection = byHandle.get(checkpointer);
+  if (!byConnection) byHandle.set(checkpointer, (byConnection = new Map()));
   const id = connectionId(connection);
   let outbox = byConnection.get(id);
-  if (!outbox) {
-    outbox = { checkpointer, connection, running: null, linger: null, again: false, retryTimer: null, retryDelayMs: 1000, last: null };
-    byConnection.set(id, outbox);
-  }
+  if (!outbox) byConnection.set(id, (outbox = newOutbox(checkpointer, null, connection)));
   return outbox;
 }
 
 /**
  * How long a kicked drain waits before reading the outbox, so the rows of a burst of steps go in one request instead
- * of one request per step (the drain shares the event loop with the steps; fewer, larger passes cost them less).
+ * of one request per step.
  */
-export const DRAIN_LINGER_MS = 100;
+export const DRAIN_LINGER_MS = 250;
 
 /** Schedule a drain after the linger: never on the writer's path. */
 function kick(outbox: Outbox): void {
@@ -103,7 +145,7 @@ async function runLoop(outbox: Outbox): Promise<DrainResult> {
   let result: DrainResult;
   do {
     outbox.again = false;
-    result = await drainOnce(outbox.checkpointer, outbox.connection);
+    result = await drainPass(outbox);
     if (outbox.again && result.outcome === 'drained') await new Promise((resolve) => setTimeout(resolve, DRAIN_LINGER_MS).unref());
   } while (outbox.again && result.outcome === 'drained');
   outbox.last = result;
@@ -122,6 +164,18 @@ async function runLoop(outbox: Outbox): Promise<DrainResult> {
     outbox.retryDelayMs = 1000;
   }
   return result;
+}
+
+/**
+ * One pass on the drain thread when the store can be reached from there (reading, encoding, the HTTP exchange and
+ * marking rows all stay off the writer's thread), else inline through the handle.
+ */
+async function drainPass(outbox: Outbox): Promise<DrainResult> {
+  const onThread = outbox.source ? drainOnThread(outbox.source, outbox.connection) : null;
+  if (onThread) return onThread;
+  if (outbox.checkpointer) return drainOnce(outbox.checkpointer, outbox.connection);
+  // Known only by its source and no thread: nothing to drain through until the process opens the store.
+  return { synced: 0, quarantined: {}, outcome: 'drained', error: null };
 }
 
 /**
@@ -144,80 +198,5 @@ export async function drainReplication(checkpointer: Checkpointer, connection: C
 /** The last drain's result for this checkpointer and the connection in effect, or null. */
 export function replicationStatus(checkpointer: Checkpointer, connection: Connection | null = resolveConnection()): DrainResult | null {
   if (!connection || !supportsReplication(checkpointer)) return null;
-  return outboxes.get(checkpointer)?.get(connectionId(connection))?.last ?? null;
-}
-
-/** One pass: send batches until nothing is left or something stops it. */
-async function drainOnce(checkpointer: ReplicatingCheckpointer, connection: Connection): Promise<DrainResult> {
-  const client = clientFor(connection);
-  const result: DrainResult = { synced: 0, quarantined: {}, outcome: 'drained', error: null };
-  for (;;) {
-    let rows;
-    try {
-      rows = await checkpointer.fetchUnsynced(BATCH);
-    } catch (error) {
-      return { ...result, outcome: 'unavailable', error: `cannot read the outbox: ${(error as Error).message}` };
-    }
-    if (rows.length === 0) return result;
-    const outcome = await sendBatch(checkpointer, client, connection, rows.map((r) => toWire(r.checkpoint, r.sequence)));
-    result.synced += outcome.synced;
-    Object.assign(result.quarantined, outcome.quarantined);
-    if (outcome.stop) return { ...result, outcome: outcome.stop, error: outcome.error };
-    if (outcome.synced === 0 && Object.keys(outcome.quarantined).length === 0) {
-      return { ...result, outcome: 'refused', error: 'the Platform acknowledged none of the rows sent' };
-    }
-  }
-}
-
-interface BatchOutcome {
-  synced: number;
-  quarantined: Record<string, string>;
-  stop: DrainResult['outcome'] | null;
-  error: string | null;
-}
-
-async function sendBatch(
-  checkpointer: ReplicatingCheckpointer,
-  client: ReturnType<typeof clientFor>,
-  connection: Connection,
-  wire: ReturnType<typeof toWire>[],
-): Promise<BatchOutcome> {
-  const outcome: BatchOutcome = { synced: 0, quarantined: {}, stop: null, error: null };
-  let answer;
-  try {
-    answer = await client.ingestCheckpoints(wire, connection.project);
-  } catch (error) {
-    const status = error instanceof PlatformError ? error.httpStatus : undefined;
-    if (error instanceof PlatformError && error.transient) return { ...outcome, stop: 'unavailable', error: error.message };
-    if (status !== undefined && status !== null && PAYLOAD_STATUSES.has(status)) {
-      // The whole body was refused: find the offending rows by sending each alone.
-      if (wire.length > 1) {
-        for (const row of wire) {
-          const single = await sendBatch(checkpointer, client, connection, [row]);
-          outcome.synced += single.synced;
-          Object.assign(outcome.quarantined, single.quarantined);
-          if (single.stop) return { ...outcome, stop: single.stop, error: single.error };
-        }
-        return outcome;
-      }
-      const reason = (error as PlatformError).detail ?? (error as Error).message;
-      return quarantine(checkpointer, outcome, [{ id: wire[0]!.checkpoint_id, reason }]);
-    }
-    return { ...outcome, stop: 'refused', error: (error as Error).message };
-  }
-  outcome.synced = answer.accepted.length > 0 ? await checkpointer.markSynced(answer.accepted) : 0;
-  // Rows resent after a lost acknowledgement come back accepted but are already synced: count what was sent.
-  outcome.synced = Math.max(outcome.synced, answer.accepted.length);
-  if (answer.rejected.length > 0) return quarantine(checkpointer, outcome, answer.rejected);
-  return outcome;
-}
-
-async function quarantine(checkpointer: ReplicatingCheckpointer, outcome: BatchOutcome, rejected: Array<{ id: string; reason: string }>): Promise<BatchOutcome> {
-  const reasons = Object.fromEntries(rejected.map((r) => [r.id, r.reason]));
-  if (!supportsQuarantine(checkpointer)) {
-    return { ...outcome, stop: 'no-quarantine', error: `the Platform rejected ${rejected.length} row(s) and this checkpointer cannot quarantine them` };
-  }
-  await checkpointer.markQuarantined(reasons);
-  Object.assign(outcome.quarantined, reasons);
-  return outcome;
+  return outboxFor(checkpointer, connection).last;
 }

@@ -15,6 +15,7 @@ import { isAttributeValue, isTimeInput, millisToHrTime, type InstrumentationScop
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import { epochMillis, preciseNow } from './clock.js';
+import { normalizeAttributes } from './normalize.js';
 import { isSecretKeyCached as secretKey, REDACTED } from './redact.js';
 
 /** What a lean span reports to: the tracer that made it. */
@@ -50,6 +51,8 @@ export class LeanSpan implements Span, ReadableSpan {
   droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
   private attributeCount = 0;
+  /** Set by the tracer for a span started inside a `jobScope` with `normalize: true` (normalize.ts). */
+  normalize = false;
   private readonly context: SpanContext;
   private readonly owner: LeanSpanOwner;
 
@@ -137,6 +140,7 @@ export class LeanSpan implements Span, ReadableSpan {
       return;
     }
     const end = endTime === undefined ? preciseNow() : epochMillis(endTime);
+    if (this.normalize) for (const [key, value] of Object.entries(normalizeAttributes({ ...this.attributes }))) if (this.attributes[key] === undefined) this.setAttribute(key, value);
     // An end before the start (a clock step, a wrong explicit time) becomes a zero duration, as in the SDK.
     this.endMillis = end < this.startMillis ? this.startMillis : end;
     this.owner.spanEnded(this);

@@ -15,6 +15,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { epochMillis, preciseNow } from './clock.js';
 import type { HexIdGenerator } from './ids.js';
 import { LeanSpan, type LeanSpanOwner } from './lean-span.js';
+import { FRAMEWORK_ATTR, jobSpanFlags } from './normalize.js';
 import type { LocalStoreSpanProcessor } from './processor.js';
 
 export class LeanTracer implements Tracer, LeanSpanOwner {
@@ -46,6 +47,11 @@ export class LeanTracer implements Tracer, LeanSpanOwner {
     const start = options.startTime === undefined ? preciseNow() : epochMillis(options.startTime);
     const span = new LeanSpan(this, name, spanContext, parent, dbPath, options.kind ?? SpanKind.INTERNAL, start);
     if (options.attributes) span.setAttributes(options.attributes);
+    const job = jobSpanFlags();
+    if (job) {
+      if (job.framework !== undefined && !parent) span.setAttribute(FRAMEWORK_ATTR, job.framework);
+      span.normalize = job.normalize;
+    }
     if (options.links) span.addLinks(options.links);
     this.exporter?.onStart(span, ctx);
     return span;

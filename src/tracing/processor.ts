@@ -5,11 +5,12 @@
  * through the global tracer provider (chains, third-party instrumentation), which reach this class as an SDK span
  * processor. Both kinds nest under each other and follow their trace's root.
  */
-import { trace, type Context } from '@opentelemetry/api';
+import { trace, type Attributes, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { localDbPath } from '../config/paths.js';
 import { resolveTraceDestination } from './destination.js';
 import { LeanSpan } from './lean-span.js';
+import { FRAMEWORK_ATTR, jobSpanFlags, normalizeAttributes } from './normalize.js';
 import type { BatchedTraceWriter } from './writer.js';
 
 interface OpenTrace {
@@ -21,6 +22,8 @@ interface OpenTrace {
 export class LocalStoreSpanProcessor implements SpanProcessor {
   /** Traces with SDK spans open (lean spans carry their store and need no entry). */
   private readonly traces = new Map<string, OpenTrace>();
+  /** SDK spans started inside a `jobScope` with `normalize: true` (normalize.ts). */
+  private readonly toNormalize = new WeakSet<object>();
 
   constructor(private readonly writer: BatchedTraceWriter) {}
 
@@ -33,6 +36,11 @@ export class LocalStoreSpanProcessor implements SpanProcessor {
   }
 
   onStart(span: Span, parentContext: Context): void {
+    const job = jobSpanFlags();
+    if (job) {
+      if (job.framework !== undefined && !trace.getSpan(parentContext)) span.setAttribute(FRAMEWORK_ATTR, job.framework);
+      if (job.normalize) this.toNormalize.add(span);
+    }
     const traceId = span.spanContext().traceId;
     const open = this.traces.get(traceId);
     if (open) open.open++;
@@ -47,6 +55,8 @@ export class LocalStoreSpanProcessor implements SpanProcessor {
     const open = this.traces.get(traceId);
     const dbPath = open?.dbPath ?? localDbPath();
     if (open && --open.open === 0) this.traces.delete(traceId);
+    // An ended SDK span takes no more setAttribute: its attributes object is completed before the row is written.
+    if (this.toNormalize.has(span)) normalizeAttributes(span.attributes as Attributes);
     this.writer.enqueueSpan(dbPath, span);
   }
 

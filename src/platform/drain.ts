@@ -1,0 +1,101 @@
+/**
+ * One drain pass of the checkpoint replication outbox (see replication.ts for the protocol): send unsynced rows oldest
+ * first until none is left or something stops it. Runs on the drain thread (drain-worker.ts) with the thread's own
+ * connection to the store, or inline on the caller's thread for a checkpointer no other connection can reach.
+ */
+import type { ReplicatingCheckpointer } from '../durability/checkpointer.js';
+import { supportsQuarantine } from '../durability/checkpointer.js';
+import { clientFor, type Connection } from './connection.js';
+import { PlatformError } from './errors.js';
+import { toWire } from './wire.js';
+
+/** What a drain did. */
+export interface DrainResult {
+  /** Rows acknowledged. */
+  synced: number;
+  /** Rows quarantined, id -> reason. */
+  quarantined: Record<string, string>;
+  /** `drained` (nothing left), `unavailable` (transport/5xx: retry scheduled), `refused` (another 4xx), `no-quarantine`. */
+  outcome: 'drained' | 'unavailable' | 'refused' | 'no-quarantine';
+  /** The error that stopped it, or null. */
+  error: string | null;
+}
+
+/** Rows per request. */
+const BATCH = 200;
+const PAYLOAD_STATUSES = new Set([400, 413, 422]);
+
+/** One pass: send batches until nothing is left or something stops it. */
+export async function drainOnce(checkpointer: ReplicatingCheckpointer, connection: Connection): Promise<DrainResult> {
+  const client = clientFor(connection);
+  const result: DrainResult = { synced: 0, quarantined: {}, outcome: 'drained', error: null };
+  for (;;) {
+    let rows;
+    try {
+      rows = await checkpointer.fetchUnsynced(BATCH);
+    } catch (error) {
+      return { ...result, outcome: 'unavailable', error: `cannot read the outbox: ${(error as Error).message}` };
+    }
+    if (rows.length === 0) return result;
+    const outcome = await sendBatch(checkpointer, client, connection, rows.map((r) => toWire(r.checkpoint, r.sequence)));
+    result.synced += outcome.synced;
+    Object.assign(result.quarantined, outcome.quarantined);
+    if (outcome.stop) return { ...result, outcome: outcome.stop, error: outcome.error };
+    if (outcome.synced === 0 && Object.keys(outcome.quarantined).length === 0) {
+      return { ...result, outcome: 'refused', error: 'the Platform acknowledged none of the rows sent' };
+    }
+  }
+}
+
+interface BatchOutcome {
+  synced: number;
+  quarantined: Record<string, string>;
+  stop: DrainResult['outcome'] | null;
+  error: string | null;
+}
+
+async function sendBatch(
+  checkpointer: ReplicatingCheckpointer,
+  client: ReturnType<typeof clientFor>,
+  connection: Connection,
+  wire: ReturnType<typeof toWire>[],
+): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { synced: 0, quarantined: {}, stop: null, error: null };
+  let answer;
+  try {
+    answer = await client.ingestCheckpoints(wire, connection.project);
+  } catch (error) {
+    const status = error instanceof PlatformError ? error.httpStatus : undefined;
+    if (error instanceof PlatformError && error.transient) return { ...outcome, stop: 'unavailable', error: error.message };
+    if (status !== undefined && status !== null && PAYLOAD_STATUSES.has(status)) {
+      // The whole body was refused: find the offending rows by sending each alone.
+      if (wire.length > 1) {
+        for (const row of wire) {
+          const single = await sendBatch(checkpointer, client, connection, [row]);
+          outcome.synced += single.synced;
+          Object.assign(outcome.quarantined, single.quarantined);
+          if (single.stop) return { ...outcome, stop: single.stop, error: single.error };
+        }
+        return outcome;
+      }
+      const reason = (error as PlatformError).detail ?? (error as Error).message;
+      return quarantine(checkpointer, outcome, [{ id: wire[0]!.checkpoint_id, reason }]);
+    }
+    return { ...outcome, stop: 'refused', error: (error as Error).message };
+  }
+  outcome.synced = answer.accepted.length > 0 ? await checkpointer.markSynced(answer.accepted) : 0;
+  // Rows resent after a lost acknowledgement come back accepted but are already synced: count what was sent.
+  outcome.synced = Math.max(outcome.synced, answer.accepted.length);
+  if (answer.rejected.length > 0) return quarantine(checkpointer, outcome, answer.rejected);
+  return outcome;
+}
+
+async function quarantine(checkpointer: ReplicatingCheckpointer, outcome: BatchOutcome, rejected: Array<{ id: string; reason: string }>): Promise<BatchOutcome> {
+  const reasons = Object.fromEntries(rejected.map((r) => [r.id, r.reason]));
+  if (!supportsQuarantine(checkpointer)) {
+    return { ...outcome, stop: 'no-quarantine', error: `the Platform rejected ${rejected.length} row(s) and this checkpointer cannot quarantine them` };
+  }
+  await checkpointer.markQuarantined(reasons);
+  Object.assign(outcome.quarantined, reasons);
+  return outcome;
+}
