@@ -7,7 +7,7 @@
  *
  * Every backend builds the row with `decisionRow` (or the same columns in SQL), so all of them store the same thing.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import { ValidationError } from '../errors.js';
 import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt, Resume } from '../types.js';
@@ -50,7 +50,7 @@ export function decisionOutput(claim: Claim, pending: PendingInterrupt): JsonRec
  */
 export function decisionRow(pending: PendingInterrupt, interrupted: Checkpoint | null, claim: Claim): Checkpoint {
   return {
-    checkpoint_id: randomUUID(),
+    checkpoint_id: timeOrderedId(),
     execution_id: pending.execution_id,
     chain_name: interrupted?.chain_name ?? pending.chain_name,
     node_id: pending.node_id,

@@ -88,6 +88,20 @@ export class DeltaWriter {
     return stored;
   }
 
+  /** What is remembered of an execution now (opaque), for `restore` when a write is retried before it reached the store. */
+  remembered(executionId: string): unknown {
+    return this.#last.get(executionId);
+  }
+
+  /**
+   * Put back what `remembered` returned, after rows encoded since were not written (the store was locked, nothing
+   * was stored): the retried rows are stored against the same base as before, not as full snapshots.
+   */
+  restore(executionId: string, remembered: unknown): void {
+    if (remembered === undefined) this.#last.delete(executionId);
+    else this.#last.set(executionId, remembered as Remembered);
+  }
+
   /** Forget an execution: its next row is a full snapshot (after a failed write, a deletion, a vanished base). */
   forget(executionId: string): void {
     this.#last.delete(executionId);

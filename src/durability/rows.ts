@@ -2,7 +2,7 @@
  * Row shaping shared by every backend: a CheckpointWrite becomes a complete Checkpoint (defaults, id, timestamp,
  * JSON checks) before it reaches SQL, so all backends store the same thing and reject the same bad input.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import { redactValue } from '../config/redact.js';
 import { ValidationError } from '../errors.js';
 import { utcNow } from '../store/time.js';
@@ -21,7 +21,7 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
     if (typeof write[field] !== 'string' || write[field] === '') invalid(field, 'must be a non-empty string');
   }
   const row: Checkpoint = {
-    checkpoint_id: write.checkpoint_id ?? randomUUID(),
+    checkpoint_id: write.checkpoint_id ?? timeOrderedId(),
     execution_id: write.execution_id,
     chain_name: write.chain_name,
     node_id: write.node_id,

@@ -43,6 +43,12 @@ const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_i
 const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
+/**
+ * How long a group commit waits for the store's write lock without blocking the event loop (retrying every
+ * millisecond) before one last attempt that blocks for the store's busy timeout, as every other write does.
+ */
+const LOCK_WAIT_MS = 5000;
+
 /** A selected row: JSON columns are text. */
 type CheckpointRow = Record<string, unknown>;
 
@@ -104,6 +110,10 @@ function prepare(db: Database.Database) {
       WHERE synced = 0 AND quarantine_reason IS NULL AND project_id = ? ORDER BY rowid ASC LIMIT ?`),
     markSynced: db.prepare('UPDATE checkpoints SET synced = 1 WHERE checkpoint_id = ? AND synced = 0'),
     markQuarantined: db.prepare('UPDATE checkpoints SET synced = 1, quarantine_reason = ? WHERE checkpoint_id = ?'),
+    // Group commits try the write lock without waiting (see `#commitQueued`), then restore the store's busy timeout.
+    // (Run through `pragma()` each time: SQLite applies this pragma when the statement is compiled, not when run.)
+    noWait: () => db.pragma('busy_timeout = 0'),
+    wait: ((timeout: number) => () => db.pragma(`busy_timeout = ${timeout}`))(Number(db.pragma('busy_timeout', { simple: true }))),
   };
 }
 
@@ -115,6 +125,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private closed = false;
   /** Rows `put` has accepted and not yet committed (see `put`). */
   #queued: QueuedPut[] = [];
+  /** When the queued rows first found the write lock taken (another connection writing: the span writer thread). */
+  #lockedSince: number | undefined;
   /** Releases this connection's WAL keeper; set at the first write. */
   #releaseWalKeeper: (() => void) | undefined;
   /** Each execution's last written state, which its next row is stored against. */
@@ -147,17 +159,24 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * Group commit: puts made in the same turn of the event loop (concurrent runs in a serving process) are committed
    * in one transaction at the end of that turn, in the order they were made; each promise resolves once its row is
    * committed. A row that cannot be written (a duplicate id) fails only its own put: the batch is retried row by row.
+   * While another connection holds the write lock (the span writer thread on the same file, another process), the
+   * batch waits for it without blocking the event loop (decision 207): puts made meanwhile join it.
    */
   async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
     const row = completeCheckpoint(checkpoint);
     this.open();
     return new Promise<Checkpoint>((resolve, reject) => {
-      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued());
+      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued(false));
       this.#queued.push({ row, resolve, reject });
     });
   }
 
-  #commitQueued(): void {
+  /**
+   * Commit the queued rows. `blocking` false (the group commit's own turn): when the write lock is taken, nothing is
+   * written and the batch is tried again a millisecond later, the event loop serving requests meanwhile, for up to
+   * LOCK_WAIT_MS; then, and for `close()` and readers that need the rows now, it waits as long as any write does.
+   */
+  #commitQueued(blocking = true): void {
     const batch = this.#queued;
     this.#queued = [];
     if (batch.length === 0) return;
@@ -169,14 +188,31 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       return;
     }
     const { db, statements } = handle;
+    const wait = !blocking && (this.#lockedSince === undefined || Date.now() - this.#lockedSince < LOCK_WAIT_MS);
+    // What the batch's executions were stored against before it: put back when the lock was taken.
+    const remembered = wait ? new Map(batch.map((put) => [put.row.execution_id, this.#delta.remembered(put.row.execution_id)] as const).reverse()) : undefined;
     try {
-      if (batch.length === 1) this.insert(statements, batch[0]!.row);
-      else {
-        db.transaction(() => {
-          for (const put of batch) this.insert(statements, put.row);
-        }).immediate();
+      if (wait) statements.noWait();
+      try {
+        if (batch.length === 1) this.insert(statements, batch[0]!.row);
+        else {
+          db.transaction(() => {
+            for (const put of batch) this.insert(statements, put.row);
+          }).immediate();
+        }
+      } finally {
+        if (wait) statements.wait();
       }
     } catch (error) {
+      if (remembered && isBusy(error)) {
+        // Nothing of the batch was stored (a statement or transaction that cannot lock writes nothing).
+        for (const [executionId, entry] of remembered) this.#delta.restore(executionId, entry);
+        this.#queued = batch.concat(this.#queued);
+        this.#lockedSince ??= Date.now();
+        setTimeout(() => this.#commitQueued(false), 1);
+        return;
+      }
+      this.#lockedSince = undefined;
       if (batch.length === 1) {
         batch[0]!.reject(error);
         return;
@@ -194,6 +230,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       notifyCheckpointWrite(this);
       return;
     }
+    this.#lockedSince = undefined;
     for (const put of batch) put.resolve(put.row);
     notifyCheckpointWrite(this);
   }
@@ -408,6 +445,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
 
   /** Insert one row, stored against its execution's previous row when this checkpointer wrote that one. */
   private insert(statements: Statements, row: Checkpoint): void {
+    const remembered = this.#delta.remembered(row.execution_id);
     try {
       let stored = this.#delta.encode(row);
       if (statements.insert.run(toParams(row, stored.text, stored.deltaBase)).changes === 0) {
@@ -417,7 +455,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         statements.insert.run(toParams(row, stored.text, stored.deltaBase));
       }
     } catch (error) {
-      this.#delta.forget(row.execution_id);
+      // A locked store wrote nothing: the row may be retried against the same base.
+      if (isBusy(error)) this.#delta.restore(row.execution_id, remembered);
+      else this.#delta.forget(row.execution_id);
       if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
         throw new ChainCheckpointError(`checkpoint '${row.checkpoint_id}' already exists`, { cause: error });
       }
@@ -463,6 +503,11 @@ function toParams(row: Checkpoint, stateText: string, deltaBase: string | null):
   const keys = outputKeys(row);
   const params = { ...encodeCheckpoint(keys ? { ...row, node_output: null } : row, stateText), delta_base: deltaBase, output_keys: keys && JSON.stringify(keys) };
   return params;
+}
+
+/** SQLITE_BUSY (and its extended codes): the write lock was not available. */
+function isBusy(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code?.toString().startsWith('SQLITE_BUSY') === true;
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {

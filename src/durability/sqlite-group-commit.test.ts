@@ -75,4 +75,51 @@ test('close commits puts it has accepted; a put after close is refused', async (
   }
 });
 
+test('while another connection holds the write lock, puts wait without blocking the event loop, then commit as deltas', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const checkpointer = new SQLiteCheckpointer(file);
+  const holder = new Database(file);
+  try {
+    const state = (n: number) => ({ messages: Array.from({ length: n }, (_, i) => `message ${i} ${'x'.repeat(200)}`) });
+    await checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'n0', checkpoint_id: 'r0', state_snapshot: state(1) });
+    holder.prepare('BEGIN IMMEDIATE').run();
+    let settled = 0;
+    const puts = [1, 2].map((i) => checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: `r${i}`, state_snapshot: state(i + 1) }).then((row) => ((settled += 1), row)));
+    // The event loop keeps turning (a blocked loop would fire none of these timers in time) and nothing is written.
+    const started = Date.now();
+    for (let tick = 0; tick < 20; tick++) await new Promise((r) => setTimeout(r, 5));
+    assert.is(settled, 0, 'no put resolves while the lock is held');
+    assert.ok(Date.now() - started < 2000, 'timers kept firing while the puts waited');
+    // A put made while the batch waits joins it, after it.
+    const late = checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'n3', checkpoint_id: 'r3', state_snapshot: state(4) });
+    holder.prepare('COMMIT').run();
+    assert.equal((await Promise.all([...puts, late])).map((r) => r.checkpoint_id), ['r1', 'r2', 'r3']);
+    const reader = new Database(file, { readonly: true });
+    try {
+      const rows = reader.prepare('SELECT checkpoint_id, delta_base FROM checkpoints ORDER BY rowid').all();
+      // The waiting rows were stored against their predecessors, not restarted as full snapshots.
+      assert.equal(rows, [
+        { checkpoint_id: 'r0', delta_base: null },
+        { checkpoint_id: 'r1', delta_base: 'r0' },
+        { checkpoint_id: 'r2', delta_base: 'r1' },
+        { checkpoint_id: 'r3', delta_base: 'r2' },
+      ]);
+    } finally {
+      reader.close();
+    }
+    assert.equal((await checkpointer.getLast('e1'))?.state_snapshot, state(4));
+    // The connection's busy timeout is back to the store's (5 s): any other write that meets the lock waits for it
+    // (here in vain: the holder is on this thread), instead of failing at once.
+    holder.prepare('BEGIN IMMEDIATE').run();
+    const blocked = Date.now();
+    const failure = await checkpointer.putIdempotent('e1', 'k', 1).then(() => null, (error: { code?: string }) => error);
+    assert.is(failure?.code, 'SQLITE_BUSY');
+    assert.ok(Date.now() - blocked >= 4000, `waited ${Date.now() - blocked} ms for the lock`);
+    holder.prepare('ROLLBACK').run();
+  } finally {
+    holder.close();
+    await checkpointer.close();
+  }
+});
+
 test.run();
