@@ -111,10 +111,12 @@ async function readAll(stream: Readable): Promise<string> {
 /** Read one line from a terminal without echoing it. */
 function hiddenPrompt(question: string, stdin: Readable & { setRawMode?: (raw: boolean) => void }, out: Writable): Promise<string> {
   return new Promise((resolve, reject) => {
-    out.write(question);
-    let value = '';
+    // Raw mode (no echo) before the prompt is shown: a key typed the moment the prompt appears must never reach a
+    // terminal that still echoes.
     stdin.setRawMode?.(true);
     stdin.resume();
+    out.write(question);
+    let value = '';
     const done = (error?: Error) => {
       stdin.setRawMode?.(false);
       stdin.pause();

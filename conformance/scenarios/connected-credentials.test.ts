@@ -145,7 +145,7 @@ area.scenario('on a terminal, connect prompts for the key without echoing it', {
   });
   const [code] = (await once(child, 'close')) as [number];
   assert.is(code, 0, output);
-  assert.match(output, /^Platform API key: \r?\nConnected to http:\/\/127\.0\.0\.1:\d+ \(project: \(default\)\)\. Credentials saved to /);
+  assert.match(output, /^Platform API key: \r?\nConnected to http:\/\/127\.0\.0\.1:\d+ \(project: \(default\)\)\. Credentials saved to /, JSON.stringify(output));
   assert.not.ok(output.includes(KEY), 'the key typed at the prompt is not echoed');
   assert.is({ ...parse(readFileSync(path.join(home, '.agentkit', 'credentials.toml'), 'utf8')) }.api_key, KEY);
 });
