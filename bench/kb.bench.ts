@@ -16,21 +16,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ftsQuery, KnowledgeBase } from '../src/index.js';
+import { prng as random } from '../src/prng.js';
 
 const FILES = 2000;
 const CHUNKS = 100_000;
 const QUERIES = 500;
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
   const letters = 'abcdefghijklmnopqrstuvwxyz';

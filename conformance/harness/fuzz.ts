@@ -6,17 +6,9 @@
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 
-/** mulberry32: small, fast, good enough to pick cases. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../src/prng.js';
+
+export { prng };
 
 export interface FuzzCase {
   /** Which generator made it, for the report. */

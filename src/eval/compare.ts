@@ -7,6 +7,7 @@
  */
 import type { EvalComparison, FlippedCase, MetricDelta } from '../../generated/types/resources.js';
 import type { EvalCaseRecord, EvalRunRecord } from './records.js';
+import { prng } from '../prng.js';
 
 export interface CompareOptions {
   /** Largest drop in overall pass rate still accepted (default 0). */
@@ -110,7 +111,8 @@ function bootstrap(
   seed: number,
 ): [number, number] | null {
   if (rows.length < 2) return null;
-  const random = mulberry32(seed);
+  // Seeded: the interval must not change between two prints of the same comparison.
+  const random = prng(seed);
   const deltas = new Float64Array(resamples);
   const sample: Array<readonly [number, number]> = new Array(rows.length);
   for (let r = 0; r < resamples; r++) {
@@ -120,18 +122,6 @@ function bootstrap(
   }
   deltas.sort();
   return [deltas[Math.floor(0.025 * (resamples - 1))]!, deltas[Math.ceil(0.975 * (resamples - 1))]!];
-}
-
-/** A small seeded generator: the interval must not change between two prints of the same comparison. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function inputPreview(input: EvalCaseRecord['input']): string {

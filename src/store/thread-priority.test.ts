@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { suite } from '../../conformance/harness/uvu.js';
 import { isSecretKey } from '../tracing/redact.js';
-import { appendSpan, SpanBatch } from '../tracing/span-encoding.js';
+import { SpanBatch } from '../tracing/span-encoding.js';
 import { WriterThread } from '../tracing/writer-thread.js';
 import { BACKGROUND_NICENESS, currentThreadId } from './thread-priority.js';
 import { retainWalKeeper } from './wal-keeper.js';
@@ -79,7 +79,7 @@ test('the span writer thread and the WAL keeper run at the background priority',
     const afterKeeper = backgroundThreads();
     const thread = WriterThread.start(() => undefined)!;
     const batch = new SpanBatch();
-    appendSpan(batch, '0000000000000001', 'a'.repeat(32), undefined, 'chain.c', 1, 2, SpanStatusCode.OK, {}, [], isSecretKey);
+    batch.append('0000000000000001', 'a'.repeat(32), undefined, 'chain.c', 1, 2, SpanStatusCode.OK, {}, [], isSecretKey);
     thread.post([{ dbPath: path.join(dir, 'spans.db'), spans: [batch.take()], spanCount: 1, events: [] }]);
     thread.waitSync();
     assert.ok((await waitForNewBackgroundThread(afterKeeper)).length >= 1, 'the span writer');

@@ -4,15 +4,15 @@ import { suite } from '../../conformance/harness/uvu.js';
 import { registerSecret } from '../config/secrets.js';
 import { REDACTED, isSecretKey } from './redact.js';
 import type { SpanRow } from './span-record.js';
-import { appendSpan, decodeSpanRows, SpanBatch, type EventData } from './span-encoding.js';
+import { decodeSpanRows, SpanBatch, type EventData } from './span-encoding.js';
 
 const test = suite('tracing: the span batch format');
 
 /** Round trip of one span through a batch that holds another span before it (so offsets are exercised). */
 function roundTrip(parent: string | undefined, name: string, start: number, end: number | undefined, status: SpanStatusCode, attributes: Attributes, events: EventData[] = []): SpanRow {
   const fields = new SpanBatch(64);
-  appendSpan(fields, '00000000000000ff', '0000000000000000000000000000000f', undefined, 'first', 1, 2, SpanStatusCode.OK, { a: 1 }, [], isSecretKey);
-  appendSpan(fields, '00000000000000aa', '0000000000000000000000000000000b', parent, name, start, end, status, attributes, events, isSecretKey);
+  fields.append('00000000000000ff', '0000000000000000000000000000000f', undefined, 'first', 1, 2, SpanStatusCode.OK, { a: 1 }, [], isSecretKey);
+  fields.append('00000000000000aa', '0000000000000000000000000000000b', parent, name, start, end, status, attributes, events, isSecretKey);
   const rows = decodeSpanRows(fields.take());
   assert.is(rows.length, 2);
   assert.equal([rows[0]!.name, rows[0]!.attributes], ['first', '{"a":1}']);
@@ -65,21 +65,21 @@ test('a registered secret is masked in a stored row even where JSON escapes it (
 test('one batch buffer holds many spans, grows past its first size, and can be taken again', () => {
   const batch = new SpanBatch(64);
   const big = 'x'.repeat(50_000) + '✓';
-  for (let i = 0; i < 3; i++) appendSpan(batch, `000000000000000${i}`, 'a'.repeat(32), undefined, `s${i}`, 1, 2, SpanStatusCode.OK, { payload: big, i }, [], isSecretKey);
+  for (let i = 0; i < 3; i++) batch.append(`000000000000000${i}`, 'a'.repeat(32), undefined, `s${i}`, 1, 2, SpanStatusCode.OK, { payload: big, i }, [], isSecretKey);
   assert.is(batch.count, 3);
   const rows = decodeSpanRows(batch.take());
   assert.equal(rows.map((r) => [r.name, (JSON.parse(r.attributes) as { payload: string }).payload === big]), [['s0', true], ['s1', true], ['s2', true]]);
   assert.is(batch.count, 0);
   assert.is(batch.byteLength, 0);
-  appendSpan(batch, '00000000000000ab', 'b'.repeat(32), 'p', 'again', 1, undefined, SpanStatusCode.ERROR, {}, [], isSecretKey);
+  batch.append('00000000000000ab', 'b'.repeat(32), 'p', 'again', 1, undefined, SpanStatusCode.ERROR, {}, [], isSecretKey);
   assert.equal(decodeSpanRows([batch.take()]).map((r) => [r.name, r.parent_span_id, r.end_time, r.status]), [['again', 'p', null, 'ERROR']]);
 });
 
 test('a batch filled to its last byte still closes every attributes object (no attributes, then big ones)', () => {
   for (let fill = 0; fill < 80; fill++) {
     const batch = new SpanBatch(64);
-    appendSpan(batch, 'x'.repeat(fill), 't', undefined, 'n', 1, 2, SpanStatusCode.OK, {}, [], isSecretKey);
-    appendSpan(batch, '1', 't', undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'é'.repeat(fill), b: fill }, [], isSecretKey);
+    batch.append('x'.repeat(fill), 't', undefined, 'n', 1, 2, SpanStatusCode.OK, {}, [], isSecretKey);
+    batch.append('1', 't', undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'é'.repeat(fill), b: fill }, [], isSecretKey);
     const rows = decodeSpanRows(batch.take());
     assert.equal(rows.map((r) => r.attributes), ['{}', JSON.stringify({ a: 'é'.repeat(fill), b: fill })]);
   }
@@ -87,7 +87,7 @@ test('a batch filled to its last byte still closes every attributes object (no a
 
 test('a truncated batch is refused, not half-read', () => {
   const batch = new SpanBatch();
-  appendSpan(batch, '00000000000000ab', 'b'.repeat(32), undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'b' }, [], isSecretKey);
+  batch.append('00000000000000ab', 'b'.repeat(32), undefined, 'n', 1, 2, SpanStatusCode.OK, { a: 'b' }, [], isSecretKey);
   const bytes = batch.take();
   assert.throws(() => decodeSpanRows(bytes.subarray(0, bytes.length - 3)), /malformed span batch/);
 });

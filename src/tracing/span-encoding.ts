@@ -157,22 +157,6 @@ export class SpanBatch {
   }
 }
 
-/** Append an ended span's row to `batch`. */
-export function appendSpan(
-  batch: SpanBatch,
-  spanId: string,
-  traceId: string,
-  parentSpanId: string | undefined,
-  name: string,
-  startMicros: number,
-  endMicros: number | undefined,
-  statusCode: number,
-  attributes: Attributes,
-  events: readonly EventData[],
-  secretKey: (key: string) => boolean,
-): void {
-  batch.append(spanId, traceId, parentSpanId, name, startMicros, endMicros, statusCode, attributes, events, secretKey);
-}
 
 /** Append an ended lean span (its attributes were key-redacted as they were set). */
 export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key: string) => boolean): void {

@@ -7,7 +7,7 @@ import { MIGRATIONS } from '../store/migrations.js';
 import { LATEST_SCHEMA_VERSION, openLocalStore, schemaVersion } from '../store/index.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { isSecretKey, REDACTED } from './redact.js';
-import { appendSpan, SpanBatch } from './span-encoding.js';
+import { SpanBatch } from './span-encoding.js';
 import { StoreWriter } from './store-writer.js';
 import { TraceStore } from './trace-store.js';
 
@@ -75,8 +75,8 @@ test('the writer stores attributes as text (bytes bound as they came), searchabl
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
   const batch = new SpanBatch();
-  appendSpan(batch, '0000000000000001', trace, undefined, 'agent.fx', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'agent.input': 'Grüße, convert 250 EUR' }, [], isSecretKey);
-  appendSpan(batch, '0000000000000002', trace, '0000000000000001', 'tool.t', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'tool.args': 'use Bearer abcdefghijklmnop' }, [], isSecretKey);
+  batch.append('0000000000000001', trace, undefined, 'agent.fx', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'agent.input': 'Grüße, convert 250 EUR' }, [], isSecretKey);
+  batch.append('0000000000000002', trace, '0000000000000001', 'tool.t', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'tool.args': 'use Bearer abcdefghijklmnop' }, [], isSecretKey);
   writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 2, events: [] }]);
   writer.close();
   const db = openLocalStore(file, { readonly: true });
@@ -96,9 +96,9 @@ test('a batch of many spans is written whole, eight rows a statement and the res
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
   const batch = new SpanBatch();
-  for (let id = 1; id <= 18; id++) appendSpan(batch, id.toString(16).padStart(16, '0'), trace, undefined, `s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+  for (let id = 1; id <= 18; id++) batch.append(id.toString(16).padStart(16, '0'), trace, undefined, `s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
   // The same span again, ended later, inside the third statement's window.
-  appendSpan(batch, (3).toString(16).padStart(16, '0'), trace, undefined, 's3-again', 1_767_225_600_000_003, 1_767_225_600_000_009, SpanStatusCode.ERROR, { id: 3 }, [], isSecretKey);
+  batch.append((3).toString(16).padStart(16, '0'), trace, undefined, 's3-again', 1_767_225_600_000_003, 1_767_225_600_000_009, SpanStatusCode.ERROR, { id: 3 }, [], isSecretKey);
   writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 19, events: [] }]);
   writer.close();
   const db = openLocalStore(file, { readonly: true });

@@ -9,7 +9,7 @@ import { suite } from '../../conformance/harness/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';
-import { appendSpan, SpanBatch } from './span-encoding.js';
+import { SpanBatch } from './span-encoding.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
@@ -128,7 +128,7 @@ test('batches that queue up for the writer thread are all written, each to its s
   const files = [path.join(dir, 'q1.db'), path.join(dir, 'q2.db')];
   const batch = (file: string, id: number): StoreBatch => {
     const spans = new SpanBatch();
-    appendSpan(spans, id.toString(16).padStart(16, '0'), 't'.repeat(31) + (id % 2), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+    spans.append(id.toString(16).padStart(16, '0'), 't'.repeat(31) + (id % 2), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
     return { dbPath: file, spans: [spans.take()], spanCount: 1, events: [] };
   };
   // Posted while the thread is still starting: they queue up and are taken together.
@@ -147,7 +147,7 @@ test('a batch crosses to the writer thread by transfer: its buffer is moved, not
   const thread = WriterThread.start(() => undefined)!;
   const file = path.join(dir, 'moved.db');
   const spans = new SpanBatch();
-  for (let id = 1; id <= 3; id++) appendSpan(spans, id.toString(16).padStart(16, '0'), 'c'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { payload: 'x'.repeat(1000) }, [], isSecretKey);
+  for (let id = 1; id <= 3; id++) spans.append(id.toString(16).padStart(16, '0'), 'c'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { payload: 'x'.repeat(1000) }, [], isSecretKey);
   const chunk = spans.take();
   assert.ok(chunk.byteLength > 3000);
   thread.post([{ dbPath: file, spans: [chunk], spanCount: 3, events: [] }]);
@@ -165,7 +165,7 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
   const file = path.join(dir, 'kept.db');
   const batch = (id: number): StoreBatch => {
     const spans = new SpanBatch();
-    appendSpan(spans, id.toString(16).padStart(16, '0'), 'a'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, {}, [], isSecretKey);
+    spans.append(id.toString(16).padStart(16, '0'), 'a'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, {}, [], isSecretKey);
     return { dbPath: file, spans: [spans.take()], spanCount: 1, events: [] };
   };
   writer.write([batch(1)]);
