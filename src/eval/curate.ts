@@ -6,13 +6,13 @@
  * Spans without a captured input (payload capture off) cannot become cases and are counted as skipped.
  */
 import type Database from 'better-sqlite3';
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { localDbPath, type Where } from '../config/paths.js';
 import { utcNow } from '../store/time.js';
 import { AGENT_ATTR } from '../tracing/attributes.js';
 import { TraceStore } from '../tracing/trace-store.js';
 import { EvalUsageError } from './errors.js';
+import { writeFileAtomic } from '../config/atomic-file.js';
 
 /** The curate filters. */
 export const CURATE_FILTERS = ['all', 'favorites', 'noted', 'guardrail', 'failed'] as const;
@@ -142,13 +142,5 @@ export function writeJsonl(file: string, cases: readonly object[], options: { ap
     }
     return;
   }
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
+  writeFileAtomic(file, text, { mode: 0o600 });
 }

@@ -7,13 +7,13 @@
  * always win over the file, field by field; the source is `env` when the key comes from the environment.
  * Every key loaded is registered as a secret at once, so redaction covers it before anything can print it.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { registerSecret } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
+import { writeFileAtomic } from '../config/atomic-file.js';
 
 /** Where the Platform lives when neither `--target`, the file nor AGENTKIT_TARGET says otherwise. */
 export const DEFAULT_TARGET = 'https://platform.agentkit.dev';
@@ -110,7 +110,7 @@ function safeRead(where: CredentialsWhere): Credentials | null {
   }
 }
 
-/** Write the file atomically: 0600 temp file in the 0700 folder, fsync'd by writeFileSync's close, then rename. */
+/** Write the file atomically (see writeFileAtomic): mode 0600 in the 0700 folder. */
 export function writeCredentialsFile(credentials: Credentials, where: CredentialsWhere = {}): string {
   const file = credentialsPath(where);
   const dir = path.dirname(file);
@@ -119,15 +119,7 @@ export function writeCredentialsFile(credentials: Credentials, where: Credential
   const body: Record<string, string> = { api_key: credentials.apiKey, target: normalizeTarget(credentials.target) };
   if (credentials.project) body.project = credentials.project;
   const text = `# agentkit credentials: managed by \`agentkit connect\`. Do not share.\n\n${stringify(body)}\n`;
-  const temporary = path.join(dir, `.credentials.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
-    chmodSync(temporary, 0o600);
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomic(file, text, { mode: 0o600 });
   return file;
 }
 

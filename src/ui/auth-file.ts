@@ -8,9 +8,10 @@
  * file (reset-password) draws a new secret, which signs every existing session out.
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import { writeFileAtomic } from '../config/atomic-file.js';
 
 export interface AuthFile {
   version: 1;
@@ -104,8 +105,5 @@ export async function readAuthFile(file: string): Promise<AuthFile | null> {
 /** Write the auth file with mode 0600 (directory created), atomically: a crash leaves the old file or the new one. */
 export async function writeAuthFile(file: string, content: AuthFile): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, file);
+  writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
 }
