@@ -18,6 +18,9 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
+/** The size a WAL file is cut back to when SQLite starts it over. */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /**
  * Open (creating if needed) and migrate the store at `file`. The caller owns the connection and closes it. Throws
  * StoreOpenError naming the path when it is a folder, not a SQLite database, missing (read-only) or cannot be created.
@@ -40,6 +43,8 @@ export function openLocalStore(file: string, options: OpenOptions = {}): Databas
       if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma('page_size = 8192');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // A WAL that grew large (a long burst of writes) is cut back to this size when it starts over (wal-keeper.ts).
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     }
     db.pragma('foreign_keys = ON');
     if (options.readonly) refuseNewer(db, file);

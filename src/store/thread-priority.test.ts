@@ -20,7 +20,8 @@ test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-priority-'));
 });
 test.afterEach(async (ctx) => {
-  await rm(ctx.dir, { recursive: true, force: true });
+  // The keeper and writer threads close their connections after the test releases them: retry while they finish.
+  await rm(ctx.dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 /** A thread's nice value from /proc (field 19 of its stat line; the name in parentheses may hold spaces). */

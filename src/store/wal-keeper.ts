@@ -3,8 +3,20 @@
  * threshold: it copies the WAL back into the database and fsyncs both, which on a busy disk takes from milliseconds to
  * seconds, and better-sqlite3 runs it on the calling thread. In a serving process that stalls every request at once
  * (the served benchmark's p99 was dominated by it). So a connection that writes on the main thread turns automatic
- * checkpoints off and retains a keeper: one worker thread per store file and process, holding its own connection,
+ * checkpoints down to a backstop (below) and retains a keeper: one worker thread per store file and process, holding its own connection,
  * running a PASSIVE checkpoint (never waits for readers or writers) every `intervalMs`.
+ *
+ * A PASSIVE checkpoint cannot bound the WAL by itself: SQLite starts the WAL over only when a writer begins a
+ * transaction after every frame has been copied, and under sustained writes the keeper always finds frames written
+ * while it ran. With automatic checkpoints off the file grew without end (760 MB after 18,000 chain steps, and every
+ * commit searched a larger WAL index). So once the WAL holds `BUSY_FRAMES` frames, the keeper follows its PASSIVE pass
+ * with a RESTART checkpoint: it waits up to `RESTART_WAIT_MS` for the writer lock and for readers to leave the WAL,
+ * copies the few frames the PASSIVE pass missed, and the next writer starts the WAL from the beginning (a group
+ * commit that meets it retries from a timer, decision 207). When it cannot (busy), the keeper tries again after
+ * `BUSY_INTERVAL_MS`, doubling the wait up to a second while it stays busy. A writer that never pauses leaves it no
+ * moment, so kept connections keep automatic checkpoints at a high threshold (`WRITER_CHECKPOINT_FRAMES`, ten times
+ * SQLite's default) as a backstop. Writers also set `journal_size_limit` (open.ts), so a WAL that grew large in a
+ * burst is cut back when it starts over.
  *
  * The keeper is reference-counted by the connections that retain it and unref'd (it never keeps a process alive).
  * When the thread cannot start or fails, the connections get automatic checkpoints back: the WAL stays bounded either
@@ -19,6 +31,16 @@ import { BACKGROUND_NICENESS } from './thread-priority.js';
 /** SQLite's default automatic checkpoint threshold, in WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 const INTERVAL_MS = 200;
+/** A WAL of this many frames or more is restarted by the keeper (SQLite's own checkpoint threshold). */
+const BUSY_FRAMES = AUTO_CHECKPOINT_PAGES;
+/** How long the keeper's RESTART waits for a writer or reader; it tries again after BUSY_INTERVAL_MS. */
+const RESTART_WAIT_MS = 10;
+const BUSY_INTERVAL_MS = 20;
+/**
+ * A kept connection still checkpoints for itself once its commit leaves this many frames in the WAL: the backstop
+ * that bounds the WAL when writers leave the keeper no moment to restart it (see the module comment).
+ */
+export const WRITER_CHECKPOINT_FRAMES = 10 * AUTO_CHECKPOINT_PAGES;
 
 interface Keeper {
   worker: Worker;
@@ -36,12 +58,46 @@ try { const os = require('node:os'); const tid = Number(require('node:fs').readl
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
-const tick = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: next tick */ } };
-const timer = setInterval(tick, workerData.intervalMs);
+let timer = null;
+let stopped = false;
+/** The WAL's frame count when the last RESTART succeeded: nothing was written since while it still reads the same. */
+let restartedAt = -1;
+/** One pass; true when the WAL is large and could not be restarted yet (tick again soon). */
+const pass = () => {
+  const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
+  if (passive === undefined || passive.log < workerData.busyFrames) return false;
+  if (passive.log === restartedAt && passive.checkpointed === passive.log) return false;
+  db.pragma('busy_timeout = ' + workerData.restartWaitMs);
+  let restart;
+  try {
+    [restart] = db.pragma('wal_checkpoint(RESTART)');
+  } finally {
+    db.pragma('busy_timeout = 0');
+  }
+  if (restart === undefined || restart.busy !== 0) return true;
+  restartedAt = restart.log;
+  return false;
+};
+// A RESTART that found the WAL busy holds writers off while it waits; a reader that keeps its snapshot for long (a
+// large export, a shell with an open transaction) would meet one every tick. So its retries back off, doubling up to
+// a second, and start at busyIntervalMs again once a pass ends without a busy WAL.
+let retryMs = workerData.busyIntervalMs;
+const tick = () => {
+  let growing = false;
+  try { growing = pass(); } catch { /* busy or closing: next tick */ }
+  let delay = workerData.intervalMs;
+  if (growing) {
+    delay = retryMs;
+    retryMs = Math.min(retryMs * 2, 1000);
+  } else retryMs = workerData.busyIntervalMs;
+  if (!stopped) timer = setTimeout(tick, delay);
+};
+timer = setTimeout(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
-  clearInterval(timer);
-  tick();
+  stopped = true;
+  clearTimeout(timer);
+  try { pass(); } catch { /* closing */ }
   db.close();
   parentPort.close();
 });
@@ -61,7 +117,7 @@ export function retainWalKeeper(db: Database.Database, file: string, options: { 
   }
   const current = keeper;
   current.connections.add(db);
-  db.pragma('wal_autocheckpoint = 0');
+  db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_FRAMES}`);
   let released = false;
   return () => {
     if (released) return;
@@ -84,7 +140,7 @@ function startKeeper(file: string, intervalMs: number): Keeper | undefined {
   let worker: Worker;
   try {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs, busyFrames: BUSY_FRAMES, restartWaitMs: RESTART_WAIT_MS, busyIntervalMs: BUSY_INTERVAL_MS } });
   } catch {
     return undefined;
   }
