@@ -13,7 +13,7 @@ import type { Guardrail } from '../guardrails/guardrail.js';
 import { currentGuardrailRegistry, type GuardrailRegistry } from '../guardrails/registry.js';
 import { runGuardrails } from '../guardrails/run.js';
 import { createModel, type ModelSecrets } from '../llm/create.js';
-import { systemMessage, userMessage, type JsonObject, type Message } from '../llm/messages.js';
+import { cloneMessages, systemMessage, userMessage, type JsonObject, type Message } from '../llm/messages.js';
 import type { ChatModel } from '../llm/types.js';
 import { AGENT_ATTR, payloadsEnabled, SPAN } from '../tracing/attributes.js';
 import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
@@ -377,7 +377,7 @@ export class Agent {
     if (typeof prompt !== 'string') throw new ConfigError(`agent '${this.name}': the system prompt function returned ${typeof prompt}, not a string`);
     const messages: Message[] = [];
     if (prompt !== '') messages.push(systemMessage(prompt));
-    messages.push(...structuredClone(history), userMessage(input));
+    messages.push(...cloneMessages(history), userMessage(input));
     return { messages, turn: 0, toolCalls: [], tokensUsed: 0 };
   }
 

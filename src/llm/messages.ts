@@ -5,7 +5,7 @@
  * `tool_call_id`), the same as the OpenAI wire form.
  */
 
-import type { JsonObject, JsonValue } from '../json.js';
+import { cloneJson, type JsonObject, type JsonValue } from '../json.js';
 
 export type { JsonObject, JsonValue };
 
@@ -70,5 +70,5 @@ export function toolMessage(toolCallId: string, name: string, content: string, i
 
 /** A deep copy of a history. */
 export function cloneMessages(messages: readonly Message[]): Message[] {
-  return structuredClone(messages) as Message[];
+  return cloneJson(messages as Message[]);
 }

@@ -1,20 +1,31 @@
 /**
  * Timestamps as stored: ISO-8601 UTC with microseconds (`2026-11-22T10:15:30.123456Z`), strictly increasing within
  * a process so rows written in the same millisecond still sort in write order.
+ *
+ * Plain numbers, not BigInt: microseconds since the epoch stay below 2^53 until the year 2255. The date part is
+ * formatted once per millisecond (every row and span takes a timestamp, often several in the same millisecond).
  */
-let last = 0n;
+let last = 0;
+let formattedMillis = -1;
+/** `new Date(formattedMillis).toISOString()` without its closing `Z`. */
+let formattedPrefix = '';
 
 /** The current time in microseconds since the epoch, never equal to or below the previous call's. */
-function nowMicros(): bigint {
-  const wall = BigInt(Date.now()) * 1000n + (process.hrtime.bigint() / 1000n) % 1000n;
-  last = wall > last ? wall : last + 1n;
+function nowMicros(): number {
+  // Sub-millisecond digits from the monotonic clock's nanoseconds: Date.now() has millisecond resolution only.
+  const wall = Date.now() * 1000 + (Math.floor(process.hrtime()[1] / 1000) % 1000);
+  last = wall > last ? wall : last + 1;
   return last;
 }
 
 /** The current UTC time as an ISO-8601 string with microsecond precision. */
 export function utcNow(): string {
   const micros = nowMicros();
-  const millis = Number(micros / 1000n);
-  const extra = String(micros % 1000n).padStart(3, '0');
-  return new Date(millis).toISOString().replace('Z', `${extra}Z`);
+  const millis = Math.floor(micros / 1000);
+  if (millis !== formattedMillis) {
+    formattedMillis = millis;
+    formattedPrefix = new Date(millis).toISOString().slice(0, -1);
+  }
+  const extra = micros % 1000;
+  return `${formattedPrefix}${extra < 10 ? '00' : extra < 100 ? '0' : ''}${extra}Z`;
 }

@@ -4,6 +4,7 @@
  * growing history), stream their turn word by word, and describe themselves
  * with a configuration that says they cannot be rebuilt from it.
  */
+import { cloneJson } from '../json.js';
 import { cloneMessages, type Message } from '../llm/messages.js';
 import { eventsOf } from '../llm/events.js';
 import type { CallOptions, ChatModel, ChatRequest, LlmConfig, LLMResponse, StreamEvent } from '../llm/types.js';
@@ -64,7 +65,7 @@ export abstract class DeterministicModel implements ChatModel {
     const call = ++this.callCount;
     if (this.historyLimit > 0) {
       if (this.requests.length >= this.historyLimit) this.requests.shift();
-      this.requests.push({ messages: cloneMessages(request.messages), tools: structuredClone(request.tools), settings: structuredClone(request.settings) });
+      this.requests.push({ messages: cloneMessages(request.messages), tools: cloneJson(request.tools), settings: cloneJson(request.settings) });
     }
     if (this.delayMs > 0) await wait(this.delayMs, options.signal);
     options.signal?.throwIfAborted();
