@@ -3,12 +3,15 @@
  * checkpoint; the runs finish and no row is lost (all kept unsynced locally); when the Platform comes back on the same
  * port the outbox drains by itself (backoff retry, no new write needed); a row the Platform rejects on payload
  * grounds is quarantined with the Platform's reason and does not block the rows after it; a refused key (401) stops
- * the drain with every row kept.
+ * the drain with every row kept. A drain pass stops once it has caught up: rows written while it runs go in the next
+ * pass, together, instead of a few at a time; a backlog larger than a batch still goes in one pass.
  */
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { connect, disconnect, drainReplication, replicationStatus, type Checkpointer } from '../../src/index.js';
+import type { ReplicatingCheckpointer } from '../../src/durability/checkpointer.js';
+import { drainOnce } from '../../src/platform/drain.js';
 import { fiveSteps } from '../fixtures/durability/chains.js';
 import { checkpointerFor, conformance, startPlatform, type ScenarioContext } from '../harness/index.js';
 
@@ -73,6 +76,50 @@ area.scenario('Platform down while runs checkpoint: nothing lost, drains when ba
   assert.match(reasons[big.checkpoint_id]!, /^checkpoint is \d+ bytes, over the 8192-byte row limit$/);
   const last = await drainReplication(checkpointer);
   assert.equal([last?.outcome, last?.synced], ['drained', 0]);
+});
+
+area.scenario('a drain pass stops once it has caught up: rows written during it wait for the next pass; a backlog goes in one', { timeoutMs: 40_000 }, async (t) => {
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  t.defer(() => platform.stop());
+  const connection = { apiKey: KEY, target: platform.url, project: null };
+  const checkpointer = checkpointerFor(t.backend) as Checkpointer & ReplicatingCheckpointer;
+  t.defer(() => checkpointer.close());
+  const row = (execution: string, i: number) => ({ execution_id: execution, chain_name: 'c', node_id: `n${i}`, state_snapshot: { i } });
+  const received = () => platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
+
+  // 450 rows written before the pass (more than two batches of 200): all of them go in one pass.
+  const backlog: string[] = [];
+  for (let i = 0; i < 450; i += 50) backlog.push(...(await checkpointer.putWrites(Array.from({ length: 50 }, (_, j) => row('backlog', i + j)))).map((r) => r.checkpoint_id));
+  const first = await drainOnce(checkpointer, connection);
+  assert.equal([first.outcome, first.synced], ['drained', 450]);
+  assert.equal(received(), backlog, 'oldest first, every row once');
+
+  // Three rows, and a step that writes while the pass is reading: the pass sends the three it read and stops.
+  // One after another: concurrent puts may commit in any order on a pooled Postgres connection, and the outbox sends
+  // in commit (seq) order, which is what this asserts.
+  const before: { checkpoint_id: string }[] = [];
+  for (const i of [0, 1, 2]) before.push(await checkpointer.put(row('live', i)));
+  let during: string | null = null;
+  const writing = new Proxy(checkpointer, {
+    get(target, key) {
+      if (key !== 'fetchUnsynced') {
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      }
+      return async (limit: number) => {
+        const rows = await target.fetchUnsynced(limit);
+        if (during === null) during = (await target.put(row('live', 3))).checkpoint_id;
+        return rows;
+      };
+    },
+  });
+  const second = await drainOnce(writing, connection);
+  assert.equal([second.outcome, second.synced], ['drained', 3]);
+  assert.equal(received(), [...backlog, ...before.map((r) => r.checkpoint_id)]);
+  assert.equal((await checkpointer.fetchUnsynced(10)).map((u) => u.checkpoint.checkpoint_id), [during], 'the row written during the pass is kept for the next');
+  const third = await drainOnce(checkpointer, connection);
+  assert.equal([third.outcome, third.synced], ['drained', 1]);
+  assert.equal(received().at(-1), during);
 });
 
 area.scenario('a refused key stops the drain with every row kept', { timeoutMs: 40_000 }, async (t) => {

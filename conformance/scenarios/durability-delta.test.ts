@@ -114,6 +114,43 @@ area.scenario('a base deleted by another process: the next row is a full snapsho
   await writer.put({ ...row('e', ['x', 'y']), checkpoint_id: first.checkpoint_id }).then(() => assert.unreachable(), () => undefined);
   await writer.put(row('f', ['x', 'y', 'z']));
   assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['x', 'y', 'z'] });
+  // Several rows in one statement (a chain's last node with its run_end row), their base deleted meanwhile: all land,
+  // the first whole, the second on the first; and with the base there, the statement stores both as deltas.
+  assert.is(await other.deleteExecution('gone'), 3);
+  const [h, i] = await writer.putWrites([row('h', ['x', 'y', 'z', 'w']), row('i', ['x', 'y', 'z', 'w', 'v'])]);
+  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null, h!.checkpoint_id]);
+  const [j] = await writer.putWrites([row('j', ['x', 'y', 'z', 'w', 'v', 'u']), row('k', ['x', 'y', 'z', 'w', 'v', 'u', 't'])]);
+  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null, h!.checkpoint_id, i!.checkpoint_id, j!.checkpoint_id]);
+  assert.equal((await other.list('gone')).map((r) => (r.state_snapshot.items as string[]).length), [4, 5, 6, 7]);
+});
+
+area.scenario('the replication outbox read in batches hands out full states, batch after batch, whatever callers do with them', {}, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  // Two executions interleaved, each a delta chain; batches of 7 start mid-chain.
+  const expected = new Map<string, { items: string[] }>();
+  const items: Record<string, string[]> = { a: [], b: [] };
+  for (let i = 0; i < 40; i++) {
+    const execution = i % 3 === 0 ? 'b' : 'a';
+    items[execution] = [...items[execution]!, `${execution}${i}`];
+    const row = await checkpointer.put({ execution_id: execution, chain_name: 'c', node_id: `n${i}`, state_snapshot: { items: items[execution]! } });
+    expected.set(row.checkpoint_id, { items: items[execution]! });
+  }
+  assert.ok((await storedRows(t.backend, 'a')).filter((r) => r.delta_base !== null).length > 20, 'rows are stored as deltas');
+  const seen: string[] = [];
+  for (;;) {
+    const batch = await checkpointer.fetchUnsynced(7);
+    if (batch.length === 0) break;
+    for (const { checkpoint } of batch) {
+      assert.equal(checkpoint.state_snapshot, expected.get(checkpoint.checkpoint_id), `state of ${checkpoint.node_id}`);
+      // A caller that changes what it was handed (the wire encoder does not, others may) changes no later read.
+      (checkpoint.state_snapshot.items as string[]).push('changed');
+      checkpoint.state_snapshot.extra = true;
+      seen.push(checkpoint.checkpoint_id);
+    }
+    await checkpointer.markSynced(batch.map((u) => u.checkpoint.checkpoint_id));
+  }
+  assert.equal(seen, [...expected.keys()], 'every row once, oldest first');
 });
 
 area.scenario('docs/durability.md delta example runs as written', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {

@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ChainCheckpointError } from './errors.js';
-import { DeltaWriter, SNAPSHOT_MIN_BYTES, applyDelta, jsonEqual, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
+import { DeltaWriter, ResolvedStateCache, SNAPSHOT_MIN_BYTES, applyDelta, jsonEqual, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
 import type { JsonRecord } from './json.js';
 
 const test = suite('delta checkpoints (encoding)');
@@ -120,6 +120,58 @@ test('reading: bases fetched from the store, a missing base or a bad delta is a 
   (both.get('c1')!.list as number[]).push(99);
   assert.equal(both.get('c2'), { list: [1, 2, 3] });
   assert.equal(both.get('c0'), { list: [1], s: 'a' });
+});
+
+test('reading forward in batches: the last state read per execution is remembered, so the next batch fetches no chain', () => {
+  const stored: StoredRow[] = [
+    { checkpoint_id: 'c0', delta_base: null, state_snapshot: { list: [1] } },
+    ...Array.from({ length: 5 }, (_, i) => ({ checkpoint_id: `c${i + 1}`, delta_base: `c${i}`, state_snapshot: { append: { list: [i + 2] } } })),
+  ];
+  const byId = new Map(stored.map((row) => [row.checkpoint_id, row]));
+  const chain = (ids: string[]) => {
+    const out: StoredRow[] = [];
+    for (let id: string | null = ids[0]!; id; id = byId.get(id)!.delta_base) out.push(byId.get(id)!);
+    return out;
+  };
+  const cache = new ResolvedStateCache();
+  const fetched: string[][] = [];
+  const read = (rows: StoredRow[]) => {
+    const states = resolveStatesSync(rows, (ids) => (fetched.push(ids), chain(ids)), cache);
+    cache.rememberLast(rows.map((row) => ({ checkpoint_id: row.checkpoint_id, execution_id: 'e1' })), states);
+    return states;
+  };
+  // The first batch starts mid-chain: its base chain is fetched once.
+  const first = read(stored.slice(2, 4));
+  assert.equal(fetched, [['c1']]);
+  assert.equal(first.get('c3'), { list: [1, 2, 3, 4] });
+  // A caller changing what it was handed changes neither the cache nor the next batch.
+  (first.get('c3')!.list as number[]).push(99);
+  const second = read(stored.slice(4, 6));
+  assert.equal(fetched, [['c1']], 'the second batch is built on the remembered state of c3: nothing fetched');
+  assert.equal(second.get('c4'), { list: [1, 2, 3, 4, 5] });
+  assert.equal(second.get('c5'), { list: [1, 2, 3, 4, 5, 6] });
+  // A single row built on a remembered state is a copy too.
+  (second.get('c5')!.list as number[]).push(98);
+  const alone = resolveStatesSync([{ checkpoint_id: 'c6', delta_base: 'c5', state_snapshot: { append: { list: [7] } } }], () => assert.unreachable('c5 is remembered') as never, cache);
+  assert.equal(alone.get('c6'), { list: [1, 2, 3, 4, 5, 6, 7] });
+  (alone.get('c6')!.list as number[]).push(97);
+  assert.equal(resolveStatesSync([{ checkpoint_id: 'c6', delta_base: 'c5', state_snapshot: { append: { list: [7] } } }], () => [], cache).get('c6'), { list: [1, 2, 3, 4, 5, 6, 7] });
+  // Without the cache the same batch fetches its chain again.
+  resolveStatesSync(stored.slice(4, 6), (ids) => (fetched.push(ids), chain(ids)));
+  assert.equal(fetched, [['c1'], ['c3']]);
+});
+
+test('the remembered states are bounded: the least recently read execution is forgotten first', () => {
+  const cache = new ResolvedStateCache();
+  for (let i = 0; i < 300; i++) cache.rememberLast([{ checkpoint_id: `x${i}`, execution_id: `e${i}` }], new Map([[`x${i}`, { i }]]));
+  assert.is(cache.get('x0'), undefined);
+  assert.is(cache.get('x43'), undefined);
+  assert.equal(cache.get('x44'), { i: 44 });
+  assert.equal(cache.get('x299'), { i: 299 });
+  // A later row of an execution replaces its earlier one.
+  cache.rememberLast([{ checkpoint_id: 'y', execution_id: 'e299' }], new Map([['y', { i: -1 }]]));
+  assert.is(cache.get('x299'), undefined);
+  assert.equal(cache.get('y'), { i: -1 });
 });
 
 test('jsonEqual compares as JSON', () => {

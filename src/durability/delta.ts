@@ -250,28 +250,78 @@ export interface StoredRow {
  * whose state is shared with another of the result (a base and the rows built on it) gets its own copy, so callers
  * may modify what they are handed, as before.
  */
-export async function resolveStates(rows: readonly StoredRow[], fetchChains: (ids: string[]) => Promise<StoredRow[]>): Promise<Map<string, JsonRecord>> {
-  const missing = missingBases(rows);
-  return resolveAll(rows, missing.length > 0 ? await fetchChains(missing) : []);
+export async function resolveStates(
+  rows: readonly StoredRow[],
+  fetchChains: (ids: string[]) => Promise<StoredRow[]>,
+  cache?: ResolvedStateCache,
+): Promise<Map<string, JsonRecord>> {
+  const missing = missingBases(rows, cache);
+  return resolveAll(rows, missing.length > 0 ? await fetchChains(missing) : [], cache);
 }
 
 /** `resolveStates` with a synchronous fetch (SQLite). */
-export function resolveStatesSync(rows: readonly StoredRow[], fetchChains: (ids: string[]) => StoredRow[]): Map<string, JsonRecord> {
-  const missing = missingBases(rows);
-  return resolveAll(rows, missing.length > 0 ? fetchChains(missing) : []);
+export function resolveStatesSync(rows: readonly StoredRow[], fetchChains: (ids: string[]) => StoredRow[], cache?: ResolvedStateCache): Map<string, JsonRecord> {
+  const missing = missingBases(rows, cache);
+  return resolveAll(rows, missing.length > 0 ? fetchChains(missing) : [], cache);
 }
 
-function missingBases(rows: readonly StoredRow[]): string[] {
+/**
+ * The full state of the last row read of each recently read execution (`REMEMBERED` executions, least recently read
+ * forgotten first), for a reader that goes forward through the rows in batches: the replication drain reads the
+ * outbox oldest first, so the next batch's rows are built on rows of the batch before, and without this every batch
+ * fetched its rows' chains back to the last full snapshot again (up to `MAX_DEPTH` rows per batch). Rows never change
+ * once written, so a remembered state stays right; a remembered row deleted since is only used for rows built on it,
+ * which a store cannot hold without it. Holds its own copies: nothing handed to a caller is remembered.
+ */
+export class ResolvedStateCache {
+  readonly #byExecution = new Map<string, { id: string; state: JsonRecord }>();
+  readonly #byId = new Map<string, JsonRecord>();
+
+  get(checkpointId: string): JsonRecord | undefined {
+    return this.#byId.get(checkpointId);
+  }
+
+  /** Remember `rows`' last row of each execution (rows in write order), with `states` resolved for them. */
+  rememberLast(rows: ReadonlyArray<{ checkpoint_id: string; execution_id: string }>, states: ReadonlyMap<string, JsonRecord>): void {
+    const last = new Map<string, string>();
+    for (const row of rows) last.set(row.execution_id, row.checkpoint_id);
+    for (const [execution, id] of last) {
+      const state = states.get(id);
+      if (!state) continue;
+      const old = this.#byExecution.get(execution);
+      if (old) {
+        this.#byId.delete(old.id);
+        this.#byExecution.delete(execution);
+      }
+      const copy = structuredClone(state);
+      this.#byExecution.set(execution, { id, state: copy });
+      this.#byId.set(id, copy);
+      if (this.#byExecution.size > REMEMBERED) {
+        const [oldest, entry] = this.#byExecution.entries().next().value as [string, { id: string }];
+        this.#byExecution.delete(oldest);
+        this.#byId.delete(entry.id);
+      }
+    }
+  }
+
+  clear(): void {
+    this.#byExecution.clear();
+    this.#byId.clear();
+  }
+}
+
+function missingBases(rows: readonly StoredRow[], cache?: ResolvedStateCache): string[] {
   const ids = new Set(rows.map((r) => r.checkpoint_id));
-  return [...new Set(rows.map((r) => r.delta_base).filter((id): id is string => id !== null && !ids.has(id)))];
+  return [...new Set(rows.map((r) => r.delta_base).filter((id): id is string => id !== null && !ids.has(id) && cache?.get(id) === undefined))];
 }
 
-function resolveAll(rows: readonly StoredRow[], fetched: readonly StoredRow[]): Map<string, JsonRecord> {
+function resolveAll(rows: readonly StoredRow[], fetched: readonly StoredRow[], cache?: ResolvedStateCache): Map<string, JsonRecord> {
   const known = new Map<string, StoredRow>();
   for (const row of fetched) known.set(row.checkpoint_id, row);
   for (const row of rows) known.set(row.checkpoint_id, row);
   const resolved = new Map<string, JsonRecord>();
   const shared = new Set<string>();
+  let fromCache = false;
   const resolve = (id: string): JsonRecord => {
     const path: StoredRow[] = [];
     let cursor: StoredRow | undefined = known.get(id);
@@ -286,7 +336,14 @@ function resolveAll(rows: readonly StoredRow[], fetched: readonly StoredRow[]): 
       if (cursor.delta_base === null) break;
       const base = cursor.delta_base;
       cursor = known.get(base);
-      if (!cursor) throw corrupt(path.at(-1)!.checkpoint_id, `its base checkpoint '${base}' is missing`);
+      if (!cursor) {
+        const cached = cache?.get(base);
+        if (!cached) throw corrupt(path.at(-1)!.checkpoint_id, `its base checkpoint '${base}' is missing`);
+        // The cache's own copy: built on (applyDelta copies), never handed out (delta rows are cloned below).
+        state = cached;
+        fromCache = true;
+        break;
+      }
     }
     for (let i = path.length - 1; i >= 0; i--) {
       const row = path[i]!;
@@ -303,7 +360,7 @@ function resolveAll(rows: readonly StoredRow[], fetched: readonly StoredRow[]): 
   };
   const out = new Map<string, JsonRecord>();
   for (const row of rows) out.set(row.checkpoint_id, resolve(row.checkpoint_id));
-  if (rows.length > 1) {
+  if (rows.length > 1 || fromCache) {
     for (const row of rows) if (row.delta_base !== null || shared.has(row.checkpoint_id)) out.set(row.checkpoint_id, structuredClone(out.get(row.checkpoint_id)!));
   }
   return out;

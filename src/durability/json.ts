@@ -20,7 +20,40 @@ export type JsonRecord = { [key: string]: unknown };
  * it is JSON. Plain objects, arrays, strings, booleans, null and finite numbers are JSON; so is any object with a
  * `toJSON()` (Date, Buffer), judged by what it returns. `undefined` object properties are dropped as JSON drops them.
  */
-export function nonJsonReason(value: unknown, path = '$', seen: Set<object> = new Set()): string | null {
+export function nonJsonReason(value: unknown, path = '$', seen?: Set<object>): string | null {
+  // Nearly every value is JSON: check that first without building a path per value (this runs on every step's state
+  // and output), and walk again naming the path only when it is not.
+  if (seen === undefined && isJson(value, [])) return null;
+  return reasonAt(value, path, seen ?? new Set());
+}
+
+/** Whether `nonJsonReason` finds nothing; `open` holds the objects being walked (a circular reference is not JSON). */
+function isJson(value: unknown, open: object[]): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object') return false;
+  if (open.includes(value)) return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return isJson((value as { toJSON(): unknown }).toJSON(), open);
+  open.push(value);
+  try {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if (!isJson(value[i], open)) return false;
+      return true;
+    }
+    const proto = Object.getPrototypeOf(value) as object | null;
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const key in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      const item = (value as Record<string, unknown>)[key];
+      if (item !== undefined && !isJson(item, open)) return false;
+    }
+    return true;
+  } finally {
+    open.pop();
+  }
+}
+
+function reasonAt(value: unknown, path: string, seen: Set<object>): string | null {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
   if (typeof value === 'number') return Number.isFinite(value) ? null : `${path}: ${value} is not a finite number`;
   if (typeof value === 'undefined') return `${path}: undefined`;
@@ -30,13 +63,13 @@ export function nonJsonReason(value: unknown, path = '$', seen: Set<object> = ne
   const object = value as object;
   if (seen.has(object)) return `${path}: a circular reference`;
   if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
-    return nonJsonReason((object as { toJSON(): unknown }).toJSON(), path, seen);
+    return reasonAt((object as { toJSON(): unknown }).toJSON(), path, seen);
   }
   seen.add(object);
   try {
     if (Array.isArray(object)) {
       for (let i = 0; i < object.length; i++) {
-        const reason = nonJsonReason(object[i], `${path}[${i}]`, seen);
+        const reason = reasonAt(object[i], `${path}[${i}]`, seen);
         if (reason) return reason;
       }
       return null;
@@ -48,7 +81,7 @@ export function nonJsonReason(value: unknown, path = '$', seen: Set<object> = ne
     }
     for (const [key, item] of Object.entries(object)) {
       if (item === undefined) continue;
-      const reason = nonJsonReason(item, `${path}.${key}`, seen);
+      const reason = reasonAt(item, `${path}.${key}`, seen);
       if (reason) return reason;
     }
     return null;

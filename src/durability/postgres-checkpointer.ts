@@ -10,7 +10,6 @@
  * row, kept as JSON text in `state_delta` (full states stay JSONB in `state_snapshot`), resolved on every read with
  * one recursive query for the bases it needs.
  */
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { StoreVersionError } from '../store/errors.js';
@@ -25,7 +24,7 @@ import type {
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
-import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint, encodeCheckpoint } from './columns.js';
+import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
@@ -35,8 +34,9 @@ import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
-import { DeltaWriter, outputFromState, outputKeys, resolveStates, type StoredState, type StoredRow } from './delta.js';
+import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStates, type StoredState, type StoredRow } from './delta.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
+import { timeOrderedId } from './time-ordered-id.js';
 
 export interface PostgresCheckpointerOptions {
   /** Schema holding the tables (default `agentkit`); must match `[A-Za-z_][A-Za-z0-9_]*`. */
@@ -65,6 +65,12 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   private ended = false;
   /** Each execution's last written state, which its next row is stored against. */
   readonly #delta = new DeltaWriter();
+  /** The last state `fetchUnsynced` read per execution: the next batch's rows are built on them. */
+  readonly #outboxStates = new ResolvedStateCache();
+  /** `seq` of each row of the last `fetchUnsynced` batch, by id, for `markSynced`. */
+  readonly #handedOut = new Map<string, string>();
+  /** Insert statements' text by statement name (./insertText). */
+  readonly #insertTexts = new Map<string, string>();
 
   /**
    * A checkpointer on `connectionString` (a `postgres://` URL). The schema name is validated here, before any SQL
@@ -255,7 +261,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
          'node_id', p.node_id, 'reason', p.reason, 'context', p.context, 'agent_path', p.agent_path,
          'created_at', ${TIMESTAMP('p.created_at')}) AS pending
        FROM inserted i, claimed p`,
-      [executionId, randomUUID(), JSON.stringify(output), utcNow()],
+      [executionId, timeOrderedId(), JSON.stringify(output), utcNow()],
     );
     const row = result.rows[0];
     // The decision row copies its source's stored state, delta and base alike: the same full state.
@@ -353,21 +359,50 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   async fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]> {
     const max = listLimit(limit);
     const result = await this.query<CheckpointRow & { sequence: string; project_id: string }>(
+      // The lower bound (the oldest unsynced row, in this statement's own snapshot, so a row committed later is never
+      // skipped) keeps the scan off the index entries of rows synced since the last vacuum: without it the planner
+      // read every one of them and their heap pages on each call (a bitmap scan, then a sort), growing with the table.
       `SELECT seq AS sequence, project_id, ${COLUMNS} FROM ${this.s}.checkpoints
-       WHERE NOT synced AND quarantine_reason IS NULL AND ($2::text IS NULL OR project_id = $2) ORDER BY seq ASC LIMIT $1`,
+       WHERE seq >= (SELECT min(seq) FROM ${this.s}.checkpoints WHERE NOT synced AND quarantine_reason IS NULL)
+         AND NOT synced AND quarantine_reason IS NULL AND ($2::text IS NULL OR project_id = $2) ORDER BY seq ASC LIMIT $1`,
       [max, projectId ?? null],
     );
-    const checkpoints = await this.toCheckpoints(result.rows);
+    const checkpoints = await this.toCheckpoints(result.rows, undefined, this.#outboxStates);
+    this.#outboxStates.rememberLast(checkpoints, new Map(checkpoints.map((c) => [c.checkpoint_id, c.state_snapshot])));
+    this.#handedOut.clear();
+    result.rows.forEach((row, i) => this.#handedOut.set(checkpoints[i]!.checkpoint_id, String(row.sequence)));
     return result.rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: Number(row.sequence), project_id: row.project_id }));
   }
 
+  /**
+   * Marks rows synced. Rows of the last `fetchUnsynced` batch (the drain's case) are found by their `seq` range through
+   * the unsynced index; `checkpoint_id = ANY(...)` alone was planned as a scan of the whole table (200 ids looked cheaper
+   * to filter than to probe), a cost per batch that grew with the table. Any other id (or one not found in its range)
+   * is updated by id.
+   */
   async markSynced(checkpointIds: readonly string[]): Promise<number> {
     if (checkpointIds.length === 0) return 0;
-    const result = await this.query(
-      `UPDATE ${this.s}.checkpoints SET synced = TRUE WHERE checkpoint_id = ANY($1::text[]) AND NOT synced`,
-      [[...checkpointIds]],
-    );
-    return result.rowCount ?? 0;
+    const seqs = checkpointIds.map((id) => this.#handedOut.get(id));
+    let rest = [...checkpointIds];
+    let marked = 0;
+    if (seqs.every((seq) => seq !== undefined)) {
+      const numbers = seqs.map((seq) => BigInt(seq!));
+      const low = numbers.reduce((a, b) => (b < a ? b : a));
+      const high = numbers.reduce((a, b) => (b > a ? b : a));
+      const result = await this.query<{ checkpoint_id: string }>(
+        `UPDATE ${this.s}.checkpoints SET synced = TRUE
+         WHERE seq >= $1::bigint AND seq <= $2::bigint AND NOT synced AND quarantine_reason IS NULL AND checkpoint_id = ANY($3::text[])
+         RETURNING checkpoint_id`,
+        [String(low), String(high), rest],
+      );
+      marked = result.rowCount ?? 0;
+      if (marked === rest.length) return marked;
+      // Already synced (a resend after a lost acknowledgement), quarantined, or no longer at that seq: by id.
+      const done = new Set(result.rows.map((row) => row.checkpoint_id));
+      rest = rest.filter((id) => !done.has(id));
+    }
+    const result = await this.query(`UPDATE ${this.s}.checkpoints SET synced = TRUE WHERE checkpoint_id = ANY($1::text[]) AND NOT synced`, [rest]);
+    return marked + (result.rowCount ?? 0);
   }
 
   async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
@@ -462,25 +497,21 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    * all rows or none, `rowCount` says which.
    */
   private insertQuery(rows: readonly Checkpoint[], states: readonly StoredState[]): pg.QueryConfig {
-    const ids = new Set(rows.map((r) => r.checkpoint_id));
-    const external = [...new Set(states.map((s) => s.deltaBase).filter((id): id is string => id !== null && !ids.has(id)))];
-    const values = Array.from({ length: rows.length }, (_, r) => {
-      const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
-      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::int, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
-        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)})`;
-    }).join(', ');
     const params = rows.flatMap((row, i) => checkpointParams(row, states[i]!));
-    if (external.length === 0) {
-      return { name: `agentkit_cp_insert_${rows.length}`, text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`, values: params };
+    let external: string[] | undefined;
+    for (const state of states) {
+      const base = state.deltaBase;
+      if (base === null || external?.includes(base) || rows.some((r) => r.checkpoint_id === base)) continue;
+      (external ??= []).push(base);
     }
-    // One EXISTS per base (a primary-key probe each); a join against unnest() of them got a generic plan scanning
-    // the table once the statement was prepared, growing with the table.
-    const exists = external.map((_, i) => `EXISTS (SELECT 1 FROM ${this.s}.checkpoints c WHERE c.checkpoint_id = $${rows.length * PARAMS_PER_ROW + 1 + i})`);
-    return {
-      name: `agentkit_cp_insert_delta_${rows.length}_${external.length}`,
-      text: `INSERT INTO ${this.s}.checkpoints (${INSERT_COLUMNS}) SELECT * FROM (VALUES ${values}) AS v WHERE ${exists.join(' AND ')}`,
-      values: [...params, ...external],
-    };
+    const name = external ? `agentkit_cp_insert_delta_${rows.length}_${external.length}` : `agentkit_cp_insert_${rows.length}`;
+    // The text of a shape never changes: built once (a prepared statement is then named by it alone).
+    let text = this.#insertTexts.get(name);
+    if (text === undefined) {
+      text = insertText(this.s, rows.length, external?.length ?? 0);
+      this.#insertTexts.set(name, text);
+    }
+    return { name, text, values: external ? [...params, ...external] : params };
   }
 
   /** One statement, so a multi-row write is atomic without a transaction round trip. */
@@ -501,14 +532,14 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   /** Stored rows as Checkpoints with full states: the bases they need come in one recursive query. */
-  private async toCheckpoints(rows: CheckpointRow[], client?: pg.PoolClient): Promise<Checkpoint[]> {
+  private async toCheckpoints(rows: CheckpointRow[], client?: pg.PoolClient, cache?: ResolvedStateCache): Promise<Checkpoint[]> {
     const checkpoints = rows.map(toCheckpoint);
     rows.forEach((row, i) => {
       if (row.output_keys == null) return;
       // Filled in from the full state below (after the deltas are resolved).
       (checkpoints[i] as Checkpoint & { output_keys?: unknown }).output_keys = row.output_keys;
     });
-    await this.resolveDeltas(rows, checkpoints, client);
+    await this.resolveDeltas(rows, checkpoints, client, cache);
     for (const checkpoint of checkpoints as Array<Checkpoint & { output_keys?: string }>) {
       if (checkpoint.output_keys === undefined) continue;
       checkpoint.node_output = outputFromState(checkpoint.state_snapshot, checkpoint.output_keys, checkpoint.checkpoint_id);
@@ -518,7 +549,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   /** Replace delta states by full ones: the bases they need come in one recursive query. */
-  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient): Promise<void> {
+  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient, cache?: ResolvedStateCache): Promise<void> {
     if (!rows.some((row) => row.delta_base != null)) return;
     const stored: StoredRow[] = checkpoints.map((c, i) => storedRow({ ...rows[i]!, state_snapshot: c.state_snapshot }, c.checkpoint_id));
     const states = await resolveStates(stored, async (ids) => {
@@ -532,7 +563,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
         [ids],
       );
       return result.rows.map((row) => storedRow({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }, row.checkpoint_id));
-    });
+    }, cache);
     for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
   }
 
@@ -558,26 +589,65 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 }
 
+/**
+ * The insert of `count` rows, `PARAMS_PER_ROW` parameters each. With `external` > 0 it inserts only while every one
+ * of the `external` bases named by the parameters after the rows exists (another process may have pruned or deleted
+ * it): all rows or none, `rowCount` says which. The rows are selected from the bases' own rows, one primary-key
+ * probe each (`FROM checkpoints b0 WHERE b0.checkpoint_id = $n`): no base, no row. That is the cheapest form measured
+ * (decision 239): `VALUES ... WHERE EXISTS (...)` spent a subquery scan and an init plan per statement, and a join
+ * against unnest() of the bases got a generic plan scanning the table once the statement was prepared.
+ */
+function insertText(s: string, count: number, external: number): string {
+  const row = (r: number) => {
+    const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
+    return `${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::int, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
+        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)}`;
+  };
+  const values = Array.from({ length: count }, (_, r) => `(${row(r)})`).join(', ');
+  if (external === 0) return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`;
+  const bases = Array.from({ length: external }, (_, i) => `${s}.checkpoints b${i}`).join(', ');
+  const found = Array.from({ length: external }, (_, i) => `b${i}.checkpoint_id = $${count * PARAMS_PER_ROW + 1 + i}`).join(' AND ');
+  // One row: its values as the select list. Several: a VALUES list joined to the bases (each matches at most once).
+  const selected = count === 1 ? `SELECT ${row(0)} FROM ${bases}` : `SELECT v.* FROM (VALUES ${values}) AS v, ${bases}`;
+  return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) ${selected} WHERE ${found}`;
+}
+
 /** A selected row: jsonb columns arrive decoded by pg. */
 type CheckpointRow = Record<string, unknown>;
 
-/** Parameters of one row; strings escaped for Postgres (postgres-text.ts: NUL is refused by text and jsonb). */
+/** JSON text for a jsonb parameter (null stays null), strings escaped (postgres-text.ts). */
+function jsonParam(value: unknown): string | null {
+  return value === null || value === undefined ? null : encodePgJsonText(JSON.stringify(value));
+}
+
+/** The JSON columns (jsonb); `state_snapshot` and `node_output` are set per row by `checkpointParams`. */
+const PG_JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
+
+/**
+ * How each checkpoint column becomes its parameter, in `CHECKPOINT_FIELDS` order, chosen once when the module loads
+ * (this runs once per step): JSON columns serialised and escaped, `interrupt_reason` escaped as free text,
+ * identifiers left as given (they are looked up by value).
+ */
+const FIELD_PARAMS: ReadonlyArray<(row: Checkpoint) => unknown> = CHECKPOINT_FIELDS.map((field) => {
+  if (field === 'state_snapshot' || field === 'node_output') return () => null;
+  if (PG_JSON_FIELDS.has(field)) return (row: Checkpoint) => jsonParam(row[field]);
+  if (field === 'interrupt_reason') return (row: Checkpoint) => (typeof row.interrupt_reason === 'string' ? encodePgString(row.interrupt_reason) : row.interrupt_reason);
+  return (row: Checkpoint) => row[field];
+});
+const STATE_PARAM = CHECKPOINT_FIELDS.indexOf('state_snapshot');
+const OUTPUT_PARAM = CHECKPOINT_FIELDS.indexOf('node_output');
+
+/** Parameters of one row, in `INSERT_COLUMNS` order; strings escaped for Postgres (NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
   // A node output made of state keys is stored as those keys (./delta.ts `outputKeys`); a delta goes to state_delta.
   const keys = outputKeys(row);
-  const encoded = encodeCheckpoint(keys ? { ...row, node_output: null } : row, state.deltaBase === null ? state.text : '{}');
-  const params = CHECKPOINT_FIELDS.map((field) => {
-    const value = encoded[field];
-    if (typeof value !== 'string') return value;
-    if (PG_JSON_FIELDS.has(field)) return encodePgJsonText(value);
-    // Free text; identifiers are left as given (they are looked up by value).
-    return field === 'interrupt_reason' ? encodePgString(value) : value;
-  });
-  params.push(state.deltaBase, keys && JSON.stringify(keys), state.deltaBase === null ? null : state.text);
+  const delta = state.deltaBase !== null;
+  const params = FIELD_PARAMS.map((param) => param(row));
+  params[STATE_PARAM] = delta ? '{}' : encodePgJsonText(state.text);
+  params[OUTPUT_PARAM] = keys ? null : jsonParam(row.node_output);
+  params.push(state.deltaBase, keys && JSON.stringify(keys), delta ? state.text : null);
   return params;
 }
-
-const PG_JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {
   const checkpoint = decodeCheckpoint(row, (stored) => decodePgJson(stored));

@@ -88,6 +88,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE ${s}.checkpoints ADD COLUMN state_delta TEXT;
       ALTER TABLE ${s}.checkpoints DROP CONSTRAINT IF EXISTS checkpoints_seq_key;`,
   },
+  {
+    // Index fillfactor 100 where keys only append (decision 237): checkpoint ids are time-ordered (UUID v7, decision
+    // 208) and `seq` grows, so new keys land on the rightmost leaf, and a rightmost split keeps the fillfactor (90 by
+    // default) in the left page, which then never gets another key: 10% of every leaf stayed empty. Keys are never
+    // updated in place, so the reserve served nothing. Sets the option only: pages already written keep their fill,
+    // pages split from now on are full (a REINDEX would repack old ones; not done here, it blocks writes).
+    description: 'append-only checkpoint indexes (primary key, unsynced) fill their leaves: fillfactor 100',
+    sql: (s) => `
+      ALTER INDEX ${s}.checkpoints_pkey SET (fillfactor = 100);
+      ALTER INDEX ${s}.checkpoints_unsynced_idx SET (fillfactor = 100);`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

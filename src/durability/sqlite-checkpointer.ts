@@ -32,7 +32,7 @@ import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
-import { DeltaWriter, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
+import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { SQLITE_CHAINS_SQL } from './sqlite-states.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
 
@@ -110,7 +110,7 @@ function prepare(db: Database.Database) {
       WHERE synced = 0 AND quarantine_reason IS NULL AND project_id = ? ORDER BY rowid ASC LIMIT ?`),
     markSynced: db.prepare('UPDATE checkpoints SET synced = 1 WHERE checkpoint_id = ? AND synced = 0'),
     markQuarantined: db.prepare('UPDATE checkpoints SET synced = 1, quarantine_reason = ? WHERE checkpoint_id = ?'),
-    // Group commits try the write lock without waiting (see `#commitQueued`), then restore the store's busy timeout.
+    // Group commits try the write lock without waiting (see `#commitQueued`); other calls get the store's busy timeout back (`open`).
     // (Run through `pragma()` each time: SQLite applies this pragma when the statement is compiled, not when run.)
     noWait: () => db.pragma('busy_timeout = 0'),
     wait: ((timeout: number) => () => db.pragma(`busy_timeout = ${timeout}`))(Number(db.pragma('busy_timeout', { simple: true }))),
@@ -127,10 +127,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   #queued: QueuedPut[] = [];
   /** When the queued rows first found the write lock taken (another connection writing: the span writer thread). */
   #lockedSince: number | undefined;
+  /** True while the connection's busy timeout is zero (left so by the last group commit; see `open`). */
+  #noWait = false;
   /** Releases this connection's WAL keeper; set at the first write. */
   #releaseWalKeeper: (() => void) | undefined;
   /** Each execution's last written state, which its next row is stored against. */
   readonly #delta = new DeltaWriter();
+  /** The last state `fetchUnsynced` read per execution: the next batch's rows are built on them. */
+  readonly #outboxStates = new ResolvedStateCache();
 
   /**
    * A checkpointer on the SQLite store at `dbPath` (default: the configured local store, `AGENTKIT_LOCAL_DB`, else
@@ -164,7 +168,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
     const row = completeCheckpoint(checkpoint);
-    this.open();
+    // Opens the store now (its errors reach this caller); the busy timeout is the group commit's to set.
+    this.open(true);
     return new Promise<Checkpoint>((resolve, reject) => {
       if (this.#queued.length === 0) setImmediate(() => this.#commitQueued(false));
       this.#queued.push({ row, resolve, reject });
@@ -182,7 +187,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     if (batch.length === 0) return;
     let handle: { db: Database.Database; statements: Statements };
     try {
-      handle = this.writable();
+      handle = this.writable(true);
     } catch (error) {
       for (const put of batch) put.reject(error);
       return;
@@ -192,16 +197,16 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     // What the batch's executions were stored against before it: put back when the lock was taken.
     const remembered = wait ? new Map(batch.map((put) => [put.row.execution_id, this.#delta.remembered(put.row.execution_id)] as const).reverse()) : undefined;
     try {
-      if (wait) statements.noWait();
-      try {
-        if (batch.length === 1) this.insert(statements, batch[0]!.row);
-        else {
-          db.transaction(() => {
-            for (const put of batch) this.insert(statements, put.row);
-          }).immediate();
-        }
-      } finally {
-        if (wait) statements.wait();
+      if (wait !== this.#noWait) {
+        if (wait) statements.noWait();
+        else statements.wait();
+        this.#noWait = wait;
+      }
+      if (batch.length === 1) this.insert(statements, batch[0]!.row);
+      else {
+        db.transaction(() => {
+          for (const put of batch) this.insert(statements, put.row);
+        }).immediate();
       }
     } catch (error) {
       if (remembered && isBusy(error)) {
@@ -369,7 +374,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const rows = (
       projectId === undefined ? statements.unsynced.all(max) : statements.unsyncedForProject.all(projectId, max)
     ) as Array<CheckpointRow & { sequence: number; project_id: string }>;
-    const checkpoints = await this.toCheckpoints(rows);
+    const checkpoints = this.toCheckpointsNow(rows, this.#outboxStates);
+    this.#outboxStates.rememberLast(checkpoints, new Map(checkpoints.map((c) => [c.checkpoint_id, c.state_snapshot])));
     return rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: row.sequence, project_id: row.project_id }));
   }
 
@@ -410,7 +416,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     this.statements = undefined;
   }
 
-  private open(): { db: Database.Database; statements: Statements } {
+  /**
+   * The connection, opened on first use. Every caller but the group commit gets it with the store's busy timeout in
+   * effect (`#noWait` false); the group commit sets it to zero itself. Switching only when the mode changes keeps the
+   * two pragmas (each compiles a statement) off a run of puts.
+   */
+  private open(forGroupCommit = false): { db: Database.Database; statements: Statements } {
     if (this.closed) throw new ChainCheckpointError(`the checkpointer on ${this.dbPath} is closed`);
     if (!this.db || !this.statements) {
       const db = openLocalStore(this.dbPath);
@@ -421,14 +432,19 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         throw error;
       }
       this.db = db;
+      this.#noWait = false;
       notifyCheckpointerOpened(this);
+    }
+    if (this.#noWait && !forGroupCommit) {
+      this.statements.wait();
+      this.#noWait = false;
     }
     return { db: this.db, statements: this.statements };
   }
 
   /** `open()` for a write: the first one hands WAL checkpoints to a keeper thread (../store/wal-keeper.ts). */
-  private writable(): { db: Database.Database; statements: Statements } {
-    const handle = this.open();
+  private writable(forGroupCommit = false): { db: Database.Database; statements: Statements } {
+    const handle = this.open(forGroupCommit);
     this.#releaseWalKeeper ??= retainWalKeeper(handle.db, this.dbPath);
     return handle;
   }
@@ -471,11 +487,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   /** `toCheckpoints`, synchronously (better-sqlite3 is; used inside transactions). */
-  private toCheckpointsNow(rows: CheckpointRow[]): Checkpoint[] {
+  private toCheckpointsNow(rows: CheckpointRow[], cache?: ResolvedStateCache): Checkpoint[] {
     const checkpoints = rows.map(toCheckpoint);
     if (rows.some((row) => row.delta_base != null)) {
       const stored: StoredRow[] = checkpoints.map((c, i) => ({ checkpoint_id: c.checkpoint_id, delta_base: (rows[i]!.delta_base as string | null) ?? null, state_snapshot: c.state_snapshot }));
-      const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids));
+      const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids), cache);
       for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
     }
     rows.forEach((row, i) => {

@@ -6,7 +6,12 @@
  */
 import { v7 } from 'uuid';
 
-/** A v7 id for `now` (default: the current time); ids of one process also sort within a millisecond. */
-export function timeOrderedId(now: number = Date.now()): string {
-  return v7({ msecs: now });
+/**
+ * A v7 id for the current time; ids of one process also sort within a millisecond (the library's counter after the
+ * timestamp: same millisecond, counter + 1), and keep sorting if the clock steps back. `now` (tests) pins the
+ * timestamp instead: such ids are ordered by it alone, random within one millisecond.
+ */
+export function timeOrderedId(now?: number): string {
+  // `v7()` without options is the only call that keeps the counter: given `msecs`, the counter bits are random.
+  return now === undefined ? v7() : v7({ msecs: now });
 }

@@ -44,6 +44,10 @@ export async function drainOnce(checkpointer: ReplicatingCheckpointer, connectio
     if (outcome.synced === 0 && Object.keys(outcome.quarantined).length === 0) {
       return { ...result, outcome: 'refused', error: 'the Platform acknowledged none of the rows sent' };
     }
+    // A short batch was all there was when it was read: the pass has caught up. Rows written since kicked the outbox
+    // again, and go in the next pass after the linger, together; reading on at once would send them a few at a time
+    // (one read, one request and one update for every few steps) while the steps keep writing.
+    if (rows.length < BATCH) return result;
   }
 }
 

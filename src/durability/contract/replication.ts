@@ -27,6 +27,27 @@ export const replicationCases: ContractCase[] = [
   },
   {
     group: 'quarantine',
+    name: 'rows handed out are marked synced once, whatever became of them since: quarantined, synced, deleted and written again',
+    requires: 'quarantine',
+    async run({ checkpointer }) {
+      assert.ok(supportsQuarantine(checkpointer) && supportsReplication(checkpointer));
+      const id = newExecutionId();
+      const [a, b, c, d] = await checkpointer.putWrites([nodeRow(id, 'a'), nodeRow(id, 'b'), nodeRow(id, 'c'), nodeRow(id, 'd')]);
+      const ours = (ids: string[]) => ids.filter((x) => [a, b, c, d].some((r) => r!.checkpoint_id === x));
+      assert.deepEqual(ours((await checkpointer.fetchUnsynced(1000)).map((u) => u.checkpoint.checkpoint_id)), [a, b, c, d].map((r) => r!.checkpoint_id));
+      assert.equal(await checkpointer.markQuarantined({ [b!.checkpoint_id]: 'rejected' }), 1);
+      assert.equal(await checkpointer.markSynced([a!.checkpoint_id, b!.checkpoint_id]), 1, 'the quarantined row is not counted');
+      assert.equal(await checkpointer.markSynced([a!.checkpoint_id]), 0, 'already synced');
+      // c is deleted and written again under its id (a restore does that): the row now in the store is the one marked.
+      assert.equal(await checkpointer.deleteExecution(id), 4);
+      const again = await checkpointer.put(c!);
+      assert.equal(again.checkpoint_id, c!.checkpoint_id);
+      assert.equal(await checkpointer.markSynced([c!.checkpoint_id, d!.checkpoint_id]), 1);
+      assert.deepEqual(ours((await checkpointer.fetchUnsynced(1000)).map((u) => u.checkpoint.checkpoint_id)), []);
+    },
+  },
+  {
+    group: 'quarantine',
     name: 'a quarantined row leaves the resend set',
     requires: 'quarantine',
     async run({ checkpointer }) {
