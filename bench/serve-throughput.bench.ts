@@ -2,11 +2,13 @@
  * Served-agent throughput: requests per second and p50/p99 latency of `POST /run` on an Agent (deterministic
  * model, one tool call per run, tracing and checkpointing on, both in one SQLite file), next to
  * a bare Express JSON echo on the same machine in the same run. The load generator runs in a separate process with
- * the same connection count for both. Target: at least half the echo's throughput. The same agent is also served
+ * the same connection count for both. Target (issue 18): at least 0.4x the echo's throughput. Each row also shows
+ * what a request cost the server process: CPU of all its threads, and the request thread's busy time. The same agent is also served
  * with tracing or checkpointing off (rounds interleaved), to show what each costs, and the served HTTP stack alone
  * (validation, auth and body-cap middleware, JSON) around a target that answers at once, to show what it costs.
  */
 import Database from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
 import express from 'express';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,18 +55,37 @@ const bare = await listen(echo, 0, '127.0.0.1');
 const servers = await Promise.all(targets.map((t) => listen(createServeApp(t.target), 0, '127.0.0.1')));
 const body = JSON.stringify({ input: 'weather in Oslo' });
 
-const echoRuns: LoadResult[] = [];
-const variantRuns: LoadResult[][] = targets.map(() => []);
+/**
+ * One load window, with what it cost this (server) process per request: CPU of all its threads (request thread,
+ * span writer, WAL keeper, GC) and the request thread's busy time (event-loop utilisation). The budget per layer is
+ * the difference between rows: what the served stack, the agent, tracing and checkpointing each add per request.
+ */
+interface Measured extends LoadResult {
+  cpuUsPerRequest: number;
+  busyUsPerRequest: number;
+}
+async function measure(url: string): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
+  const result = await loadFromAnotherProcess({ url, body, connections: CONNECTIONS, durationMs: DURATION_MS });
+  const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(elu);
+  const requests = Math.max(result.requests, 1);
+  return { ...result, cpuUsPerRequest: (used.user + used.system) / requests, busyUsPerRequest: (busy.active * 1000) / requests };
+}
+
+const echoRuns: Measured[] = [];
+const variantRuns: Measured[][] = targets.map(() => []);
 for (let round = 0; round < ROUNDS; round++) {
-  echoRuns.push(await loadFromAnotherProcess({ url: `${bare.url}/run`, body, connections: CONNECTIONS, durationMs: DURATION_MS }));
-  for (const [i, server] of servers.entries()) {
-    variantRuns[i]!.push(await loadFromAnotherProcess({ url: `${server.url}/run`, body, connections: CONNECTIONS, durationMs: DURATION_MS }));
-  }
+  echoRuns.push(await measure(`${bare.url}/run`));
+  for (const [i, server] of servers.entries()) variantRuns[i]!.push(await measure(`${server.url}/run`));
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const summary = (runs: LoadResult[]) => ({
+const summary = (runs: Measured[]) => ({
   rps: median(runs.map((r) => r.rps)),
+  cpu: median(runs.map((r) => r.cpuUsPerRequest)),
+  busy: median(runs.map((r) => r.busyUsPerRequest)),
   p50: median(runs.map((r) => r.p50Ms)),
   p99: median(runs.map((r) => r.p99Ms)),
   errors: runs.reduce((n, r) => n + r.errors, 0),
@@ -72,7 +93,7 @@ const summary = (runs: LoadResult[]) => ({
 const e = summary(echoRuns);
 const results = variantRuns.map(summary);
 const s = results[0]!;
-const fmt = (x: ReturnType<typeof summary>) => `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2).padStart(6)} ms   p99 ${x.p99.toFixed(2).padStart(6)} ms   errors ${x.errors}`;
+const fmt = (x: ReturnType<typeof summary>) => `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2).padStart(6)} ms   p99 ${x.p99.toFixed(2).padStart(6)} ms   errors ${x.errors}   server CPU ${x.cpu.toFixed(0).padStart(5)} us/req, request thread busy ${x.busy.toFixed(0).padStart(5)} us/req`;
 const width = Math.max(...targets.map((v) => v.label.length), 34);
 console.log(`${ROUNDS} alternating rounds of ${DURATION_MS} ms, ${CONNECTIONS} connections, load generator in its own process (medians)`);
 console.log(`${'bare Express JSON echo (baseline)'.padEnd(width)}  ${fmt(e)}`);
