@@ -44,6 +44,12 @@ const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
 /**
+ * An execution's rows, by its integer key (local.db v28, decision 247): the index is on (exec_key, created_at), so
+ * rows are found through the key, which `executions` maps from the execution id (the statement's first parameter).
+ */
+export const OF_EXECUTION = 'exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?)';
+
+/**
  * How long a group commit waits for the store's write lock without blocking the event loop (retrying every
  * millisecond) before one last attempt that blocks for the store's busy timeout, as every other write does.
  */
@@ -68,21 +74,24 @@ function prepare(db: Database.Database) {
   return {
     // A delta row is written only while its base exists (another process may have pruned or deleted it): otherwise
     // nothing is inserted and the row is written again as a full snapshot.
-    insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced) SELECT
+    // The execution's key is looked up here; on its first row there is none yet (NULL), and the store's trigger
+    // creates it (local.db v28).
+    insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
       @checkpoint_id, @execution_id, @chain_name, @node_id, @node_index, @status, @step_type, @run_status,
       @parent_checkpoint_id, @state_snapshot, @node_input, @node_output, @iteration, @iteration_counters,
-      @interrupt_reason, @interrupt_context, @agent_path, @created_at, @delta_base, @output_keys, 0
+      @interrupt_reason, @interrupt_context, @agent_path, @created_at, @delta_base, @output_keys, 0,
+      (SELECT exec_key FROM executions WHERE execution_id = @execution_id)
       WHERE @delta_base IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = @delta_base)`),
     chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
       VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
-    last: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`),
+    last: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT 1`),
     byId: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE checkpoint_id = ?`),
-    listAsc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at ASC, rowid ASC LIMIT ?`),
-    listDesc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    listAsc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at ASC, rowid ASC LIMIT ?`),
+    listDesc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     pending: db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_interrupts ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     claim: db.prepare(`DELETE FROM pending_interrupts WHERE execution_id = ? RETURNING ${PENDING_COLUMNS}`),
-    interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE execution_id = ? AND node_id = ? AND agent_path IS ?
+    interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} AND node_id = ? AND agent_path IS ?
       AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`),
     acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at) VALUES (@id, @owner, @expires, @at)
       ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
@@ -91,7 +100,9 @@ function prepare(db: Database.Database) {
     renewLease: db.prepare('UPDATE execution_leases SET expires_at = ? WHERE execution_id = ? AND owner = ?'),
     releaseLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ? AND owner = ?'),
     deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
-    deleteCheckpoints: db.prepare('DELETE FROM checkpoints WHERE execution_id = ?'),
+    deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${OF_EXECUTION}`),
+    // The execution's key goes with its last row (a later row of the same id gets a new one).
+    deleteExecutionKey: db.prepare('DELETE FROM executions WHERE execution_id = ?'),
     deletePending: db.prepare('DELETE FROM pending_interrupts WHERE execution_id = ?'),
     deleteIdempotent: db.prepare('DELETE FROM idempotency_cache WHERE execution_id = ?'),
     getIdempotent: db.prepare('SELECT result FROM idempotency_cache WHERE execution_id = ? AND function_key = ?'),
@@ -102,6 +113,7 @@ function prepare(db: Database.Database) {
     pruneBoundary: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE NOT (${PRUNED})
       AND delta_base IN (SELECT checkpoint_id FROM checkpoints WHERE ${PRUNED})`),
     materialize: db.prepare('UPDATE checkpoints SET state_snapshot = ?, delta_base = NULL WHERE checkpoint_id = ?'),
+    pruneExecutionKeys: db.prepare('DELETE FROM executions WHERE NOT EXISTS (SELECT 1 FROM checkpoints WHERE checkpoints.exec_key = executions.exec_key)'),
     pruneIdempotent: db.prepare(`DELETE FROM idempotency_cache WHERE created_at < ?
       AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`),
     unsynced: db.prepare(`SELECT rowid AS sequence, project_id, ${COLUMNS} FROM checkpoints
@@ -335,13 +347,15 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const { db, statements } = this.writable();
     this.#delta.forget(executionId);
     return db
-      .transaction(
-        () =>
+      .transaction(() => {
+        const deleted =
           statements.deleteCheckpoints.run(executionId).changes +
           statements.deletePending.run(executionId).changes +
           statements.deleteIdempotent.run(executionId).changes +
-          statements.deleteLease.run(executionId).changes,
-      )
+          statements.deleteLease.run(executionId).changes;
+        statements.deleteExecutionKey.run(executionId);
+        return deleted;
+      })
       .immediate();
   }
 
@@ -363,7 +377,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         const boundary = this.toCheckpointsNow(statements.pruneBoundary.all({ cutoff }) as CheckpointRow[]);
         // (Their node output, if made of state keys, reads the same from the full state.)
         for (const row of boundary) statements.materialize.run(JSON.stringify(row.state_snapshot), row.checkpoint_id);
-        return statements.pruneCheckpoints.run({ cutoff }).changes + statements.pruneIdempotent.run(cutoff).changes;
+        const pruned = statements.pruneCheckpoints.run({ cutoff }).changes;
+        statements.pruneExecutionKeys.run();
+        return pruned + statements.pruneIdempotent.run(cutoff).changes;
       })
       .immediate();
   }
@@ -400,7 +416,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const { db } = this.open();
     const pending = (db.prepare('SELECT count(*) AS n FROM pending_interrupts').get() as { n: number }).n;
     const failed = (db.prepare(`SELECT count(*) AS n FROM (
-        SELECT status, run_status, ROW_NUMBER() OVER (PARTITION BY execution_id ORDER BY created_at DESC, rowid DESC) AS rn
+        SELECT status, run_status, ROW_NUMBER() OVER (PARTITION BY exec_key ORDER BY created_at DESC, rowid DESC) AS rn
         FROM checkpoints) WHERE rn = 1 AND (status IN ('failed', 'interrupted') OR run_status = 'failed')`).get() as { n: number }).n;
     return { pending, failed };
   }

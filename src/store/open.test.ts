@@ -70,6 +70,44 @@ test('a pre-v20 store upgrades in place and its checkpoint rows keep a NULL step
   }
 });
 
+test('v28: executions get integer keys in the order they started; rows find theirs, written by any SQL; the index is on the key', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const old = openLocalStore(file, { targetVersion: 27 });
+  const insert = old.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES (?, 'chain', ?, 'a', ?)");
+  // Two executions, interleaved; 'e-late' sorts first by id but started second.
+  for (const [id, execution] of [['c1', 'e-zeta'], ['c2', 'e-late'], ['c3', 'e-zeta'], ['c4', 'e-late']]) insert.run(id, execution, utcNow());
+  old.close();
+  const upgraded = openLocalStore(file);
+  try {
+    assert.equal(upgraded.prepare('SELECT exec_key, execution_id FROM executions ORDER BY exec_key').all(), [
+      { exec_key: 1, execution_id: 'e-zeta' },
+      { exec_key: 2, execution_id: 'e-late' },
+    ]);
+    assert.equal(upgraded.prepare('SELECT checkpoint_id, exec_key FROM checkpoints ORDER BY rowid').all(), [
+      { checkpoint_id: 'c1', exec_key: 1 },
+      { checkpoint_id: 'c2', exec_key: 2 },
+      { checkpoint_id: 'c3', exec_key: 1 },
+      { checkpoint_id: 'c4', exec_key: 2 },
+    ]);
+    // A row written without a key (SQL of a tool or a test) gets its execution's key, a new execution the next one.
+    const plain = upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES (?, 'chain', ?, 'a', ?)");
+    plain.run('c5', 'e-late', utcNow());
+    plain.run('c6', 'e-new', utcNow());
+    assert.equal(upgraded.prepare("SELECT checkpoint_id, exec_key FROM checkpoints WHERE checkpoint_id IN ('c5', 'c6') ORDER BY rowid").all(), [
+      { checkpoint_id: 'c5', exec_key: 2 },
+      { checkpoint_id: 'c6', exec_key: 3 },
+    ]);
+    const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
+    assert.ok(indexes.includes('idx_cp_exec_key') && !indexes.includes('idx_cp_exec'), `indexes: ${indexes.join(', ')}`);
+    // An execution's rows are read through its key's index, not by scanning for the random id.
+    const plan = (upgraded.prepare("EXPLAIN QUERY PLAN SELECT * FROM checkpoints WHERE exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?) ORDER BY created_at DESC, rowid DESC LIMIT 1").all('e-late') as Array<{ detail: string }>).map((row) => row.detail);
+    assert.ok(plan.some((detail) => /USING INDEX idx_cp_exec_key \(exec_key=\?\)/.test(detail)), plan.join(' | '));
+    assert.not.ok(plan.some((detail) => /^SCAN checkpoints/.test(detail)), plan.join(' | '));
+  } finally {
+    upgraded.close();
+  }
+});
+
 test('v26: checkpoint_id becomes the key (no id index), rows and their write order are kept; new stores get 8 KiB pages', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const old = openLocalStore(file, { targetVersion: 25 });
@@ -85,7 +123,7 @@ test('v26: checkpoint_id becomes the key (no id index), rows and their write ord
       { checkpoint_id: 'm', id: 'm', state_snapshot: '{"id":"m"}', delta_base: null, output_keys: null },
     ]);
     const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
-    assert.equal(indexes, ['idx_cp_exec', 'idx_cp_status_problem', 'idx_cp_synced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
+    assert.equal(indexes, ['idx_cp_exec_key', 'idx_cp_status_problem', 'idx_cp_synced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
     assert.throws(() => upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('a', 'c', 'e', 'n', 'x')").run(), /UNIQUE/);
   } finally {
     upgraded.close();

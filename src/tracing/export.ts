@@ -120,7 +120,10 @@ interface CheckpointRow {
 
 function checkpointsOf(db: Database.Database, executionId: string, withState: boolean): ExportedCheckpoint[] {
   // Delta checkpoints are resolved to full states (../durability/sqlite-states.ts), as the checkpointer reads them.
-  const rows = withFullStates(db, db.prepare('SELECT * FROM checkpoints WHERE execution_id = ? ORDER BY created_at, rowid').all(executionId) as CheckpointRow[]);
+  // Rows are found by the execution's key (local.db v28); a store this read-only connection did not migrate has none.
+  const byKey = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'").get() !== undefined;
+  const where = byKey ? 'exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?)' : 'execution_id = ?';
+  const rows = withFullStates(db, db.prepare(`SELECT * FROM checkpoints WHERE ${where} ORDER BY created_at, rowid`).all(executionId) as CheckpointRow[]);
   return rows.map((row) => {
     const checkpoint: ExportedCheckpoint = {
       checkpoint_id: row.checkpoint_id,
