@@ -3,8 +3,9 @@
  *
  * For each backend: the per-step time of a 10-node chain with the checkpointer, minus the same chain without one
  * (the overhead durability adds), next to the time of one raw single-row insert per step on the same store, in the
- * same run: a prepared, autocommitted INSERT of the same row into the same `checkpoints` table (same indexes, random
- * UUID keys, one execution id per 10 rows), with the values precomputed. That is the physical floor of persisting a
+ * same run: a prepared, autocommitted INSERT of the same row into the same `checkpoints` table (same indexes, the same
+ * keys as the checkpointer writes: time-ordered checkpoint ids, a random execution id per 10 rows and, on SQLite, the
+ * execution's integer key), with the values precomputed. That is the physical floor of persisting a
  * step: one row per step in one transaction. Targets (issue 18): overhead within 1.3x that insert on SQLite and 1.2x
  * on Postgres. For scale, an insert into a bare one-index table is printed too.
  *
@@ -21,6 +22,7 @@ import pg from 'pg';
 import { withScratchSchema } from './lib/pg-scratch.js';
 import { Chain, PostgresCheckpointer, SQLiteCheckpointer, type Checkpointer } from '../src/index.js';
 import { openLocalStore, utcNow } from '../src/store/index.js';
+import { timeOrderedId } from '../src/durability/time-ordered-id.js';
 
 const NODES = 10;
 const ROUNDS = 7;
@@ -64,12 +66,22 @@ interface Figures {
   simple: number;
 }
 
-/** Precomputed keys like the chain writes: random UUIDs, one execution id per NODES rows, increasing timestamps. */
-function rawRows(count: number): Array<[string, string, string]> {
+/** Keys for raw rows' executions (local.db's `exec_key`), far above the checkpointer's own. */
+let rawExecutionKey = 1_000_000_000;
+
+/**
+ * Precomputed keys like the chain writes: time-ordered checkpoint ids (decision 208), a random execution id per NODES
+ * rows with its integer key (local.db v28; given, so the store's trigger has nothing to do), increasing timestamps.
+ */
+function rawRows(count: number): Array<[string, string, string, number]> {
   let execution = randomUUID();
+  let key = rawExecutionKey++;
   return Array.from({ length: count }, (_, i) => {
-    if (i % NODES === 0) execution = randomUUID();
-    return [randomUUID(), execution, utcNow()];
+    if (i % NODES === 0) {
+      execution = randomUUID();
+      key = rawExecutionKey++;
+    }
+    return [timeOrderedId(), execution, utcNow(), key];
   });
 }
 
@@ -84,8 +96,8 @@ async function sqliteFigures(): Promise<Figures> {
   const checkpointer = new SQLiteCheckpointer(file);
   const db = openLocalStore(file);
   const insert = db.prepare(`INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, node_index, status, step_type,
-    state_snapshot, node_output, iteration, iteration_counters, created_at, synced)
-    VALUES (?, 'bench', ?, 'n1', 1, 'completed', 'node', ?, '{"n1":1}', 1, '{}', ?, 0)`);
+    state_snapshot, node_output, iteration, iteration_counters, created_at, synced, exec_key)
+    VALUES (?, 'bench', ?, 'n1', 1, 'completed', 'node', ?, '{"n1":1}', 1, '{}', ?, 0, ?)`);
   db.exec('CREATE TABLE bench_bare (id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
   const bareInsert = db.prepare('INSERT INTO bench_bare (id, payload) VALUES (?, ?)');
   const bare = buildChain(null);
@@ -99,7 +111,7 @@ async function sqliteFigures(): Promise<Figures> {
       const b = await perStep(bare, runs);
       const d = await perStep(durable, runs);
       const rows = rawRows(runs * NODES);
-      const raw = await perInsert((i) => insert.run(rows[i]![0], rows[i]![1], payload, rows[i]![2]), rows.length);
+      const raw = await perInsert((i) => insert.run(rows[i]![0], rows[i]![1], payload, rows[i]![2], rows[i]![3]), rows.length);
       const simple = await perInsert((i) => bareInsert.run(rows[i]![0], payload), rows.length);
       rounds.push([b, d, raw, simple]);
     }
