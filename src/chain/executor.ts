@@ -17,6 +17,7 @@ import { isInterruptSignal } from '../durability/interrupt-signal.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { runEndRow } from '../durability/run-end.js';
 import { ChainCheckpointError } from '../durability/errors.js';
+import { cloneJson } from '../json.js';
 import { recordInterrupt } from '../scope/record-interrupt.js';
 import { currentScope, runInScope } from '../scope/scope.js';
 import type { ChainResult, PendingInterrupt, PendingInterruptSummary, Resume } from '../types.js';
@@ -178,7 +179,11 @@ function runNode(settings: ChainSettings, node: NodeDef<JsonRecord>, run: NodeRu
           context: run.start.context,
           resumed: run.resume?.claimed ?? null,
         };
-        const output = await node.fn!(structuredClone(run.state), ctx);
+        // The node gets its own copy (it may mutate it). The state is JSON (checked after every merge), so a JSON
+        // walk copies it: objects and arrays are new, strings are shared (immutable). structuredClone copied every
+        // string too, so a step cost time and garbage in proportion to the whole state's bytes (a state that grows
+        // by a step's output made a run quadratic), and the delta writer then compared equal texts byte by byte.
+        const output = await node.fn!(cloneJson(run.state), ctx);
         // A function that ran an agent (or any runner) in this scope may hand its paused result back as is.
         if (isPausedResult(output)) return { kind: 'paused', pending: await recordRunnerPause(settings, node, run, output) };
         return { kind: 'output', value: output };
