@@ -11,18 +11,48 @@ import { knownSecrets, onSecretRegistered } from './secrets.js';
 export const SECRET_MASK = '[REDACTED]';
 
 let pattern: RegExp | null = null;
+/** The length of the shortest registered secret: a shorter text cannot hold one (keys, roles, ids: most texts). */
+let shortestSecret = Infinity;
 let stale = true;
 onSecretRegistered(() => {
   stale = true;
 });
 
+/**
+ * Long texts found free of every registered secret, so a text seen again is not scanned again. Checkpoint rows hold
+ * an agent's whole history or a chain's whole state, and the same message texts come back in every row (the same
+ * string objects: V8 keeps a string's hash, so looking one up is cheap); without this, each row scanned every byte of
+ * the history again, and a step's cost grew with the conversation. Emptied when a secret is registered (the texts
+ * were checked against fewer secrets) and when it holds too much, so it never keeps more than a bounded amount of
+ * text alive.
+ */
+const cleanTexts = new Set<string>();
+let cleanChars = 0;
+/** Shorter texts are scanned every time: a scan costs less than remembering them. */
+const REMEMBERED_MIN_CHARS = 256;
+const REMEMBERED_MAX_CHARS = 16 * 1024 * 1024;
+const REMEMBERED_MAX_TEXTS = 100_000;
+
 function currentPattern(): RegExp | null {
   if (stale) {
     const secrets = knownSecrets();
     pattern = secrets.length === 0 ? null : new RegExp(secrets.map(escapeRegExp).join('|'), 'g');
+    shortestSecret = secrets.reduce((min, secret) => Math.min(min, secret.length), Infinity);
+    forgetCleanTexts();
     stale = false;
   }
   return pattern;
+}
+
+function forgetCleanTexts(): void {
+  cleanTexts.clear();
+  cleanChars = 0;
+}
+
+function rememberClean(text: string): void {
+  if (cleanChars + text.length > REMEMBERED_MAX_CHARS || cleanTexts.size >= REMEMBERED_MAX_TEXTS) forgetCleanTexts();
+  cleanTexts.add(text);
+  cleanChars += text.length;
 }
 
 function escapeRegExp(text: string): string {
@@ -37,9 +67,13 @@ export function hasSecrets(): boolean {
 /** `text` with every registered secret replaced by `[REDACTED]`. */
 export function redactText(text: string): string {
   const current = currentPattern();
-  if (current === null || text.length === 0) return text;
+  if (current === null || text.length < shortestSecret) return text;
+  const long = text.length >= REMEMBERED_MIN_CHARS;
+  if (long && cleanTexts.has(text)) return text;
   current.lastIndex = 0;
-  return current.test(text) ? text.replace(current, SECRET_MASK) : text;
+  if (current.test(text)) return text.replace(current, SECRET_MASK);
+  if (long) rememberClean(text);
+  return text;
 }
 
 /**
@@ -67,7 +101,9 @@ function redactAny(value: unknown, depth: number): unknown {
   }
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
   let out: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
+  // Object.keys, not entries: no pair array per property (a history is thousands of small objects per row).
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
     const maskedKey = redactText(key);
     const masked = redactAny(item, depth + 1);
     if (masked !== item || maskedKey !== key) {
