@@ -12,8 +12,8 @@ export const CHECKPOINT_FIELDS = [
   'interrupt_reason', 'interrupt_context', 'agent_path', 'created_at',
 ] as const satisfies readonly (keyof Checkpoint)[];
 
-/** The columns holding JSON. */
-const JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
+/** The columns holding JSON (jsonb on Postgres, text on SQLite). */
+export const JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
 
 /** The checkpoint columns, comma-separated; `created_at` may be replaced by an expression (Postgres formats it). */
 export function checkpointColumns(createdAt = 'created_at'): string {

@@ -24,7 +24,7 @@ import type {
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
-import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint } from './columns.js';
+import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint, JSON_FIELDS } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
@@ -620,17 +620,15 @@ function jsonParam(value: unknown): string | null {
   return value === null || value === undefined ? null : encodePgJsonText(JSON.stringify(value));
 }
 
-/** The JSON columns (jsonb); `state_snapshot` and `node_output` are set per row by `checkpointParams`. */
-const PG_JSON_FIELDS = new Set<string>(['state_snapshot', 'node_input', 'node_output', 'iteration_counters', 'interrupt_context']);
-
 /**
  * How each checkpoint column becomes its parameter, in `CHECKPOINT_FIELDS` order, chosen once when the module loads
  * (this runs once per step): JSON columns serialised and escaped, `interrupt_reason` escaped as free text,
  * identifiers left as given (they are looked up by value).
  */
 const FIELD_PARAMS: ReadonlyArray<(row: Checkpoint) => unknown> = CHECKPOINT_FIELDS.map((field) => {
+  // Set per row by `checkpointParams` (a delta, or an output stored as state keys).
   if (field === 'state_snapshot' || field === 'node_output') return () => null;
-  if (PG_JSON_FIELDS.has(field)) return (row: Checkpoint) => jsonParam(row[field]);
+  if (JSON_FIELDS.has(field)) return (row: Checkpoint) => jsonParam(row[field]);
   if (field === 'interrupt_reason') return (row: Checkpoint) => (typeof row.interrupt_reason === 'string' ? encodePgString(row.interrupt_reason) : row.interrupt_reason);
   return (row: Checkpoint) => row[field];
 });

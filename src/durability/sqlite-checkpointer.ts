@@ -33,7 +33,7 @@ import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
-import { SQLITE_CHAINS_SQL } from './sqlite-states.js';
+import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
 
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
@@ -42,12 +42,6 @@ const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_i
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
 const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
-
-/**
- * An execution's rows, by its integer key (local.db v28, decision 247): the index is on (exec_key, created_at), so
- * rows are found through the key, which `executions` maps from the execution id (the statement's first parameter).
- */
-export const OF_EXECUTION = 'exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?)';
 
 /**
  * How long a group commit waits for the store's write lock without blocking the event loop (retrying every
@@ -85,13 +79,13 @@ function prepare(db: Database.Database) {
     chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
       VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
-    last: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT 1`),
+    last: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${ROWS_OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT 1`),
     byId: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE checkpoint_id = ?`),
-    listAsc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at ASC, rowid ASC LIMIT ?`),
-    listDesc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    listAsc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${ROWS_OF_EXECUTION} ORDER BY created_at ASC, rowid ASC LIMIT ?`),
+    listDesc: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${ROWS_OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     pending: db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_interrupts ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     claim: db.prepare(`DELETE FROM pending_interrupts WHERE execution_id = ? RETURNING ${PENDING_COLUMNS}`),
-    interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${OF_EXECUTION} AND node_id = ? AND agent_path IS ?
+    interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${ROWS_OF_EXECUTION} AND node_id = ? AND agent_path IS ?
       AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`),
     acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at) VALUES (@id, @owner, @expires, @at)
       ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
@@ -100,7 +94,7 @@ function prepare(db: Database.Database) {
     renewLease: db.prepare('UPDATE execution_leases SET expires_at = ? WHERE execution_id = ? AND owner = ?'),
     releaseLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ? AND owner = ?'),
     deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
-    deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${OF_EXECUTION}`),
+    deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${ROWS_OF_EXECUTION}`),
     // The execution's key goes with its last row (a later row of the same id gets a new one).
     deleteExecutionKey: db.prepare('DELETE FROM executions WHERE execution_id = ?'),
     deletePending: db.prepare('DELETE FROM pending_interrupts WHERE execution_id = ?'),

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from '../../conformance/harness/uvu.js';
-import { OF_EXECUTION, SQLiteCheckpointer } from './sqlite-checkpointer.js';
+import { SQLiteCheckpointer } from './sqlite-checkpointer.js';
+import { ROWS_OF_EXECUTION } from './sqlite-states.js';
 
 const test = suite<{ dir: string }>('SQLite execution keys', { state: { dir: '' } });
 
@@ -112,10 +113,10 @@ test("the checkpointer's reads of one execution use the key's index, not a scan"
   const db = new Database(file, { readonly: true });
   try {
     for (const [sql, params] of [
-      [`SELECT * FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT 1`, ['e1']],
-      [`SELECT * FROM checkpoints WHERE ${OF_EXECUTION} ORDER BY created_at ASC, rowid ASC LIMIT 10`, ['e1']],
-      [`SELECT * FROM checkpoints WHERE ${OF_EXECUTION} AND node_id = ? AND agent_path IS ? AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`, ['e1', 'a', null]],
-      [`DELETE FROM checkpoints WHERE ${OF_EXECUTION}`, ['e1']],
+      [`SELECT * FROM checkpoints WHERE ${ROWS_OF_EXECUTION} ORDER BY created_at DESC, rowid DESC LIMIT 1`, ['e1']],
+      [`SELECT * FROM checkpoints WHERE ${ROWS_OF_EXECUTION} ORDER BY created_at ASC, rowid ASC LIMIT 10`, ['e1']],
+      [`SELECT * FROM checkpoints WHERE ${ROWS_OF_EXECUTION} AND node_id = ? AND agent_path IS ? AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`, ['e1', 'a', null]],
+      [`DELETE FROM checkpoints WHERE ${ROWS_OF_EXECUTION}`, ['e1']],
     ] as const) {
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
       assert.ok(plan.some((d) => /USING (COVERING )?INDEX idx_cp_exec_key \(exec_key=\?\)/.test(d)), plan.join(' | '));

@@ -1,9 +1,25 @@
 /**
- * Full states for code that reads local.db's `checkpoints` table with its own SQL (export-trace): delta rows
- * (./delta.ts) resolved through their bases, so what such a reader sees is what the checkpointer returns.
+ * For code that reads local.db's `checkpoints` table with its own SQL (the checkpointer, export-trace): how to find
+ * one execution's rows, and full states, delta rows (./delta.ts) resolved through their bases, so what such a reader
+ * sees is what the checkpointer returns.
  */
 import type Database from 'better-sqlite3';
 import { outputFromState, resolveStatesSync, type StoredRow } from './delta.js';
+
+/**
+ * The condition selecting one execution's rows of `checkpoints` (its one parameter: the execution id): through the
+ * execution's integer key and the index on it (local.db v28, decision 247), not by scanning for the random id.
+ */
+export const ROWS_OF_EXECUTION = 'exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?)';
+
+/**
+ * `ROWS_OF_EXECUTION` for `db`; a store a read-only connection opened before it was migrated to v28 has no execution
+ * keys, and its rows are found by execution id.
+ */
+export function rowsOfExecution(db: Database.Database): string {
+  const keyed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'").get() !== undefined;
+  return keyed ? ROWS_OF_EXECUTION : 'execution_id = ?';
+}
 
 /** The recursive query for rows and every row they are built on (the ids as a JSON array). */
 export const SQLITE_CHAINS_SQL = `WITH RECURSIVE chain(checkpoint_id, delta_base, state_snapshot) AS (

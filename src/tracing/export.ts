@@ -12,7 +12,7 @@ import { VERSION } from '../version.js';
 import { splitAttributes, decodeValue } from './payload-keys.js';
 import { utcNow } from '../store/time.js';
 import { durationMs } from './time.js';
-import { withFullStates } from '../durability/sqlite-states.js';
+import { rowsOfExecution, withFullStates } from '../durability/sqlite-states.js';
 import { summarise, type TraceStore } from './trace-store.js';
 
 export interface ExportOptions {
@@ -120,10 +120,7 @@ interface CheckpointRow {
 
 function checkpointsOf(db: Database.Database, executionId: string, withState: boolean): ExportedCheckpoint[] {
   // Delta checkpoints are resolved to full states (../durability/sqlite-states.ts), as the checkpointer reads them.
-  // Rows are found by the execution's key (local.db v28); a store this read-only connection did not migrate has none.
-  const byKey = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'").get() !== undefined;
-  const where = byKey ? 'exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?)' : 'execution_id = ?';
-  const rows = withFullStates(db, db.prepare(`SELECT * FROM checkpoints WHERE ${where} ORDER BY created_at, rowid`).all(executionId) as CheckpointRow[]);
+  const rows = withFullStates(db, db.prepare(`SELECT * FROM checkpoints WHERE ${rowsOfExecution(db)} ORDER BY created_at, rowid`).all(executionId) as CheckpointRow[]);
   return rows.map((row) => {
     const checkpoint: ExportedCheckpoint = {
       checkpoint_id: row.checkpoint_id,
