@@ -50,6 +50,8 @@ function forgetCleanTexts(): void {
 }
 
 function rememberClean(text: string): void {
+  // A text larger than the whole budget is not kept: the bound holds whatever one text's size.
+  if (text.length > REMEMBERED_MAX_CHARS) return;
   if (cleanChars + text.length > REMEMBERED_MAX_CHARS || cleanTexts.size >= REMEMBERED_MAX_TEXTS) forgetCleanTexts();
   cleanTexts.add(text);
   cleanChars += text.length;
