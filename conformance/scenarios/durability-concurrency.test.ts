@@ -2,9 +2,11 @@
  * Exactly one winner: concurrent resumes of one paused execution, in one process (32 calls over 4 independent store
  * handles) and in 4 separate OS processes on one SQLite file or one Postgres schema. One resume completes, every
  * other gets ExecutionBusy (another resumer holds the execution's lease) or AlreadyResumed (it arrived after the
- * winner finished), and the node after the pause runs once (counted by a real HTTP server).
+ * winner finished), and the node after the pause runs once (counted by a real HTTP server). Also: 4 processes starting
+ * new executions at once on one store each keep all their rows (on local.db, each execution gets one key of its own).
  */
 import * as assert from 'uvu/assert';
+import Database from 'better-sqlite3';
 import { AlreadyResumed, ExecutionBusy } from '../../src/index.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { backendConfig, checkpointerFor, conformance, spawnNode, startCounterServer } from '../harness/index.js';
@@ -80,6 +82,41 @@ area.scenario('4 OS processes resume at once on one store: one completes, 3 Exec
     ['finalize', 'node'],
     ['run_end', 'run_end'],
   ]);
+});
+
+area.scenario('4 OS processes start new executions at once on one store: every execution keeps all its rows, found by its id', { timeoutMs: 90_000 }, async (t) => {
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  await checkpointer.setup();
+  const runs = 20;
+  const children = ['a', 'b', 'c', 'd'].map((tag) =>
+    spawnNode('conformance/fixtures/durability/child.ts', ['write', JSON.stringify({ config: backendConfig(t.backend), executionId: `exec-new-${tag}`, runs })]),
+  );
+  t.defer(() => children.forEach((c) => c.process.kill('SIGKILL')));
+  await Promise.all(children.map((c) => c.waitForLine((line) => line === 'ready', 30_000)));
+  for (const child of children) child.process.stdin.end('go\n');
+  for (const child of children) {
+    await child.waitForLine((line) => line === 'done', 60_000);
+    assert.is((await child.exit()).code, 0, child.stderr());
+  }
+  for (const tag of ['a', 'b', 'c', 'd']) {
+    for (let n = 0; n < runs; n++) {
+      const rows = await checkpointer.list(`exec-new-${tag}-${n}`);
+      assert.equal(rows.map((r) => r.node_id), ['__run_start__', 'step_1', 'step_2', 'step_3', 'step_4', 'step_5', 'run_end'], `exec-new-${tag}-${n}`);
+      assert.equal(rows.at(-1)!.state_snapshot, { input: null, total: 15, ran: ['step_1', 'step_2', 'step_3', 'step_4', 'step_5'] });
+    }
+  }
+  if (t.backend.kind === 'sqlite') {
+    // Each execution has exactly one key, every row carries its own execution's key, and no key is shared.
+    const db = new Database(t.backend.dbPath, { readonly: true });
+    try {
+      assert.equal(db.prepare('SELECT count(*) AS n, count(DISTINCT exec_key) AS keys FROM executions').get(), { n: 80, keys: 80 });
+      assert.equal(db.prepare('SELECT count(*) AS n FROM checkpoints c JOIN executions e ON e.exec_key = c.exec_key AND e.execution_id = c.execution_id').get(), { n: 80 * 7 });
+      assert.equal(db.prepare('SELECT count(*) AS n FROM checkpoints').get(), { n: 80 * 7 });
+    } finally {
+      db.close();
+    }
+  }
 });
 
 area.run();
