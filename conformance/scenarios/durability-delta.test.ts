@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Chain } from '../../src/index.js';
+import { registerSecret } from '../../src/config/secrets.js';
 import { checkpointerFor, conformance, type Backend, runTsFile } from '../harness/index.js';
 
 const area = conformance('durability: delta checkpoints');
@@ -151,6 +152,73 @@ area.scenario('the replication outbox read in batches hands out full states, bat
     await checkpointer.markSynced(batch.map((u) => u.checkpoint.checkpoint_id));
   }
   assert.equal(seen, [...expected.keys()], 'every row once, oldest first');
+});
+
+area.scenario('a row checks and masks only what it stores: new messages are, old ones are not read again', {}, async (t) => {
+  const secret = `delta-new-item-secret-${t.backend.kind}`;
+  registerSecret(secret);
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const row = (node: string, messages: unknown[]) => ({ execution_id: 'checked', chain_name: 'c', node_id: node, state_snapshot: { messages } });
+  // An old message that counts how often it is read: once stored, no later row may read it again.
+  let reads = 0;
+  const old = {
+    role: 'tool',
+    get content() {
+      reads++;
+      return 'an old result';
+    },
+  };
+  const messages: unknown[] = [{ role: 'user', content: 'hi' }, old];
+  await checkpointer.put(row('a', messages));
+  assert.ok(reads > 0, 'the first row stores it');
+  reads = 0;
+  messages.push({ role: 'tool', content: `the key is ${secret}` });
+  const second = await checkpointer.put(row('b', messages.slice()));
+  messages.push({ role: 'assistant', content: 'done' });
+  await checkpointer.put(row('c', messages.slice()));
+  assert.is(reads, 0, 'rows after the first do not read the stored message again');
+  const masked = { role: 'tool', content: 'the key is [REDACTED]' };
+  assert.equal((second.state_snapshot.messages as unknown[])[2], masked, 'put returns the row as stored');
+  assert.equal((await checkpointer.getLast('checked'))!.state_snapshot.messages, [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'an old result' }, masked, { role: 'assistant', content: 'done' }]);
+  const stored = await storedRows(t.backend, 'checked');
+  assert.equal(stored.map((r) => r.delta_base === null), [true, false, false], 'the later rows are deltas');
+  assert.not.ok(stored.some((r) => r.state.includes(secret)), 'no stored text holds the secret');
+  // A new item that is not JSON is refused with its place in the whole history named, and nothing is written.
+  const refused = await checkpointer.put(row('d', [...messages, { role: 'tool', content: new Map() }])).then(() => null, (error: Error) => error);
+  assert.is(refused?.name, 'ValidationError');
+  assert.match(refused!.message, /\$\.state_snapshot\.messages\[4\]\.content: a Map instance/);
+  const refusedPair = await checkpointer.putWrites([row('e', [...messages, { role: 'user', content: 'ok' }]), row('f', [...messages, { role: 'user', content: 'ok' }, { n: NaN }])]).then(() => null, (error: Error) => error);
+  assert.match(refusedPair?.message ?? '', /\$\.state_snapshot\.messages\[5\]\.n: NaN is not a finite number/);
+  assert.equal((await checkpointer.list('checked')).map((r) => r.node_id), ['a', 'b', 'c'], 'neither refused write stored a row');
+  await checkpointer.put(row('g', [...messages, { role: 'user', content: 'next' }]));
+  assert.is(((await checkpointer.getLast('checked'))!.state_snapshot.messages as unknown[]).length, 5, 'the next row reads back whole');
+});
+
+area.scenario('a secret split across two appended texts is masked whole; a secret registered later masks the next row whole', {}, async (t) => {
+  const split = `delta-split-secret-${t.backend.kind}`;
+  registerSecret(split);
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  const put = (execution: string, node: string, state: Record<string, unknown>) => checkpointer.put({ execution_id: execution, chain_name: 'c', node_id: node, state_snapshot: state });
+  // A text streamed in pieces: the secret's first half ends one row, its second half starts the next.
+  const half = split.length >> 1;
+  await put('stream', 'a', { text: `streaming: ${split.slice(0, half)}` });
+  await put('stream', 'b', { text: `streaming: ${split} and on` });
+  await put('stream', 'c', { text: `streaming: ${split} and on, more` });
+  assert.is((await checkpointer.getLast('stream'))!.state_snapshot.text, 'streaming: [REDACTED] and on, more');
+  const streamRows = await storedRows(t.backend, 'stream');
+  assert.not.ok(streamRows.some((r) => r.state.includes(split)), 'no stored text holds it');
+  assert.equal(streamRows.map((r) => r.delta_base === null), [true, false, false]);
+  // Rows written before a secret is known hold it; once registered, the next row stores the whole state, masked.
+  const late = `delta-late-secret-${t.backend.kind}`;
+  const history = [{ role: 'tool', content: `said ${late}` }];
+  await put('late', 'a', { messages: history });
+  await put('late', 'b', { messages: [...history, { role: 'user', content: 'more' }] });
+  registerSecret(late);
+  await put('late', 'c', { messages: [...history, { role: 'user', content: 'more' }, { role: 'user', content: 'again' }] });
+  assert.equal((await storedRows(t.backend, 'late')).map((r) => r.delta_base === null), [true, false, true], 'a full snapshot after the secret');
+  assert.equal((await checkpointer.getLast('late'))!.state_snapshot.messages, [{ role: 'tool', content: 'said [REDACTED]' }, { role: 'user', content: 'more' }, { role: 'user', content: 'again' }]);
 });
 
 area.scenario('docs/durability.md delta example runs as written', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {

@@ -6,7 +6,7 @@
  */
 import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
-import { redactText, redactValue, SECRET_MASK } from './redact.js';
+import { appendStaysClean, redactText, redactValue, SECRET_MASK } from './redact.js';
 import { registerSecret } from './secrets.js';
 
 const test = suite('config: the redactor');
@@ -45,6 +45,20 @@ test('many distinct clean texts (past what is remembered) stay clean and a secre
   const withSecret = `${'x'.repeat(10_000)}needle-secret-0004`;
   assert.is(redactText(withSecret), `${'x'.repeat(10_000)}${SECRET_MASK}`);
   assert.is(redactText(texts[0]!), texts[0]);
+});
+
+test('an appended text may be masked alone unless a secret straddles the join', () => {
+  registerSecret('straddle-secret-0005');
+  assert.ok(appendStaysClean('clean so far ', 'and clean after'), 'no secret anywhere');
+  assert.ok(appendStaysClean('before ', 'then straddle-secret-0005 whole in the added text'), 'inside the added text: masked with it');
+  assert.ok(appendStaysClean('held straddle-secret-0005', ' then more'), 'wholly before the join: already stored');
+  assert.not.ok(appendStaysClean('streamed: straddle-sec', 'ret-0005 and on'), 'split by the join');
+  assert.not.ok(appendStaysClean('straddle-secret-000', '5'), 'only its last character after the join');
+  // A secret ending exactly at the join, overlapping one that crosses it: the crossing one is still found.
+  registerSecret('abcabc-secret-0006');
+  registerSecret('cabc-secret-0006x');
+  assert.not.ok(appendStaysClean('...abcabc-secret-0006', 'x'), 'an overlapping match that crosses the join');
+  assert.ok(appendStaysClean('', 'straddle-secret-0005'), 'nothing before');
 });
 
 test.run();

@@ -13,9 +13,14 @@ export const SECRET_MASK = '[REDACTED]';
 let pattern: RegExp | null = null;
 /** The length of the shortest registered secret: a shorter text cannot hold one (keys, roles, ids: most texts). */
 let shortestSecret = Infinity;
+/** The length of the longest: a secret that touches an appended text starts at most this many characters before it. */
+let longestSecret = 0;
 let stale = true;
+/** Counts registrations, so a holder of texts checked earlier can tell they were checked against fewer secrets. */
+let generation = 0;
 onSecretRegistered(() => {
   stale = true;
+  generation++;
 });
 
 /**
@@ -38,6 +43,7 @@ function currentPattern(): RegExp | null {
     const secrets = knownSecrets();
     pattern = secrets.length === 0 ? null : new RegExp(secrets.map(escapeRegExp).join('|'), 'g');
     shortestSecret = secrets.reduce((min, secret) => Math.min(min, secret.length), Infinity);
+    longestSecret = secrets.reduce((max, secret) => Math.max(max, secret.length), 0);
     forgetCleanTexts();
     stale = false;
   }
@@ -64,6 +70,34 @@ function escapeRegExp(text: string): string {
 /** True when at least one secret is registered (callers may skip work otherwise). */
 export function hasSecrets(): boolean {
   return currentPattern() !== null;
+}
+
+/**
+ * Changes each time a secret is registered. Whatever was found free of secrets under an older value was checked
+ * against fewer of them (a checkpoint writer that stores only what changed starts over from a full, masked state).
+ */
+export function secretsGeneration(): number {
+  return generation;
+}
+
+/**
+ * Whether `added`, appended to `before` (already stored), may be masked on its own: true unless a registered secret
+ * starts in `before` and ends in `added` (a text streamed in pieces), in which case the whole text must be masked.
+ */
+export function appendStaysClean(before: string, added: string): boolean {
+  const current = currentPattern();
+  if (current === null || before.length === 0) return true;
+  // Only the last longestSecret - 1 characters of `before` can start a secret that reaches into `added`.
+  const tail = before.slice(Math.max(0, before.length - (longestSecret - 1)));
+  const window = tail + added;
+  // Every match starting in the tail, overlapping ones too (a secret inside another's tail).
+  for (let from = 0; ; ) {
+    current.lastIndex = from;
+    const match = current.exec(window);
+    if (match === null || match.index >= tail.length) return true;
+    if (match.index + match[0].length > tail.length) return false;
+    from = match.index + 1;
+  }
 }
 
 /** `text` with every registered secret replaced by `[REDACTED]`. */

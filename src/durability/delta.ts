@@ -22,6 +22,8 @@
 import type { JsonRecord } from './json.js';
 import { isPlainObject } from './json.js';
 import { ChainCheckpointError } from './errors.js';
+import { hasSecrets, secretsGeneration } from '../config/redact.js';
+import { storedDelta, storedFullState, type DeltaDoc } from './stored-state.js';
 
 /** Write a full snapshot once the deltas since the last one reach this many times the state's size... */
 export const SNAPSHOT_RATIO = 4;
@@ -37,17 +39,18 @@ export interface StoredState {
   /** JSON text of the full state, or of the delta when `deltaBase` is set. */
   text: string;
   deltaBase: string | null;
-}
-
-interface DeltaDoc {
-  set?: JsonRecord;
-  append?: Record<string, unknown[] | string>;
-  unset?: string[];
+  /** The full state as a reader of the row will get it (secrets masked): the row `put` returns. */
+  state: JsonRecord;
 }
 
 interface Remembered {
   checkpointId: string;
+  /** The state as the caller handed it (what the next row is compared with). */
   state: JsonRecord;
+  /** The same state as stored: masked (the same object when no secret is registered). */
+  stored: JsonRecord;
+  /** `secretsGeneration()` when it was stored: a newer secret makes the next row a full, masked snapshot. */
+  generation: number;
   /** A shallow copy of each array value as stored (the caller may push onto the original). */
   arrays: Map<string, unknown[]>;
   /** Stored bytes of each key's value (kept up to date through deltas): their sum is the state's size. */
@@ -59,6 +62,8 @@ interface Remembered {
 /** The per-checkpointer memory of each execution's last stored state, and the encoding of new rows against it. */
 export class DeltaWriter {
   #last = new Map<string, Remembered>();
+  /** The stored (masked) state of each row last encoded, for the row `put` returns. */
+  #storedStates = new WeakMap<object, JsonRecord>();
 
   /**
    * The stored form of a row's state, and the row remembered as the execution's newest. Call `forget` for the
@@ -68,24 +73,47 @@ export class DeltaWriter {
     const previous = this.#last.get(row.execution_id);
     this.#last.delete(row.execution_id);
     const state = row.state_snapshot;
+    const generation = secretsGeneration();
     let stored: StoredState;
     let entry: Remembered;
-    if (!previous || snapshotDue(previous)) {
+    // Checked and masked here, as far as the row stores it (./stored-state.ts): a ValidationError stores nothing.
+    if (!previous || snapshotDue(previous, generation)) {
       const sizes = new Map<string, number>();
-      stored = { text: objectText(state, sizes), deltaBase: null };
-      entry = { checkpointId: row.checkpoint_id, state, arrays: arraysOf(state), sizes, sinceSnapshotBytes: 0, depth: 0 };
+      const full = storedFullState(state);
+      stored = { text: objectText(full, sizes), deltaBase: null, state: full };
+      entry = { checkpointId: row.checkpoint_id, state, stored: full, generation, arrays: arraysOf(state), sizes, sinceSnapshotBytes: 0, depth: 0 };
     } else {
       const sizes = new Map(previous.sizes);
-      const text = diffText(previous, state, sizes);
-      stored = { text, deltaBase: previous.checkpointId };
-      entry = { checkpointId: row.checkpoint_id, state, arrays: arraysOf(state), sizes, sinceSnapshotBytes: previous.sinceSnapshotBytes + text.length, depth: previous.depth + 1 };
+      const doc = storedDelta(diff(previous, state), previous.state);
+      const text = docText(doc, sizes);
+      // Without a secret nothing was masked: the stored state is the caller's.
+      const full = hasSecrets() ? applyDelta(storedBase(previous), doc, row.checkpoint_id) : state;
+      stored = { text, deltaBase: previous.checkpointId, state: full };
+      entry = {
+        checkpointId: row.checkpoint_id,
+        state,
+        stored: full,
+        generation,
+        arrays: arraysOf(state),
+        sizes,
+        sinceSnapshotBytes: previous.sinceSnapshotBytes + text.length,
+        depth: previous.depth + 1,
+      };
     }
+    if (stored.state !== state) this.#storedStates.set(row, stored.state);
     // A finished run writes nothing more (a resume of a failed one starts from a snapshot): free its memory.
     if (row.step_type !== 'run_end') {
       this.#last.set(row.execution_id, entry);
       if (this.#last.size > REMEMBERED) this.#last.delete(this.#last.keys().next().value!);
     }
     return stored;
+  }
+
+  /** `row` as a reader of it will get it: with its state as stored (masked) when that differs from the one handed in. */
+  asStored<T extends { state_snapshot: JsonRecord }>(row: T): T {
+    const state = this.#storedStates.get(row);
+    // Its own arrays: the remembered stored state must not grow with what the caller pushes onto the returned one.
+    return state === undefined ? row : { ...row, state_snapshot: withOwnArrays(state) };
   }
 
   /** What is remembered of an execution now (opaque), for `restore` when a write is retried before it reached the store. */
@@ -113,11 +141,28 @@ export class DeltaWriter {
   }
 }
 
-function snapshotDue(previous: Remembered): boolean {
-  if (previous.depth >= MAX_DEPTH) return true;
+function snapshotDue(previous: Remembered, generation: number): boolean {
+  if (previous.depth >= MAX_DEPTH || previous.generation !== generation) return true;
   let stateBytes = 0;
   for (const size of previous.sizes.values()) stateBytes += size;
   return previous.sinceSnapshotBytes >= Math.max(SNAPSHOT_MIN_BYTES, SNAPSHOT_RATIO * stateBytes);
+}
+
+/**
+ * The remembered state as stored, for the next delta to apply to. When nothing was masked it is the caller's own
+ * object, whose arrays may have grown in place since: the writer's copies of them stand in.
+ */
+function storedBase(previous: Remembered): JsonRecord {
+  if (previous.stored !== previous.state) return previous.stored;
+  const base: JsonRecord = { ...previous.state };
+  for (const [key, items] of previous.arrays) base[key] = items;
+  return base;
+}
+
+function withOwnArrays(state: JsonRecord): JsonRecord {
+  const copy: JsonRecord = { ...state };
+  for (const [key, value] of Object.entries(copy)) if (Array.isArray(value)) copy[key] = value.slice();
+  return copy;
 }
 
 function arraysOf(state: JsonRecord): Map<string, unknown[]> {
@@ -138,9 +183,8 @@ function objectText(object: JsonRecord, sizes?: Map<string, number>): string {
   return `{${parts.join(',')}}`;
 }
 
-/** The delta document from the remembered state to `next`, as text; `sizes` updated to `next`'s. */
-function diffText(previous: Remembered, next: JsonRecord, sizes: Map<string, number>): string {
-  const doc = diff(previous, next);
+/** A delta document as text; `sizes` (each key's stored bytes) updated to the state after it. */
+function docText(doc: DeltaDoc, sizes: Map<string, number>): string {
   const parts: string[] = [];
   if (doc.set) parts.push(`"set":${objectText(doc.set, sizes)}`);
   if (doc.append) {

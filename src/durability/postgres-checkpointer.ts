@@ -135,14 +135,14 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     const row = completeCheckpoint(checkpoint);
     await this.insert([row]);
     notifyCheckpointWrite(this);
-    return row;
+    return this.#delta.asStored(row);
   }
 
   async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
     if (rows.length > 0) await this.insert(rows);
     notifyCheckpointWrite(this);
-    return rows;
+    return rows.map((row) => this.#delta.asStored(row));
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
@@ -222,7 +222,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       if (!released) client.release();
     }
     notifyCheckpointWrite(this);
-    return { checkpoint: row, pending: pendingRow };
+    return { checkpoint: this.#delta.asStored(row), pending: pendingRow };
   }
 
   async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
@@ -516,7 +516,14 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 
   /** One statement, so a multi-row write is atomic without a transaction round trip. */
   private async insert(rows: Checkpoint[]): Promise<void> {
-    let states = rows.map((row) => this.#delta.encode(row));
+    let states: StoredState[];
+    try {
+      states = rows.map((row) => this.#delta.encode(row));
+    } catch (error) {
+      // A state that is not JSON (./stored-state.ts): nothing was written, the rows encoded before it were not either.
+      for (const row of rows) this.#delta.forget(row.execution_id);
+      throw error;
+    }
     try {
       const result = await this.query(this.insertQuery(rows, states));
       if (result.rowCount === 0) {

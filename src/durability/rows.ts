@@ -15,7 +15,11 @@ const STATUSES = new Set(['completed', 'interrupted', 'failed']);
 const STEP_TYPES = new Set(['node', 'llm_call', 'tool_call', 'hitl_pause', 'handoff', 'fork_origin', 'run_end', 'run_start', 'resume']);
 const RUN_STATUSES = new Set(['completed', 'failed']);
 
-/** The complete row for a write: defaults filled in, every field checked. Throws ValidationError naming the field. */
+/**
+ * The complete row for a write: defaults filled in, every field checked, except that the state is only checked to
+ * be a plain object here (its JSON check and masking happen as the checkpointer encodes it, ./stored-state.ts).
+ * Throws ValidationError naming the field.
+ */
 export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
   for (const field of ['execution_id', 'chain_name', 'node_id'] as const) {
     if (typeof write[field] !== 'string' || write[field] === '') invalid(field, 'must be a non-empty string');
@@ -50,7 +54,9 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
   for (const [key, count] of Object.entries(row.iteration_counters)) {
     if (!Number.isInteger(count)) invalid('iteration_counters', `${key} must be an integer`);
   }
-  for (const field of ['state_snapshot', 'node_input', 'node_output', 'interrupt_context'] as const) {
+  // The state is checked and masked as it is encoded, as far as the row stores it (./stored-state.ts): walking the
+  // whole state here made every step's cost grow with the history.
+  for (const field of ['node_input', 'node_output', 'interrupt_context'] as const) {
     const reason = nonJsonReason(row[field], `$.${field}`);
     if (reason) invalid(field, `is not JSON (${reason})`);
   }
@@ -60,11 +66,11 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
 
 /**
  * The row with registered secrets masked in its payloads: a failed run's error (which may quote a provider's answer
- * quoting the key) and anything a node put in its state or output. Nothing is copied when no secret is registered.
+ * quoting the key) and anything a node put in its input or output. Nothing is copied when no secret is registered.
+ * The state is masked by the delta writer (./stored-state.ts).
  */
 function redactRow(row: Checkpoint): Checkpoint {
   const masked = {
-    state_snapshot: redactValue(row.state_snapshot),
     node_input: redactValue(row.node_input),
     node_output: redactValue(row.node_output),
     interrupt_reason: redactValue(row.interrupt_reason),

@@ -233,7 +233,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       for (const put of batch) {
         try {
           this.insert(statements, put.row);
-          put.resolve(put.row);
+          put.resolve(this.#delta.asStored(put.row));
         } catch (error) {
           put.reject(error);
         }
@@ -242,7 +242,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       return;
     }
     this.#lockedSince = undefined;
-    for (const put of batch) put.resolve(put.row);
+    for (const put of batch) put.resolve(this.#delta.asStored(put.row));
     notifyCheckpointWrite(this);
   }
 
@@ -254,7 +254,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       for (const row of rows) this.insert(statements, row);
     });
     notifyCheckpointWrite(this);
-    return rows;
+    return rows.map((row) => this.#delta.asStored(row));
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
@@ -288,7 +288,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
     });
     notifyCheckpointWrite(this);
-    return { checkpoint: row, pending: pendingRow };
+    return { checkpoint: this.#delta.asStored(row), pending: pendingRow };
   }
 
   async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
