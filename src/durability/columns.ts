@@ -1,5 +1,5 @@
 /**
- * The checkpoint row as both SQL backends store it: the column list, the JSON columns serialised for writing, and a
+ * The checkpoint row as both SQL backends store it: the column list, how each column becomes an insert parameter, and a
  * stored row read back into a Checkpoint. Backends differ only in how JSON comes back (SQLite: text; Postgres: jsonb,
  * already decoded) and how timestamps are formatted, so those are their callers' part.
  */
@@ -21,18 +21,22 @@ export function checkpointColumns(createdAt = 'created_at'): string {
 }
 
 /**
- * `row` with its JSON columns serialised (null stays null), keyed by column. `stateText` is the stored form of
- * `state_snapshot` when the caller has it already (a delta row, ./delta.ts); the state is not serialised again.
+ * How each checkpoint column becomes its insert parameter, in `CHECKPOINT_FIELDS` order, built once per backend
+ * (it runs for every row): `json` serialises a JSON column's value (never called with null), `freeText` encodes the
+ * interrupt reason (Postgres escapes what its text type refuses); identifiers and numbers go as given. The state and
+ * the node output are left null: the caller sets them per row (`STATE_PARAM`, `OUTPUT_PARAM`: a delta, an output
+ * stored as state keys).
  */
-export function encodeCheckpoint(row: Checkpoint, stateText?: string): Record<(typeof CHECKPOINT_FIELDS)[number], unknown> {
-  const encoded = {} as Record<(typeof CHECKPOINT_FIELDS)[number], unknown>;
-  for (const field of CHECKPOINT_FIELDS) {
-    const value = row[field];
-    if (field === 'state_snapshot' && stateText !== undefined) encoded[field] = stateText;
-    else encoded[field] = JSON_FIELDS.has(field) && value !== null ? JSON.stringify(value) : value;
-  }
-  return encoded;
+export function fieldParams(json: (value: unknown) => unknown, freeText: (value: string) => unknown = (value) => value): ReadonlyArray<(row: Checkpoint) => unknown> {
+  return CHECKPOINT_FIELDS.map((field) => {
+    if (field === 'state_snapshot' || field === 'node_output') return () => null;
+    if (JSON_FIELDS.has(field)) return (row: Checkpoint) => (row[field] === null || row[field] === undefined ? null : json(row[field]));
+    if (field === 'interrupt_reason') return (row: Checkpoint) => (typeof row.interrupt_reason === 'string' ? freeText(row.interrupt_reason) : row.interrupt_reason);
+    return (row: Checkpoint) => row[field];
+  });
 }
+export const STATE_PARAM = CHECKPOINT_FIELDS.indexOf('state_snapshot');
+export const OUTPUT_PARAM = CHECKPOINT_FIELDS.indexOf('node_output');
 
 /**
  * A stored row to a Checkpoint: only the checkpoint columns (extra selected columns are dropped), JSON columns

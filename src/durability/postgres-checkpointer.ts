@@ -24,7 +24,7 @@ import type {
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
-import { CHECKPOINT_FIELDS, checkpointColumns, decodeCheckpoint, JSON_FIELDS } from './columns.js';
+import { CHECKPOINT_FIELDS, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
@@ -627,20 +627,8 @@ function jsonParam(value: unknown): string | null {
   return value === null || value === undefined ? null : encodePgJsonText(JSON.stringify(value));
 }
 
-/**
- * How each checkpoint column becomes its parameter, in `CHECKPOINT_FIELDS` order, chosen once when the module loads
- * (this runs once per step): JSON columns serialised and escaped, `interrupt_reason` escaped as free text,
- * identifiers left as given (they are looked up by value).
- */
-const FIELD_PARAMS: ReadonlyArray<(row: Checkpoint) => unknown> = CHECKPOINT_FIELDS.map((field) => {
-  // Set per row by `checkpointParams` (a delta, or an output stored as state keys).
-  if (field === 'state_snapshot' || field === 'node_output') return () => null;
-  if (JSON_FIELDS.has(field)) return (row: Checkpoint) => jsonParam(row[field]);
-  if (field === 'interrupt_reason') return (row: Checkpoint) => (typeof row.interrupt_reason === 'string' ? encodePgString(row.interrupt_reason) : row.interrupt_reason);
-  return (row: Checkpoint) => row[field];
-});
-const STATE_PARAM = CHECKPOINT_FIELDS.indexOf('state_snapshot');
-const OUTPUT_PARAM = CHECKPOINT_FIELDS.indexOf('node_output');
+/** JSON columns serialised and escaped, `interrupt_reason` escaped as free text (./columns.ts `fieldParams`). */
+const FIELD_PARAMS = fieldParams((value) => encodePgJsonText(JSON.stringify(value)), encodePgString);
 
 /** Parameters of one row, in `INSERT_COLUMNS` order; strings escaped for Postgres (NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {

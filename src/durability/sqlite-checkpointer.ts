@@ -27,7 +27,7 @@ import type {
   UnsyncedCheckpoint,
 } from './checkpointer.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
-import { checkpointColumns, decodeCheckpoint, encodeCheckpoint } from './columns.js';
+import { OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
@@ -41,6 +41,8 @@ const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_i
 
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
 const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
+/** One `?` per column of COLUMNS. */
+const COLUMN_PARAMS = COLUMNS.split(',').map(() => '?').join(', ');
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
 /**
@@ -70,12 +72,10 @@ function prepare(db: Database.Database) {
     // nothing is inserted and the row is written again as a full snapshot.
     // The execution's key is looked up here; on its first row there is none yet (NULL), and the store's trigger
     // creates it (local.db v28).
+    // Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
     insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
-      @checkpoint_id, @execution_id, @chain_name, @node_id, @node_index, @status, @step_type, @run_status,
-      @parent_checkpoint_id, @state_snapshot, @node_input, @node_output, @iteration, @iteration_counters,
-      @interrupt_reason, @interrupt_context, @agent_path, @created_at, @delta_base, @output_keys, 0,
-      (SELECT exec_key FROM executions WHERE execution_id = @execution_id)
-      WHERE @delta_base IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = @delta_base)`),
+      ${COLUMN_PARAMS}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?)
+      WHERE ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?)`),
     chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
       VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
@@ -173,12 +173,27 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * batch waits for it without blocking the event loop (decision 207): puts made meanwhile join it.
    */
   async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
-    const row = completeCheckpoint(checkpoint);
+    const [row] = await this.enqueue([completeCheckpoint(checkpoint)]);
+    return row!;
+  }
+
+  /**
+   * Several rows atomically, through the group commit like `put` (in one transaction with the batch, or, when the
+   * batch is retried, in one of their own): a run's last step and its terminal row no longer switch the connection's
+   * busy timeout back and forth (two pragmas, each compiling a statement, per run).
+   */
+  async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
+    const rows = checkpoints.map(completeCheckpoint);
+    return rows.length === 0 ? [] : this.enqueue(rows);
+  }
+
+  /** Queue `rows` (written together or not at all) for the group commit; resolves with them as stored. */
+  private enqueue(rows: Checkpoint[]): Promise<Checkpoint[]> {
     // Opens the store now (its errors reach this caller); the busy timeout is the group commit's to set.
     this.open(true);
-    return new Promise<Checkpoint>((resolve, reject) => {
+    return new Promise<Checkpoint[]>((resolve, reject) => {
       if (this.#queued.length === 0) setImmediate(() => this.#commitQueued(false));
-      this.#queued.push({ row, resolve, reject });
+      this.#queued.push({ rows, resolve, reject });
     });
   }
 
@@ -199,19 +214,20 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       return;
     }
     const { db, statements } = handle;
+    const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
     const wait = !blocking && (this.#lockedSince === undefined || Date.now() - this.#lockedSince < LOCK_WAIT_MS);
     // What the batch's executions were stored against before it: put back when the lock was taken.
-    const remembered = wait ? new Map(batch.map((put) => [put.row.execution_id, this.#delta.remembered(put.row.execution_id)] as const).reverse()) : undefined;
+    const remembered = wait ? new Map(rows.map((row) => [row.execution_id, this.#delta.remembered(row.execution_id)] as const).reverse()) : undefined;
     try {
       if (wait !== this.#noWait) {
         if (wait) statements.noWait();
         else statements.wait();
         this.#noWait = wait;
       }
-      if (batch.length === 1) this.insert(statements, batch[0]!.row);
+      if (rows.length === 1) this.insert(statements, rows[0]!);
       else {
         db.transaction(() => {
-          for (const put of batch) this.insert(statements, put.row);
+          for (const row of rows) this.insert(statements, row);
         }).immediate();
       }
     } catch (error) {
@@ -224,16 +240,18 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         return;
       }
       this.#lockedSince = undefined;
+      // The transaction rolled back: whatever the batch remembered as newest rows was never stored.
+      for (const row of rows) this.#delta.forget(row.execution_id);
       if (batch.length === 1) {
         batch[0]!.reject(error);
         return;
       }
-      // The transaction rolled back: whatever the batch remembered as newest rows was never stored.
-      for (const put of batch) this.#delta.forget(put.row.execution_id);
+      // Each put on its own, so a row that cannot be written fails only its own put (and the rows written with it).
       for (const put of batch) {
         try {
-          this.insert(statements, put.row);
-          put.resolve(this.#delta.asStored(put.row));
+          if (put.rows.length === 1) this.insert(statements, put.rows[0]!);
+          else this.inTransaction(db, put.rows, () => put.rows.forEach((row) => this.insert(statements, row)));
+          put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
         } catch (error) {
           put.reject(error);
         }
@@ -242,19 +260,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       return;
     }
     this.#lockedSince = undefined;
-    for (const put of batch) put.resolve(this.#delta.asStored(put.row));
+    for (const put of batch) put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
     notifyCheckpointWrite(this);
-  }
-
-  async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
-    const rows = checkpoints.map(completeCheckpoint);
-    const { db, statements } = this.writable();
-    if (rows.length === 1) this.insert(statements, rows[0]!);
-    else if (rows.length > 1) this.inTransaction(db, rows, () => {
-      for (const row of rows) this.insert(statements, row);
-    });
-    notifyCheckpointWrite(this);
-    return rows.map((row) => this.#delta.asStored(row));
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
@@ -518,16 +525,25 @@ function fetchChainsSqlite(statements: Statements, ids: string[]): StoredRow[] {
   return rows.map((row) => ({ ...row, state_snapshot: JSON.parse(row.state_snapshot) as unknown }));
 }
 
+/** A `put` (one row) or `putWrites` (rows written together) waiting for the group commit. */
 interface QueuedPut {
-  row: Checkpoint;
-  resolve: (row: Checkpoint) => void;
+  rows: Checkpoint[];
+  resolve: (rows: Checkpoint[]) => void;
   reject: (error: unknown) => void;
 }
 
-/** A row's parameters; a node output made of state keys is stored as those keys (./delta.ts `outputKeys`). */
-function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): Record<string, unknown> {
+const FIELD_PARAMS = fieldParams((value) => JSON.stringify(value));
+
+/**
+ * A row's parameters for `insert`, in its order: the columns (a node output made of state keys is stored as those
+ * keys, ./delta.ts `outputKeys`), then the execution id for its key, then the base twice for the base check.
+ */
+function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): unknown[] {
   const keys = outputKeys(row);
-  const params = { ...encodeCheckpoint(keys ? { ...row, node_output: null } : row, stateText), delta_base: deltaBase, output_keys: keys && JSON.stringify(keys) };
+  const params = FIELD_PARAMS.map((param) => param(row));
+  params[STATE_PARAM] = stateText;
+  params[OUTPUT_PARAM] = keys || row.node_output === null ? null : JSON.stringify(row.node_output);
+  params.push(deltaBase, keys && JSON.stringify(keys), row.execution_id, deltaBase, deltaBase);
   return params;
 }
 

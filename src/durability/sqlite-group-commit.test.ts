@@ -57,6 +57,40 @@ test('a row that cannot be written fails only its own put', async ({ dir }) => {
   }
 });
 
+test('putWrites joins the group commit and stays atomic: a failing pair writes neither row, the puts around it commit', async ({ dir }) => {
+  const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
+  try {
+    await checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'a', checkpoint_id: 'taken' });
+    const results = await Promise.allSettled([
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'b', checkpoint_id: 'b' }),
+      checkpointer.putWrites([
+        { execution_id: 'e2', chain_name: 'c', node_id: 'last', checkpoint_id: 'fresh' },
+        { execution_id: 'e2', chain_name: 'c', node_id: 'run_end', checkpoint_id: 'taken' },
+      ]),
+      checkpointer.putWrites([
+        { execution_id: 'e3', chain_name: 'c', node_id: 'last', checkpoint_id: 'ok-1' },
+        { execution_id: 'e3', chain_name: 'c', node_id: 'run_end', checkpoint_id: 'ok-2' },
+      ]),
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'c', checkpoint_id: 'c' }),
+    ]);
+    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.is(((results[1] as PromiseRejectedResult).reason as Error).message, "checkpoint 'taken' already exists");
+    assert.equal(((results[2] as PromiseFulfilledResult<Array<{ checkpoint_id: string }>>).value).map((r) => r.checkpoint_id), ['ok-1', 'ok-2']);
+    assert.equal(await checkpointer.list('e2'), [], 'neither row of the failed pair');
+    assert.equal((await checkpointer.list('e3')).map((r) => r.node_id), ['last', 'run_end']);
+    assert.equal((await checkpointer.list('e1')).map((r) => r.node_id), ['a', 'b', 'c']);
+    // Alone in its turn, a pair is one transaction too.
+    await checkpointer.putWrites([
+      { execution_id: 'e4', chain_name: 'c', node_id: 'x', checkpoint_id: 'x' },
+      { execution_id: 'e4', chain_name: 'c', node_id: 'y', checkpoint_id: 'b' },
+    ]).then(() => assert.unreachable('a duplicate id'), (error: Error) => assert.is(error.message, "checkpoint 'b' already exists"));
+    assert.equal(await checkpointer.list('e4'), []);
+    assert.equal(await checkpointer.putWrites([]), []);
+  } finally {
+    await checkpointer.close();
+  }
+});
+
 test('close commits puts it has accepted; a put after close is refused', async ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const checkpointer = new SQLiteCheckpointer(file);
