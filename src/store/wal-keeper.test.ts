@@ -87,7 +87,10 @@ test('the WAL stays bounded while a kept connection writes without pause, and st
       }
     }
     largest = Math.max(largest, (await stat(`${file}-wal`)).size);
-    const bound = (WRITER_CHECKPOINT_FRAMES + 200) * (pageSize + 24);
+    // The backstop checkpoint cannot run while the keeper's own pass over the large WAL holds the checkpoint lock, so
+    // a writer this fast (10 us a commit on some disks) adds frames until that pass ends: measured up to 1.26x the
+    // threshold. Half again the threshold still proves the WAL started over: the loop writes more than 2x its frames.
+    const bound = Math.round(1.5 * WRITER_CHECKPOINT_FRAMES) * (pageSize + 24);
     assert.ok(largest <= bound, `the WAL reached ${largest} bytes for ${frames} commits (bound ${bound})`);
     assert.is((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, frames);
   } finally {
