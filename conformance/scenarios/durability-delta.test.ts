@@ -123,6 +123,17 @@ area.scenario('a base deleted by another process: the next row is a full snapsho
   const [j] = await writer.putWrites([row('j', ['x', 'y', 'z', 'w', 'v', 'u']), row('k', ['x', 'y', 'z', 'w', 'v', 'u', 't'])]);
   assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null, h!.checkpoint_id, i!.checkpoint_id, j!.checkpoint_id]);
   assert.equal((await other.list('gone')).map((r) => (r.state_snapshot.items as string[]).length), [4, 5, 6, 7]);
+  // A pause whose base was deleted meanwhile: the interrupted checkpoint is stored whole, with its pending row.
+  await other.deleteExecution('gone');
+  const paused = await writer.recordInterrupt({ ...row('p', ['x', 'y', 'z', 'w', 'v', 'u', 't', 's']), status: 'interrupted', interrupt_reason: 'approve?', interrupt_context: {} }, { reason: 'approve?', context: {} });
+  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null]);
+  assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['x', 'y', 'z', 'w', 'v', 'u', 't', 's'] });
+  assert.equal((await other.listPendingInterrupts()).filter((p) => p.execution_id === 'gone').map((p) => p.reason), ['approve?']);
+  // A pause that cannot be stored (its id is taken) leaves no pending row of its own: both or neither.
+  await other.deletePendingInterruptAtomic('gone');
+  const refused = await writer.recordInterrupt({ ...row('q', ['x']), status: 'interrupted', interrupt_reason: 'again?', interrupt_context: {}, checkpoint_id: paused.checkpoint.checkpoint_id }, { reason: 'again?', context: {} }).then(() => null, (error: Error) => error);
+  assert.match(refused?.message ?? '', /already exists/);
+  assert.equal((await other.listPendingInterrupts()).filter((p) => p.execution_id === 'gone'), []);
 });
 
 area.scenario('the replication outbox read in batches hands out full states, batch after batch, whatever callers do with them', {}, async (t) => {

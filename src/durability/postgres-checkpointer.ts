@@ -51,6 +51,34 @@ const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
 const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta`;
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
+/** What resolving a delta needs of each row it is built on. */
+const CHAIN_COLUMNS = 'checkpoint_id, delta_base, state_snapshot, state_delta';
+
+/** A row a delta is built on, as the recursive read returns it (state_snapshot decoded by pg, or by JSON in json_agg). */
+interface ChainRow {
+  checkpoint_id: string;
+  delta_base: string | null;
+  state_snapshot: unknown;
+  state_delta: string | null;
+}
+
+/**
+ * The recursive CTE `chain`: every row the rows of `from` (a CTE or subquery with a `delta_base` column) are built
+ * on, down to full rows. Goes in a `WITH RECURSIVE` list.
+ */
+function chainOf(schema: string, from: string): string {
+  return `chain AS (
+    SELECT ${CHAIN_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')} FROM ${schema}.checkpoints c JOIN ${from} f ON c.checkpoint_id = f.delta_base
+    UNION ALL
+    SELECT ${CHAIN_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')} FROM ${schema}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
+  )`;
+}
+
+/** `select` (one row of COLUMNS) with the rows its delta is built on, as `chain_rows` (a JSON array, or null). */
+function withChain(schema: string, select: string): string {
+  return `WITH RECURSIVE picked AS (${select}), ${chainOf(schema, 'picked')}
+    SELECT p.*, (SELECT json_agg(chain) FROM chain) AS chain_rows FROM picked p`;
+}
 const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta`;
 const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 3;
 
@@ -146,16 +174,25 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
-    const result = await this.query<CheckpointRow>(
-      `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
-      [executionId],
-    );
-    return result.rows[0] ? (await this.toCheckpoints(result.rows))[0]! : null;
+    return this.readOne('agentkit_cp_last', `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`, [executionId]);
   }
 
   async getById(checkpointId: string): Promise<Checkpoint | null> {
-    const result = await this.query<CheckpointRow>(`SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE checkpoint_id = $1`, [checkpointId]);
-    return result.rows[0] ? (await this.toCheckpoints(result.rows))[0]! : null;
+    return this.readOne('agentkit_cp_by_id', `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE checkpoint_id = $1`, [checkpointId]);
+  }
+
+  /**
+   * The one row `select` picks, with the rows its delta is built on read in the same statement (`WITH_CHAIN`): one
+   * round trip instead of two (a resume reads the latest row first; each round trip is a third of a millisecond or
+   * more), and the row and its bases come from one snapshot. Prepared once per connection as `name` (the recursive
+   * statement costs more to plan than to run).
+   */
+  private async readOne(name: string, select: string, params: unknown[]): Promise<Checkpoint | null> {
+    const result = await this.query<CheckpointRow & { chain_rows: ChainRow[] | null }>({ name, text: withChain(this.s, select), values: params });
+    const row = result.rows[0];
+    if (!row) return null;
+    const { chain_rows: chain, ...columns } = row;
+    return (await this.toCheckpoints([columns], undefined, undefined, chain ?? []))[0]!;
   }
 
   async list(executionId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
@@ -177,49 +214,47 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return result.rows.map(fromPgPending);
   }
 
+  /**
+   * One statement: the checkpoint's insert as a CTE, and the pending row upserted only when the checkpoint was
+   * inserted (a statement is atomic, so both or neither, with one round trip instead of BEGIN, two inserts and
+   * COMMIT). No row means the delta's base is gone: the same statement again with the full state.
+   */
   async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
-    await this.setup();
-    const client = await this.connect();
-    let released = false;
+    const pendingParams = [
+      pendingRow.execution_id,
+      pendingRow.chain_name,
+      pendingRow.node_id,
+      encodePgString(pendingRow.reason),
+      encodePgJsonText(JSON.stringify(pendingRow.context)),
+      pendingRow.agent_path,
+      pendingRow.created_at,
+    ];
+    const write = () => {
+      const insert = this.insertQuery([row], [this.#delta.encode(row)]);
+      const name = `agentkit_pause_${insert.name}`;
+      let text = this.#insertTexts.get(name);
+      if (text === undefined) {
+        const n = insert.values!.length;
+        text = `WITH cp AS (${insert.text} RETURNING 1)
+          INSERT INTO ${this.s}.pending_interrupts (execution_id, chain_name, node_id, reason, context, agent_path, created_at)
+          SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, $${n + 7}::timestamptz WHERE EXISTS (SELECT 1 FROM cp)
+          ON CONFLICT (execution_id) DO UPDATE SET chain_name = EXCLUDED.chain_name, node_id = EXCLUDED.node_id,
+            reason = EXCLUDED.reason, context = EXCLUDED.context, agent_path = EXCLUDED.agent_path, created_at = EXCLUDED.created_at`;
+        this.#insertTexts.set(name, text);
+      }
+      return this.query({ name, text, values: [...insert.values!, ...pendingParams] });
+    };
     try {
-      await client.query('BEGIN');
-      let stored = this.#delta.encode(row);
-      const written = await client.query(this.insertQuery([row], [stored])).catch((error: unknown) => {
-        throw duplicate(error, row.checkpoint_id);
-      });
-      if (written.rowCount === 0) {
+      if ((await write()).rowCount === 0) {
         // Its base is gone (pruned or deleted elsewhere): the full state instead.
         this.#delta.forget(row.execution_id);
-        stored = this.#delta.encode(row);
-        await client.query(this.insertQuery([row], [stored]));
+        await write();
       }
-      await client.query(
-        `INSERT INTO ${this.s}.pending_interrupts (execution_id, chain_name, node_id, reason, context, agent_path, created_at)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::timestamptz)
-         ON CONFLICT (execution_id) DO UPDATE SET chain_name = EXCLUDED.chain_name, node_id = EXCLUDED.node_id,
-           reason = EXCLUDED.reason, context = EXCLUDED.context, agent_path = EXCLUDED.agent_path, created_at = EXCLUDED.created_at`,
-        [
-          pendingRow.execution_id,
-          pendingRow.chain_name,
-          pendingRow.node_id,
-          encodePgString(pendingRow.reason),
-          encodePgJsonText(JSON.stringify(pendingRow.context)),
-          pendingRow.agent_path,
-          pendingRow.created_at,
-        ],
-      );
-      await client.query('COMMIT');
     } catch (error) {
       this.#delta.forget(row.execution_id);
-      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
-      // A client whose connection died is destroyed, not returned to the pool.
-      client.release(broken);
-      released = true;
-      throw asStorageError(error, this.storeName);
-    } finally {
-      if (!released) client.release();
+      throw duplicate(error, row.checkpoint_id);
     }
     notifyCheckpointWrite(this);
     return { checkpoint: this.#delta.asStored(row), pending: pendingRow };
@@ -240,8 +275,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
     const output = { resume: checked.resume, claimed_by: checked.claimedBy };
-    const result = await this.query<{ pending: PendingInterrupt; checkpoint: CheckpointRow }>(
-      `WITH claimed AS (
+    // Prepared once per connection (a resume's dearest statement to plan).
+    const result = await this.query<{ pending: PendingInterrupt; checkpoint: CheckpointRow; chain_rows: ChainRow[] | null }>({
+      name: 'agentkit_claim',
+      text: `WITH RECURSIVE claimed AS (
          DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING *
        ), source AS (
          SELECT c.* FROM ${this.s}.checkpoints c JOIN claimed p ON c.execution_id = p.execution_id AND c.node_id = p.node_id
@@ -256,28 +293,30 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
            s.delta_base, NULL, s.state_delta
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
-       )
+       ), ${chainOf(this.s, 'inserted')}
        SELECT row_to_json(i) AS checkpoint, json_build_object('execution_id', p.execution_id, 'chain_name', p.chain_name,
          'node_id', p.node_id, 'reason', p.reason, 'context', p.context, 'agent_path', p.agent_path,
-         'created_at', ${TIMESTAMP('p.created_at')}) AS pending
+         'created_at', ${TIMESTAMP('p.created_at')}) AS pending, (SELECT json_agg(chain) FROM chain) AS chain_rows
        FROM inserted i, claimed p`,
-      [executionId, timeOrderedId(), JSON.stringify(output), utcNow()],
-    );
+      values: [executionId, timeOrderedId(), JSON.stringify(output), utcNow()],
+    });
     const row = result.rows[0];
-    // The decision row copies its source's stored state, delta and base alike: the same full state.
-    return row ? { pending: row.pending, checkpoint: (await this.toCheckpoints([row.checkpoint]))[0]! } : null;
+    // The decision row copies its source's stored state, delta and base alike: the same full state, resolved with
+    // the base rows the statement read (no second round trip).
+    return row ? { pending: row.pending, checkpoint: (await this.toCheckpoints([row.checkpoint], undefined, undefined, row.chain_rows ?? []))[0]! } : null;
   }
 
   /** One `INSERT ... ON CONFLICT DO UPDATE ... WHERE` statement; expiry by the server's clock, so hosts' clocks do not matter. */
   async acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
     checkLease(owner, ttlMs);
-    const result = await this.query(
-      `INSERT INTO ${this.s}.execution_leases AS l (execution_id, owner, expires_at) VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
+    const result = await this.query({
+      name: 'agentkit_lease_acquire',
+      text: `INSERT INTO ${this.s}.execution_leases AS l (execution_id, owner, expires_at) VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
        ON CONFLICT (execution_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, acquired_at = now()
        WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
        RETURNING owner`,
-      [executionId, owner, ttlMs],
-    );
+      values: [executionId, owner, ttlMs],
+    });
     return (result.rowCount ?? 0) > 0;
   }
 
@@ -291,7 +330,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async releaseLease(executionId: string, owner: string): Promise<void> {
-    await this.query(`DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2`, [executionId, owner]);
+    await this.query({ name: 'agentkit_lease_release', text: `DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2`, values: [executionId, owner] });
   }
 
   async deleteExecution(executionId: string): Promise<number> {
@@ -539,14 +578,14 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   /** Stored rows as Checkpoints with full states: the bases they need come in one recursive query. */
-  private async toCheckpoints(rows: CheckpointRow[], client?: pg.PoolClient, cache?: ResolvedStateCache): Promise<Checkpoint[]> {
+  private async toCheckpoints(rows: CheckpointRow[], client?: pg.PoolClient, cache?: ResolvedStateCache, chain?: ChainRow[]): Promise<Checkpoint[]> {
     const checkpoints = rows.map(toCheckpoint);
     rows.forEach((row, i) => {
       if (row.output_keys == null) return;
       // Filled in from the full state below (after the deltas are resolved).
       (checkpoints[i] as Checkpoint & { output_keys?: unknown }).output_keys = row.output_keys;
     });
-    await this.resolveDeltas(rows, checkpoints, client, cache);
+    await this.resolveDeltas(rows, checkpoints, client, cache, chain);
     for (const checkpoint of checkpoints as Array<Checkpoint & { output_keys?: string }>) {
       if (checkpoint.output_keys === undefined) continue;
       checkpoint.node_output = outputFromState(checkpoint.state_snapshot, checkpoint.output_keys, checkpoint.checkpoint_id);
@@ -555,21 +594,22 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return checkpoints;
   }
 
-  /** Replace delta states by full ones: the bases they need come in one recursive query. */
-  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient, cache?: ResolvedStateCache): Promise<void> {
+  /**
+   * Replace delta states by full ones. The bases they need come in one recursive query, or, when the statement that
+   * read `rows` read them too (`chain`: `withChain`, `chainOf`), from there.
+   */
+  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient, cache?: ResolvedStateCache, chain?: ChainRow[]): Promise<void> {
     if (!rows.some((row) => row.delta_base != null)) return;
     const stored: StoredRow[] = checkpoints.map((c, i) => storedRow({ ...rows[i]!, state_snapshot: c.state_snapshot }, c.checkpoint_id));
+    const toStored = (row: ChainRow) => storedRow({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }, row.checkpoint_id);
     const states = await resolveStates(stored, async (ids) => {
+      if (chain) return chain.map(toStored);
       const run = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (client ? client.query<R>(sql, params) : this.query<R>(sql, params));
-      const result = await run<StoredRow & { state_delta: string | null }>(
-        `WITH RECURSIVE chain AS (
-           SELECT checkpoint_id, delta_base, state_snapshot, state_delta FROM ${this.s}.checkpoints WHERE checkpoint_id = ANY($1::text[])
-           UNION ALL
-           SELECT c.checkpoint_id, c.delta_base, c.state_snapshot, c.state_delta FROM ${this.s}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
-         ) SELECT checkpoint_id, delta_base, state_snapshot, state_delta FROM chain`,
+      const result = await run<ChainRow>(
+        `WITH RECURSIVE ${chainOf(this.s, `(SELECT unnest($1::text[]) AS delta_base)`)} SELECT ${CHAIN_COLUMNS} FROM chain`,
         [ids],
       );
-      return result.rows.map((row) => storedRow({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }, row.checkpoint_id));
+      return result.rows.map(toStored);
     }, cache);
     for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
   }
