@@ -20,7 +20,7 @@ import {
   flushTracesSync,
   type Span,
 } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing/index.js';
+import { FunctionModel, ScriptedModel } from '../../src/testing/index.js';
 import { openLocalStore } from '../../src/store/index.js';
 
 const area = conformance('traces: agent runs');
@@ -311,6 +311,62 @@ area.scenario('OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child
   assert.ok(body.includes('[REDACTED]'));
   const local = await new TraceStore({ dbPath: dbOf(t) }).listTraces();
   assert.ok(local.some((s) => s.trace_id === stdout), 'and the local store still has the trace');
+});
+
+area.scenario('model spans store the messages they add; every reader gets the whole conversation back; OTLP exports it whole', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
+  const seen: unknown[][] = [];
+  const lookup = tool({ name: 'lookup', description: 'Look up', parameters: Type.Object({ n: Type.Number() }), registry: false, execute: ({ n }) => `result ${n} `.repeat(20) });
+  const llm = new FunctionModel((messages) => {
+    seen.push(JSON.parse(JSON.stringify(messages)) as unknown[]);
+    return seen.length <= 3 ? { toolCalls: [{ name: 'lookup', arguments: { n: seen.length } }] } : 'all looked up';
+  });
+  const agent = new Agent({ name: 'looker', systemPrompt: 'You look things up.', llm, tools: [lookup], traceDb: dbOf(t) });
+  const result = await agent.run('look up three things');
+  assert.is(result.output, 'all looked up');
+  flushTracesSync();
+  // As stored: the first model span holds the conversation, each later one what was added since the one before.
+  const db = openLocalStore(dbOf(t));
+  const rows = db.prepare("SELECT span_id, attributes FROM spans WHERE trace_id = ? AND name = 'llm.chat_completion' ORDER BY start_time").all(result.trace_id) as Array<{ span_id: string; attributes: string }>;
+  const stored = rows.map((row) => JSON.parse(row.attributes) as Record<string, unknown>);
+  assert.is(stored.length, 4);
+  assert.equal(JSON.parse(stored[0]!['gen_ai.request.messages'] as string), seen[0]);
+  assert.is(stored[0]!['agentkit.llm.messages_base'], undefined);
+  for (let i = 1; i < 4; i++) {
+    assert.is(stored[i]!['agentkit.llm.messages_base'], rows[i - 1]!.span_id, `model span ${i} is stored against the one before`);
+    assert.is(stored[i]!['agentkit.llm.messages_offset'], seen[i - 1]!.length);
+    assert.equal(JSON.parse(stored[i]!['gen_ai.request.messages'] as string), seen[i]!.slice(seen[i - 1]!.length), `model span ${i} stores only what was added`);
+  }
+  // As read: every model span with exactly the conversation the model was sent, and no trace of the stored form.
+  const llmSpans = byName(await new TraceStore({ dbPath: dbOf(t) }).spans(result.trace_id!), 'llm.chat_completion');
+  assert.equal(llmSpans.map((s) => JSON.parse(s.attributes['gen_ai.request.messages'] as string)), seen);
+  assert.ok(llmSpans.every((s) => !('agentkit.llm.messages_base' in s.attributes) && !('agentkit.llm.messages_offset' in s.attributes)));
+  // A row whose base is gone keeps what it stored, and the keys that say it is only the added messages.
+  db.prepare('DELETE FROM spans WHERE span_id = ?').run(rows[0]!.span_id);
+  db.close();
+  const orphan = byName(await new TraceStore({ dbPath: dbOf(t) }).spans(result.trace_id!), 'llm.chat_completion')[0]!;
+  assert.is(orphan.attributes['agentkit.llm.messages_base'], rows[0]!.span_id);
+  assert.equal(JSON.parse(orphan.attributes['gen_ai.request.messages'] as string), seen[1]!.slice(seen[0]!.length));
+
+  // Exported over OTLP, each model span carries the whole conversation: the input appears in both model spans.
+  const collector = await startFakeProvider(() => ({ json: {} }));
+  t.defer(() => collector.close());
+  const script = path.join(t.cwd, 'otlp-whole.mts');
+  const src = path.resolve('src');
+  await writeFile(
+    script,
+    `import { Agent, shutdownTracing, tool, Type } from ${JSON.stringify(path.join(src, 'index.ts'))};
+     import { FunctionModel } from ${JSON.stringify(path.join(src, 'testing/index.ts'))};
+     const echo = tool({ name: 'echo', description: 'Echo', parameters: Type.Object({}), registry: false, execute: () => 'echoed' });
+     let calls = 0;
+     const llm = new FunctionModel(() => (calls++ === 0 ? { toolCalls: [{ name: 'echo', arguments: {} }] } : 'done'));
+     await new Agent({ name: 'exported', systemPrompt: 'x', llm, tools: [echo] }).run('marker-WHOLE-7Qz');
+     await shutdownTracing();`,
+  );
+  const { code, stderr } = await runTsFile([script], { cwd: t.cwd, env: { ...process.env, AGENTKIT_LOCAL_DB: path.join(t.cwd, 'otlp.db'), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+  assert.is(code, 0, stderr);
+  const body = collector.requests.filter((r) => r.path === '/v1/traces').map((r) => r.raw).join('\n');
+  // The agent span's input, and the user message in each of the two model spans' conversations.
+  assert.is(body.split('marker-WHOLE-7Qz').length - 1, 3, 'the input is in the agent span and in both model spans');
 });
 
 area.run();

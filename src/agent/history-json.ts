@@ -4,6 +4,10 @@
  * so the text is built incrementally: the messages encoded for the last turn are kept (per history array, weakly) and
  * only the ones appended since are encoded.
  *
+ * The local store keeps each model span's messages as those added since the previous model span of the same history
+ * (`historyDelta`; readers rebuild the whole list, ../tracing/message-deltas.ts): a run's traces grow with what it
+ * says, not with its length times its turns.
+ *
  * Contract: a message is never changed in place once it is in a history (agentkit appends new message objects and
  * replaces the whole array when it restores one). Messages removed, replaced or reordered are noticed (the cached
  * prefix is checked by identity) and the whole history is encoded again.
@@ -15,12 +19,40 @@ interface Encoded {
   messages: Message[];
   /** Their JSON texts joined by commas (the array's text without its brackets). */
   body: string;
+  /** The last span that recorded this history: its id and store, how many messages it held, their body's length. */
+  recorded?: { spanId: string; dbPath: string; count: number; bodyLength: number };
 }
 
 const encoded = new WeakMap<readonly Message[], Encoded>();
 
 /** `JSON.stringify(history)`, reusing the encoding of the prefix it had the last time it was encoded. */
 export function historyJson(history: readonly Message[]): string {
+  return `[${encode(history).body}]`;
+}
+
+/** What a model span's local row stores of the history: the messages added since `base`'s, which held `offset`. */
+export interface HistoryDelta {
+  base: string;
+  offset: number;
+  /** A JSON array of the added messages. */
+  json: string;
+}
+
+/**
+ * Note that span `spanId`, written to the store at `dbPath`, records `history`; return the messages added since the
+ * last span that recorded the same history into the same store (../tracing/message-deltas.ts), or null when there is
+ * none or the history changed other than by appending (its encoding starts over, and so does the chain).
+ */
+export function historyDelta(history: readonly Message[], spanId: string, dbPath: string): HistoryDelta | null {
+  const known = encode(history);
+  const last = known.recorded;
+  known.recorded = { spanId, dbPath, count: history.length, bodyLength: known.body.length };
+  if (!last || last.dbPath !== dbPath || last.count === 0) return null;
+  const added = known.body.slice(last.bodyLength);
+  return { base: last.spanId, offset: last.count, json: `[${added.startsWith(',') ? added.slice(1) : added}]` };
+}
+
+function encode(history: readonly Message[]): Encoded {
   let known = encoded.get(history);
   if (!known || !isPrefix(known.messages, history)) {
     known = { messages: [], body: '' };
@@ -31,7 +63,7 @@ export function historyJson(history: readonly Message[]): string {
     known.body += (i === 0 ? '' : ',') + (JSON.stringify(message) ?? 'null');
     known.messages.push(message);
   }
-  return `[${known.body}]`;
+  return known;
 }
 
 function isPrefix(prefix: readonly Message[], history: readonly Message[]): boolean {

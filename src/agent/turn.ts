@@ -8,7 +8,9 @@ import { LLMProviderError } from '../llm/errors.js';
 import type { ChatRequest, LLMResponse } from '../llm/types.js';
 import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
-import { historyJson } from './history-json.js';
+import { historyDelta, historyJson } from './history-json.js';
+import { LeanSpan } from '../tracing/lean-span.js';
+import { storeMessagesAsDelta } from '../tracing/message-deltas.js';
 import type { AgentRun, LoopState } from './run-state.js';
 
 /** Call the model for `state.turn`. Throws what the provider throws (LLMProviderError, the abort reason). */
@@ -16,7 +18,12 @@ export async function callModel(run: AgentRun, state: LoopState): Promise<LLMRes
   return withSpan(SPAN.llm, {}, async (span) => {
     const request: ChatRequest = { messages: state.messages, tools: run.toolDefinitions, settings: run.settings };
     const recording = span.isRecording();
-    if (recording) span.setAttributes(requestAttributes(run, state, request));
+    if (recording) {
+      span.setAttributes(requestAttributes(run, state, request));
+      // The local row stores only the messages added since the previous model span of this history.
+      const delta = run.payloads && span instanceof LeanSpan ? historyDelta(request.messages, span.spanContext().spanId, span.dbPath) : null;
+      if (delta) storeMessagesAsDelta(span, delta);
+    }
     const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.signal });
     if (recording) span.setAttributes(responseAttributes(run, response));
     return response;

@@ -345,6 +345,13 @@ export const MIGRATIONS: readonly Migration[] = [
         UPDATE checkpoints SET exec_key = (SELECT exec_key FROM executions WHERE execution_id = NEW.execution_id) WHERE rowid = NEW.rowid;
       END;`,
   },
+  {
+    // No table changes: the version marks that model spans may hold only the messages they add
+    // (agentkit.llm.messages_base, src/tracing/message-deltas.ts, decision 254). An agentkit that cannot rebuild them
+    // refuses the store (it is newer) instead of showing a conversation cut to its last turn.
+    description: 'v29 model spans store the messages they add since the previous model span of the run; readers rebuild the whole list',
+    sql: '',
+  },
 ];
 
 /** The schema version this agentkit writes. */

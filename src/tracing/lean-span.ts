@@ -53,6 +53,11 @@ export class LeanSpan implements Span, ReadableSpan {
   private attributeCount = 0;
   /** Set by the tracer for a span started inside a `jobScope` with `normalize: true` (normalize.ts). */
   normalize = false;
+  /**
+   * Values the local store's row holds instead of these keys' (a model span's messages stored as those it adds,
+   * message-deltas.ts); `attributes`, what exporters see, stay whole.
+   */
+  storedAttributes: Attributes | undefined = undefined;
   private readonly context: SpanContext;
   private readonly owner: LeanSpanOwner;
 

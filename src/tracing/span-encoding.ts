@@ -158,11 +158,12 @@ export class SpanBatch {
 }
 
 
-/** Append an ended lean span (its attributes were key-redacted as they were set). */
+/** Append an ended lean span (its attributes were key-redacted as they were set), with what its row stores instead. */
 export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.endMillis < 0 ? undefined : millisToMicros(span.endMillis);
-  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, span.attributes, span.events, secretKey);
+  const attributes = span.storedAttributes ? { ...span.attributes, ...span.storedAttributes } : span.attributes;
+  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, attributes, span.events, secretKey);
 }
 
 /** Append a span made by the OpenTelemetry SDK (third-party spans through the global provider). */

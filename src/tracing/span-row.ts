@@ -14,7 +14,10 @@ export function spanRow(span: ReadableSpan): SpanRow {
   return decodeSpanRows(batch.take())[0]!;
 }
 
-/** A stored row as the Span resource (attributes and events decoded). */
+/**
+ * A stored row as the Span resource (attributes and events decoded). A model span stored as the messages it adds
+ * stays in that form here: `TraceStore.spans` rebuilds whole conversations across a trace (message-deltas.ts).
+ */
 export function spanFromRow(row: SpanRow): Span {
   return {
     span_id: row.span_id,

@@ -11,6 +11,7 @@ import { openLocalStore } from '../store/open.js';
 import type { Span, SpanStatus, Trace, TraceSummary } from '../types.js';
 import { flushPendingSpans } from './pending-flush.js';
 import { spanFromRow, type SpanRow } from './span-row.js';
+import { resolveMessageDeltas } from './message-deltas.js';
 import { durationMs, hoursAgo } from './time.js';
 
 export interface TraceStoreOptions extends Where {
@@ -63,11 +64,13 @@ export class TraceStore {
     );
   }
 
-  /** The spans of one trace in start order. Throws NotFoundError for an unknown id. */
+  /** The spans of one trace in start order, model spans' messages whole (message-deltas.ts). Throws NotFoundError for an unknown id. */
   async spans(traceId: string): Promise<Span[]> {
     const rows = await this.read((db) => db.prepare('SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid').all(traceId) as SpanRow[], []);
     if (rows.length === 0) throw new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${this.dbPath}`);
-    return inStartOrder(rows.map(spanFromRow));
+    const spans = inStartOrder(rows.map(spanFromRow));
+    resolveMessageDeltas(spans);
+    return spans;
   }
 
   /** Run `fn` on a read-only connection, after flushing this process's pending spans; `empty` when no store exists. */
