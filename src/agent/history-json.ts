@@ -19,8 +19,10 @@ interface Encoded {
   messages: Message[];
   /** Their JSON texts joined by commas (the array's text without its brackets). */
   body: string;
-  /** The last span that recorded this history: its id and store, how many messages it held, their body's length. */
-  recorded?: { spanId: string; dbPath: string; count: number; bodyLength: number };
+  /** The JSON texts of the messages encoded since the last span recorded this history, joined by commas. */
+  added: string;
+  /** The last span that recorded this history: its id and store, and how many messages it held. */
+  recorded?: { spanId: string; dbPath: string; count: number };
 }
 
 const encoded = new WeakMap<readonly Message[], Encoded>();
@@ -46,21 +48,25 @@ export interface HistoryDelta {
 export function historyDelta(history: readonly Message[], spanId: string, dbPath: string): HistoryDelta | null {
   const known = encode(history);
   const last = known.recorded;
-  known.recorded = { spanId, dbPath, count: history.length, bodyLength: known.body.length };
+  // Kept apart from the body: slicing the body would flatten it, a copy of the whole history on every turn.
+  const added = known.added;
+  known.recorded = { spanId, dbPath, count: history.length };
+  known.added = '';
   if (!last || last.dbPath !== dbPath || last.count === 0) return null;
-  const added = known.body.slice(last.bodyLength);
-  return { base: last.spanId, offset: last.count, json: `[${added.startsWith(',') ? added.slice(1) : added}]` };
+  return { base: last.spanId, offset: last.count, json: `[${added}]` };
 }
 
 function encode(history: readonly Message[]): Encoded {
   let known = encoded.get(history);
   if (!known || !isPrefix(known.messages, history)) {
-    known = { messages: [], body: '' };
+    known = { messages: [], body: '', added: '' };
     encoded.set(history, known);
   }
   for (let i = known.messages.length; i < history.length; i++) {
     const message = history[i]!;
-    known.body += (i === 0 ? '' : ',') + (JSON.stringify(message) ?? 'null');
+    const text = JSON.stringify(message) ?? 'null';
+    known.body += (i === 0 ? '' : ',') + text;
+    known.added += (known.added === '' ? '' : ',') + text;
     known.messages.push(message);
   }
   return known;
