@@ -24,6 +24,7 @@ import Database from 'better-sqlite3';
 import { withScratchSchema } from './lib/pg-scratch.js';
 import { Agent, Chain, PostgresCheckpointer, SQLiteCheckpointer, tool, type Checkpointer } from '../src/index.js';
 import { FunctionModel } from '../src/testing/index.js';
+import { chunk } from './lib/payload.js';
 import { registerSecret } from '../src/config/secrets.js';
 import { flushTraces } from '../src/tracing/index.js';
 
@@ -33,17 +34,6 @@ const PAYLOAD = STEPS * KB;
 /** Tool calls per model turn (an Agent runs at most 100 turns). */
 const CALLS_PER_TURN = 4;
 
-/** 1 KB of text unique to step `i` (no two chunks alike, so nothing compresses across steps). */
-function chunk(i: number): string {
-  const seed = `${i}:`;
-  let text = '';
-  let x = i * 2654435761 + 1;
-  while (text.length < KB - seed.length) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    text += x.toString(36);
-  }
-  return seed + text.slice(0, KB - seed.length);
-}
 
 /** Per-turn times (ms) from the instants each turn started at. */
 function turnTimes(starts: number[]): number[] {

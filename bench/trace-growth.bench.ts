@@ -14,22 +14,12 @@ import Type from 'typebox';
 import Database from 'better-sqlite3';
 import { Agent, TraceStore, tool } from '../src/index.js';
 import { FunctionModel } from '../src/testing/index.js';
+import { chunk } from './lib/payload.js';
 import { flushTraces } from '../src/tracing/index.js';
 
 const KB = 1024;
 const CALLS_PER_TURN = 4;
 
-/** 1 KB of text unique to result `i`. */
-function chunk(i: number): string {
-  const seed = `${i}:`;
-  let text = '';
-  let x = i * 2654435761 + 1;
-  while (text.length < KB - seed.length) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    text += x.toString(36);
-  }
-  return seed + text.slice(0, KB - seed.length);
-}
 
 async function measure(results: number): Promise<{ stored: number; whole: number }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-trace-growth-'));
