@@ -183,4 +183,16 @@ test('jsonEqual compares as JSON', () => {
   assert.not.ok(jsonEqual({ a: [1] }, { a: { 0: 1 } }));
 });
 
+test('a refused appended item is named by its index in the whole array, also when the caller pushes onto the stored array', () => {
+  const writer = new DeltaWriter();
+  const messages: unknown[] = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
+  writer.encode({ checkpoint_id: 'a', execution_id: 'e', step_type: 'llm_call', state_snapshot: { messages } });
+  // The same array, grown in place (what an Agent does): the writer's own copy says where the new items start.
+  messages.push({ role: 'tool', content: 'ok' }, { role: 'tool', content: new Map() });
+  assert.throws(
+    () => writer.encode({ checkpoint_id: 'b', execution_id: 'e', step_type: 'llm_call', state_snapshot: { messages } }),
+    (error: Error) => error.name === 'ValidationError' && error.message === 'checkpoint field state_snapshot is not JSON ($.state_snapshot.messages[3].content: a Map instance (return a plain object, or give the class a toJSON()))',
+  );
+});
+
 test.run();

@@ -84,10 +84,11 @@ export class DeltaWriter {
       entry = { checkpointId: row.checkpoint_id, state, stored: full, generation, arrays: arraysOf(state), sizes, sinceSnapshotBytes: 0, depth: 0 };
     } else {
       const sizes = new Map(previous.sizes);
-      const doc = storedDelta(diff(previous, state), previous.state);
+      const before = stateAsStored(previous);
+      const doc = storedDelta(diff(previous, state), before);
       const text = docText(doc, sizes);
       // Without a secret nothing was masked: the stored state is the caller's.
-      const full = hasSecrets() ? applyDelta(storedBase(previous), doc, row.checkpoint_id) : state;
+      const full = hasSecrets() ? applyDelta(previous.stored === previous.state ? before : previous.stored, doc, row.checkpoint_id) : state;
       stored = { text, deltaBase: previous.checkpointId, state: full };
       entry = {
         checkpointId: row.checkpoint_id,
@@ -149,11 +150,10 @@ function snapshotDue(previous: Remembered, generation: number): boolean {
 }
 
 /**
- * The remembered state as stored, for the next delta to apply to. When nothing was masked it is the caller's own
- * object, whose arrays may have grown in place since: the writer's copies of them stand in.
+ * The remembered state as the caller handed it when it was stored: its arrays are the writer's copies, since the
+ * caller's own may have grown in place since (the appended items a delta names start at their length).
  */
-function storedBase(previous: Remembered): JsonRecord {
-  if (previous.stored !== previous.state) return previous.stored;
+function stateAsStored(previous: Remembered): JsonRecord {
   const base: JsonRecord = { ...previous.state };
   for (const [key, items] of previous.arrays) base[key] = items;
   return base;
