@@ -130,6 +130,7 @@ function checkTimestamp(value: string): void {
   if (!TIMESTAMP.test(value)) invalid('created_at', `must be an ISO-8601 UTC timestamp with microseconds, not ${JSON.stringify(value)}`);
 }
 
-function invalid(field: string, message: string): never {
+/** A ValidationError naming a checkpoint field: `checkpoint field <field> <message>`. */
+export function invalid(field: string, message: string): never {
   throw new ValidationError(`checkpoint field ${field} ${message}`, [{ path: `/${field}`, message }]);
 }

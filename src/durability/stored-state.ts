@@ -7,8 +7,8 @@
  * a secret registered, the redactor), so an Agent's step cost grew with its history.
  */
 import { appendStaysClean, hasSecrets, redactText, redactValue } from '../config/redact.js';
-import { ValidationError } from '../errors.js';
 import { nonJsonReason, type JsonRecord } from './json.js';
+import { invalid } from './rows.js';
 
 /** The parts of a delta document (./delta.ts). */
 export interface DeltaDoc {
@@ -28,7 +28,7 @@ export function storedFullState(state: JsonRecord): JsonRecord {
 /**
  * A delta as stored: each set value and appended item checked (paths name the state's key and the item's index in
  * the whole array) and masked. A text appended to a string whose join a secret straddles becomes a `set` of the
- * whole text, masked. `before` is the state the delta applies to, as the writer last saw it.
+ * whole text, masked. `before` is the state the delta applies to, as it was when stored (arrays at their stored length).
  */
 export function storedDelta(doc: DeltaDoc, before: JsonRecord): DeltaDoc {
   const stored: DeltaDoc = {};
@@ -56,5 +56,5 @@ export function storedDelta(doc: DeltaDoc, before: JsonRecord): DeltaDoc {
 
 function refuseNonJson(value: unknown, path: string): void {
   const reason = nonJsonReason(value, path);
-  if (reason) throw new ValidationError(`checkpoint field state_snapshot is not JSON (${reason})`, [{ path: '/state_snapshot', message: `is not JSON (${reason})` }]);
+  if (reason) invalid('state_snapshot', `is not JSON (${reason})`);
 }
