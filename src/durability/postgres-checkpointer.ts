@@ -53,6 +53,7 @@ const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
 /** What resolving a delta needs of each row it is built on. */
 const CHAIN_COLUMNS = 'checkpoint_id, delta_base, state_snapshot, state_delta';
+const CHAIN_SELECT = CHAIN_COLUMNS.split(', ').map((column) => `c.${column}`).join(', ');
 
 /** A row a delta is built on, as the recursive read returns it (state_snapshot decoded by pg, or by JSON in json_agg). */
 interface ChainRow {
@@ -68,9 +69,9 @@ interface ChainRow {
  */
 function chainOf(schema: string, from: string): string {
   return `chain AS (
-    SELECT ${CHAIN_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')} FROM ${schema}.checkpoints c JOIN ${from} f ON c.checkpoint_id = f.delta_base
+    SELECT ${CHAIN_SELECT} FROM ${schema}.checkpoints c JOIN ${from} f ON c.checkpoint_id = f.delta_base
     UNION ALL
-    SELECT ${CHAIN_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')} FROM ${schema}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
+    SELECT ${CHAIN_SELECT} FROM ${schema}.checkpoints c JOIN chain ON c.checkpoint_id = chain.delta_base
   )`;
 }
 
@@ -182,7 +183,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   /**
-   * The one row `select` picks, with the rows its delta is built on read in the same statement (`WITH_CHAIN`): one
+   * The one row `select` picks, with the rows its delta is built on read in the same statement (`withChain`): one
    * round trip instead of two (a resume reads the latest row first; each round trip is a third of a millisecond or
    * more), and the row and its bases come from one snapshot. Prepared once per connection as `name` (the recursive
    * statement costs more to plan than to run).
@@ -555,15 +556,9 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
 
   /** One statement, so a multi-row write is atomic without a transaction round trip. */
   private async insert(rows: Checkpoint[]): Promise<void> {
-    let states: StoredState[];
     try {
-      states = rows.map((row) => this.#delta.encode(row));
-    } catch (error) {
-      // A state that is not JSON (./stored-state.ts): nothing was written, the rows encoded before it were not either.
-      for (const row of rows) this.#delta.forget(row.execution_id);
-      throw error;
-    }
-    try {
+      // A state that is not JSON throws here (./stored-state.ts): nothing is written, and the rows are forgotten below.
+      let states = rows.map((row) => this.#delta.encode(row));
       const result = await this.query(this.insertQuery(rows, states));
       if (result.rowCount === 0) {
         // A base is gone: the same rows again, each execution's first one as a full state.
@@ -668,7 +663,7 @@ function jsonParam(value: unknown): string | null {
 }
 
 /** JSON columns serialised and escaped, `interrupt_reason` escaped as free text (./columns.ts `fieldParams`). */
-const FIELD_PARAMS = fieldParams((value) => encodePgJsonText(JSON.stringify(value)), encodePgString);
+const FIELD_PARAMS = fieldParams(jsonParam, encodePgString);
 
 /** Parameters of one row, in `INSERT_COLUMNS` order; strings escaped for Postgres (NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
