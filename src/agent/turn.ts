@@ -21,8 +21,10 @@ export async function callModel(run: AgentRun, state: LoopState): Promise<LLMRes
     if (recording) {
       span.setAttributes(requestAttributes(run, state, request));
       // The local row stores only the messages added since the previous model span of this history.
-      const delta = run.payloads && span instanceof LeanSpan ? historyDelta(request.messages, span.spanContext().spanId, span.dbPath) : null;
-      if (delta) storeMessagesAsDelta(span, delta);
+      if (run.payloads && span instanceof LeanSpan) {
+        const delta = historyDelta(request.messages, span.spanContext().spanId, span.dbPath);
+        if (delta) storeMessagesAsDelta(span, delta);
+      }
     }
     const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.signal });
     if (recording) span.setAttributes(responseAttributes(run, response));

@@ -14,16 +14,14 @@
  * then only the added ones, and the keys say so. Spans sent elsewhere (OTLP) carry the whole history, as the GenAI
  * conventions expect: only the local row differs.
  */
-import type { Span } from '@opentelemetry/api';
 import { LLM_ATTR } from './attributes.js';
-import { LeanSpan } from './lean-span.js';
+import type { LeanSpan } from './lean-span.js';
 
 export const MESSAGES_BASE = 'agentkit.llm.messages_base';
 export const MESSAGES_OFFSET = 'agentkit.llm.messages_offset';
 
 /** Have `span`'s local row store `json` (the added messages) against `base`, which held `offset` messages. */
-export function storeMessagesAsDelta(span: Span, delta: { base: string; offset: number; json: string }): void {
-  if (!(span instanceof LeanSpan)) return;
+export function storeMessagesAsDelta(span: LeanSpan, delta: { base: string; offset: number; json: string }): void {
   span.storedAttributes = { [LLM_ATTR.messages]: delta.json, [MESSAGES_BASE]: delta.base, [MESSAGES_OFFSET]: delta.offset };
 }
 
