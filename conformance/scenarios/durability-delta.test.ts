@@ -4,9 +4,11 @@
  * and docs/durability.md's example runs as written.
  */
 import * as assert from 'uvu/assert';
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Chain } from '../../src/index.js';
@@ -16,12 +18,23 @@ import { checkpointerFor, conformance, type Backend, runTsFile } from '../harnes
 const area = conformance('durability: delta checkpoints');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+interface StoredRowText {
+  checkpoint_id: string;
+  delta_base: string | null;
+  /** The stored state's text (a compressed delta decompressed here, with zlib, not with agentkit's code). */
+  state: string;
+  /** Bytes the state takes in its column: the text's UTF-8, or the compressed delta's (Postgres, decision 255). */
+  stored_bytes: number;
+  compressed: boolean;
+}
+
 /** `(checkpoint_id, delta_base, stored state text)` of an execution's rows, read with the backend's own SQL. */
-async function storedRows(backend: Backend, executionId: string): Promise<Array<{ checkpoint_id: string; delta_base: string | null; state: string }>> {
+async function storedRows(backend: Backend, executionId: string): Promise<StoredRowText[]> {
   if (backend.kind === 'sqlite') {
     const db = new Database(backend.dbPath, { readonly: true });
     try {
-      return db.prepare('SELECT checkpoint_id, delta_base, state_snapshot AS state FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(executionId) as never;
+      const rows = db.prepare('SELECT checkpoint_id, delta_base, state_snapshot AS state FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(executionId) as Array<{ checkpoint_id: string; delta_base: string | null; state: string }>;
+      return rows.map((row) => ({ ...row, stored_bytes: Buffer.byteLength(row.state), compressed: false }));
     } finally {
       db.close();
     }
@@ -30,11 +43,16 @@ async function storedRows(backend: Backend, executionId: string): Promise<Array<
   const client = new pg.Client({ connectionString: backend.url });
   await client.connect();
   try {
-    const result = await client.query(
-      `SELECT checkpoint_id, delta_base, COALESCE(state_delta, state_snapshot::text) AS state FROM "${backend.schema}".checkpoints WHERE execution_id = $1 ORDER BY seq`,
+    const result = await client.query<{ checkpoint_id: string; delta_base: string | null; text: string | null; deflated: Buffer | null; snapshot: string }>(
+      `SELECT checkpoint_id, delta_base, state_delta AS text, state_delta_z AS deflated, state_snapshot::text AS snapshot
+       FROM "${backend.schema}".checkpoints WHERE execution_id = $1 ORDER BY seq`,
       [executionId],
     );
-    return result.rows as never;
+    return result.rows.map((row) => {
+      assert.ok(row.text === null || row.deflated === null, `row ${row.checkpoint_id} stores its delta once, as text or compressed`);
+      const state = row.deflated ? inflateRawSync(row.deflated).toString('utf8') : (row.text ?? row.snapshot);
+      return { checkpoint_id: row.checkpoint_id, delta_base: row.delta_base, state, stored_bytes: row.deflated ? row.deflated.length : Buffer.byteLength(state), compressed: row.deflated !== null };
+    });
   } finally {
     await client.end();
   }
@@ -230,6 +248,58 @@ area.scenario('a secret split across two appended texts is masked whole; a secre
   await put('late', 'c', { messages: [...history, { role: 'user', content: 'more' }, { role: 'user', content: 'again' }] });
   assert.equal((await storedRows(t.backend, 'late')).map((r) => r.delta_base === null), [true, false, true], 'a full snapshot after the secret');
   assert.equal((await checkpointer.getLast('late'))!.state_snapshot.messages, [{ role: 'tool', content: 'said [REDACTED]' }, { role: 'user', content: 'more' }, { role: 'user', content: 'again' }]);
+});
+
+area.scenario('large deltas are stored compressed on Postgres; short and incompressible ones as text; every read path sees them whole', { backends: ['postgres'] }, async (t) => {
+  if (t.backend.kind !== 'postgres') throw new Error('a Postgres backend is needed');
+  const { url, schema } = t.backend;
+  const checkpointer = checkpointerFor(t.backend);
+  t.defer(() => checkpointer.close());
+  // A tool result of 1.5 KB of JSON (compresses well), 900 random printable characters (DEFLATE saves under a quarter:
+  // kept as text), and a short reply.
+  const json = JSON.stringify({ results: Array.from({ length: 12 }, (_, i) => ({ order: 4000 + i, status: 'shipped', city: 'Oslo', note: `order ${4000 + i} leaves the warehouse today` })) });
+  const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => c !== '"' && c !== '\\').join('');
+  const noise = [...randomBytes(900)].map((b) => printable[b % printable.length]).join('');
+  const messages: Array<Record<string, unknown>> = [{ role: 'user', content: 'track my orders' }];
+  const put = (node: string, message: Record<string, unknown>) => {
+    messages.push(message);
+    return checkpointer.put({ execution_id: 'z', chain_name: 'desk', node_id: node, step_type: 'tool_call', state_snapshot: { messages: [...messages] } });
+  };
+  await checkpointer.put({ execution_id: 'z', chain_name: 'desk', node_id: 'start', state_snapshot: { messages: [...messages] } });
+  const jsonRow = await put('json', { role: 'tool', content: json });
+  await put('noise', { role: 'tool', content: noise });
+  await put('short', { role: 'assistant', content: 'All twelve orders are on their way.' });
+  const stored = await storedRows(t.backend, 'z');
+  assert.equal(stored.map((r) => [r.delta_base === null, r.compressed]), [[true, false], [false, true], [false, false], [false, false]]);
+  assert.ok(stored[1]!.stored_bytes < json.length / 3, `the JSON result's delta takes ${stored[1]!.stored_bytes} bytes for ${json.length} of text`);
+  assert.ok(JSON.parse(stored[1]!.state).append.messages[0].content === json, 'the compressed delta is the delta document');
+  // Every read path returns full states: by id, last, list, the outbox, a claim's decision row, a prune's rewrite.
+  const expected = (n: number) => messages.slice(0, n);
+  assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
+  assert.equal((await checkpointer.getLast('z'))!.state_snapshot.messages, expected(4));
+  assert.equal((await checkpointer.list('z')).map((r) => (r.state_snapshot.messages as unknown[]).length), [1, 2, 3, 4]);
+  assert.equal((await checkpointer.fetchUnsynced(10)).map((u) => (u.checkpoint.state_snapshot.messages as unknown[]).length), [1, 2, 3, 4]);
+  const last = (await checkpointer.getLast('z'))!;
+  const paused = await checkpointer.recordInterrupt(
+    { execution_id: 'z', chain_name: 'desk', node_id: 'refund', status: 'interrupted', step_type: 'hitl_pause', state_snapshot: { messages: [...messages, { role: 'tool', content: json.replace(/Oslo/g, 'Bergen') }] } },
+    { reason: 'approve', context: {} },
+  );
+  assert.ok((await storedRows(t.backend, 'z')).at(-1)!.compressed, 'the interrupted row is a compressed delta too');
+  const claim = await checkpointer.claimPendingInterrupt('z', { resume: { approved: true, metadata: {} }, claimedBy: 'test' });
+  assert.equal(claim!.checkpoint.state_snapshot, paused.checkpoint.state_snapshot, 'the decision row copies the compressed delta and reads whole');
+  assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
+  assert.ok(last.checkpoint_id !== claim!.checkpoint.checkpoint_id);
+  // A prune that deletes the base rewrites the kept rows whole (no compressed delta left without its base).
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  t.defer(() => client.end());
+  await client.query(`UPDATE "${schema}".checkpoints SET created_at = now() - interval '2 days' WHERE execution_id = 'z' AND node_id = 'start'`);
+  await checkpointer.prune(Date.now() - 86_400_000);
+  const after = await storedRows(t.backend, 'z');
+  assert.is(after[0]!.delta_base, null);
+  assert.not.ok(after[0]!.compressed);
+  assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
+  assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
 });
 
 area.scenario('docs/durability.md delta example runs as written', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {

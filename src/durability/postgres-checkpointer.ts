@@ -7,8 +7,9 @@
  * half-written.
  *
  * Rows are delta checkpoints (./delta.ts, decision 191): a row's state is what changed since its execution's previous
- * row, kept as JSON text in `state_delta` (full states stay JSONB in `state_snapshot`), resolved on every read with
- * one recursive query for the bases it needs.
+ * row, kept as JSON text in `state_delta`, or DEFLATE-compressed in `state_delta_z` when that is clearly smaller
+ * (./delta-compression.ts, decision 255); full states stay JSONB in `state_snapshot`. Deltas are resolved on every
+ * read with one recursive query for the bases it needs.
  */
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
@@ -34,6 +35,7 @@ import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
+import { deltaText, storedDeltaForm } from './delta-compression.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStates, type StoredState, type StoredRow } from './delta.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
 import { timeOrderedId } from './time-ordered-id.js';
@@ -49,10 +51,10 @@ export interface PostgresCheckpointerOptions {
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
-const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta`;
+const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta, state_delta_z`;
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
 /** What resolving a delta needs of each row it is built on. */
-const CHAIN_COLUMNS = 'checkpoint_id, delta_base, state_snapshot, state_delta';
+const CHAIN_COLUMNS = 'checkpoint_id, delta_base, state_snapshot, state_delta, state_delta_z';
 const CHAIN_SELECT = CHAIN_COLUMNS.split(', ').map((column) => `c.${column}`).join(', ');
 
 /** A row a delta is built on, as the recursive read returns it (state_snapshot decoded by pg, or by JSON in json_agg). */
@@ -61,6 +63,8 @@ interface ChainRow {
   delta_base: string | null;
   state_snapshot: unknown;
   state_delta: string | null;
+  /** Raw DEFLATE of the delta text: bytes when selected directly, bytea hex text (`\\x...`) inside `json_agg`. */
+  state_delta_z: Buffer | string | null;
 }
 
 /**
@@ -80,8 +84,8 @@ function withChain(schema: string, select: string): string {
   return `WITH RECURSIVE picked AS (${select}), ${chainOf(schema, 'picked')}
     SELECT p.*, (SELECT json_agg(chain) FROM chain) AS chain_rows FROM picked p`;
 }
-const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta`;
-const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 3;
+const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z`;
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 4;
 
 export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
   /** The schema name as given (validated). */
@@ -291,7 +295,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
            s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
            $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
            COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz,
-           s.delta_base, NULL, s.state_delta
+           s.delta_base, NULL, s.state_delta, s.state_delta_z
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
        ), ${chainOf(this.s, 'inserted')}
@@ -380,7 +384,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
         [cutoff],
       );
       for (const row of await this.toCheckpoints(boundary.rows, client)) {
-        await client.query(`UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL WHERE checkpoint_id = $2`, [
+        await client.query(`UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL, state_delta_z = NULL WHERE checkpoint_id = $2`, [
           encodePgJsonText(JSON.stringify(row.state_snapshot)),
           row.checkpoint_id,
         ]);
@@ -643,7 +647,8 @@ function insertText(s: string, count: number, external: number): string {
   const row = (r: number) => {
     const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
     return `${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::int, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
-        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)}`;
+        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)},
+        ${p(22)}::bytea`;
   };
   const values = Array.from({ length: count }, (_, r) => `(${row(r)})`).join(', ');
   if (external === 0) return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`;
@@ -667,13 +672,15 @@ const FIELD_PARAMS = fieldParams(jsonParam, encodePgString);
 
 /** Parameters of one row, in `INSERT_COLUMNS` order; strings escaped for Postgres (NUL is refused by text and jsonb). */
 function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
-  // A node output made of state keys is stored as those keys (./delta.ts `outputKeys`); a delta goes to state_delta.
+  // A node output made of state keys is stored as those keys (./delta.ts `outputKeys`); a delta goes to state_delta,
+  // or compressed to state_delta_z (./delta-compression.ts).
   const keys = outputKeys(row);
   const delta = state.deltaBase !== null;
   const params = FIELD_PARAMS.map((param) => param(row));
   params[STATE_PARAM] = delta ? '{}' : encodePgJsonText(state.text);
   params[OUTPUT_PARAM] = keys ? null : jsonParam(row.node_output);
-  params.push(state.deltaBase, keys && JSON.stringify(keys), delta ? state.text : null);
+  const form = delta ? storedDeltaForm(state.text) : { text: null, deflated: null };
+  params.push(state.deltaBase, keys && JSON.stringify(keys), form.text, form.deflated);
   return params;
 }
 
@@ -683,12 +690,13 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
   return checkpoint;
 }
 
-/** A selected row as the delta resolver takes it: a delta row's state is its `state_delta` text. */
+/** A selected row as the delta resolver takes it: a delta row's state is its delta text, plain or compressed. */
 function storedRow(row: Record<string, unknown>, checkpointId: string): StoredRow {
   const base = (row.delta_base as string | null | undefined) ?? null;
   if (base === null) return { checkpoint_id: checkpointId, delta_base: null, state_snapshot: row.state_snapshot };
-  if (typeof row.state_delta !== 'string') throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: it has a base but no delta`);
-  return { checkpoint_id: checkpointId, delta_base: base, state_snapshot: JSON.parse(row.state_delta) as unknown };
+  const text = deltaText(checkpointId, row.state_delta as string | null | undefined, row.state_delta_z as Buffer | string | null | undefined);
+  if (text === null) throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: it has a base but no delta`);
+  return { checkpoint_id: checkpointId, delta_base: base, state_snapshot: JSON.parse(text) as unknown };
 }
 
 function fromPgPending(row: PendingInterrupt): PendingInterrupt {

@@ -99,6 +99,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER INDEX ${s}.checkpoints_pkey SET (fillfactor = 100);
       ALTER INDEX ${s}.checkpoints_unsynced_idx SET (fillfactor = 100);`,
   },
+  {
+    // Compressed deltas (decision 255, ./delta-compression.ts): a delta row keeps its document either as text in
+    // `state_delta` or, when DEFLATE makes it clearly smaller, as raw DEFLATE bytes here; never both. Adding a
+    // nullable column rewrites nothing: rows written before keep their text deltas and read as before.
+    description: 'compressed delta documents: checkpoints.state_delta_z (bytea)',
+    sql: (s) => `ALTER TABLE ${s}.checkpoints ADD COLUMN state_delta_z BYTEA;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */
