@@ -77,7 +77,8 @@ test('the WAL stays bounded while a kept connection writes without pause, and st
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     db.exec('CREATE TABLE t (v TEXT)');
     const insert = db.prepare('INSERT INTO t VALUES (?)');
-    const frames = 2 * WRITER_CHECKPOINT_FRAMES;
+    // Four times the backstop's frames: a WAL that never started over would end at 4x the threshold.
+    const frames = 4 * WRITER_CHECKPOINT_FRAMES;
     let largest = 0;
     for (let i = 0; i < frames; i++) {
       insert.run('x'.repeat(500)); // one frame a commit
@@ -88,9 +89,10 @@ test('the WAL stays bounded while a kept connection writes without pause, and st
     }
     largest = Math.max(largest, (await stat(`${file}-wal`)).size);
     // The backstop checkpoint cannot run while the keeper's own pass over the large WAL holds the checkpoint lock, so
-    // a writer this fast (10 us a commit on some disks) adds frames until that pass ends: measured up to 1.26x the
-    // threshold. Half again the threshold still proves the WAL started over: the loop writes more than 2x its frames.
-    const bound = Math.round(1.5 * WRITER_CHECKPOINT_FRAMES) * (pageSize + 24);
+    // a writer this fast (10 us a commit on some disks) adds frames until that pass ends, the longer the slower the
+    // disk's copy and fsync: measured up to 1.26x the threshold on one VM and 1.75x on another. 2.5x still proves the
+    // WAL started over: the loop writes 4x its frames.
+    const bound = Math.round(2.5 * WRITER_CHECKPOINT_FRAMES) * (pageSize + 24);
     assert.ok(largest <= bound, `the WAL reached ${largest} bytes for ${frames} commits (bound ${bound})`);
     assert.is((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, frames);
   } finally {
