@@ -294,10 +294,13 @@ area.scenario('large deltas are stored compressed on Postgres; short and incompr
   await client.connect();
   t.defer(() => client.end());
   await client.query(`UPDATE "${schema}".checkpoints SET created_at = now() - interval '2 days' WHERE execution_id = 'z' AND node_id = 'start'`);
-  await checkpointer.prune(Date.now() - 86_400_000);
+  assert.is(await checkpointer.prune(86_400_000), 1, 'rows older than a day: the start row');
   const after = await storedRows(t.backend, 'z');
-  assert.is(after[0]!.delta_base, null);
-  assert.not.ok(after[0]!.compressed);
+  assert.is(after.length, stored.length + 1, 'the start row went; the pause and the decision rows came');
+  assert.is(after[0]!.checkpoint_id, jsonRow.checkpoint_id);
+  assert.is(after[0]!.delta_base, null, 'the row built on the pruned one is rewritten whole');
+  assert.not.ok(after[0]!.compressed, 'and keeps no compressed delta');
+  assert.equal(JSON.parse(after[0]!.state).messages, expected(2));
   assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
   assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
 });
