@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Chain } from '../../src/index.js';
+import { Chain, PostgresCheckpointer } from '../../src/index.js';
 import { registerSecret } from '../../src/config/secrets.js';
 import { checkpointerFor, conformance, type Backend, runTsFile } from '../harness/index.js';
 
@@ -289,6 +289,13 @@ area.scenario('large deltas are stored compressed on Postgres; short and incompr
   assert.equal(claim!.checkpoint.state_snapshot, paused.checkpoint.state_snapshot, 'the decision row copies the compressed delta and reads whole');
   assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
   assert.ok(last.checkpoint_id !== claim!.checkpoint.checkpoint_id);
+  // A server whose bytea_output is 'escape' (not the default hex) writes bytea inside json_agg in that form: the chain
+  // reads decode it with pg's own parser.
+  const escapeUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c bytea_output=escape')}`;
+  const escaped = new PostgresCheckpointer(escapeUrl, { schema });
+  t.defer(() => escaped.close());
+  assert.equal((await escaped.getById(stored[2]!.checkpoint_id))!.state_snapshot.messages, expected(3), 'a chain through the compressed delta');
+  assert.equal(await escaped.getLast('z'), await checkpointer.getLast('z'));
   // A prune that deletes the base rewrites the kept rows whole (no compressed delta left without its base).
   const client = new pg.Client({ connectionString: url });
   await client.connect();

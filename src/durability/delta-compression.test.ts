@@ -27,11 +27,11 @@ test('texts under the threshold and texts DEFLATE saves less than a quarter of s
   assert.equal(storedDeltaForm(noise), { text: noise, deflated: null });
 });
 
-test('non-ASCII text round-trips; a compressed delta inside json_agg (bytea hex text) reads too', () => {
+test('non-ASCII text round-trips', () => {
   const text = JSON.stringify({ append: { messages: [{ role: 'user', content: 'Grüße aus Tromsø, 東京 und zurück. '.repeat(40) }] } });
   const form = storedDeltaForm(text);
   assert.ok(form.deflated);
-  assert.is(deltaText('cp', null, `\\x${form.deflated!.toString('hex')}`), text);
+  assert.is(deltaText('cp', null, form.deflated), text);
   assert.is(deltaText('cp', text, null), text, 'text wins when set');
   assert.is(deltaText('cp', null, null), null);
 });
@@ -48,7 +48,6 @@ test('a damaged compressed delta is an error naming the checkpoint, not garbage'
   })();
   assert.instance(error, ChainCheckpointError);
   assert.match(error!.message, /^checkpoint 'cp-7' cannot be read: its compressed delta is damaged/);
-  assert.throws(() => deltaText('cp-8', null, 'deadbeef'), /checkpoint 'cp-8' cannot be read: its compressed delta is not bytea hex text/);
 });
 
 test.run();

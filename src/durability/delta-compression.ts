@@ -32,21 +32,15 @@ export function storedDeltaForm(text: string): { text: string; deflated: null } 
 }
 
 /**
- * The delta text of a stored row: `text` when set, else `deflated` decompressed. `deflated` may come as bytes (a bytea
- * column read directly) or as Postgres's hex text of them (`\x...`, a bytea inside `json_agg`).
+ * The delta text of a stored row: `text` when set, else `deflated` decompressed. A damaged stream is an error naming
+ * the checkpoint.
  */
-export function deltaText(checkpointId: string, text: string | null | undefined, deflated: Buffer | string | null | undefined): string | null {
+export function deltaText(checkpointId: string, text: string | null | undefined, deflated: Buffer | null | undefined): string | null {
   if (typeof text === 'string') return text;
   if (deflated === null || deflated === undefined) return null;
-  const bytes = typeof deflated === 'string' ? hexBytes(checkpointId, deflated) : deflated;
   try {
-    return inflateRawSync(bytes).toString('utf8');
+    return inflateRawSync(deflated).toString('utf8');
   } catch (error) {
     throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: its compressed delta is damaged (${(error as Error).message})`, { cause: error });
   }
-}
-
-function hexBytes(checkpointId: string, hex: string): Buffer {
-  if (!hex.startsWith('\\x')) throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: its compressed delta is not bytea hex text`);
-  return Buffer.from(hex.slice(2), 'hex');
 }

@@ -63,7 +63,7 @@ interface ChainRow {
   delta_base: string | null;
   state_snapshot: unknown;
   state_delta: string | null;
-  /** Raw DEFLATE of the delta text: bytes when selected directly, bytea hex text (`\\x...`) inside `json_agg`. */
+  /** Raw DEFLATE of the delta text: bytes when selected directly, the server's bytea text form inside `json_agg`. */
   state_delta_z: Buffer | string | null;
 }
 
@@ -694,9 +694,17 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
 function storedRow(row: Record<string, unknown>, checkpointId: string): StoredRow {
   const base = (row.delta_base as string | null | undefined) ?? null;
   if (base === null) return { checkpoint_id: checkpointId, delta_base: null, state_snapshot: row.state_snapshot };
-  const text = deltaText(checkpointId, row.state_delta as string | null | undefined, row.state_delta_z as Buffer | string | null | undefined);
+  const text = deltaText(checkpointId, row.state_delta as string | null | undefined, byteaOf(row.state_delta_z as Buffer | string | null | undefined));
   if (text === null) throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: it has a base but no delta`);
   return { checkpoint_id: checkpointId, delta_base: base, state_snapshot: JSON.parse(text) as unknown };
+}
+
+/** pg's own bytea parser: the server's text form inside json_agg / row_to_json is hex or escape (`bytea_output`). */
+const parseBytea = pg.types.getTypeParser(pg.types.builtins.BYTEA, 'text') as (text: string) => Buffer;
+
+/** A bytea column as bytes: pg decodes one selected directly; one inside JSON arrives as the server's text form. */
+function byteaOf(value: Buffer | string | null | undefined): Buffer | null {
+  return typeof value === 'string' ? parseBytea(value) : (value ?? null);
 }
 
 function fromPgPending(row: PendingInterrupt): PendingInterrupt {
