@@ -47,6 +47,13 @@ test('attributes decode to exactly the JSON of the attribute object, whatever th
   assert.is(roundTrip(undefined, 'n', 1, 2, SpanStatusCode.OK, {}).attributes, '{}');
 });
 
+test('a span whose name alone is not ASCII keeps every field whole (each field measured in bytes on its own)', () => {
+  const row = roundTrip('00000000000000cc', 'résumé ✓ 😀', 5, 6, SpanStatusCode.OK, { plain: 'ascii only', n: 2 }, [{ name: 'ü', time: [1767225600, 0] }]);
+  assert.equal([row.name, row.attributes, row.parent_span_id, row.status], ['résumé ✓ 😀', '{"plain":"ascii only","n":2}', '00000000000000cc', 'OK']);
+  assert.equal(JSON.parse(row.events), [{ name: 'ü', timestamp: '2026-01-01T00:00:00.000000Z', attributes: {} }]);
+  assert.equal([row.start_time, row.end_time], ['1970-01-01T00:00:00.000005Z', '1970-01-01T00:00:00.000006Z']);
+});
+
 test('decoding masks credential-shaped text in strings and in arrays, and events with it', () => {
   const row = roundTrip(undefined, 'n', 1, 2, SpanStatusCode.OK, { note: 'key sk-abcdefghijklmnopqrstuv', list: ['Bearer abcdefghijkl', 'ok'], clean: 'Basic' }, [{ name: 'e', time: [1767225600, 1000], attributes: { password: 'p', text: 'Bearer abcdefghijkl' } }]);
   assert.equal(JSON.parse(row.attributes), { note: `key ${REDACTED}`, list: [`Bearer ${REDACTED}`, 'ok'], clean: 'Basic' });

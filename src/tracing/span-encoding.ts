@@ -7,8 +7,10 @@
  * attributes text: nothing re-encodes them later.
  *
  * One span is nine fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
- * attributes, events. Each field is a little-endian int32 header, -1 for SQL NULL, else (byte length << 1) | 1 when
- * every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes), then the bytes.
+ * attributes, events. The span starts with nine little-endian int32 headers, one per field: -1 for SQL NULL, else
+ * (byte length << 1) | 1 when every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes); the fields'
+ * bytes follow, in the same order. Headers first, so a span's text is encoded with one write (each write into a
+ * Buffer has a fixed cost that dozens of small fields and attribute pieces made most of the encoding's time).
  *
  * Attribute keys must already be redacted (lean spans redact as they are set); event attributes are redacted here,
  * events being rare. The scan for credential-shaped text runs on the writer thread, over the row's final texts
@@ -29,6 +31,8 @@ export interface EventData {
 
 const NULL_FIELD = -1;
 const FIELDS = 9;
+/** The nine int32 headers that start each span. */
+const HEADERS_BYTES = 4 * FIELDS;
 /** First buffer of a batch; later ones start at the size the previous batch reached, within these bounds. */
 const MIN_CAPACITY = 16 * 1024;
 const MAX_START_CAPACITY = 1024 * 1024;
@@ -69,15 +73,33 @@ export class SpanBatch {
     events: readonly EventData[],
     secretKey: (key: string) => boolean,
   ): void {
-    this.text(spanId);
-    this.text(traceId);
-    this.nullableText(parentSpanId ?? null);
-    this.text(name);
-    this.text(microsToIso(startMicros));
-    this.nullableText(endMicros === undefined ? null : microsToIso(endMicros));
-    this.text(statusName(statusCode));
-    this.attributes(attributes);
-    this.text(events.length === 0 ? '[]' : eventsJson(events, secretKey));
+    const parent = parentSpanId ?? null;
+    const start = microsToIso(startMicros);
+    const end = endMicros === undefined ? null : microsToIso(endMicros);
+    const status = statusName(statusCode);
+    // The attributes field is exactly `JSON.stringify(attributes)` (key order included): one native call escapes the
+    // payloads once, straight into the row's text.
+    const attributesJson = JSON.stringify(attributes);
+    const eventsJsonText = events.length === 0 ? '[]' : eventsJson(events, secretKey);
+    const row = spanId + traceId + (parent ?? '') + name + start + (end ?? '') + status + attributesJson + eventsJsonText;
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    this.reserve(HEADERS_BYTES + 3 * row.length);
+    const at = this.used;
+    const written = this.bytes.write(row, at + HEADERS_BYTES, 'utf8');
+    const fields = [spanId, traceId, parent, name, start, end, status, attributesJson, eventsJsonText] as const;
+    // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more): then each
+    // field's byte length is its length; otherwise each field is measured.
+    const ascii = written === row.length;
+    for (let f = 0; f < FIELDS; f++) {
+      const field = fields[f]!;
+      let header = NULL_FIELD;
+      if (field !== null) {
+        const bytes = ascii ? field.length : Buffer.byteLength(field, 'utf8');
+        header = (bytes << 1) | (bytes === field.length ? 1 : 0);
+      }
+      this.bytes.writeInt32LE(header, at + 4 * f);
+    }
+    this.used = at + HEADERS_BYTES + written;
     this.count++;
   }
 
@@ -93,59 +115,6 @@ export class SpanBatch {
     this.used = 0;
     this.count = 0;
     return out;
-  }
-
-  private nullableText(value: string | null): void {
-    if (value === null) {
-      this.reserve(4);
-      this.bytes.writeInt32LE(NULL_FIELD, this.used);
-      this.used += 4;
-    } else this.text(value);
-  }
-
-  private text(value: string): void {
-    // UTF-8 takes at most three bytes per UTF-16 code unit.
-    this.reserve(4 + 3 * value.length);
-    const written = this.bytes.write(value, this.used + 4, 'utf8');
-    // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more).
-    this.bytes.writeInt32LE((written << 1) | (written === value.length ? 1 : 0), this.used);
-    this.used += 4 + written;
-  }
-
-  /**
-   * The attributes field: exactly what `JSON.stringify(attributes)` gives (key order included), written piece by
-   * piece into the buffer, so a span's payloads are escaped once, straight into their final place, with no
-   * intermediate attributes text to build and copy.
-   */
-  private attributes(attributes: Attributes): void {
-    // The header, `{` and `}`; each piece reserves its own room plus the closing brace.
-    this.reserve(6);
-    const headerAt = this.used;
-    let at = headerAt + 4;
-    let ascii = true;
-    this.bytes[at++] = 0x7b; // {
-    let first = true;
-    for (const key in attributes) {
-      const value = attributes[key];
-      // Left out as JSON.stringify leaves it out.
-      if (value === undefined) continue;
-      // Key and value written apart: concatenated, a large payload would be copied once more to flatten the pair.
-      const prefix = keyPrefix(key);
-      const json = valueJson(value);
-      this.used = at;
-      this.reserve(1 + 3 * (prefix.length + json.length) + 1);
-      if (!first) this.bytes[at++] = 0x2c; // ,
-      first = false;
-      const keyBytes = this.bytes.write(prefix, at, 'utf8');
-      at += keyBytes;
-      const valueBytes = this.bytes.write(json, at, 'utf8');
-      at += valueBytes;
-      if (keyBytes !== prefix.length || valueBytes !== json.length) ascii = false;
-    }
-    this.bytes[at++] = 0x7d; // }
-    const length = at - headerAt - 4;
-    this.bytes.writeInt32LE((length << 1) | (ascii ? 1 : 0), headerAt);
-    this.used = at;
   }
 
   private reserve(bytes: number): void {
@@ -175,28 +144,6 @@ export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretK
 
 function eventsJson(events: readonly EventData[], secretKey: (key: string) => boolean): string {
   return JSON.stringify(events.map((e) => ({ name: e.name, timestamp: hrTimeToIso(e.time), attributes: redactKeys(e.attributes ?? {}, secretKey) })));
-}
-
-/** `"key":` for attribute keys: they repeat endlessly, so each is escaped once (the memory is bounded). */
-const keyPrefixes = new Map<string, string>();
-
-function keyPrefix(key: string): string {
-  let prefix = keyPrefixes.get(key);
-  if (prefix === undefined) {
-    if (keyPrefixes.size >= 10_000) keyPrefixes.clear();
-    prefix = `${JSON.stringify(key)}:`;
-    keyPrefixes.set(key, prefix);
-  }
-  return prefix;
-}
-
-/** An attribute value as JSON. */
-function valueJson(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  // String(n) is JSON for every finite number; JSON has no NaN or Infinity and writes them as null.
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return JSON.stringify(value) ?? 'null';
 }
 
 /**
@@ -248,22 +195,23 @@ function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
   let attributes: Buffer = bytes;
   let at = 0;
   while (at < bytes.length) {
+    if (at + HEADERS_BYTES > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
+    let field = at + HEADERS_BYTES;
     for (let f = 0; f < FIELDS; f++) {
-      if (at + 4 > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
-      const header = bytes.readInt32LE(at);
-      at += 4;
+      const header = bytes.readInt32LE(at + 4 * f);
       if (header === NULL_FIELD) {
         fields[f] = null;
         continue;
       }
-      const end = at + (header >>> 1);
+      const end = field + (header >>> 1);
       if (header < 0 || end > bytes.length) throw new Error('agentkit tracing: a malformed span batch');
       if (f === ATTRIBUTES_FIELD) {
-        attributes = bytes.subarray(at, end);
+        attributes = bytes.subarray(field, end);
         fields[f] = '';
-      } else fields[f] = bytes.toString(header & 1 ? 'latin1' : 'utf8', at, end);
-      at = end;
+      } else fields[f] = bytes.toString(header & 1 ? 'latin1' : 'utf8', field, end);
+      field = end;
     }
+    at = field;
     if (fields[0] === null || fields[1] === null || fields[3] === null || fields[4] === null || fields[6] === null || fields[7] === null || fields[8] === null) {
       throw new Error('agentkit tracing: a malformed span batch');
     }
