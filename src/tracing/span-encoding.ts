@@ -33,6 +33,16 @@ const NULL_FIELD = -1;
 const FIELDS = 9;
 /** The nine int32 headers that start each span. */
 const HEADERS_BYTES = 4 * FIELDS;
+/** The short fields before the attributes (span_id ... status). */
+const HEAD_FIELDS = 7;
+/** Field 7, the attributes (kept as bytes by the writer's decoder), and field 8, the events. */
+const ATTRIBUTES_FIELD = 7;
+const EVENTS_FIELD = 8;
+
+/** A field's header: its byte length, flagged ASCII when it has as many bytes as UTF-16 code units. */
+function fieldHeader(bytes: number, length: number): number {
+  return (bytes << 1) | (bytes === length ? 1 : 0);
+}
 /** First buffer of a batch; later ones start at the size the previous batch reached, within these bounds. */
 const MIN_CAPACITY = 16 * 1024;
 const MAX_START_CAPACITY = 1024 * 1024;
@@ -81,24 +91,27 @@ export class SpanBatch {
     // payloads once, straight into the row's text.
     const attributesJson = JSON.stringify(attributes);
     const eventsJsonText = events.length === 0 ? '[]' : eventsJson(events, secretKey);
-    const row = spanId + traceId + (parent ?? '') + name + start + (end ?? '') + status + attributesJson + eventsJsonText;
+    // The short fields as one text; the attributes and events written after it as they are (concatenated, the
+    // attributes, which hold the payloads, would be copied once more to flatten the whole).
+    const head = spanId + traceId + (parent ?? '') + name + start + (end ?? '') + status;
     // UTF-8 takes at most three bytes per UTF-16 code unit.
-    this.reserve(HEADERS_BYTES + 3 * row.length);
+    this.reserve(HEADERS_BYTES + 3 * (head.length + attributesJson.length + eventsJsonText.length));
     const at = this.used;
-    const written = this.bytes.write(row, at + HEADERS_BYTES, 'utf8');
-    const fields = [spanId, traceId, parent, name, start, end, status, attributesJson, eventsJsonText] as const;
-    // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more): then each
-    // field's byte length is its length; otherwise each field is measured.
-    const ascii = written === row.length;
-    for (let f = 0; f < FIELDS; f++) {
+    let written = this.bytes.write(head, at + HEADERS_BYTES, 'utf8');
+    const headAscii = written === head.length;
+    const attributesBytes = this.bytes.write(attributesJson, at + HEADERS_BYTES + written, 'utf8');
+    written += attributesBytes;
+    const eventsBytes = this.bytes.write(eventsJsonText, at + HEADERS_BYTES + written, 'utf8');
+    written += eventsBytes;
+    const fields = [spanId, traceId, parent, name, start, end, status] as const;
+    // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more): then each short
+    // field's byte length is its length; otherwise each is measured.
+    for (let f = 0; f < HEAD_FIELDS; f++) {
       const field = fields[f]!;
-      let header = NULL_FIELD;
-      if (field !== null) {
-        const bytes = ascii ? field.length : Buffer.byteLength(field, 'utf8');
-        header = (bytes << 1) | (bytes === field.length ? 1 : 0);
-      }
-      this.bytes.writeInt32LE(header, at + 4 * f);
+      this.bytes.writeInt32LE(field === null ? NULL_FIELD : fieldHeader(headAscii ? field.length : Buffer.byteLength(field, 'utf8'), field.length), at + 4 * f);
     }
+    this.bytes.writeInt32LE(fieldHeader(attributesBytes, attributesJson.length), at + 4 * ATTRIBUTES_FIELD);
+    this.bytes.writeInt32LE(fieldHeader(eventsBytes, eventsJsonText.length), at + 4 * EVENTS_FIELD);
     this.used = at + HEADERS_BYTES + written;
     this.count++;
   }
@@ -186,8 +199,6 @@ export function decodeEncodedSpanRows(chunks: Uint8Array | readonly Uint8Array[]
   return rows;
 }
 
-/** Field 7, the attributes, is kept as bytes. */
-const ATTRIBUTES_FIELD = 7;
 
 function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
   const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
