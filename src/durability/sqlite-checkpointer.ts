@@ -76,6 +76,9 @@ function prepare(db: Database.Database) {
     insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
       ${COLUMN_PARAMS}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?)
       WHERE ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?)`),
+    // An execution's key, made before its first row is written: left to the store's trigger, the key was set by
+    // an UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
+    ensureExecution: db.prepare('INSERT OR IGNORE INTO executions (execution_id) VALUES (?)'),
     chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
       VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
@@ -224,7 +227,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         else statements.wait();
         this.#noWait = wait;
       }
-      if (rows.length === 1) this.insert(statements, rows[0]!);
+      // One row alone commits by itself, unless its execution's key is made first (the two commit together).
+      if (rows.length === 1 && this.#delta.remembered(rows[0]!.execution_id) !== undefined) this.insert(statements, rows[0]!);
       else {
         db.transaction(() => {
           for (const row of rows) this.insert(statements, row);
@@ -480,6 +484,10 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private insert(statements: Statements, row: Checkpoint): void {
     const remembered = this.#delta.remembered(row.execution_id);
     try {
+      // Nothing remembered: the execution's first row here (new, resumed or forked in this process, or after a failed
+      // write). Its key is made now if the store has none; a remembered execution has one (this process wrote a row
+      // of it), and if another process deleted it since, the store's trigger makes it again.
+      if (remembered === undefined) statements.ensureExecution.run(row.execution_id);
       let stored = this.#delta.encode(row);
       if (statements.insert.run(toParams(row, stored.text, stored.deltaBase)).changes === 0) {
         // The base is gone (pruned or deleted by another process): store the full state instead.

@@ -105,6 +105,44 @@ test('prune removes the keys of executions it emptied and keeps the rest', async
   }
 });
 
+test('the checkpointer makes each execution\'s key before its first row (no trigger needed); the trigger still keys a row whose key another process deleted', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const checkpointer = new SQLiteCheckpointer(file);
+  try {
+    await checkpointer.setup();
+    const other = new Database(file);
+    try {
+      // The store's trigger gone: every key below is the checkpointer's own.
+      other.exec('DROP TRIGGER checkpoints_exec_key');
+      await checkpointer.put(row('x1', 'a'));
+      await Promise.all([checkpointer.put(row('x1', 'b')), checkpointer.put(row('x2', 'a')), checkpointer.put(row('x3', 'a'))]);
+      await checkpointer.putWrites([row('x2', 'b'), row('x4', 'a')]);
+      assert.equal(read(file, 'SELECT c.execution_id, c.node_id, c.exec_key = e.exec_key AS keyed FROM checkpoints c LEFT JOIN executions e USING (execution_id) ORDER BY c.rowid'), [
+        { execution_id: 'x1', node_id: 'a', keyed: 1 },
+        { execution_id: 'x1', node_id: 'b', keyed: 1 },
+        { execution_id: 'x2', node_id: 'a', keyed: 1 },
+        { execution_id: 'x3', node_id: 'a', keyed: 1 },
+        { execution_id: 'x2', node_id: 'b', keyed: 1 },
+        { execution_id: 'x4', node_id: 'a', keyed: 1 },
+      ]);
+      assert.equal((await checkpointer.list('x2')).map((c) => c.node_id), ['a', 'b']);
+      // Back as migrations made it; another process deletes x1's key while this one still remembers x1.
+      other.exec(`CREATE TRIGGER checkpoints_exec_key AFTER INSERT ON checkpoints WHEN NEW.exec_key IS NULL BEGIN
+        INSERT OR IGNORE INTO executions (execution_id) VALUES (NEW.execution_id);
+        UPDATE checkpoints SET exec_key = (SELECT exec_key FROM executions WHERE execution_id = NEW.execution_id) WHERE rowid = NEW.rowid;
+      END;`);
+      other.prepare("DELETE FROM executions WHERE execution_id = 'x1'").run();
+    } finally {
+      other.close();
+    }
+    await checkpointer.put(row('x1', 'c'));
+    assert.equal(read(file, "SELECT c.exec_key = e.exec_key AS keyed FROM checkpoints c JOIN executions e USING (execution_id) WHERE c.node_id = 'c'"), [{ keyed: 1 }]);
+    assert.is((await checkpointer.getLast('x1'))?.node_id, 'c');
+  } finally {
+    await checkpointer.close();
+  }
+});
+
 test("the checkpointer's reads of one execution use the key's index, not a scan", async ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const checkpointer = new SQLiteCheckpointer(file);
