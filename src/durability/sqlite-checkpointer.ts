@@ -230,9 +230,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       // One row alone commits by itself, unless its execution's key is made first (the two commit together).
       if (rows.length === 1 && this.#delta.remembered(rows[0]!.execution_id) !== undefined) this.insert(statements, rows[0]!);
       else {
-        db.transaction(() => {
+        immediately(db, () => {
           for (const row of rows) this.insert(statements, row);
-        }).immediate();
+        });
       }
     } catch (error) {
       if (remembered && isBusy(error)) {
@@ -473,7 +473,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   /** Run `write` in an IMMEDIATE transaction; when it rolls back, the rows' executions are forgotten (./delta.ts). */
   private inTransaction(db: Database.Database, rows: readonly Checkpoint[], write: () => void): void {
     try {
-      db.transaction(write).immediate();
+      immediately(db, write);
     } catch (error) {
       for (const row of rows) this.#delta.forget(row.execution_id);
       throw error;
@@ -553,6 +553,23 @@ function toParams(row: Checkpoint, stateText: string, deltaBase: string | null):
   params[OUTPUT_PARAM] = keys || row.node_output === null ? null : JSON.stringify(row.node_output);
   params.push(deltaBase, keys && JSON.stringify(keys), row.execution_id, deltaBase, deltaBase);
   return params;
+}
+
+/** Each connection's IMMEDIATE transaction runner (`immediately`). */
+const immediates = new WeakMap<Database.Database, (write: () => unknown) => unknown>();
+
+/**
+ * `write` in an IMMEDIATE transaction (committed when it returns, rolled back when it throws), through one
+ * transaction function per connection: each `db.transaction()` call builds four wrapped functions and defines
+ * properties on each, a cost every group commit paid again.
+ */
+function immediately<T>(db: Database.Database, write: () => T): T {
+  let run = immediates.get(db);
+  if (run === undefined) {
+    run = db.transaction((fn: () => unknown) => fn()).immediate;
+    immediates.set(db, run);
+  }
+  return run(write) as T;
 }
 
 /** SQLITE_BUSY (and its extended codes): the write lock was not available. */
