@@ -50,6 +50,8 @@ interface Connection {
   /** `ROWS_PER_STATEMENT` spans at once. */
   spans: Database.Statement;
   event: Database.Statement;
+  /** Runs its argument in a transaction: built once (each `db.transaction()` call builds four wrapped functions). */
+  inTransaction: (write: () => void) => void;
 }
 
 export class StoreWriter {
@@ -79,7 +81,7 @@ export class StoreWriter {
 
   private writeBatch(batch: StoreBatch): void {
     const connection = this.connection(batch.dbPath);
-    connection.db.transaction(() => {
+    connection.inTransaction(() => {
       const rows = decodeEncodedSpanRows(batch.spans);
       let i = 0;
       if (rows.length >= ROWS_PER_STATEMENT) {
@@ -96,7 +98,7 @@ export class StoreWriter {
       for (const e of batch.events) {
         connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
       }
-    })();
+    });
   }
 
   private retry(batch: StoreBatch): void {
@@ -135,6 +137,7 @@ export class StoreWriter {
       releaseWalKeeper: retainWalKeeper(db, file),
       span: db.prepare(INSERT_SPANS + SPAN_VALUES),
       spans: db.prepare(INSERT_SPANS + Array<string>(ROWS_PER_STATEMENT).fill(SPAN_VALUES).join(', ')),
+      inTransaction: db.transaction((write: () => void) => write()),
       event: db.prepare(
         `INSERT INTO guardrail_events (event_id, trace_id, span_id, agent_name, guardrail_name, position, outcome, blocking, message, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
