@@ -352,6 +352,18 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'v29 model spans store the messages they add since the previous model span of the run; readers rebuild the whole list',
     sql: '',
   },
+  {
+    // The replication outbox reads unsynced rows in write order (`WHERE synced = 0 AND quarantine_reason IS NULL
+    // ORDER BY rowid LIMIT n`). idx_cp_synced (synced, created_at) found them but not in rowid order: every outbox
+    // batch sorted all unsynced rows (a temporary B-tree; in a local-only store that is every row), and every
+    // checkpoint insert wrote a 27-byte timestamp into it. An index on `synced` alone holds (synced, rowid): the
+    // outbox walks it in rowid order and stops at its limit; restricted to unsynced rows, rows leave it as they are
+    // pushed. Nothing else read idx_cp_synced (decision 259).
+    description: 'v30 checkpoints: the outbox index holds unsynced rows in write order (idx_cp_unsynced replaces idx_cp_synced)',
+    sql: `
+      DROP INDEX IF EXISTS idx_cp_synced;
+      CREATE INDEX idx_cp_unsynced ON checkpoints(synced) WHERE synced = 0;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

@@ -123,8 +123,34 @@ test('v26: checkpoint_id becomes the key (no id index), rows and their write ord
       { checkpoint_id: 'm', id: 'm', state_snapshot: '{"id":"m"}', delta_base: null, output_keys: null },
     ]);
     const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
-    assert.equal(indexes, ['idx_cp_exec_key', 'idx_cp_status_problem', 'idx_cp_synced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
+    assert.equal(indexes, ['idx_cp_exec_key', 'idx_cp_status_problem', 'idx_cp_unsynced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
     assert.throws(() => upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('a', 'c', 'e', 'n', 'x')").run(), /UNIQUE/);
+  } finally {
+    upgraded.close();
+  }
+});
+
+test('v30: the outbox reads unsynced checkpoints through idx_cp_unsynced in write order, with no sort; idx_cp_synced is gone', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const old = openLocalStore(file, { targetVersion: 29 });
+  const insert = old.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at, synced) VALUES (?, 'chain', 'e1', 'a', '{}', ?, ?)");
+  // Timestamps out of write order, and some rows already pushed.
+  for (const [id, at, synced] of [['c1', '2026-01-03T00:00:00.000000Z', 0], ['c2', '2026-01-01T00:00:00.000000Z', 1], ['c3', '2026-01-02T00:00:00.000000Z', 0], ['c4', '2026-01-01T00:00:00.000000Z', 0]] as const) insert.run(id, at, synced);
+  old.close();
+  const upgraded = openLocalStore(file);
+  try {
+    const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
+    assert.ok(indexes.includes('idx_cp_unsynced') && !indexes.includes('idx_cp_synced'), `indexes: ${indexes.join(', ')}`);
+    for (const [sql, params] of [
+      ['SELECT rowid FROM checkpoints WHERE synced = 0 AND quarantine_reason IS NULL ORDER BY rowid ASC LIMIT ?', [10]],
+      ['SELECT rowid FROM checkpoints WHERE synced = 0 AND quarantine_reason IS NULL AND project_id = ? ORDER BY rowid ASC LIMIT ?', ['', 10]],
+    ] as const) {
+      const plan = (upgraded.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail);
+      assert.ok(plan.some((detail) => detail.includes('USING INDEX idx_cp_unsynced')), plan.join(' | '));
+      assert.not.ok(plan.some((detail) => detail.includes('TEMP B-TREE')), `no sort: ${plan.join(' | ')}`);
+    }
+    assert.equal(upgraded.prepare('SELECT checkpoint_id FROM checkpoints WHERE synced = 0 AND quarantine_reason IS NULL ORDER BY rowid ASC LIMIT 10').pluck().all(), ['c1', 'c3', 'c4']);
+    assert.is(upgraded.prepare('SELECT count(*) FROM checkpoints INDEXED BY idx_cp_unsynced WHERE synced = 0').pluck().get(), 3);
   } finally {
     upgraded.close();
   }
