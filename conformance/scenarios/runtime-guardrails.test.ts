@@ -77,6 +77,13 @@ area.scenario('a blocking input guardrail stops the run before the model is call
   assert.equal(spans.map((s) => `${s.name}:${s.status}`), ['agent.desk:ERROR', 'guardrail.no_email:ERROR']);
   assert.is(spans[1]!.span_id, rows[0]!.span_id);
   assert.is(spans[1]!.attributes['agentkit.guardrail.outcome'], 'blocked');
+  // The event's id is time-ordered (UUID v7): new events go to the end of the table's key, not a random page.
+  const db = openLocalStore(dbOf(t), { readonly: true });
+  try {
+    assert.match(db.prepare('SELECT event_id FROM guardrail_events').pluck().get() as string, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  } finally {
+    db.close();
+  }
 });
 
 area.scenario('passing, warning and tool-call guardrails: the run goes on or stops, every outcome recorded', { backends: ['sqlite'] }, async (t) => {

@@ -5,7 +5,7 @@
  * whether tracing is on or off.
  */
 import { SpanStatusCode } from '@opentelemetry/api';
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../durability/time-ordered-id.js';
 import { utcNow } from '../store/time.js';
 import { GUARDRAIL_ATTR, SPAN } from '../tracing/attributes.js';
 import { agentkitTracer, traceWriter } from '../tracing/setup.js';
@@ -75,7 +75,8 @@ async function checkOne(g: Guardrail, text: string, context: GuardrailContext, r
     span.setStatus(outcome === 'passed' || outcome === 'warned' ? { code: SpanStatusCode.OK } : { code: SpanStatusCode.ERROR, message: message ?? outcome });
     const recording = span.isRecording();
     traceWriter().enqueueGuardrailEvent(run.dbPath, {
-      event_id: randomUUID(),
+      // Time-ordered (UUID v7): the table's primary key takes each event at its end, not on a random page.
+      event_id: timeOrderedId(),
       trace_id: recording ? span.spanContext().traceId : null,
       span_id: recording ? span.spanContext().spanId : null,
       agent_name: run.agentName,
