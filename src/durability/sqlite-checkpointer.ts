@@ -134,6 +134,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private closed = false;
   /** Rows `put` has accepted and not yet committed (see `put`). */
   #queued: QueuedPut[] = [];
+  /** Each connection's IMMEDIATE transaction runner (`immediately`). */
+  #immediates = new WeakMap<Database.Database, (write: () => unknown) => unknown>();
   /** When the queued rows first found the write lock taken (another connection writing: the span writer thread). */
   #lockedSince: number | undefined;
   /** True while the connection's busy timeout is zero (left so by the last group commit; see `open`). */
@@ -230,7 +232,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       // One row alone commits by itself, unless its execution's key is made first (the two commit together).
       if (rows.length === 1 && this.#delta.remembered(rows[0]!.execution_id) !== undefined) this.insert(statements, rows[0]!);
       else {
-        immediately(db, () => {
+        this.immediately(db, () => {
           for (const row of rows) this.insert(statements, row);
         });
       }
@@ -470,10 +472,24 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return handle;
   }
 
+  /**
+   * `write` in an IMMEDIATE transaction (committed when it returns, rolled back when it throws), through one
+   * transaction function per connection: each `db.transaction()` call builds four wrapped functions and defines
+   * properties on each, a cost every group commit paid again.
+   */
+  private immediately<T>(db: Database.Database, write: () => T): T {
+    let run = this.#immediates.get(db);
+    if (run === undefined) {
+      run = db.transaction((fn: () => unknown) => fn()).immediate;
+      this.#immediates.set(db, run);
+    }
+    return run(write) as T;
+  }
+
   /** Run `write` in an IMMEDIATE transaction; when it rolls back, the rows' executions are forgotten (./delta.ts). */
   private inTransaction(db: Database.Database, rows: readonly Checkpoint[], write: () => void): void {
     try {
-      immediately(db, write);
+      this.immediately(db, write);
     } catch (error) {
       for (const row of rows) this.#delta.forget(row.execution_id);
       throw error;
@@ -553,23 +569,6 @@ function toParams(row: Checkpoint, stateText: string, deltaBase: string | null):
   params[OUTPUT_PARAM] = keys || row.node_output === null ? null : JSON.stringify(row.node_output);
   params.push(deltaBase, keys && JSON.stringify(keys), row.execution_id, deltaBase, deltaBase);
   return params;
-}
-
-/** Each connection's IMMEDIATE transaction runner (`immediately`). */
-const immediates = new WeakMap<Database.Database, (write: () => unknown) => unknown>();
-
-/**
- * `write` in an IMMEDIATE transaction (committed when it returns, rolled back when it throws), through one
- * transaction function per connection: each `db.transaction()` call builds four wrapped functions and defines
- * properties on each, a cost every group commit paid again.
- */
-function immediately<T>(db: Database.Database, write: () => T): T {
-  let run = immediates.get(db);
-  if (run === undefined) {
-    run = db.transaction((fn: () => unknown) => fn()).immediate;
-    immediates.set(db, run);
-  }
-  return run(write) as T;
 }
 
 /** SQLITE_BUSY (and its extended codes): the write lock was not available. */
