@@ -79,6 +79,9 @@ function prepare(db: Database.Database) {
     // An execution's key, made before its first row is written: left to the store's trigger, the key was set by
     // an UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
     ensureExecution: db.prepare('INSERT OR IGNORE INTO executions (execution_id) VALUES (?)'),
+    // Runs its argument in an IMMEDIATE transaction (committed when it returns, rolled back when it throws). Built
+    // once per connection: each `db.transaction()` call builds four wrapped functions, which every group commit paid.
+    immediately: db.transaction((write: () => void) => write()).immediate as (write: () => void) => void,
     chains: db.prepare(SQLITE_CHAINS_SQL),
     upsertPending: db.prepare(`INSERT OR REPLACE INTO pending_interrupts (${PENDING_COLUMNS})
       VALUES (@execution_id, @chain_name, @node_id, @reason, @context, @agent_path, @created_at)`),
@@ -134,8 +137,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private closed = false;
   /** Rows `put` has accepted and not yet committed (see `put`). */
   #queued: QueuedPut[] = [];
-  /** Each connection's IMMEDIATE transaction runner (`immediately`). */
-  #immediates = new WeakMap<Database.Database, (write: () => unknown) => unknown>();
   /** When the queued rows first found the write lock taken (another connection writing: the span writer thread). */
   #lockedSince: number | undefined;
   /** True while the connection's busy timeout is zero (left so by the last group commit; see `open`). */
@@ -218,7 +219,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       for (const put of batch) put.reject(error);
       return;
     }
-    const { db, statements } = handle;
+    const { statements } = handle;
     const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
     const wait = !blocking && (this.#lockedSince === undefined || Date.now() - this.#lockedSince < LOCK_WAIT_MS);
     // What the batch's executions were stored against before it: put back when the lock was taken.
@@ -229,10 +230,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         else statements.wait();
         this.#noWait = wait;
       }
-      // One row alone commits by itself, unless its execution's key is made first (the two commit together).
-      if (rows.length === 1 && this.#delta.remembered(rows[0]!.execution_id) !== undefined) this.insert(statements, rows[0]!);
+      if (rows.length === 1) this.insertAlone(statements, rows[0]!);
       else {
-        this.immediately(db, () => {
+        statements.immediately(() => {
           for (const row of rows) this.insert(statements, row);
         });
       }
@@ -255,8 +255,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       // Each put on its own, so a row that cannot be written fails only its own put (and the rows written with it).
       for (const put of batch) {
         try {
-          if (put.rows.length === 1) this.insert(statements, put.rows[0]!);
-          else this.inTransaction(db, put.rows, () => put.rows.forEach((row) => this.insert(statements, row)));
+          if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!);
+          else this.inTransaction(statements, put.rows, () => put.rows.forEach((row) => this.insert(statements, row)));
           put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
         } catch (error) {
           put.reject(error);
@@ -295,8 +295,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
-    const { db, statements } = this.writable();
-    this.inTransaction(db, [row], () => {
+    const { statements } = this.writable();
+    this.inTransaction(statements, [row], () => {
       this.insert(statements, row);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
     });
@@ -473,23 +473,18 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   /**
-   * `write` in an IMMEDIATE transaction (committed when it returns, rolled back when it throws), through one
-   * transaction function per connection: each `db.transaction()` call builds four wrapped functions and defines
-   * properties on each, a cost every group commit paid again.
+   * One row committed by itself: one autocommitted statement, or, when its execution's key is made first (`insert`),
+   * the two in one transaction.
    */
-  private immediately<T>(db: Database.Database, write: () => T): T {
-    let run = this.#immediates.get(db);
-    if (run === undefined) {
-      run = db.transaction((fn: () => unknown) => fn()).immediate;
-      this.#immediates.set(db, run);
-    }
-    return run(write) as T;
+  private insertAlone(statements: Statements, row: Checkpoint): void {
+    if (this.#delta.remembered(row.execution_id) !== undefined) this.insert(statements, row);
+    else statements.immediately(() => this.insert(statements, row));
   }
 
   /** Run `write` in an IMMEDIATE transaction; when it rolls back, the rows' executions are forgotten (./delta.ts). */
-  private inTransaction(db: Database.Database, rows: readonly Checkpoint[], write: () => void): void {
+  private inTransaction(statements: Statements, rows: readonly Checkpoint[], write: () => void): void {
     try {
-      this.immediately(db, write);
+      statements.immediately(write);
     } catch (error) {
       for (const row of rows) this.#delta.forget(row.execution_id);
       throw error;

@@ -9,8 +9,9 @@
  * One span is nine fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
  * attributes, events. The span starts with nine little-endian int32 headers, one per field: -1 for SQL NULL, else
  * (byte length << 1) | 1 when every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes); the fields'
- * bytes follow, in the same order. Headers first, so a span's text is encoded with one write (each write into a
- * Buffer has a fixed cost that dozens of small fields and attribute pieces made most of the encoding's time).
+ * bytes follow, in the same order. Headers first, so a span is encoded in three writes: its short fields as one
+ * text, then its attributes, then its events (each write into a Buffer has a fixed cost, which a write per field and
+ * per attribute piece made most of the encoding's time).
  *
  * Attribute keys must already be redacted (lean spans redact as they are set); event attributes are redacted here,
  * events being rare. The scan for credential-shaped text runs on the writer thread, over the row's final texts
@@ -38,16 +39,16 @@ const HEAD_FIELDS = 7;
 /** Field 7, the attributes (kept as bytes by the writer's decoder), and field 8, the events. */
 const ATTRIBUTES_FIELD = 7;
 const EVENTS_FIELD = 8;
-
-/** A field's header: its byte length, flagged ASCII when it has as many bytes as UTF-16 code units. */
-function fieldHeader(bytes: number, length: number): number {
-  return (bytes << 1) | (bytes === length ? 1 : 0);
-}
 /** First buffer of a batch; later ones start at the size the previous batch reached, within these bounds. */
 const MIN_CAPACITY = 16 * 1024;
 const MAX_START_CAPACITY = 1024 * 1024;
 /** The buffer of a batch that holds nothing: a buffer is allocated by the first append. */
 const NO_BYTES = Buffer.alloc(0);
+
+/** A field's header: its byte length, flagged ASCII when it has as many bytes as UTF-16 code units. */
+function fieldHeader(bytes: number, length: number): number {
+  return (bytes << 1) | (bytes === length ? 1 : 0);
+}
 
 /**
  * Encoded spans for one store, appended to one buffer. `take()` hands the bytes over (their buffer can be
@@ -198,7 +199,6 @@ export function decodeEncodedSpanRows(chunks: Uint8Array | readonly Uint8Array[]
   for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) decodeChunk(chunk, rows);
   return rows;
 }
-
 
 function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
   const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
