@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { openLocalStore } from '../store/open.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
+import { MIN_ROWS_AFTER_YIELD, type WritePriority } from '../store/write-priority.js';
 import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
 
 /**
@@ -58,9 +59,15 @@ export class StoreWriter {
   private readonly connections = new Map<string, Connection>();
   private readonly warned = new Set<string>();
 
+  /**
+   * `priority`: on a writer thread, the process's write-priority counters (../store/write-priority.ts): a
+   * transaction ends early while a checkpoint commit waits for the lock. Inline (on the main thread) there is none:
+   * waiting there would block the event loop the commit runs on.
+   */
   constructor(
     private readonly warn: (message: string) => void,
     private readonly maxConnections = 8,
+    private readonly priority?: WritePriority,
   ) {}
 
   /** Write every batch; never throws. */
@@ -79,26 +86,30 @@ export class StoreWriter {
     }
   }
 
+  /**
+   * One batch: its spans in one transaction, or, when a checkpoint commit comes to wait for the lock meanwhile, in
+   * several, the writer waiting between them until the commit is done (../store/write-priority.ts). The guardrail
+   * events go with the last.
+   */
   private writeBatch(batch: StoreBatch): void {
     const connection = this.connection(batch.dbPath);
-    connection.inTransaction(() => {
-      const rows = decodeEncodedSpanRows(batch.spans);
-      let i = 0;
-      if (rows.length >= ROWS_PER_STATEMENT) {
-        const values: unknown[] = new Array<unknown>(ROWS_PER_STATEMENT * SPAN_COLUMNS);
-        for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
-          for (let j = 0; j < ROWS_PER_STATEMENT; j++) putRow(values, j * SPAN_COLUMNS, rows[i + j]!);
-          connection.spans.run(values);
+    const rows = decodeEncodedSpanRows(batch.spans);
+    let next = 0;
+    let yielded = false;
+    for (;;) {
+      connection.inTransaction(() => {
+        next = insertSpans(connection, rows, next, yielded ? MIN_ROWS_AFTER_YIELD : 1, this.priority);
+        if (next < rows.length) return;
+        for (const e of batch.events) {
+          connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
         }
-      }
-      for (; i < rows.length; i++) {
-        const r = rows[i]!;
-        connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
-      }
-      for (const e of batch.events) {
-        connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
-      }
-    });
+      });
+      if (next >= rows.length) return;
+      // Ended early for a waiting checkpoint commit: wake it, and go on once it is done.
+      this.priority!.yielded();
+      this.priority!.waitForCommits();
+      yielded = true;
+    }
   }
 
   private retry(batch: StoreBatch): void {
@@ -158,6 +169,29 @@ export class StoreWriter {
       // Closing a broken connection has nothing left to report.
     }
   }
+}
+
+/**
+ * Insert `rows` from `from` on; returns where it stopped: the end, or earlier when `priority` says a checkpoint
+ * commit waits for the lock (checked after each statement, once `atLeast` rows are written).
+ */
+function insertSpans(connection: Connection, rows: readonly EncodedSpanRow[], from: number, atLeast: number, priority: WritePriority | undefined): number {
+  let i = from;
+  const yieldable = () => priority !== undefined && i - from >= atLeast && i < rows.length && priority.contended;
+  if (rows.length - i >= ROWS_PER_STATEMENT) {
+    const values: unknown[] = new Array<unknown>(ROWS_PER_STATEMENT * SPAN_COLUMNS);
+    for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
+      if (yieldable()) return i;
+      for (let j = 0; j < ROWS_PER_STATEMENT; j++) putRow(values, j * SPAN_COLUMNS, rows[i + j]!);
+      connection.spans.run(values);
+    }
+  }
+  for (; i < rows.length; i++) {
+    if (yieldable()) return i;
+    const r = rows[i]!;
+    connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
+  }
+  return i;
 }
 
 /** A row's columns at `at` in `values`, in the order of `SPAN_VALUES`. */

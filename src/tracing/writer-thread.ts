@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { knownSecrets } from '../config/secrets.js';
+import { writePriorityBuffer } from '../store/write-priority.js';
 import type { StoreBatch } from './store-writer.js';
 
 /** `secrets`: values registered on the main thread since the last batch; the thread masks spans with its own copy. */
@@ -60,7 +61,8 @@ export class WriterThread {
       // A thread that cannot load marks itself failed, so a flush waiting for it returns at once.
       const bootstrap = `const { workerData } = require('node:worker_threads');
         ${load}.catch((error) => { const s = new Int32Array(workerData.shared); Atomics.store(s, 1, ${THREAD_FAILED}); Atomics.notify(s, 0); Atomics.notify(s, 1); throw error; });`;
-      const worker = new Worker(bootstrap, { eval: true, workerData: { shared } });
+      // `priority`: the process's write-priority counters, so span transactions end early for checkpoint commits.
+      const worker = new Worker(bootstrap, { eval: true, workerData: { shared, priority: writePriorityBuffer() } });
       return new WriterThread(worker, new Int32Array(shared), warn);
     } catch (error) {
       warn(`agentkit tracing: no writer thread (${error instanceof Error ? error.message : String(error)}); spans are written on the main thread`);

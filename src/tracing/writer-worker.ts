@@ -9,13 +9,15 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { registerSecret } from '../config/secrets.js';
 import { yieldThisThread } from '../store/thread-priority.js';
+import { WritePriority } from '../store/write-priority.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { THREAD_RUNNING, type WriterMessage } from './writer-thread.js';
 
-const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared);
+const data = workerData as { shared: SharedArrayBuffer; priority?: SharedArrayBuffer };
+const shared = new Int32Array(data.shared);
 // Writing spans is never what a run or a request waits for: the thread that serves them gets the CPU first.
 yieldThisThread();
-const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }));
+const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }), 8, data.priority ? new WritePriority(data.priority) : undefined);
 const port = parentPort!;
 
 function handled(seq: number): void {
