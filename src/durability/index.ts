@@ -22,7 +22,7 @@ export {
   type ReplicatingCheckpointer,
   type UnsyncedCheckpoint,
 } from './checkpointer.js';
-export { SQLiteCheckpointer } from './sqlite-checkpointer.js';
+export { SQLiteCheckpointer, type SQLiteCheckpointerOptions } from './sqlite-checkpointer.js';
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from './postgres-checkpointer.js';
 export { PG_LATEST_VERSION } from './postgres-migrations.js';
 export { validateSchemaName } from './schema-name.js';

@@ -35,6 +35,8 @@ import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
+import { CommitThread, ThreadLost, type CommitRow } from './sqlite-commit-thread.js';
+import { WritePriority } from '../store/write-priority.js';
 
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
 const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
@@ -66,19 +68,35 @@ interface PendingRow {
 
 type Statements = ReturnType<typeof prepare>;
 
+/**
+ * A row's insert. A delta row is written only while its base exists (another process may have pruned or deleted
+ * it): otherwise nothing is inserted and the row is written again as a full snapshot. The execution's key is looked
+ * up here; on its first row there is none yet (NULL), and the store's trigger creates it (local.db v28).
+ * Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
+ */
+const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
+      ${COLUMN_PARAMS}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?)
+      WHERE ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?)`;
+/**
+ * An execution's key, made before its first row is written: left to the store's trigger, the key was set by an
+ * UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
+ */
+const ENSURE_EXECUTION_SQL = 'INSERT OR IGNORE INTO executions (execution_id) VALUES (?)';
+
+/** Options of a SQLiteCheckpointer. */
+export interface SQLiteCheckpointerOptions {
+  /**
+   * Where group commits run (decision 261). `auto` (default): on this thread until puts of concurrent runs first
+   * meet in one group commit (a serving process), then on a commit thread with its own connection, so the event loop
+   * no longer executes the rows' SQL. `off`: always on this thread. An in-memory store never uses a thread.
+   */
+  commitThread?: 'auto' | 'off';
+}
+
 function prepare(db: Database.Database) {
   return {
-    // A delta row is written only while its base exists (another process may have pruned or deleted it): otherwise
-    // nothing is inserted and the row is written again as a full snapshot.
-    // The execution's key is looked up here; on its first row there is none yet (NULL), and the store's trigger
-    // creates it (local.db v28).
-    // Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
-    insert: db.prepare(`INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
-      ${COLUMN_PARAMS}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?)
-      WHERE ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?)`),
-    // An execution's key, made before its first row is written: left to the store's trigger, the key was set by
-    // an UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
-    ensureExecution: db.prepare('INSERT OR IGNORE INTO executions (execution_id) VALUES (?)'),
+    insert: db.prepare(INSERT_SQL),
+    ensureExecution: db.prepare(ENSURE_EXECUTION_SQL),
     // Runs its argument in an IMMEDIATE transaction (committed when it returns, rolled back when it throws). Built
     // once per connection: each `db.transaction()` call builds four wrapped functions, which every group commit paid.
     immediately: db.transaction((write: () => void) => write()).immediate as (write: () => void) => void,
@@ -126,6 +144,8 @@ function prepare(db: Database.Database) {
     // (Run through `pragma()` each time: SQLite applies this pragma when the statement is compiled, not when run.)
     noWait: () => db.pragma('busy_timeout = 0'),
     wait: ((timeout: number) => () => db.pragma(`busy_timeout = ${timeout}`))(Number(db.pragma('busy_timeout', { simple: true }))),
+    /** The store's busy timeout (what `wait` sets back), for the commit thread's last wait. */
+    busyTimeoutMs: Number(db.pragma('busy_timeout', { simple: true })),
   };
 }
 
@@ -147,13 +167,32 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   readonly #delta = new DeltaWriter();
   /** The last state `fetchUnsynced` read per execution: the next batch's rows are built on them. */
   readonly #outboxStates = new ResolvedStateCache();
+  readonly #commitThreadMode: 'auto' | 'off';
+  /** The commit thread (./sqlite-commit-thread.ts), once started; null when it cannot run or was lost. */
+  #thread: CommitThread | null | undefined;
+  /** The process's write-priority counters: a group commit waiting for the lock counts itself in (`#wanting`). */
+  readonly #priority = new WritePriority();
+  #wanting = false;
+  /** Group commits on the thread: each settles (never rejects) once its puts are resolved or rejected. */
+  readonly #flights = new Set<Promise<void>>();
+  /** A thread batch failed: newer ones wait until every batch in flight has been written again here, in order. */
+  #halted = false;
 
   /**
    * A checkpointer on the SQLite store at `dbPath` (default: the configured local store, `AGENTKIT_LOCAL_DB`, else
    * the legacy `AGENTKIT_CHECKPOINT_DB_PATH`, else `./.agentkit/local.db`). Nothing is opened until first use.
    */
-  constructor(dbPath?: string) {
+  constructor(dbPath?: string, options: SQLiteCheckpointerOptions = {}) {
     this.dbPath = dbPath ?? checkpointDbPath();
+    this.#commitThreadMode = options.commitThread ?? 'auto';
+    if (this.#commitThreadMode !== 'auto' && this.#commitThreadMode !== 'off') {
+      throw new TypeError(`SQLiteCheckpointer: commitThread must be 'auto' or 'off', got ${JSON.stringify(options.commitThread)}`);
+    }
+  }
+
+  /** Whether group commits run on the commit thread now (decision 261). */
+  get usesCommitThread(): boolean {
+    return this.#thread?.ready === true;
   }
 
   /** The store file, for the replication drain's own connection; null for an in-memory store. */
@@ -204,11 +243,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   /**
-   * Commit the queued rows. `blocking` false (the group commit's own turn): when the write lock is taken, nothing is
-   * written and the batch is tried again a millisecond later, the event loop serving requests meanwhile, for up to
-   * LOCK_WAIT_MS; then, and for `close()` and readers that need the rows now, it waits as long as any write does.
+   * Commit the queued rows. `blocking` false (the group commit's own turn): on the commit thread once it runs (see
+   * `#commitOnThread`); else, when the write lock is taken, nothing is written and the batch is tried again a
+   * millisecond later, the event loop serving requests meanwhile, for up to LOCK_WAIT_MS; then, and for `close()`
+   * and readers that need the rows now, it waits as long as any write does.
    */
   #commitQueued(blocking = true): void {
+    // After a failed thread batch, the ones sent after it are written again here first; the last to settle sends these.
+    if (!blocking && this.#halted && this.#flights.size > 0) return;
     const batch = this.#queued;
     this.#queued = [];
     if (batch.length === 0) return;
@@ -220,6 +262,19 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       return;
     }
     const { statements } = handle;
+    if (!blocking) {
+      if (this.#thread?.ready) {
+        if (this.#halted) this.#thread.resume();
+        this.#halted = false;
+        // A batch that waited for the lock here goes to the thread, which waits (and counts itself) on its own.
+        this.#lockedSince = undefined;
+        this.#served();
+        this.#commitOnThread(this.#thread, batch);
+        return;
+      }
+      // Puts of concurrent runs met in one group commit: a serving process. Its later batches go to the thread.
+      if (batch.length > 1) this.#startThread(statements);
+    }
     const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
     const wait = !blocking && (this.#lockedSince === undefined || Date.now() - this.#lockedSince < LOCK_WAIT_MS);
     // What the batch's executions were stored against before it: put back when the lock was taken.
@@ -238,6 +293,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       }
     } catch (error) {
       if (remembered && isBusy(error)) {
+        // This process's span writer ends its transaction for us (../store/write-priority.ts).
+        if (!this.#wanting) {
+          this.#priority.want();
+          this.#wanting = true;
+        }
         // Nothing of the batch was stored (a statement or transaction that cannot lock writes nothing).
         for (const [executionId, entry] of remembered) this.#delta.restore(executionId, entry);
         this.#queued = batch.concat(this.#queued);
@@ -246,28 +306,120 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         return;
       }
       this.#lockedSince = undefined;
+      this.#served();
       // The transaction rolled back: whatever the batch remembered as newest rows was never stored.
       for (const row of rows) this.#delta.forget(row.execution_id);
       if (batch.length === 1) {
         batch[0]!.reject(error);
         return;
       }
-      // Each put on its own, so a row that cannot be written fails only its own put (and the rows written with it).
-      for (const put of batch) {
-        try {
-          if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!);
-          else this.inTransaction(statements, put.rows, () => put.rows.forEach((row) => this.insert(statements, row)));
-          put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
-        } catch (error) {
-          put.reject(error);
-        }
-      }
-      notifyCheckpointWrite(this);
+      this.#commitEach(statements, batch);
       return;
     }
     this.#lockedSince = undefined;
+    this.#served();
     for (const put of batch) put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
     notifyCheckpointWrite(this);
+  }
+
+  /**
+   * Each put of a failed batch on its own, on this connection, so a row that cannot be written fails only its own
+   * put (and the rows written with it). `committed` says whether a put's rows are already stored (the commit thread
+   * was lost with them in flight): those resolve without being written twice.
+   */
+  #commitEach(statements: Statements, batch: readonly QueuedPut[], committed?: (put: QueuedPut) => boolean): void {
+    for (const put of batch) {
+      try {
+        if (committed?.(put)) {
+          // Stored by the thread before it was lost; read back so the caller gets the row as stored.
+          put.resolve(this.toCheckpointsNow(put.rows.map((row) => statements.byId.get(row.checkpoint_id) as CheckpointRow)));
+          continue;
+        }
+        if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!);
+        else this.inTransaction(statements, put.rows, () => put.rows.forEach((row) => this.insert(statements, row)));
+        put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
+      } catch (error) {
+        put.reject(error);
+      }
+    }
+    notifyCheckpointWrite(this);
+  }
+
+  /**
+   * Start the commit thread in the background (`commitThread: 'auto'`, a file store, not tried before). Until it has
+   * opened the store, group commits run here.
+   */
+  #startThread(statements: Statements): void {
+    if (this.#thread !== undefined || this.#commitThreadMode === 'off' || this.replicaSource() === null) return;
+    this.#thread = CommitThread.start(path.resolve(this.dbPath), { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL }, statements.busyTimeoutMs) ?? null;
+  }
+
+  /**
+   * A group commit on the commit thread: the rows are encoded here (their delta state lives in this thread) and their
+   * statements run there; each put resolves once the thread committed. One batch at a time: puts made meanwhile
+   * queue, and the completion sends them as the next batch. When the thread rolls the batch back (a duplicate id, a
+   * vanished delta base, a lock held past its waits), the puts are written again one by one here, as after a failed
+   * batch on this thread. When the thread is lost, rows it may have committed are looked up first, and later batches
+   * stay here.
+   */
+  #commitOnThread(thread: CommitThread, queued: QueuedPut[]): void {
+    const wire: CommitRow[] = [];
+    const batch: QueuedPut[] = [];
+    const stored: Checkpoint[][] = [];
+    for (const put of queued) {
+      try {
+        const encoded = put.rows.map((row) => {
+          const ensure = this.#delta.remembered(row.execution_id) === undefined ? row.execution_id : null;
+          const state = this.#delta.encode(row);
+          return { ensure, params: toParams(row, state.text, state.deltaBase) };
+        });
+        wire.push(...encoded);
+        batch.push(put);
+        stored.push(put.rows.map((row) => this.#delta.asStored(row)));
+      } catch (error) {
+        // A row that cannot be stored (a ValidationError) fails its own put, as it would here.
+        for (const row of put.rows) this.#delta.forget(row.execution_id);
+        put.reject(error);
+      }
+    }
+    if (batch.length === 0) return;
+    const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
+    const flight = thread.commit(wire).then(
+      () => {
+        batch.forEach((put, i) => put.resolve(stored[i]!));
+        notifyCheckpointWrite(this);
+      },
+      (error: unknown) => {
+        this.#halted = true;
+        for (const row of rows) this.#delta.forget(row.execution_id);
+        const lost = error instanceof ThreadLost;
+        if (lost) this.#thread = null;
+        try {
+          const { statements } = this.open();
+          this.#commitEach(statements, batch, lost ? (put) => put.rows.every((row) => statements.byId.get(row.checkpoint_id) !== undefined) : undefined);
+        } catch (failure) {
+          for (const put of batch) put.reject(failure);
+        }
+      },
+    );
+    this.#flights.add(flight);
+    void flight.then(() => {
+      this.#flights.delete(flight);
+      // The last batch after a failure was written again: what queued meanwhile goes now.
+      if (this.#flights.size === 0 && this.#queued.length > 0 && !this.closed) this.#commitQueued(false);
+    });
+  }
+
+  /** A group commit that counted itself as waiting for the lock is done. */
+  #served(): void {
+    if (!this.#wanting) return;
+    this.#wanting = false;
+    this.#priority.served();
+  }
+
+  /** Wait until no batch is on the commit thread (a completion may send the next one: wait for that too). */
+  async #settleThread(): Promise<void> {
+    while (this.#flights.size > 0) await Promise.all([...this.#flights]);
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
@@ -419,6 +571,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * interrupted (a failed terminal row counts as failed).
    */
   async executionCounts(): Promise<{ pending: number; failed: number }> {
+    await this.#settleThread();
     this.#commitQueued();
     const { db } = this.open();
     const pending = (db.prepare('SELECT count(*) AS n FROM pending_interrupts').get() as { n: number }).n;
@@ -429,9 +582,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   async close(): Promise<void> {
-    // Rows accepted before close are committed, not dropped.
+    // Rows accepted before close are committed, not dropped: those on the commit thread first.
+    if (this.#flights.size > 0) await this.#settleThread();
     this.#commitQueued();
     this.closed = true;
+    this.#thread?.stop();
+    this.#thread = undefined;
     this.#releaseWalKeeper?.();
     this.#releaseWalKeeper = undefined;
     this.db?.close();

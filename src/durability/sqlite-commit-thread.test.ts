@@ -1,0 +1,164 @@
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { suite } from '../../conformance/harness/uvu.js';
+import { ChainCheckpointError } from './errors.js';
+import { BASE_GONE, CommitFailed, CommitThread, HALTED } from './sqlite-commit-thread.js';
+import { SQLiteCheckpointer } from './sqlite-checkpointer.js';
+
+const test = suite<{ dir: string }>('SQLite commit thread (decision 261)', { state: { dir: '' } });
+
+test.beforeEach(async (ctx) => {
+  ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-commit-thread-'));
+});
+test.afterEach(async (ctx) => {
+  await rm(ctx.dir, { recursive: true, force: true });
+});
+
+const EXECUTIONS = Array.from({ length: 6 }, (_, i) => `exec-${i}`);
+
+/** A round of concurrent puts, one per execution: each execution's history grows by one entry. */
+function round(checkpointer: SQLiteCheckpointer, n: number) {
+  return Promise.all(
+    EXECUTIONS.map((id) =>
+      checkpointer.put({ execution_id: id, chain_name: 'c', node_id: `n${n}`, node_index: n, checkpoint_id: `${id}-${String(n).padStart(3, '0')}`, state_snapshot: { log: Array.from({ length: n + 1 }, (_, i) => `entry ${i} of ${id}`) } }),
+    ),
+  );
+}
+
+/** Rounds of concurrent puts until the checkpointer commits on its thread (it starts once puts meet in a batch). */
+async function untilOnThread(checkpointer: SQLiteCheckpointer): Promise<number> {
+  let n = 0;
+  const deadline = Date.now() + 10_000;
+  while (!checkpointer.usesCommitThread) {
+    assert.ok(Date.now() < deadline, 'the commit thread started within 10 s');
+    await round(checkpointer, n++);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return n;
+}
+
+test('concurrent runs move their group commits to the thread: rows are stored as deltas, in order, and read back whole', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const checkpointer = new SQLiteCheckpointer(file);
+  let n = await untilOnThread(checkpointer);
+  for (const end = n + 20; n < end; n++) {
+    const rows = await round(checkpointer, n);
+    assert.equal(rows.map((r) => (r.state_snapshot.log as string[]).length), EXECUTIONS.map(() => n + 1), 'each put returns its row as stored');
+  }
+  assert.ok(checkpointer.usesCommitThread);
+  for (const id of EXECUTIONS) {
+    const rows = await checkpointer.list(id, { limit: 1000 });
+    assert.is(rows.length, n);
+    assert.equal(rows.at(-1)!.state_snapshot, { log: Array.from({ length: n }, (_, i) => `entry ${i} of ${id}`) });
+  }
+  await checkpointer.close();
+  const db = new Database(file, { readonly: true });
+  try {
+    // Storage order is write order within each execution (the outbox and getLast rely on it), every row has its
+    // execution's key, and rows after the first are deltas against the one before.
+    for (const id of EXECUTIONS) {
+      const stored = db.prepare('SELECT checkpoint_id, delta_base, exec_key FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(id) as Array<{ checkpoint_id: string; delta_base: string | null; exec_key: number | null }>;
+      assert.equal(stored.map((r) => r.checkpoint_id), Array.from({ length: n }, (_, i) => `${id}-${String(i).padStart(3, '0')}`));
+      assert.ok(stored.every((r) => r.exec_key !== null), 'every row has its execution key');
+      assert.ok(stored.slice(1).every((r, i) => r.delta_base === null || r.delta_base === stored[i]!.checkpoint_id), 'deltas are against the row before');
+      assert.ok(stored.filter((r) => r.delta_base !== null).length >= n - 2, 'rows after the first are deltas');
+    }
+  } finally {
+    db.close();
+  }
+});
+
+test("commitThread: 'off' keeps every group commit on the caller's thread", async ({ dir }) => {
+  const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'), { commitThread: 'off' });
+  try {
+    for (let n = 0; n < 10; n++) await round(checkpointer, n);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is(checkpointer.usesCommitThread, false);
+    assert.is((await checkpointer.list('exec-0', { limit: 100 })).length, 10);
+  } finally {
+    await checkpointer.close();
+  }
+  assert.throws(() => new SQLiteCheckpointer(path.join(dir, 'x.db'), { commitThread: 'always' as 'auto' }), /commitThread must be 'auto' or 'off', got "always"/);
+});
+
+test('on the thread, a row that cannot be written fails only its own put, and the batches after it land in order', async ({ dir }) => {
+  const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
+  try {
+    await untilOnThread(checkpointer);
+    await checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'a', checkpoint_id: 'taken' });
+    const first = [
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'b', checkpoint_id: 'b' }),
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'dup', checkpoint_id: 'taken' }),
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'c', checkpoint_id: 'c' }),
+    ];
+    // A later turn of the event loop: another batch, sent while the first may still be on the thread.
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = [checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'd', checkpoint_id: 'd' }), checkpointer.put({ execution_id: 'e2', chain_name: 'c', node_id: 'x', checkpoint_id: 'x' })];
+    const results = await Promise.allSettled([...first, ...second]);
+    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const failure = (results[1] as PromiseRejectedResult).reason as Error;
+    assert.instance(failure, ChainCheckpointError);
+    assert.is(failure.message, "checkpoint 'taken' already exists");
+    assert.equal((await checkpointer.list('e1')).map((r) => r.node_id), ['a', 'b', 'c', 'd']);
+    // The thread writes again after the failure.
+    await round(checkpointer, 100);
+    assert.ok(checkpointer.usesCommitThread);
+  } finally {
+    await checkpointer.close();
+  }
+});
+
+test('close waits for the rows on the thread: every accepted put is stored', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const checkpointer = new SQLiteCheckpointer(file);
+  const n = await untilOnThread(checkpointer);
+  const puts = [round(checkpointer, n)];
+  await new Promise((resolve) => setImmediate(resolve));
+  puts.push(round(checkpointer, n + 1));
+  await checkpointer.close();
+  // Counted as soon as close returns: nothing is left for the thread to do.
+  const db = new Database(file, { readonly: true });
+  try {
+    assert.is(db.prepare('SELECT count(*) FROM checkpoints').pluck().get(), EXECUTIONS.length * (n + 2));
+  } finally {
+    db.close();
+  }
+  assert.is((await Promise.all(puts)).flat().length, EXECUTIONS.length * 2);
+});
+
+test('the thread itself: a failed batch halts it until resume, a vanished base is its own code, nothing of a failed batch is stored', async ({ dir }) => {
+  const file = path.join(dir, 'store.db');
+  const setup = new Database(file);
+  setup.pragma('journal_mode = WAL');
+  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY); CREATE TABLE keys (id TEXT PRIMARY KEY)');
+  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)' }, 1000)!;
+  try {
+    const deadline = Date.now() + 10_000;
+    while (!thread.ready) {
+      assert.ok(Date.now() < deadline, 'the thread started');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await thread.commit([{ ensure: 'k1', params: ['a', 1] }, { ensure: null, params: ['b', 1] }]);
+    const failed = await thread.commit([{ ensure: 'k2', params: ['c', 1] }, { ensure: null, params: ['a', 1] }]).catch((error: unknown) => error);
+    assert.instance(failed, CommitFailed);
+    assert.match((failed as CommitFailed).code!, /^SQLITE_CONSTRAINT/);
+    const halted = await thread.commit([{ ensure: null, params: ['d', 1] }]).catch((error: unknown) => error);
+    assert.is((halted as CommitFailed).code, HALTED, 'a batch after a failed one is refused until resume');
+    thread.resume();
+    const gone = await thread.commit([{ ensure: null, params: ['e', 1] }, { ensure: null, params: ['f', 0] }]).catch((error: unknown) => error);
+    assert.is((gone as CommitFailed).code, BASE_GONE);
+    thread.resume();
+    await thread.commit([{ ensure: null, params: ['g', 1] }]);
+    assert.is(thread.inFlight, 0);
+    assert.equal(setup.prepare('SELECT id FROM t ORDER BY id').pluck().all(), ['a', 'b', 'g'], 'failed batches stored nothing');
+    assert.equal(setup.prepare('SELECT id FROM keys').pluck().all(), ['k1'], 'not even their execution keys');
+  } finally {
+    thread.stop();
+    setup.close();
+  }
+});
+
+test.run();
