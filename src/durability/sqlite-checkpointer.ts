@@ -356,11 +356,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
 
   /**
    * A group commit on the commit thread: the rows are encoded here (their delta state lives in this thread) and their
-   * statements run there; each put resolves once the thread committed. One batch at a time: puts made meanwhile
-   * queue, and the completion sends them as the next batch. When the thread rolls the batch back (a duplicate id, a
-   * vanished delta base, a lock held past its waits), the puts are written again one by one here, as after a failed
-   * batch on this thread. When the thread is lost, rows it may have committed are looked up first, and later batches
-   * stay here.
+   * statements run there; each put resolves once the thread committed. Batches are pipelined: each turn's batch is
+   * sent at once, and the thread commits them in order (merging those that queued while it was busy). When the
+   * thread rolls a batch back (a duplicate id, a vanished delta base, a lock held past its waits), it refuses every
+   * batch sent after it until resumed; each of them is written again one by one here, in order, as after a failed
+   * batch on this thread, and puts made meanwhile wait until the last has settled (`#halted`). When the thread is
+   * lost, rows it may have committed are looked up first, and later batches stay here.
    */
   #commitOnThread(thread: CommitThread, queued: QueuedPut[]): void {
     const wire: CommitRow[] = [];
