@@ -5,7 +5,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ChainCheckpointError } from './errors.js';
-import { BASE_GONE, CommitFailed, CommitThread, HALTED } from './sqlite-commit-thread.js';
+import { BASE_GONE, CommitFailed, CommitThread, HALTED, ThreadLost } from './sqlite-commit-thread.js';
+import type { Worker } from 'node:worker_threads';
 import { SQLiteCheckpointer } from './sqlite-checkpointer.js';
 
 const test = suite<{ dir: string }>('SQLite commit thread (decision 261)', { state: { dir: '' } });
@@ -157,6 +158,36 @@ test('the thread itself: a failed batch halts it until resume, a vanished base i
     assert.equal(setup.prepare('SELECT id FROM keys').pluck().all(), ['k1'], 'not even their execution keys');
   } finally {
     thread.stop();
+    setup.close();
+  }
+});
+
+test('the thread itself: a thread that dies with a batch in flight rejects it as lost, and commits nothing more', async ({ dir }) => {
+  const file = path.join(dir, 'store.db');
+  const setup = new Database(file);
+  setup.pragma('journal_mode = WAL');
+  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
+  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'SELECT ?' }, 1000)!;
+  try {
+    const deadline = Date.now() + 10_000;
+    while (!thread.ready) {
+      assert.ok(Date.now() < deadline, 'the thread started');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // The store is locked, so the batch waits on the thread: it is in flight when the thread dies.
+    setup.exec('BEGIN IMMEDIATE');
+    const pending = thread.commit([{ ensure: null, params: ['a', 1] }]).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(thread.inFlight, 1);
+    await (thread as unknown as { worker: Worker }).worker.terminate();
+    const lost = await pending;
+    assert.instance(lost, ThreadLost);
+    assert.match((lost as Error).message, /the commit thread exited/);
+    setup.exec('COMMIT');
+    assert.is(thread.ready, false);
+    assert.instance(await thread.commit([{ ensure: null, params: ['b', 1] }]).catch((error: unknown) => error), ThreadLost, 'a lost thread takes no more batches');
+    assert.equal(setup.prepare('SELECT id FROM t').pluck().all(), []);
+  } finally {
     setup.close();
   }
 });
