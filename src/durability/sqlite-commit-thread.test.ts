@@ -130,6 +130,42 @@ test('close waits for the rows on the thread: every accepted put is stored', asy
   assert.is((await Promise.all(puts)).flat().length, EXECUTIONS.length * 2);
 });
 
+test('when the thread dies with batches in flight, the checkpointer writes their rows itself, once, and stays on its own thread', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  // Keep a handle on the thread the checkpointer starts, to kill it.
+  const start = CommitThread.start.bind(CommitThread);
+  let started: CommitThread | undefined;
+  CommitThread.start = (...args: Parameters<typeof CommitThread.start>) => (started = start(...args));
+  const checkpointer = new SQLiteCheckpointer(file);
+  const holder = new Database(file);
+  try {
+    const n = await untilOnThread(checkpointer);
+    assert.ok(started);
+    // The store is locked, so the round's batch waits on the thread: it is in flight when the thread dies.
+    holder.exec('BEGIN IMMEDIATE');
+    const puts = round(checkpointer, n);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(started!.inFlight, 1);
+    const dead = (started as unknown as { worker: Worker }).worker.terminate();
+    holder.exec('COMMIT');
+    await dead;
+    const rows = await puts;
+    assert.equal(rows.map((r) => r.node_id), EXECUTIONS.map(() => `n${n}`));
+    assert.is(checkpointer.usesCommitThread, false);
+    await round(checkpointer, n + 1);
+    assert.is(checkpointer.usesCommitThread, false, 'a lost thread is not started again');
+    for (const id of EXECUTIONS) {
+      const stored = (await checkpointer.list(id, { limit: 1000 })).map((r) => r.node_id);
+      assert.equal(stored, Array.from({ length: n + 2 }, (_, i) => `n${i}`), 'every row once, in order');
+      assert.equal((await checkpointer.getLast(id))!.state_snapshot, { log: Array.from({ length: n + 2 }, (_, i) => `entry ${i} of ${id}`) });
+    }
+  } finally {
+    CommitThread.start = start;
+    holder.close();
+    await checkpointer.close();
+  }
+});
+
 test('the thread itself: a failed batch halts it until resume, a vanished base is its own code, nothing of a failed batch is stored', async ({ dir }) => {
   const file = path.join(dir, 'store.db');
   const setup = new Database(file);
