@@ -8,7 +8,8 @@
  *
  * Rows are delta checkpoints (./delta.ts): a row's state is stored as what changed since its execution's previous
  * row, resolved on every read. A single-row write is one autocommitted statement (it is atomic on its own); several
- * rows share one IMMEDIATE transaction.
+ * rows share one IMMEDIATE transaction. Once runs are concurrent, group commits run those statements on a commit
+ * thread (./sqlite-commit-thread.ts, decision 261).
  */
 import type Database from 'better-sqlite3';
 import { checkpointDbPath } from '../config/paths.js';
@@ -71,7 +72,8 @@ type Statements = ReturnType<typeof prepare>;
 /**
  * A row's insert. A delta row is written only while its base exists (another process may have pruned or deleted
  * it): otherwise nothing is inserted and the row is written again as a full snapshot. The execution's key is looked
- * up here; on its first row there is none yet (NULL), and the store's trigger creates it (local.db v28).
+ * up here (ENSURE_EXECUTION_SQL made it before the execution's first row; if another process deleted it since, the
+ * lookup is NULL and the store's trigger makes it again, local.db v28).
  * Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
  */
 const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
@@ -94,6 +96,7 @@ export interface SQLiteCheckpointerOptions {
 }
 
 function prepare(db: Database.Database) {
+  const busyTimeoutMs = Number(db.pragma('busy_timeout', { simple: true }));
   return {
     insert: db.prepare(INSERT_SQL),
     ensureExecution: db.prepare(ENSURE_EXECUTION_SQL),
@@ -143,9 +146,9 @@ function prepare(db: Database.Database) {
     // Group commits try the write lock without waiting (see `#commitQueued`); other calls get the store's busy timeout back (`open`).
     // (Run through `pragma()` each time: SQLite applies this pragma when the statement is compiled, not when run.)
     noWait: () => db.pragma('busy_timeout = 0'),
-    wait: ((timeout: number) => () => db.pragma(`busy_timeout = ${timeout}`))(Number(db.pragma('busy_timeout', { simple: true }))),
+    wait: () => db.pragma(`busy_timeout = ${busyTimeoutMs}`),
     /** The store's busy timeout (what `wait` sets back), for the commit thread's last wait. */
-    busyTimeoutMs: Number(db.pragma('busy_timeout', { simple: true })),
+    busyTimeoutMs,
   };
 }
 
@@ -293,11 +296,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       }
     } catch (error) {
       if (remembered && isBusy(error)) {
-        // This process's span writer ends its transaction for us (../store/write-priority.ts).
-        if (!this.#wanting) {
-          this.#priority.want();
-          this.#wanting = true;
-        }
+        this.#want();
         // Nothing of the batch was stored (a statement or transaction that cannot lock writes nothing).
         for (const [executionId, entry] of remembered) this.#delta.restore(executionId, entry);
         this.#queued = batch.concat(this.#queued);
@@ -351,7 +350,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   #startThread(statements: Statements): void {
     if (this.#thread !== undefined || this.#commitThreadMode === 'off' || this.replicaSource() === null) return;
-    this.#thread = CommitThread.start(path.resolve(this.dbPath), { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL }, statements.busyTimeoutMs) ?? null;
+    this.#thread = CommitThread.start(path.resolve(this.dbPath), { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL }, { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS }) ?? null;
   }
 
   /**
@@ -409,6 +408,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       // The last batch after a failure was written again: what queued meanwhile goes now.
       if (this.#flights.size === 0 && this.#queued.length > 0 && !this.closed) this.#commitQueued(false);
     });
+  }
+
+  /** A group commit waits for the lock: this process's span writer ends its transaction for it (../store/write-priority.ts). */
+  #want(): void {
+    if (this.#wanting) return;
+    this.#wanting = true;
+    this.#priority.want();
   }
 
   /** A group commit that counted itself as waiting for the lock is done. */

@@ -7,6 +7,7 @@ import { suite } from '../../conformance/harness/uvu.js';
 import { ChainCheckpointError } from './errors.js';
 import { BASE_GONE, CommitFailed, CommitThread, HALTED, ThreadLost } from './sqlite-commit-thread.js';
 import type { Worker } from 'node:worker_threads';
+import { WritePriority } from '../store/write-priority.js';
 import { SQLiteCheckpointer } from './sqlite-checkpointer.js';
 
 const test = suite<{ dir: string }>('SQLite commit thread (decision 261)', { state: { dir: '' } });
@@ -171,7 +172,7 @@ test('the thread itself: a failed batch halts it until resume, a vanished base i
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
   setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY); CREATE TABLE keys (id TEXT PRIMARY KEY)');
-  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)' }, 1000)!;
+  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)' }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
   try {
     const deadline = Date.now() + 10_000;
     while (!thread.ready) {
@@ -203,7 +204,7 @@ test('the thread itself: a thread that dies with a batch in flight rejects it as
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
   setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
-  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'SELECT ?' }, 1000)!;
+  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'SELECT ?' }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
   try {
     const deadline = Date.now() + 10_000;
     while (!thread.ready) {
@@ -219,6 +220,8 @@ test('the thread itself: a thread that dies with a batch in flight rejects it as
     const lost = await pending;
     assert.instance(lost, ThreadLost);
     assert.match((lost as Error).message, /the commit thread exited/);
+    // It died counted as a waiting commit: counted out, span writers stop yielding to it.
+    assert.is(new WritePriority().contended, false);
     setup.exec('COMMIT');
     assert.is(thread.ready, false);
     assert.instance(await thread.commit([{ ensure: null, params: ['b', 1] }]).catch((error: unknown) => error), ThreadLost, 'a lost thread takes no more batches');

@@ -16,7 +16,9 @@
  * - A locked store is waited for on the thread, never on the caller's event loop. The thread counts itself as a
  *   waiting commit (../store/write-priority.ts), so this process's span writer ends its transaction and wakes it; it
  *   polls every millisecond meanwhile (SQLite's own busy handler would sleep up to 100 ms between tries), for up to
- *   `LOCK_WAIT_MS`, then waits once more with the store's busy timeout, as every other write does.
+ *   the caller's `lockWaitMs`, then waits once more with the store's busy timeout, as every other write does. A
+ *   thread lost while it waits is counted out by the caller's side (`lose`), so span writers do not go on yielding
+ *   to a commit that will never come.
  * - When the thread exits or fails, the batches in flight reject with `ThreadLost`: their rows may or may not have
  *   been committed, so the caller looks them up before writing them again. The thread is unref'd while idle (it
  *   never keeps a process alive) and ref'd while a batch is in flight (a process does not exit before its rows land).
@@ -26,7 +28,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { WRITER_CHECKPOINT_FRAMES } from '../store/wal-keeper.js';
-import { writePriorityBuffer } from '../store/write-priority.js';
+import { SPAN_YIELDS, WAITING_COMMITS, WritePriority, writePriorityBuffer } from '../store/write-priority.js';
 
 /** One row of a batch: the execution whose key is made first (null: it has one), and the insert's parameters. */
 export interface CommitRow {
@@ -63,9 +65,6 @@ export const BASE_GONE = 'AGENTKIT_BASE_GONE';
 /** The code of a batch refused because one sent before it failed (see `resume`). */
 export const HALTED = 'AGENTKIT_HALTED';
 
-/** How long the thread retries a locked store every millisecond before it waits with the busy timeout. */
-const LOCK_WAIT_MS = 5000;
-
 const WORKER_SOURCE = `
 const { workerData, parentPort, receiveMessageOnPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -76,8 +75,10 @@ db.pragma('foreign_keys = ON');
 db.pragma('wal_autocheckpoint = ' + workerData.checkpointFrames);
 const insert = db.prepare(workerData.sql.insert);
 const ensure = db.prepare(workerData.sql.ensureExecution);
-// The process's write-priority counters (src/store/write-priority.ts): [0] commits waiting, [1] span-writer yields.
+// The process's write-priority counters (src/store/write-priority.ts), and this thread's own flag: set while it is
+// counted as a waiting commit, so the caller can count it out if the thread dies meanwhile.
 const priority = new Int32Array(workerData.priority);
+const waiting = new Int32Array(workerData.waiting);
 const write = (batches) => {
   for (const batch of batches) {
     for (const row of batch.rows) {
@@ -101,7 +102,7 @@ const commit = (batches) => {
   let wanted = false;
   try {
     for (;;) {
-      const seen = Atomics.load(priority, 1);
+      const seen = Atomics.load(priority, ${SPAN_YIELDS});
       try {
         if (blocking) db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
         if (batches.length === 1 && batches[0].rows.length === 1 && batches[0].rows[0].ensure === null) write(batches);
@@ -118,17 +119,18 @@ const commit = (batches) => {
         if (blocking) db.pragma('busy_timeout = 0');
       }
       if (!wanted) {
-        Atomics.add(priority, 0, 1);
+        Atomics.store(waiting, 0, 1);
+        Atomics.add(priority, ${WAITING_COMMITS}, 1);
         wanted = true;
       }
       // Woken as soon as a span writer ends its transaction for this commit; polled every millisecond otherwise.
-      Atomics.wait(priority, 1, seen, 1);
+      Atomics.wait(priority, ${SPAN_YIELDS}, seen, 1);
       blocking = Date.now() - started >= workerData.lockWaitMs;
     }
   } finally {
-    if (wanted) {
-      Atomics.sub(priority, 0, 1);
-      Atomics.notify(priority, 0);
+    if (wanted && Atomics.exchange(waiting, 0, 0) === 1) {
+      Atomics.sub(priority, ${WAITING_COMMITS}, 1);
+      Atomics.notify(priority, ${WAITING_COMMITS});
     }
   }
 };
@@ -172,7 +174,11 @@ export class CommitThread {
   readonly #inFlight = new Map<number, InFlight>();
   #nextId = 1;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    /** [0] is 1 while the thread counts itself as a waiting commit (see the worker source). */
+    private readonly waiting: Int32Array,
+  ) {
     worker.unref();
     worker.on('message', (message: 'ready' | { id: number; ok: boolean; code?: string; message?: string }) => {
       if (message === 'ready') {
@@ -190,6 +196,8 @@ export class CommitThread {
       if (this.#lost) return;
       this.#lost = true;
       this.#ready = false;
+      // Counted as waiting when it died: count it out (whichever side clears the flag does).
+      if (Atomics.exchange(this.waiting, 0, 0) === 1) new WritePriority().served();
       const pending = [...this.#inFlight.values()];
       this.#inFlight.clear();
       for (const batch of pending) batch.reject(new ThreadLost(reason));
@@ -198,15 +206,20 @@ export class CommitThread {
     worker.on('exit', (code) => lose(`the commit thread exited (code ${code})`));
   }
 
-  /** Start a thread on the store `file` (already created and migrated). Undefined when no thread can start here. */
-  static start(file: string, sql: CommitStatements, busyTimeoutMs: number): CommitThread | undefined {
+  /**
+   * Start a thread on the store `file` (already created and migrated); `busyTimeoutMs` is the store's busy timeout,
+   * `lockWaitMs` how long the thread retries a locked store before it waits with it. Undefined when no thread can
+   * start here.
+   */
+  static start(file: string, sql: CommitStatements, waits: { busyTimeoutMs: number; lockWaitMs: number }): CommitThread | undefined {
     try {
       const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+      const waiting = new SharedArrayBuffer(4);
       const worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { file, driver, sql, busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS, checkpointFrames: WRITER_CHECKPOINT_FRAMES, priority: writePriorityBuffer() },
+        workerData: { file, driver, sql, ...waits, checkpointFrames: WRITER_CHECKPOINT_FRAMES, priority: writePriorityBuffer(), waiting },
       });
-      return new CommitThread(worker);
+      return new CommitThread(worker, new Int32Array(waiting));
     } catch {
       return undefined;
     }

@@ -52,14 +52,9 @@ export class WritePriority {
     Atomics.notify(this.#slots, WAITING_COMMITS);
   }
 
-  /** The span-yield counter now: pass it to `waitForYield` after a failed try. */
+  /** How many times span writers have yielded (a waiting commit waits for this to move). */
   yields(): number {
     return Atomics.load(this.#slots, SPAN_YIELDS);
-  }
-
-  /** Block until a span writer yields (the counter moves from `seen`) or `timeoutMs` passes. Worker threads only. */
-  waitForYield(seen: number, timeoutMs: number): void {
-    Atomics.wait(this.#slots, SPAN_YIELDS, seen, timeoutMs);
   }
 
   /** True while a checkpoint commit waits for a lock (span writers check between statements). */
