@@ -44,8 +44,6 @@ const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_i
 
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
 const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
-/** One `?` per column of COLUMNS. */
-const COLUMN_PARAMS = COLUMNS.split(',').map(() => '?').join(', ');
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
 /**
@@ -71,14 +69,19 @@ type Statements = ReturnType<typeof prepare>;
 
 /**
  * A row's insert. A delta row is written only while its base exists (another process may have pruned or deleted
- * it): otherwise nothing is inserted and the row is written again as a full snapshot. The execution's key is looked
- * up here (ENSURE_EXECUTION_SQL made it before the execution's first row; if another process deleted it since, the
- * lookup is NULL and the store's trigger makes it again, local.db v28).
+ * it): otherwise its state is NULL, the NOT NULL column refuses the row (BASE_GONE_MESSAGE), nothing is inserted and
+ * the row is written again as a full snapshot. The check sits in the state's VALUES expression rather than in an
+ * `INSERT ... SELECT ... WHERE EXISTS`: a SELECT that reads the table it inserts into makes SQLite stage the row in a
+ * temporary table first (about 5 us a row). The execution's key is looked up here (ENSURE_EXECUTION_SQL made it
+ * before the execution's first row; if another process deleted it since, the lookup is NULL and the store's trigger
+ * makes it again, local.db v28).
  * Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
  */
-const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) SELECT
-      ${COLUMN_PARAMS}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?)
-      WHERE ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?)`;
+const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) VALUES (${COLUMNS.split(',')
+  .map((column) => (column.trim() === 'state_snapshot' ? 'CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?) THEN ? END' : '?'))
+  .join(', ')}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?))`;
+/** What SQLite says when INSERT_SQL refuses a delta row whose base is gone. */
+const BASE_GONE_MESSAGE = 'NOT NULL constraint failed: checkpoints.state_snapshot';
 /**
  * An execution's key, made before its first row is written: left to the store's trigger, the key was set by an
  * UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
@@ -281,7 +284,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
     const wait = !blocking && (this.#lockedSince === undefined || Date.now() - this.#lockedSince < LOCK_WAIT_MS);
     // What the batch's executions were stored against before it: put back when the lock was taken.
-    const remembered = wait ? new Map(rows.map((row) => [row.execution_id, this.#delta.remembered(row.execution_id)] as const).reverse()) : undefined;
+    const remembered = wait ? this.#rememberedBefore(rows) : undefined;
     try {
       if (wait !== this.#noWait) {
         if (wait) statements.noWait();
@@ -321,6 +324,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     notifyCheckpointWrite(this);
   }
 
+  /** What `rows`' executions are stored against now, each execution once (a single row, the common case: no Map). */
+  #rememberedBefore(rows: readonly Checkpoint[]): Iterable<readonly [string, ReturnType<DeltaWriter['remembered']>]> {
+    if (rows.length === 1) return [[rows[0]!.execution_id, this.#delta.remembered(rows[0]!.execution_id)]];
+    const before = new Map<string, ReturnType<DeltaWriter['remembered']>>();
+    for (const row of rows) if (!before.has(row.execution_id)) before.set(row.execution_id, this.#delta.remembered(row.execution_id));
+    return before;
+  }
+
   /**
    * Each put of a failed batch on its own, on this connection, so a row that cannot be written fails only its own
    * put (and the rows written with it). `committed` says whether a put's rows are already stored (the commit thread
@@ -350,7 +361,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   #startThread(statements: Statements): void {
     if (this.#thread !== undefined || this.#commitThreadMode === 'off' || this.replicaSource() === null) return;
-    this.#thread = CommitThread.start(path.resolve(this.dbPath), { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL }, { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS }) ?? null;
+    this.#thread = CommitThread.start(path.resolve(this.dbPath), { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL, baseGoneMessage: BASE_GONE_MESSAGE }, { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS }) ?? null;
   }
 
   /**
@@ -662,12 +673,16 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       // write). Its key is made now if the store has none; a remembered execution has one (this process wrote a row
       // of it), and if another process deleted it since, the store's trigger makes it again.
       if (remembered === undefined) statements.ensureExecution.run(row.execution_id);
-      let stored = this.#delta.encode(row);
-      if (statements.insert.run(toParams(row, stored.text, stored.deltaBase)).changes === 0) {
-        // The base is gone (pruned or deleted by another process): store the full state instead.
-        this.#delta.forget(row.execution_id);
-        stored = this.#delta.encode(row);
+      const stored = this.#delta.encode(row);
+      try {
         statements.insert.run(toParams(row, stored.text, stored.deltaBase));
+      } catch (error) {
+        if (!isBaseGone(error)) throw error;
+        // The base is gone (pruned or deleted by another process): store the full state instead. Only the statement
+        // failed; a transaction around it goes on.
+        this.#delta.forget(row.execution_id);
+        const full = this.#delta.encode(row);
+        statements.insert.run(toParams(row, full.text, full.deltaBase));
       }
     } catch (error) {
       // A locked store wrote nothing: the row may be retried against the same base.
@@ -718,15 +733,30 @@ const FIELD_PARAMS = fieldParams((value) => JSON.stringify(value));
 
 /**
  * A row's parameters for `insert`, in its order: the columns (a node output made of state keys is stored as those
- * keys, ./delta.ts `outputKeys`), then the execution id for its key, then the base twice for the base check.
+ * keys, ./delta.ts `outputKeys`), the state's place holding the base twice (the base check) and then the state, and
+ * last the execution id for its key.
  */
 function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): unknown[] {
   const keys = outputKeys(row);
-  const params = FIELD_PARAMS.map((param) => param(row));
-  params[STATE_PARAM] = stateText;
-  params[OUTPUT_PARAM] = keys || row.node_output === null ? null : JSON.stringify(row.node_output);
-  params.push(deltaBase, keys && JSON.stringify(keys), row.execution_id, deltaBase, deltaBase);
+  const params = new Array<unknown>(FIELD_PARAMS.length + 5);
+  let at = 0;
+  for (let i = 0; i < FIELD_PARAMS.length; i++) {
+    if (i === STATE_PARAM) {
+      params[at++] = deltaBase;
+      params[at++] = deltaBase;
+      params[at++] = stateText;
+    } else if (i === OUTPUT_PARAM) params[at++] = keys || row.node_output === null ? null : JSON.stringify(row.node_output);
+    else params[at++] = FIELD_PARAMS[i]!(row);
+  }
+  params[at++] = deltaBase;
+  params[at++] = keys && JSON.stringify(keys);
+  params[at] = row.execution_id;
   return params;
+}
+
+/** The insert refused a delta row because its base is gone (INSERT_SQL). */
+function isBaseGone(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_NOTNULL' && (error as Error).message === BASE_GONE_MESSAGE;
 }
 
 /** SQLITE_BUSY (and its extended codes): the write lock was not available. */

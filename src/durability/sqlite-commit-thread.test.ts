@@ -167,12 +167,16 @@ test('when the thread dies with batches in flight, the checkpointer writes their
   }
 });
 
+/** The thread's own tests' insert: a second parameter other than 1 stands for a vanished delta base (v is NULL). */
+const INSERT_T = "INSERT INTO t (id, v) VALUES (?, CASE WHEN ? = 1 THEN 'x' END)";
+const BASE_GONE_T = 'NOT NULL constraint failed: t.v';
+
 test('the thread itself: a failed batch halts it until resume, a vanished base is its own code, nothing of a failed batch is stored', async ({ dir }) => {
   const file = path.join(dir, 'store.db');
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
-  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY); CREATE TABLE keys (id TEXT PRIMARY KEY)');
-  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)' }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
+  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE keys (id TEXT PRIMARY KEY)');
+  const thread = CommitThread.start(file, { insert: INSERT_T, ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)', baseGoneMessage: BASE_GONE_T }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
   try {
     const deadline = Date.now() + 10_000;
     while (!thread.ready) {
@@ -203,8 +207,8 @@ test('the thread itself: a thread that dies with a batch in flight rejects it as
   const file = path.join(dir, 'store.db');
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
-  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY)');
-  const thread = CommitThread.start(file, { insert: 'INSERT INTO t (id) SELECT ? WHERE ? = 1', ensureExecution: 'SELECT ?' }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
+  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL)');
+  const thread = CommitThread.start(file, { insert: INSERT_T, ensureExecution: 'SELECT ?', baseGoneMessage: BASE_GONE_T }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
   try {
     const deadline = Date.now() + 10_000;
     while (!thread.ready) {

@@ -7,7 +7,7 @@
  * - `commit(rows)` runs the rows' statements (the execution key when `ensure` names one, then the insert) in one
  *   IMMEDIATE transaction (a single row that makes no key: one autocommitted statement) and resolves once they are
  *   committed. When anything fails, nothing of the batch is stored and it rejects with a `CommitFailed` carrying
- *   SQLite's code. An insert that writes nothing (its delta base is gone) fails the batch with code
+ *   SQLite's code. An insert refused because its delta base is gone fails the batch with code
  *   `AGENTKIT_BASE_GONE`: the caller writes those rows again as full snapshots.
  * - Batches are pipelined and committed in the order sent; batches that queued while the thread was busy are
  *   committed together, in one transaction. After a failed batch the thread is halted: every batch sent after it
@@ -40,6 +40,8 @@ export interface CommitRow {
 export interface CommitStatements {
   insert: string;
   ensureExecution: string;
+  /** The error message with which `insert` refuses a delta row whose base is gone (code SQLITE_CONSTRAINT_NOTNULL). */
+  baseGoneMessage: string;
 }
 
 /** A batch the thread rolled back: `code` is SQLite's (SQLITE_CONSTRAINT_UNIQUE, SQLITE_BUSY, ...) or AGENTKIT_BASE_GONE. */
@@ -83,7 +85,14 @@ const write = (batches) => {
   for (const batch of batches) {
     for (const row of batch.rows) {
       if (row.ensure !== null) ensure.run(row.ensure);
-      if (insert.run(row.params).changes === 0) throw Object.assign(new Error('the delta base of a row is gone'), { code: '${BASE_GONE}' });
+      try {
+        insert.run(row.params);
+      } catch (error) {
+        if (error && error.code === 'SQLITE_CONSTRAINT_NOTNULL' && error.message === workerData.sql.baseGoneMessage) {
+          throw Object.assign(new Error('the delta base of a row is gone'), { code: '${BASE_GONE}' });
+        }
+        throw error;
+      }
     }
   }
 };
