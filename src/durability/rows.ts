@@ -51,8 +51,9 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
   if (!Number.isInteger(row.iteration)) invalid('iteration', 'must be an integer');
   if (!isPlainObject(row.state_snapshot)) invalid('state_snapshot', 'must be a plain object');
   if (row.interrupt_context !== null && !isPlainObject(row.interrupt_context)) invalid('interrupt_context', 'must be a plain object or null');
-  for (const [key, count] of Object.entries(row.iteration_counters)) {
-    if (!Number.isInteger(count)) invalid('iteration_counters', `${key} must be an integer`);
+  for (const key in row.iteration_counters) {
+    if (!Object.hasOwn(row.iteration_counters, key)) continue;
+    if (!Number.isInteger(row.iteration_counters[key])) invalid('iteration_counters', `${key} must be an integer`);
   }
   // The state is checked and masked as it is encoded, as far as the row stores it (./stored-state.ts): walking the
   // whole state here made every step's cost grow with the history.
@@ -60,7 +61,8 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
     const reason = nonJsonReason(row[field], `$.${field}`);
     if (reason) invalid(field, `is not JSON (${reason})`);
   }
-  checkTimestamp(row.created_at);
+  // A timestamp made here (utcNow) has the format by construction; only a given one is checked.
+  if (write.created_at !== undefined) checkTimestamp(row.created_at);
   return redactRow(row);
 }
 
@@ -70,14 +72,14 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
  * The state is masked by the delta writer (./stored-state.ts).
  */
 function redactRow(row: Checkpoint): Checkpoint {
-  const masked = {
-    node_input: redactValue(row.node_input),
-    node_output: redactValue(row.node_output),
-    interrupt_reason: redactValue(row.interrupt_reason),
-    interrupt_context: redactValue(row.interrupt_context),
-  };
-  for (const [key, value] of Object.entries(masked)) if (value !== row[key as keyof typeof masked]) return { ...row, ...masked };
-  return row;
+  const nodeInput = redactValue(row.node_input);
+  const nodeOutput = redactValue(row.node_output);
+  const interruptReason = redactValue(row.interrupt_reason);
+  const interruptContext = redactValue(row.interrupt_context);
+  if (nodeInput === row.node_input && nodeOutput === row.node_output && interruptReason === row.interrupt_reason && interruptContext === row.interrupt_context) {
+    return row;
+  }
+  return { ...row, node_input: nodeInput, node_output: nodeOutput, interrupt_reason: interruptReason, interrupt_context: interruptContext };
 }
 
 /** The pending row for an interrupted checkpoint: fields default to the checkpoint's. */
