@@ -38,6 +38,34 @@ test('concurrent puts all commit, in the order they were made', async ({ dir }) 
   assert.is(walKeeperCount(), 0, 'close released it');
 });
 
+test('a delta row whose base another process deleted is written whole, inside a group commit too; the rows beside it stay deltas', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const writer = new SQLiteCheckpointer(file, { commitThread: 'off' });
+  const other = new SQLiteCheckpointer(file, { commitThread: 'off' });
+  const row = (execution: string, node: string, items: string[]) => ({ execution_id: execution, chain_name: 'c', node_id: node, state_snapshot: { items } });
+  try {
+    await Promise.all([writer.put(row('gone', 'a', ['1'])), writer.put(row('kept', 'a', ['1']))]);
+    await Promise.all([writer.put(row('gone', 'b', ['1', '2'])), writer.put(row('kept', 'b', ['1', '2']))]);
+    assert.is(await other.deleteExecution('gone'), 2);
+    // One turn, one transaction: 'gone' is remembered against a row that no longer exists.
+    const [gone, kept] = await Promise.all([writer.put(row('gone', 'c', ['1', '2', '3'])), writer.put(row('kept', 'c', ['1', '2', '3']))]);
+    const reader = new Database(file, { readonly: true });
+    try {
+      const stored = reader.prepare('SELECT checkpoint_id, execution_id, delta_base, state_snapshot FROM checkpoints WHERE node_id = ? ORDER BY rowid').all('c') as Array<Record<string, string | null>>;
+      assert.equal(stored.map((r) => [r.checkpoint_id, r.delta_base === null]), [[gone!.checkpoint_id, true], [kept!.checkpoint_id, false]]);
+      assert.equal(JSON.parse(stored[0]!.state_snapshot!), { items: ['1', '2', '3'] });
+      assert.equal(JSON.parse(stored[1]!.state_snapshot!), { append: { items: ['3'] } });
+    } finally {
+      reader.close();
+    }
+    assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['1', '2', '3'] });
+    assert.equal((await other.list('kept')).map((r) => (r.state_snapshot.items as string[]).length), [1, 2, 3]);
+  } finally {
+    await writer.close();
+    await other.close();
+  }
+});
+
 test('a row that cannot be written fails only its own put', async ({ dir }) => {
   const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
   try {
