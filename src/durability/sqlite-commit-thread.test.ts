@@ -73,6 +73,47 @@ test('concurrent runs move their group commits to the thread: rows are stored as
   }
 });
 
+test('on the thread, a delta row whose base another process deleted comes back refused: the batch is written again here, every row once and in order, then the thread goes on', async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const checkpointer = new SQLiteCheckpointer(file);
+  const other = new SQLiteCheckpointer(file, { commitThread: 'off' });
+  try {
+    const n = await untilOnThread(checkpointer);
+    await round(checkpointer, n);
+    const gone = EXECUTIONS[0]!;
+    assert.is(await other.deleteExecution(gone), n + 1);
+    const rows = await round(checkpointer, n + 1);
+    assert.equal(rows.map((r) => (r.state_snapshot.log as string[]).length), EXECUTIONS.map(() => n + 2));
+    assert.ok(checkpointer.usesCommitThread, 'the thread was resumed after the refused batch');
+    const reader = new Database(file, { readonly: true });
+    try {
+      const stored = reader.prepare('SELECT execution_id, delta_base FROM checkpoints WHERE node_id = ? ORDER BY rowid').all(`n${n + 1}`) as Array<{ execution_id: string; delta_base: string | null }>;
+      assert.equal(stored.map((r) => r.execution_id), EXECUTIONS, 'every row once, in order');
+      // A refused batch is written again row by row here, each row whole (its executions were forgotten).
+      assert.ok(stored.every((r) => r.delta_base === null), 'the refused batch was written again as full rows');
+    } finally {
+      reader.close();
+    }
+    assert.equal((await other.list(gone)).map((r) => r.node_id), [`n${n + 1}`]);
+    assert.equal((await other.getLast(gone))!.state_snapshot, { log: Array.from({ length: n + 2 }, (_, i) => `entry ${i} of ${gone}`) });
+    await round(checkpointer, n + 2);
+    const reader2 = new Database(file, { readonly: true });
+    try {
+      const next = reader2.prepare('SELECT delta_base FROM checkpoints WHERE node_id = ? ORDER BY rowid').pluck().all(`n${n + 2}`);
+      assert.is(next.length, EXECUTIONS.length);
+      assert.ok(next.every((base) => base !== null), 'the next batch is deltas again');
+    } finally {
+      reader2.close();
+    }
+    for (const id of EXECUTIONS) {
+      assert.equal((await other.getLast(id))!.state_snapshot, { log: Array.from({ length: n + 3 }, (_, i) => `entry ${i} of ${id}`) });
+    }
+  } finally {
+    await checkpointer.close();
+    await other.close();
+  }
+});
+
 test("commitThread: 'off' keeps every group commit on the caller's thread", async ({ dir }) => {
   const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'), { commitThread: 'off' });
   try {
