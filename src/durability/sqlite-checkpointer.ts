@@ -324,9 +324,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     notifyCheckpointWrite(this);
   }
 
-  /** What `rows`' executions are stored against now, each execution once (a single row, the common case: no Map). */
-  #rememberedBefore(rows: readonly Checkpoint[]): Iterable<readonly [string, ReturnType<DeltaWriter['remembered']>]> {
-    if (rows.length === 1) return [[rows[0]!.execution_id, this.#delta.remembered(rows[0]!.execution_id)]];
+  /** What `rows`' executions are stored against now, each execution once (its first row's base). */
+  #rememberedBefore(rows: readonly Checkpoint[]): Map<string, ReturnType<DeltaWriter['remembered']>> {
     const before = new Map<string, ReturnType<DeltaWriter['remembered']>>();
     for (const row of rows) if (!before.has(row.execution_id)) before.set(row.execution_id, this.#delta.remembered(row.execution_id));
     return before;

@@ -212,18 +212,28 @@ test('when the thread dies with batches in flight, the checkpointer writes their
 const INSERT_T = "INSERT INTO t (id, v) VALUES (?, CASE WHEN ? = 1 THEN 'x' END)";
 const BASE_GONE_T = 'NOT NULL constraint failed: t.v';
 
-test('the thread itself: a failed batch halts it until resume, a vanished base is its own code, nothing of a failed batch is stored', async ({ dir }) => {
+/** A WAL store with table t (and keys, the execution keys) and a commit thread on it, started and ready. */
+async function threadOnTable(dir: string): Promise<{ setup: Database.Database; thread: CommitThread }> {
   const file = path.join(dir, 'store.db');
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
   setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE keys (id TEXT PRIMARY KEY)');
   const thread = CommitThread.start(file, { insert: INSERT_T, ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)', baseGoneMessage: BASE_GONE_T }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
-  try {
-    const deadline = Date.now() + 10_000;
-    while (!thread.ready) {
-      assert.ok(Date.now() < deadline, 'the thread started');
-      await new Promise((resolve) => setTimeout(resolve, 5));
+  const deadline = Date.now() + 10_000;
+  while (!thread.ready) {
+    if (Date.now() >= deadline) {
+      thread.stop();
+      setup.close();
+      assert.unreachable('the thread did not start within 10 s');
     }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return { setup, thread };
+}
+
+test('the thread itself: a failed batch halts it until resume, a vanished base is its own code, nothing of a failed batch is stored', async ({ dir }) => {
+  const { setup, thread } = await threadOnTable(dir);
+  try {
     await thread.commit([{ ensure: 'k1', params: ['a', 1] }, { ensure: null, params: ['b', 1] }]);
     const failed = await thread.commit([{ ensure: 'k2', params: ['c', 1] }, { ensure: null, params: ['a', 1] }]).catch((error: unknown) => error);
     assert.instance(failed, CommitFailed);
@@ -245,17 +255,8 @@ test('the thread itself: a failed batch halts it until resume, a vanished base i
 });
 
 test('the thread itself: a thread that dies with a batch in flight rejects it as lost, and commits nothing more', async ({ dir }) => {
-  const file = path.join(dir, 'store.db');
-  const setup = new Database(file);
-  setup.pragma('journal_mode = WAL');
-  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL)');
-  const thread = CommitThread.start(file, { insert: INSERT_T, ensureExecution: 'SELECT ?', baseGoneMessage: BASE_GONE_T }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
+  const { setup, thread } = await threadOnTable(dir);
   try {
-    const deadline = Date.now() + 10_000;
-    while (!thread.ready) {
-      assert.ok(Date.now() < deadline, 'the thread started');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
     // The store is locked, so the batch waits on the thread: it is in flight when the thread dies.
     setup.exec('BEGIN IMMEDIATE');
     const pending = thread.commit([{ ensure: null, params: ['a', 1] }]).catch((error: unknown) => error);
