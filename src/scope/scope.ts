@@ -17,8 +17,9 @@
  * Frames are immutable: a child frame is a new object, so concurrent runs in one process never see each other's
  * values.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import { contextFrames, type ContextFrame } from '../tracing/context-frames.js';
 import type { PendingInterrupt, Resume } from '../types.js';
 
 export interface ExecutionScope {
@@ -36,7 +37,16 @@ export interface ExecutionScope {
   readonly resumedInterrupt: PendingInterrupt | null;
 }
 
-const storage = new AsyncLocalStorage<ExecutionScope>();
+/**
+ * Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (decision 264): entering
+ * a scope keeps the enclosing frame's context.
+ */
+const frames = contextFrames as AsyncLocalStorage<ContextFrame<ExecutionScope>>;
+
+/** Run `fn` with `scope` as the current frame's scope. */
+function runWith<T>(scope: ExecutionScope, fn: () => T): T {
+  return frames.run({ scope, otel: frames.getStore()?.otel }, fn);
+}
 
 /**
  * Run `fn` inside a new frame. Fields not given default to: no checkpointer, no agent path, no resume value. The
@@ -53,12 +63,12 @@ export function runInScope<T>(
     resumedInterrupt: null,
     ...scope,
   };
-  return storage.run(frame, fn);
+  return runWith(frame, fn);
 }
 
 /** The enclosing frame, or undefined outside any executor. */
 export function currentScope(): ExecutionScope | undefined {
-  return storage.getStore();
+  return frames.getStore()?.scope;
 }
 
 /**
@@ -66,9 +76,9 @@ export function currentScope(): ExecutionScope | undefined {
  * outside a frame, because a patch of nothing would silently drop the execution id.
  */
 export function childScope<T>(patch: Partial<ExecutionScope>, fn: () => T): T {
-  const parent = storage.getStore();
+  const parent = currentScope();
   if (!parent) throw new Error('childScope() called outside an execution scope: use runInScope() to open one');
-  return storage.run({ ...parent, ...patch }, fn);
+  return runWith({ ...parent, ...patch }, fn);
 }
 
 /**
@@ -81,9 +91,9 @@ export function bindResumeValue<T>(value: Resume, claimed: PendingInterrupt | nu
 
 /** Run `fn` with no resume value bound (steps after the resumed one must pause again on their own interrupts). */
 export function withoutResumeValue<T>(fn: () => T): T {
-  const parent = storage.getStore();
+  const parent = currentScope();
   if (!parent || (parent.resumeValue === null && parent.resumedInterrupt === null)) return fn();
-  return storage.run({ ...parent, resumeValue: null, resumedInterrupt: null }, fn);
+  return runWith({ ...parent, resumeValue: null, resumedInterrupt: null }, fn);
 }
 
 /** `parent/segment`, or `segment` when there is no parent path. */

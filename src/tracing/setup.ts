@@ -1,12 +1,12 @@
 /**
  * Tracing is set up once per process, on first use: a global tracer provider with our local-store processor (and
  * OTLP export when configured) for spans other code makes, agentkit's own lean tracer feeding the same processors,
- * and an AsyncLocalStorage context manager so spans nest across `await`. This is the
+ * and a context manager on the frame storage the execution scope shares (./shared-context-manager.ts) so spans nest
+ * across `await`. This is the
  * one process-global piece of tracing (OpenTelemetry's provider is global by design); which store a trace goes to is
  * decided per trace, not here. `flushTraces()` and `shutdownTracing()` are for servers and tests.
  */
 import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { defaultResource } from '@opentelemetry/resources';
 import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { VERSION } from '../version.js';
@@ -14,6 +14,7 @@ import { HexIdGenerator } from './ids.js';
 import { LeanTracer } from './lean-tracer.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
+import { SharedContextManager } from './shared-context-manager.js';
 import { BatchedTraceWriter } from './writer.js';
 import { registerPendingFlush } from './pending-flush.js';
 
@@ -25,7 +26,7 @@ interface TracingState {
   writer: BatchedTraceWriter;
   otlp: LazyOtlpProcessor | undefined;
   tracer: LeanTracer;
-  contextManager: AsyncLocalStorageContextManager | undefined;
+  contextManager: SharedContextManager | undefined;
   /** False when another tracer provider was already global: agentkit's own spans are recorded all the same. */
   global: boolean;
 }
@@ -50,7 +51,7 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   const resource = defaultResource();
   // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
   const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: ids });
-  const contextManager = new AsyncLocalStorageContextManager().enable();
+  const contextManager = new SharedContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
   const global = trace.setGlobalTracerProvider(provider);
   state = {
