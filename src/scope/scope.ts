@@ -17,9 +17,8 @@
  * Frames are immutable: a child frame is a new object, so concurrent runs in one process never see each other's
  * values.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Checkpointer } from '../durability/checkpointer.js';
-import { contextFrames, type ContextFrame } from '../tracing/context-frames.js';
+import { contextFrames, runWithScope } from '../tracing/context-frames.js';
 import type { PendingInterrupt, Resume } from '../types.js';
 
 export interface ExecutionScope {
@@ -37,16 +36,8 @@ export interface ExecutionScope {
   readonly resumedInterrupt: PendingInterrupt | null;
 }
 
-/**
- * Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (decision 264): entering
- * a scope keeps the enclosing frame's context.
- */
-const frames = contextFrames as AsyncLocalStorage<ContextFrame<ExecutionScope>>;
-
-/** Run `fn` with `scope` as the current frame's scope. */
-function runWith<T>(scope: ExecutionScope, fn: () => T): T {
-  return frames.run({ scope, otel: frames.getStore()?.otel }, fn);
-}
+// Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (decision 264):
+// entering a scope keeps the enclosing frame's context (`runWithScope`).
 
 /**
  * Run `fn` inside a new frame. Fields not given default to: no checkpointer, no agent path, no resume value. The
@@ -63,12 +54,12 @@ export function runInScope<T>(
     resumedInterrupt: null,
     ...scope,
   };
-  return runWith(frame, fn);
+  return runWithScope(frame, fn);
 }
 
 /** The enclosing frame, or undefined outside any executor. */
 export function currentScope(): ExecutionScope | undefined {
-  return frames.getStore()?.scope;
+  return contextFrames.getStore()?.scope as ExecutionScope | undefined;
 }
 
 /**
@@ -78,7 +69,7 @@ export function currentScope(): ExecutionScope | undefined {
 export function childScope<T>(patch: Partial<ExecutionScope>, fn: () => T): T {
   const parent = currentScope();
   if (!parent) throw new Error('childScope() called outside an execution scope: use runInScope() to open one');
-  return runWith({ ...parent, ...patch }, fn);
+  return runWithScope({ ...parent, ...patch }, fn);
 }
 
 /**
@@ -93,7 +84,7 @@ export function bindResumeValue<T>(value: Resume, claimed: PendingInterrupt | nu
 export function withoutResumeValue<T>(fn: () => T): T {
   const parent = currentScope();
   if (!parent || (parent.resumeValue === null && parent.resumedInterrupt === null)) return fn();
-  return runWith({ ...parent, resumeValue: null, resumedInterrupt: null }, fn);
+  return runWithScope({ ...parent, resumeValue: null, resumedInterrupt: null }, fn);
 }
 
 /** `parent/segment`, or `segment` when there is no parent path. */

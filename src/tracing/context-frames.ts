@@ -14,12 +14,22 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';
 
 /** One frame: the execution scope (typed by its owner, ../scope/scope.ts) and the OpenTelemetry context. */
-export interface ContextFrame<Scope = unknown> {
+export interface ContextFrame {
   /** The execution scope of this frame; undefined outside any executor. */
-  readonly scope: Scope | undefined;
+  readonly scope: unknown;
   /** The OpenTelemetry context of this frame; undefined when none was entered (readers use the root context). */
   readonly otel: Context | undefined;
 }
 
 /** The shared storage. A constant, like the storage each module had before: frames themselves are immutable. */
 export const contextFrames = new AsyncLocalStorage<ContextFrame>();
+
+/** Run `fn` in a frame holding `scope` and the enclosing frame's OpenTelemetry context. */
+export function runWithScope<T>(scope: unknown, fn: () => T): T {
+  return contextFrames.run({ scope, otel: contextFrames.getStore()?.otel }, fn);
+}
+
+/** Run `fn(...args)` in a frame holding `otel` and the enclosing frame's execution scope. */
+export function runWithContext<A extends unknown[], R>(otel: Context, fn: (...args: A) => R, ...args: A): R {
+  return contextFrames.run({ scope: contextFrames.getStore()?.scope, otel }, fn, ...args);
+}

@@ -13,7 +13,7 @@
  */
 import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { contextFrames } from './context-frames.js';
+import { contextFrames, runWithContext } from './context-frames.js';
 
 export class SharedContextManager extends AsyncLocalStorageContextManager {
   #enabled = false;
@@ -26,7 +26,7 @@ export class SharedContextManager extends AsyncLocalStorageContextManager {
   override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
     const callback = thisArg == null ? fn : (fn.bind(thisArg) as F);
     if (!this.#enabled) return callback(...args);
-    return contextFrames.run({ scope: contextFrames.getStore()?.scope, otel: context }, callback, ...args);
+    return runWithContext(context, callback, ...args);
   }
 
   override attach(context: Context): { dispose(): void } {
