@@ -277,4 +277,21 @@ test('the thread itself: a thread that dies with a batch in flight rejects it as
   }
 });
 
+test('the thread itself: one that dies of an uncaught SqliteError (a bare { code } to the parent) is lost, and the process goes on', async ({ dir }) => {
+  const file = path.join(dir, 'store.db');
+  const setup = new Database(file);
+  setup.pragma('journal_mode = WAL');
+  try {
+    // The insert names a table the store does not have: preparing it throws on the thread, uncaught.
+    const thread = CommitThread.start(file, { insert: 'INSERT INTO missing_table (id) VALUES (?)', ensureExecution: 'SELECT ?', baseGoneMessage: 'unused' }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
+    const worker = (thread as unknown as { worker: Worker }).worker;
+    await new Promise((resolve) => worker.once('exit', resolve));
+    assert.is(thread.ready, false);
+    const refused = await thread.commit([{ ensure: null, params: ['a'] }]).catch((error: unknown) => error);
+    assert.instance(refused, ThreadLost, 'a lost thread takes no batches');
+  } finally {
+    setup.close();
+  }
+});
+
 test.run();

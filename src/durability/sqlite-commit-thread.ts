@@ -28,6 +28,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { WRITER_CHECKPOINT_FRAMES } from '../store/wal-keeper.js';
+import { threadErrorText } from '../store/thread-error.js';
 import { SPAN_YIELDS, WAITING_COMMITS, WritePriority, writePriorityBuffer } from '../store/write-priority.js';
 
 /** One row of a batch: the execution whose key is made first (null: it has one), and the insert's parameters. */
@@ -211,7 +212,7 @@ export class CommitThread {
       this.#inFlight.clear();
       for (const batch of pending) batch.reject(new ThreadLost(reason));
     };
-    worker.on('error', (error) => lose(`the commit thread failed: ${error.message.split('\n')[0]}`));
+    worker.on('error', (error) => lose(`the commit thread failed: ${threadErrorText(error)}`));
     worker.on('exit', (code) => lose(`the commit thread exited (code ${code})`));
   }
 

@@ -11,6 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ReplicaSource } from '../durability/checkpointer.js';
+import { threadErrorText } from '../store/thread-error.js';
 import type { Connection } from './connection.js';
 import type { DrainResult } from './drain.js';
 
@@ -69,7 +70,7 @@ function startThread(): Worker | null {
       worker = null;
       for (const id of [...waiting.keys()]) settle(id, { synced: 0, quarantined: {}, outcome: 'unavailable', error: `the replication drain thread stopped (${reason})` });
     };
-    thread.on('error', (error) => fail(error.message));
+    thread.on('error', (error) => fail(threadErrorText(error)));
     thread.on('exit', (code) => fail(`exit code ${code}`));
     thread.unref();
     worker = thread;

@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { knownSecrets } from '../config/secrets.js';
+import { threadErrorText } from '../store/thread-error.js';
 import { writePriorityBuffer } from '../store/write-priority.js';
 import type { StoreBatch } from './store-writer.js';
 
@@ -42,7 +43,7 @@ export class WriterThread {
     });
     worker.on('error', (error) => {
       this.failed = true;
-      warn(`agentkit tracing: the writer thread failed (${error.message}); spans are written on the main thread from now on`);
+      warn(`agentkit tracing: the writer thread failed (${threadErrorText(error)}); spans are written on the main thread from now on`);
     });
     // After the listeners: adding a 'message' listener refs the thread's port again.
     worker.unref();
