@@ -73,6 +73,38 @@ test('concurrent runs move their group commits to the thread: rows are stored as
   }
 });
 
+test("on the thread, a turn's first 12 puts are sent ahead as they are made, the rest at the end of the turn, and every row lands in order", async ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const checkpointer = new SQLiteCheckpointer(file);
+  const sent: number[] = [];
+  const commit = CommitThread.prototype.commit;
+  CommitThread.prototype.commit = function (this: CommitThread, rows) {
+    sent.push(rows.length);
+    return commit.call(this, rows);
+  };
+  try {
+    await untilOnThread(checkpointer);
+    for (const count of [20, 11, 12]) {
+      sent.length = 0;
+      const ids = Array.from({ length: count }, (_, i) => `ahead-${count}-${String(i).padStart(2, '0')}`);
+      // All in one turn: no await between the puts.
+      const rows = await Promise.all(ids.map((id, i) => checkpointer.put({ execution_id: id, chain_name: 'c', node_id: 'n', checkpoint_id: `${id}-cp`, state_snapshot: { i } })));
+      assert.equal(rows.map((r) => r.checkpoint_id), ids.map((id) => `${id}-cp`));
+      assert.equal(sent, count > 12 ? [12, count - 12] : [count], `${count} puts in one turn`);
+    }
+  } finally {
+    CommitThread.prototype.commit = commit;
+    await checkpointer.close();
+  }
+  const db = new Database(file, { readonly: true });
+  try {
+    const stored = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE execution_id LIKE 'ahead-20-%' ORDER BY rowid").pluck().all();
+    assert.equal(stored, Array.from({ length: 20 }, (_, i) => `ahead-20-${String(i).padStart(2, '0')}-cp`), 'stored in the order put');
+  } finally {
+    db.close();
+  }
+});
+
 test('on the thread, a delta row whose base another process deleted comes back refused: the batch is written again here, every row once and in order, then the thread goes on', async ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const checkpointer = new SQLiteCheckpointer(file);
