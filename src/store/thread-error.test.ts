@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { suite } from '../../conformance/harness/uvu.js';
+import { registerSecret } from '../config/secrets.js';
 import { threadErrorText } from './thread-error.js';
 
 const test = suite('worker thread errors as text');
@@ -30,6 +31,15 @@ test('an Error keeps the first line of its message; other values are their text'
   assert.is(threadErrorText(undefined), 'undefined');
   assert.is(threadErrorText('plain\ntext'), 'plain');
   assert.is(threadErrorText({}), '[object Object]');
+});
+
+test('a registered secret in a worker error is masked in its text', async () => {
+  const secret = 'sk-thread-error-0123456789abcdef';
+  registerSecret(secret);
+  const error = await errorEventOf(`throw new Error('could not connect with ${secret}');`);
+  const text = threadErrorText(error);
+  assert.not.match(text, secret);
+  assert.match(text, /^could not connect with /);
 });
 
 test.run();
