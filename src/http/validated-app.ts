@@ -21,6 +21,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors.js';
 import { toErrorResponse } from './error-response.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
+import { installRoutePatternCache } from './route-pattern-cache.js';
 import { RouteTable, type MatchedRoute } from './route-table.js';
 
 export type { MatchedRoute } from './route-table.js';
@@ -91,6 +92,7 @@ export function createValidatedApp(options: ValidatedAppOptions): Express {
   const open = new Set(options.openRoutes ?? []);
   const limits: JsonLimits = { ...DEFAULT_JSON_LIMITS, ...options.jsonLimits };
 
+  installRoutePatternCache();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
