@@ -329,6 +329,8 @@ export class Agent {
         span.setAttribute(AGENT_ATTR.executionId, executionId);
         span.setAttribute(AGENT_ATTR.input, input);
       }
+      const abortSignal = options.signal;
+      let idle: AbortSignal | undefined;
       const run: AgentRun = {
         agentName: this.name,
         llm: this.llm,
@@ -340,7 +342,10 @@ export class Agent {
         settings: samplingSettings(this.config),
         executionId,
         context: options.context,
-        signal: options.signal ?? new AbortController().signal,
+        get signal() {
+          return abortSignal ?? (idle ??= new AbortController().signal);
+        },
+        abortSignal,
         payloads: payloadsEnabled(),
         dbPath,
         hooks: options.hooks ?? {},
