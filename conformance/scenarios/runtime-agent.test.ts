@@ -294,41 +294,6 @@ area.scenario('an abort signal cancels a run with its reason', { backends: 'none
   assert.is(error, reason);
 });
 
-area.scenario('a run given no signal makes one only when a tool or guardrail reads it: one per run, never aborted', { backends: 'none' }, async () => {
-  const made: AbortSignal[] = [];
-  const Original = globalThis.AbortController;
-  globalThis.AbortController = class extends Original {
-    constructor() {
-      super();
-      made.push(this.signal);
-    }
-  };
-  try {
-    const seen: AbortSignal[] = [];
-    const quiet = tool({ name: 'quiet', registry: false, execute: () => 'ok' });
-    const reader = tool({ name: 'reader', registry: false, execute: (_args, context: ToolContext) => (seen.push(context.signal), String(context.signal.aborted)) });
-    const llm = () => new ScriptedModel([{ toolCalls: [{ name: 'quiet' }, { name: 'quiet' }] }, 'done']);
-    assert.is((await new Agent({ name: 'q', llm: llm(), tools: [quiet], trace: false }).run('x')).output, 'done');
-    assert.is(made.length, 0, 'nothing read the signal: no AbortController was made');
-
-    const twice = new ScriptedModel([{ toolCalls: [{ name: 'reader' }, { name: 'reader' }] }, 'done']);
-    await new Agent({ name: 'r', llm: twice, tools: [reader], trace: false }).run('x');
-    assert.is(made.length, 1, 'one for the run, made when the tool read it');
-    assert.is(seen.length, 2);
-    assert.is(seen[0], seen[1], 'both calls of the run see the same signal');
-    assert.is(seen[0]!.aborted, false);
-    assert.is(twice.requests[1]!.messages.at(-1)!.content, 'false');
-
-    // The caller's own signal is the one tools see, and nothing else is made.
-    const caller = new Original();
-    await new Agent({ name: 'c', llm: new ScriptedModel([{ toolCalls: [{ name: 'reader' }] }, 'done']), tools: [reader], trace: false }).run('x', { signal: caller.signal });
-    assert.is(seen[2], caller.signal);
-    assert.is(made.length, 1);
-  } finally {
-    globalThis.AbortController = Original;
-  }
-});
-
 area.scenario('a control-flow signal from a tool leaves the loop untouched instead of going to the model', { backends: 'none' }, async () => {
   class PauseSignal extends Error {
     readonly [CONTROL_FLOW] = true;

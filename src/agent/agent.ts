@@ -329,8 +329,6 @@ export class Agent {
         span.setAttribute(AGENT_ATTR.executionId, executionId);
         span.setAttribute(AGENT_ATTR.input, input);
       }
-      const abortSignal = options.signal;
-      let idle: AbortSignal | undefined;
       const run: AgentRun = {
         agentName: this.name,
         llm: this.llm,
@@ -342,10 +340,7 @@ export class Agent {
         settings: samplingSettings(this.config),
         executionId,
         context: options.context,
-        get signal() {
-          return abortSignal ?? (idle ??= new AbortController().signal);
-        },
-        abortSignal,
+        signal: options.signal ?? new AbortController().signal,
         payloads: payloadsEnabled(),
         dbPath,
         hooks: options.hooks ?? {},

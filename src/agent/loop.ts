@@ -14,7 +14,7 @@ import { callModel } from './turn.js';
 export async function runToolLoop(run: AgentRun, state: LoopState): Promise<string> {
   let lastTools: string[] = [];
   for (; state.turn < run.config.maxIterations; state.turn++) {
-    run.abortSignal?.throwIfAborted();
+    run.signal.throwIfAborted();
     await run.hooks.beforeTurn?.(run, state);
     const response = await callModel(run, state);
     state.tokensUsed += response.usage.totalTokens;

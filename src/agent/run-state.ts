@@ -52,14 +52,7 @@ export interface AgentRun {
   executionId: string;
   /** The `context` value passed to `run()`. */
   context: unknown;
-  /**
-   * The run's abort signal: the caller's, or, when the caller gave none, one that never aborts, made the first time
-   * it is read (an AbortController costs about 6 us and most runs never need one). agentkit's own checks read
-   * `abortSignal` instead, so they make nothing.
-   */
-  readonly signal: AbortSignal;
-  /** The caller's signal; undefined when nothing can abort this run. */
-  abortSignal: AbortSignal | undefined;
+  signal: AbortSignal;
   /** Record payloads on spans (AGENTKIT_TRACE_PAYLOADS). */
   payloads: boolean;
   /** The store this run's trace and guardrail events go to. */

@@ -50,10 +50,7 @@ export async function executeToolCall(run: AgentRun, call: ToolCall, turn: numbe
         agentName: run.agentName,
         executionId: run.executionId,
         context: run.context,
-        // Read by the tool, if at all: a run nothing can abort makes its signal only then.
-        get signal() {
-          return run.signal;
-        },
+        signal: run.signal,
       });
     // Inside an execution scope the tool runs one level down: `<agent path>/tool:<name>` (what interrupt() records).
     const scope = currentScope();

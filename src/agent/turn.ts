@@ -26,7 +26,7 @@ export async function callModel(run: AgentRun, state: LoopState): Promise<LLMRes
         if (delta) storeMessagesAsDelta(span, delta);
       }
     }
-    const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.abortSignal });
+    const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.signal });
     if (recording) span.setAttributes(responseAttributes(run, response));
     return response;
   });
@@ -34,7 +34,7 @@ export async function callModel(run: AgentRun, state: LoopState): Promise<LLMRes
 
 async function streamTurn(run: AgentRun, request: ChatRequest): Promise<LLMResponse> {
   const emit = run.emit!;
-  for await (const event of run.llm.stream(request, { signal: run.abortSignal })) {
+  for await (const event of run.llm.stream(request, { signal: run.signal })) {
     switch (event.type) {
       case 'text_delta':
         emit({ type: 'text_delta', text: event.text });

@@ -40,16 +40,7 @@ export interface GuardrailResult {
 export async function runGuardrails(guardrails: readonly Guardrail[], position: GuardrailPosition, text: string, run: GuardrailRunContext): Promise<GuardrailResult[]> {
   const here = guardrails.filter((g) => g.position === position);
   if (here.length === 0) return [];
-  const context: GuardrailContext = {
-    agentName: run.agentName,
-    executionId: run.executionId,
-    position,
-    context: run.context,
-    // Read by a check, if at all: a run nothing can abort makes its signal only then (see AgentRun.signal).
-    get signal() {
-      return run.signal;
-    },
-  };
+  const context: GuardrailContext = { agentName: run.agentName, executionId: run.executionId, position, context: run.context, signal: run.signal };
   const results: GuardrailResult[] = [];
   for (const g of here.filter((g) => g.blocking)) {
     const result = await checkOne(g, text, context, run);
