@@ -38,13 +38,16 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
   return createValidatedApp({
     doc,
     maxBodyBytes,
-    guards: [
-      (_req, res, next) => {
-        track?.('start');
-        res.once('close', () => track?.('end'));
-        next();
-      },
-    ],
+    // Only with a tracker: a listener on every response costs each request, and nothing would hear it.
+    guards: track
+      ? [
+          (_req, res, next) => {
+            track('start');
+            res.once('close', () => track('end'));
+            next();
+          },
+        ]
+      : [],
     openRoutes: SERVE_OPEN_ROUTES,
     ...(options.token ? { authenticate: (req) => (bearerMatches(req.headers.authorization, token) ? null : BEARER_REQUIRED) } : {}),
     onServerError: (error) => options.onServerError?.(error),
