@@ -75,20 +75,17 @@ function optionsIndex(options: Record<string, unknown> | undefined): number {
   return known === 0 ? index : -1;
 }
 
-let installed = false;
-
 /**
  * Put the cache in front of the `pathToRegexp` that express-openapi-validator calls (it reads the module's export at
- * each call). Idempotent. Returns false, changing nothing, when that module cannot be found or has no such export.
+ * each call). Idempotent: an export already wrapped (by this or another copy of this module) is left as it is.
+ * Returns false, changing nothing, when that module cannot be found or has no such export.
  */
 export function installRoutePatternCache(): boolean {
-  if (installed) return true;
   try {
     const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
     const module = fromValidator('path-to-regexp') as { pathToRegexp?: PathToRegexp & { [CACHED]?: true } };
     if (typeof module.pathToRegexp !== 'function') return false;
     if (!module.pathToRegexp[CACHED]) module.pathToRegexp = Object.assign(cachedPathToRegexp(module.pathToRegexp), { [CACHED]: true as const });
-    installed = true;
     return true;
   } catch {
     return false;
