@@ -58,7 +58,7 @@ test('the counters: a waiting commit makes writers contended until it is served;
 test('while a commit waits, a batch of spans is written in several transactions, all of it, and the writer yields between them', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const priority = new WritePriority(new SharedArrayBuffer(8));
-  const writer = new StoreWriter(() => undefined, 8, priority);
+  const writer = new StoreWriter(() => undefined, { priority });
   priority.want();
   try {
     // 100 rows: the first transaction ends after one statement (8 rows), the next ones after at least
@@ -76,7 +76,7 @@ test('while a commit waits, a batch of spans is written in several transactions,
 test('with no commit waiting, a batch is one transaction and the writer never yields', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const priority = new WritePriority(new SharedArrayBuffer(8));
-  const writer = new StoreWriter(() => undefined, 8, priority);
+  const writer = new StoreWriter(() => undefined, { priority });
   try {
     writer.write([{ dbPath: file, spans: [spans(100).take()], spanCount: 100, events: [] }]);
   } finally {

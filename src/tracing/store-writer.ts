@@ -2,7 +2,17 @@
  * Writing batches of spans (rows encoded by span-encoding.ts) and guardrail events into local stores: one transaction per store, connections
  * cached (a few at a time, least recently used closed first). Runs on the writer thread (or inline when no thread
  * can be started). Decoding a span (span-encoding.ts) slices its columns out of the batch's buffer and masks
- * credential-shaped text, so that scan stays off the run's thread. A store that cannot be written reports a warning once and its batch is dropped.
+ * credential-shaped text, so that scan stays off the run's thread.
+ *
+ * Contract:
+ * - A store another connection keeps locked past the busy timeout (SQLITE_BUSY or SQLITE_LOCKED: a long write of
+ *   another process, a backup) loses nothing: the rows not yet committed are held, in order, and written before that
+ *   store's next rows, at the next `write` (any store's) or `retryHeld`. One warning when holding starts, one when
+ *   the held rows are written. Held spans are bounded (`maxHeldSpans`, all stores): past it the oldest are dropped,
+ *   counted in a warning. Guardrail events are never dropped for the bound (they are the audit trail).
+ * - A store that cannot be written for any other reason (not a database, a path that cannot be created, a read-only
+ *   file) is reported in one warning per store and its batch is dropped: writing it again would fail the same way.
+ * - `close` tries the held rows once more and reports what it still could not write.
  */
 import type Database from 'better-sqlite3';
 import { openLocalStore } from '../store/open.js';
@@ -43,6 +53,28 @@ export interface StoreBatch {
   events: GuardrailEventRow[];
 }
 
+/** What a StoreWriter can be told (all optional). */
+export interface StoreWriterOptions {
+  /** Connections kept open at once (default 8). */
+  maxConnections?: number;
+  /**
+   * On a writer thread, the process's write-priority counters (../store/write-priority.ts): a transaction ends early
+   * while a checkpoint commit waits for the lock. Inline (on the main thread) there is none: waiting there would
+   * block the event loop the commit runs on.
+   */
+  priority?: WritePriority;
+  /** How long one write waits for another connection's lock before its rows are held (default: the store's 5000 ms). */
+  busyTimeoutMs?: number;
+  /** Spans held for locked stores, all stores together, beyond which the oldest are dropped (default 20 000). */
+  maxHeldSpans?: number;
+}
+
+/** Rows of one store that a lock kept out, oldest first. */
+interface Held {
+  rows: EncodedSpanRow[];
+  events: GuardrailEventRow[];
+}
+
 interface Connection {
   db: Database.Database;
   /** Gives WAL checkpoints back to the connection (call before closing it). */
@@ -58,52 +90,113 @@ interface Connection {
 export class StoreWriter {
   private readonly connections = new Map<string, Connection>();
   private readonly warned = new Set<string>();
+  private readonly held = new Map<string, Held>();
+  private heldSpans = 0;
+  private readonly maxConnections: number;
+  private readonly priority: WritePriority | undefined;
+  private readonly busyTimeoutMs: number | undefined;
+  private readonly maxHeldSpans: number;
 
-  /**
-   * `priority`: on a writer thread, the process's write-priority counters (../store/write-priority.ts): a
-   * transaction ends early while a checkpoint commit waits for the lock. Inline (on the main thread) there is none:
-   * waiting there would block the event loop the commit runs on.
-   */
   constructor(
     private readonly warn: (message: string) => void,
-    private readonly maxConnections = 8,
-    private readonly priority?: WritePriority,
-  ) {}
+    options: StoreWriterOptions = {},
+  ) {
+    this.maxConnections = options.maxConnections ?? 8;
+    this.priority = options.priority;
+    this.busyTimeoutMs = options.busyTimeoutMs;
+    this.maxHeldSpans = options.maxHeldSpans ?? 20_000;
+  }
 
-  /** Write every batch; never throws. */
+  /** True while rows are held for a locked store (see the module comment). */
+  get holding(): boolean {
+    return this.held.size > 0;
+  }
+
+  /** Write every batch, each store's held rows first, then try the other held stores again; never throws. */
   write(batches: readonly StoreBatch[]): void {
+    const written = new Set<string>();
     for (const batch of batches) {
-      const cached = this.connections.has(batch.dbPath);
+      written.add(batch.dbPath);
+      let rows: EncodedSpanRow[];
       try {
-        this.writeBatch(batch);
+        rows = decodeEncodedSpanRows(batch.spans);
       } catch (error) {
-        this.forget(batch.dbPath);
-        if (!cached) this.warnOnce(batch, error);
-        // A connection kept from earlier may have lost its file (the store was deleted or replaced since): once
-        // more on a fresh one, which opens (or creates) the store as it is now.
-        else this.retry(batch);
+        this.warnOnce(batch.dbPath, batch.spanCount, batch.events.length, error);
+        continue;
+      }
+      this.writeStore(batch.dbPath, rows, batch.events);
+    }
+    for (const dbPath of [...this.held.keys()]) if (!written.has(dbPath)) this.writeStore(dbPath, [], []);
+  }
+
+  /** Write the rows held for locked stores (see the module comment); never throws. */
+  retryHeld(): void {
+    this.write([]);
+  }
+
+  /** One store: its held rows, then `rows` and `events`. */
+  private writeStore(dbPath: string, rows: EncodedSpanRow[], events: GuardrailEventRow[]): void {
+    const held = this.held.get(dbPath);
+    if (held) {
+      this.held.delete(dbPath);
+      this.heldSpans -= held.rows.length;
+      rows = held.rows.concat(rows);
+      events = held.events.concat(events);
+    }
+    const progress = { rows: 0 };
+    const cached = this.connections.has(dbPath);
+    try {
+      this.writeRows(dbPath, rows, events, progress);
+    } catch (error) {
+      if (isLocked(error)) return this.hold(dbPath, rows.slice(progress.rows), events, held !== undefined, error);
+      this.forget(dbPath);
+      if (!cached) return this.warnOnce(dbPath, rows.length - progress.rows, events.length, error);
+      // A connection kept from earlier may have lost its file (the store was deleted or replaced since): once
+      // more on a fresh one, which opens (or creates) the store as it is now.
+      const rest = rows.slice(progress.rows);
+      const again = { rows: 0 };
+      try {
+        this.writeRows(dbPath, rest, events, again);
+      } catch (retryError) {
+        if (isLocked(retryError)) return this.hold(dbPath, rest.slice(again.rows), events, held !== undefined, retryError);
+        this.forget(dbPath);
+        return this.warnOnce(dbPath, rest.length - again.rows, events.length, retryError);
       }
     }
+    if (held) this.warn(`agentkit tracing: ${dbPath} is writable again; the ${rows.length} span(s) and ${events.length} guardrail event(s) held for it are written`);
+  }
+
+  /** Keep `rows` and `events` for the next try; past the bound, drop the oldest spans (this store's) and say so. */
+  private hold(dbPath: string, rows: EncodedSpanRow[], events: GuardrailEventRow[], already: boolean, error: unknown): void {
+    const over = this.heldSpans + rows.length - this.maxHeldSpans;
+    const dropped = over > 0 ? Math.min(over, rows.length) : 0;
+    const kept = dropped > 0 ? rows.slice(dropped) : rows;
+    this.held.set(dbPath, { rows: kept, events });
+    this.heldSpans += kept.length;
+    if (!already) {
+      this.warn(`agentkit tracing: ${dbPath} is locked by another connection (${errorText(error)}); ${kept.length} span(s) held and written once it is free`);
+    }
+    if (dropped > 0) this.warn(`agentkit tracing: dropped ${dropped} span(s) for ${dbPath}: more than ${this.maxHeldSpans} span(s) held while stores stay locked`);
   }
 
   /**
-   * One batch: its spans in one transaction, or, when a checkpoint commit comes to wait for the lock meanwhile, in
+   * One store's rows: in one transaction, or, when a checkpoint commit comes to wait for the lock meanwhile, in
    * several, the writer waiting between them until the commit is done (../store/write-priority.ts). The guardrail
-   * events go with the last.
+   * events go with the last. `progress.rows` counts the rows committed so far (a later transaction may fail).
    */
-  private writeBatch(batch: StoreBatch): void {
-    const connection = this.connection(batch.dbPath);
-    const rows = decodeEncodedSpanRows(batch.spans);
-    let next = 0;
+  private writeRows(dbPath: string, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }): void {
+    const connection = this.connection(dbPath);
     let yielded = false;
     for (;;) {
+      let next = progress.rows;
       connection.inTransaction(() => {
         next = insertSpans(connection, rows, next, yielded ? MIN_ROWS_AFTER_YIELD : 1, this.priority);
         if (next < rows.length) return;
-        for (const e of batch.events) {
+        for (const e of events) {
           connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
         }
       });
+      progress.rows = next;
       if (next >= rows.length) return;
       // Ended early for a waiting checkpoint commit: wake it, and go on once it is done.
       this.priority!.yielded();
@@ -112,23 +205,20 @@ export class StoreWriter {
     }
   }
 
-  private retry(batch: StoreBatch): void {
-    try {
-      this.writeBatch(batch);
-    } catch (error) {
-      this.forget(batch.dbPath);
-      this.warnOnce(batch, error);
-    }
+  private warnOnce(dbPath: string, spans: number, events: number, error: unknown): void {
+    if (this.warned.has(dbPath)) return;
+    this.warned.add(dbPath);
+    this.warn(`agentkit tracing: could not write ${spans} span(s) and ${events} guardrail event(s) to ${dbPath}: ${errorText(error)}`);
   }
 
-  private warnOnce(batch: StoreBatch, error: unknown): void {
-    if (this.warned.has(batch.dbPath)) return;
-    this.warned.add(batch.dbPath);
-    this.warn(`agentkit tracing: could not write ${batch.spanCount} span(s) and ${batch.events.length} guardrail event(s) to ${batch.dbPath}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-
-  /** Close every connection. */
+  /** Try the held rows once more, report what is still held (it is lost), and close every connection. */
   close(): void {
+    this.retryHeld();
+    for (const [dbPath, held] of this.held) {
+      this.warn(`agentkit tracing: dropped ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) for ${dbPath}: it was still locked when the writer closed`);
+    }
+    this.held.clear();
+    this.heldSpans = 0;
     for (const file of [...this.connections.keys()]) this.forget(file);
   }
 
@@ -140,7 +230,7 @@ export class StoreWriter {
       this.connections.set(file, cached);
       return cached;
     }
-    const db = openLocalStore(file);
+    const db = openLocalStore(file, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
     const connection: Connection = {
       db,
       // SQLite's automatic checkpoint runs inside the commit that crosses its threshold and fsyncs there: it doubled
@@ -169,6 +259,16 @@ export class StoreWriter {
       // Closing a broken connection has nothing left to report.
     }
   }
+}
+
+/** Another connection holds the lock (past the busy timeout): the rows can be written later. */
+function isLocked(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(?:BUSY|LOCKED)/.test(code);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

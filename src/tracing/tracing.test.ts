@@ -181,7 +181,7 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
 
 test('a writer thread that cannot load is noticed at once, not after a 30 s wait', async () => {
   const warnings: string[] = [];
-  const thread = WriterThread.start((m) => warnings.push(m), 'file:///nonexistent/writer-worker.js')!;
+  const thread = WriterThread.start((m) => warnings.push(m), { entryUrl: 'file:///nonexistent/writer-worker.js' })!;
   thread.post([]);
   const started = Date.now();
   thread.waitSync();

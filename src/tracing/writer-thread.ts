@@ -51,9 +51,11 @@ export class WriterThread {
 
   /**
    * Start the thread, or return null when it cannot be started (spans are then written inline). `entryUrl` replaces
-   * the worker module (tests start a thread that cannot load).
+   * the worker module (tests start a thread that cannot load); `busyTimeoutMs` replaces the stores' busy timeout
+   * (tests of a locked store).
    */
-  static start(warn: (message: string) => void, entryUrl?: string): WriterThread | null {
+  static start(warn: (message: string) => void, options: { entryUrl?: string; busyTimeoutMs?: number } = {}): WriterThread | null {
+    const { entryUrl, busyTimeoutMs } = options;
     const shared = new SharedArrayBuffer(8);
     try {
       const fromSource = import.meta.url.endsWith('.ts');
@@ -63,7 +65,7 @@ export class WriterThread {
       const bootstrap = `const { workerData } = require('node:worker_threads');
         ${load}.catch((error) => { const s = new Int32Array(workerData.shared); Atomics.store(s, 1, ${THREAD_FAILED}); Atomics.notify(s, 0); Atomics.notify(s, 1); throw error; });`;
       // `priority`: the process's write-priority counters, so span transactions end early for checkpoint commits.
-      const worker = new Worker(bootstrap, { eval: true, workerData: { shared, priority: writePriorityBuffer() } });
+      const worker = new Worker(bootstrap, { eval: true, workerData: { shared, priority: writePriorityBuffer(), ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) } });
       return new WriterThread(worker, new Int32Array(shared), warn);
     } catch (error) {
       warn(`agentkit tracing: no writer thread (${error instanceof Error ? error.message : String(error)}); spans are written on the main thread`);

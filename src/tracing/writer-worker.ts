@@ -5,6 +5,10 @@
  *
  * Batches that queued up while the thread was writing are taken together (one transaction per store for all of
  * them): under load, transactions grow instead of falling behind, and each row dirties fewer index pages.
+ *
+ * Rows held for a locked store (store-writer.ts) are tried again every `RETRY_MS` and with each new batch. A batch
+ * counts as handled once nothing is held, so a flush waits for held rows (up to its own limit) and the main thread
+ * sees the thread busy meanwhile (its batches grow instead of piling up as messages).
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { registerSecret } from '../config/secrets.js';
@@ -13,14 +17,32 @@ import { WritePriority } from '../store/write-priority.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { THREAD_RUNNING, type WriterMessage } from './writer-thread.js';
 
-const data = workerData as { shared: SharedArrayBuffer; priority?: SharedArrayBuffer };
+const data = workerData as { shared: SharedArrayBuffer; priority?: SharedArrayBuffer; busyTimeoutMs?: number };
+/** Pause between tries of rows held for a locked store (each try itself waits up to the busy timeout). */
+const RETRY_MS = 50;
 const shared = new Int32Array(data.shared);
 // Writing spans is never what a run or a request waits for: the thread that serves them gets the CPU first.
 yieldThisThread();
-const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }), 8, data.priority ? new WritePriority(data.priority) : undefined);
+const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }), {
+  ...(data.priority ? { priority: new WritePriority(data.priority) } : {}),
+  ...(data.busyTimeoutMs !== undefined ? { busyTimeoutMs: data.busyTimeoutMs } : {}),
+});
 const port = parentPort!;
 
+/** The last batch received; published as handled once no rows are held. */
+let received = 0;
+let retry: NodeJS.Timeout | undefined;
+
 function handled(seq: number): void {
+  received = seq;
+  if (writer.holding) {
+    retry ??= setTimeout(() => {
+      retry = undefined;
+      writer.retryHeld();
+      handled(received);
+    }, RETRY_MS);
+    return;
+  }
   Atomics.store(shared, 0, seq);
   Atomics.notify(shared, 0);
 }
@@ -55,12 +77,14 @@ port.on('message', (first: WriterMessage) => {
       close();
     }
   } finally {
-    // Always: a flush waiting on the main thread must never wait for a batch that failed.
+    // Always: a flush waiting on the main thread must never wait for a batch that failed (held rows excepted).
     handled(seq);
   }
 });
 
 function close(): void {
+  clearTimeout(retry);
+  retry = undefined;
   writer.close();
   port.close();
 }

@@ -5,7 +5,9 @@
  * timer (so an idle process can exit), as soon as a batch fills or the thread is idle with a minimum batch waiting,
  * on `flush()`, and at process exit; the thread inserts them, one transaction per store. Without
  * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
- * store that cannot be written is reported as a process warning and its batch dropped.
+ * store that cannot be written is reported as a process warning and its batch dropped; rows for a store another
+ * connection keeps locked are held and written later (store-writer.ts), inline at the next hand-over, which the
+ * timer makes while any are held.
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
@@ -27,6 +29,8 @@ export interface WriterOptions {
   maxQueued?: number;
   /** Write on a separate thread (default true); false writes inline on flush. */
   thread?: boolean;
+  /** How long a write waits for another connection's lock before its rows are held for later (default 5000 ms). */
+  busyTimeoutMs?: number;
 }
 
 interface Queue {
@@ -44,6 +48,7 @@ export class BatchedTraceWriter {
   private readonly minBatch: number;
   private readonly maxQueued: number;
   private readonly useThread: boolean;
+  private readonly busyTimeoutMs: number | undefined;
   private thread: WriterThread | null | undefined;
   private inline: StoreWriter | undefined;
   private queued = 0;
@@ -59,6 +64,7 @@ export class BatchedTraceWriter {
     this.minBatch = options.minBatch ?? 128;
     this.maxQueued = options.maxQueued ?? 20_000;
     this.useThread = options.thread ?? true;
+    this.busyTimeoutMs = options.busyTimeoutMs;
   }
 
   /** Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). */
@@ -142,7 +148,7 @@ export class BatchedTraceWriter {
   private handOver(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.queued === 0) return;
+    if (this.queued === 0 && this.inline?.holding !== true) return;
     const batches: StoreBatch[] = [];
     // The queues (and their buffers, which keep their size) stay for the next batch: most processes write one store.
     for (const [dbPath, queue] of this.queues) {
@@ -153,17 +159,21 @@ export class BatchedTraceWriter {
     }
     if (this.queues.size > 64) this.queues = new Map();
     this.queued = 0;
-    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn);
+    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
+    let posted = false;
     if (this.thread?.usable) {
       try {
-        this.thread.post(batches);
-        return;
+        if (batches.length > 0) this.thread.post(batches);
+        posted = true;
       } catch (error) {
         // Not expected (the batches are strings and plain rows), but a batch that cannot be posted is still written.
         warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
       }
     }
-    this.inline ??= new StoreWriter(warn);
-    this.inline.write(batches);
+    // Inline: these batches, or only rows held from an earlier inline write.
+    if (posted && this.inline?.holding !== true) return;
+    this.inline ??= new StoreWriter(warn, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
+    this.inline.write(posted ? [] : batches);
+    if (this.inline.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
   }
 }

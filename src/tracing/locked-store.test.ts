@@ -1,0 +1,161 @@
+/**
+ * A store another connection keeps locked loses no spans: the writer (inline or on its thread) holds the rows and
+ * writes them, in order, once the lock is gone; only the bound on held spans, or closing while still locked, drops
+ * any, and each drop is counted in a warning.
+ */
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type Database from 'better-sqlite3';
+import { suite } from '../../conformance/harness/uvu.js';
+import { openLocalStore } from '../store/open.js';
+import { isSecretKey } from './redact.js';
+import { SpanBatch } from './span-encoding.js';
+import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
+import { WriterThread } from './writer-thread.js';
+import { BatchedTraceWriter } from './writer.js';
+
+const test = suite<{ dir: string; file: string; lock: Database.Database | undefined }>('tracing: a locked store', { state: { dir: '', file: '', lock: undefined } });
+
+test.beforeEach(async (ctx) => {
+  ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-locked-'));
+  ctx.file = path.join(ctx.dir, 'local.db');
+  // Another connection (as another process would) holds the write lock until the test commits.
+  ctx.lock = openLocalStore(ctx.file);
+  ctx.lock.exec('BEGIN IMMEDIATE');
+});
+test.afterEach(async (ctx) => {
+  if (ctx.lock?.inTransaction) ctx.lock.exec('COMMIT');
+  ctx.lock?.close();
+  await rm(ctx.dir, { recursive: true, force: true });
+});
+
+/** A batch of spans `ids` for `file`, named chain.s<id>, started in id order. */
+function batch(file: string, ids: number[], events: GuardrailEventRow[] = []): StoreBatch {
+  const spans = new SpanBatch();
+  for (const id of ids) {
+    spans.append(id.toString(16).padStart(16, '0'), 'a'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+  }
+  return { dbPath: file, spans: [spans.take()], spanCount: ids.length, events };
+}
+
+function event(id: string): GuardrailEventRow {
+  return { event_id: id, trace_id: null, span_id: null, agent_name: 'weather', guardrail_name: 'no_forbidden', position: 'input', outcome: 'blocked', blocking: true, message: 'no', created_at: '2026-11-27T00:00:00.000Z' };
+}
+
+function stored(file: string): { spans: string[]; events: string[] } {
+  const db = openLocalStore(file, { readonly: true });
+  try {
+    return {
+      spans: (db.prepare('SELECT name FROM spans ORDER BY start_time').all() as Array<{ name: string }>).map((r) => r.name),
+      events: (db.prepare('SELECT event_id FROM guardrail_events ORDER BY event_id').all() as Array<{ event_id: string }>).map((r) => r.event_id),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+test('inline: rows for a locked store are held, then written before the next rows once it is free', ({ file, lock }) => {
+  const warnings: string[] = [];
+  const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
+  writer.write([batch(file, [1, 2], [event('e1')])]);
+  assert.is(writer.holding, true);
+  assert.equal(stored(file), { spans: [], events: [] });
+  writer.write([batch(file, [3])]);
+  assert.is(writer.holding, true, 'still locked: the new rows join the held ones');
+  assert.is(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0]!, new RegExp(`^agentkit tracing: ${escape(file)} is locked by another connection \\(database is locked\\); 2 span\\(s\\) held and written once it is free$`));
+
+  lock!.exec('COMMIT');
+  writer.write([batch(file, [4])]);
+  assert.is(writer.holding, false);
+  assert.equal(stored(file), { spans: ['chain.s1', 'chain.s2', 'chain.s3', 'chain.s4'], events: ['e1'] });
+  assert.is(warnings.length, 2);
+  assert.match(warnings[1]!, /is writable again; the 4 span\(s\) and 1 guardrail event\(s\) held for it are written$/);
+  writer.close();
+});
+
+test('inline: held rows are tried again without new rows (retryHeld), and another store is not held up', ({ dir, file, lock }) => {
+  const warnings: string[] = [];
+  const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
+  const other = path.join(dir, 'other.db');
+  writer.write([batch(file, [1]), batch(other, [2])]);
+  assert.equal(stored(other).spans, ['chain.s2']);
+  writer.retryHeld();
+  assert.is(writer.holding, true);
+  lock!.exec('COMMIT');
+  writer.retryHeld();
+  assert.is(writer.holding, false);
+  assert.equal(stored(file).spans, ['chain.s1']);
+  writer.close();
+});
+
+test('held spans are bounded: past the bound the oldest are dropped and counted; events are kept', ({ file, lock }) => {
+  const warnings: string[] = [];
+  const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20, maxHeldSpans: 3 });
+  writer.write([batch(file, [1, 2], [event('e1')])]);
+  writer.write([batch(file, [3, 4, 5], [event('e2')])]);
+  assert.match(warnings.join('\n'), new RegExp(`agentkit tracing: dropped 2 span\\(s\\) for ${escape(file)}: more than 3 span\\(s\\) held while stores stay locked`));
+  lock!.exec('COMMIT');
+  writer.retryHeld();
+  assert.equal(stored(file), { spans: ['chain.s3', 'chain.s4', 'chain.s5'], events: ['e1', 'e2'] });
+  writer.close();
+});
+
+test('closing while the store is still locked reports what is dropped', ({ file }) => {
+  const warnings: string[] = [];
+  const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
+  writer.write([batch(file, [1, 2], [event('e1')])]);
+  writer.close();
+  assert.is(writer.holding, false);
+  assert.match(warnings.at(-1)!, new RegExp(`^agentkit tracing: dropped 2 span\\(s\\) and 1 guardrail event\\(s\\) for ${escape(file)}: it was still locked when the writer closed$`));
+});
+
+test('writer thread: a flush waits for rows held for a locked store, and they land once it is free', async ({ file, lock }) => {
+  const warnings: string[] = [];
+  const thread = WriterThread.start((m) => warnings.push(m), { busyTimeoutMs: 20 })!;
+  thread.post([batch(file, [1, 2])]);
+  let flushed = false;
+  const flush = thread.wait().then(() => (flushed = true));
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.is(flushed, false, 'the flush waits while the rows are held');
+  assert.is(thread.idle, false);
+  assert.equal(stored(file).spans, []);
+  // Posted while held: written after the held rows.
+  thread.post([batch(file, [3])]);
+  lock!.exec('COMMIT');
+  await flush;
+  await thread.wait();
+  assert.equal(stored(file).spans, ['chain.s1', 'chain.s2', 'chain.s3']);
+  thread.close();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.match(warnings.join('\n'), /is locked by another connection \(database is locked\); 2 span\(s\) held/);
+  assert.match(warnings.join('\n'), /is writable again; the \d span\(s\) and 0 guardrail event\(s\) held for it are written/);
+});
+
+test('the batched writer, inline: its timer writes the held rows once the store is free, with no new spans', async ({ file, lock }) => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  const writer = new BatchedTraceWriter({ thread: false, busyTimeoutMs: 20, flushIntervalMs: 30 });
+  try {
+    writer.enqueueGuardrailEvent(file, event('e9'));
+    writer.flush();
+    assert.equal(stored(file).events, []);
+    lock!.exec('COMMIT');
+    for (let i = 0; i < 50 && stored(file).events.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(stored(file).events, ['e9']);
+  } finally {
+    writer.close();
+    process.off('warning', onWarning);
+  }
+  assert.match(warnings.join('\n'), /is locked by another connection/);
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+test.run();
