@@ -163,7 +163,7 @@ export class StoreWriter {
         return this.warnOnce(dbPath, rest.length - again.rows, events.length, retryError);
       }
     }
-    if (held) this.warn(`agentkit tracing: ${dbPath} is writable again; the ${rows.length} span(s) and ${events.length} guardrail event(s) held for it are written`);
+    if (held) this.warn(`agentkit tracing: ${dbPath} is writable again; the ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) held for it are written`);
   }
 
   /** Keep `rows` and `events` for the next try; past the bound, drop the oldest spans (this store's) and say so. */
