@@ -7,7 +7,7 @@
  * Contract:
  * - A store another connection keeps locked past the busy timeout (SQLITE_BUSY or SQLITE_LOCKED: a long write of
  *   another process, a backup) loses nothing: the rows not yet committed are held, in order, and written before that
- *   store's next rows, at the next `write` (any store's) or `retryHeld`. One warning when holding starts, one when
+ *   store's next rows (its next `write`) or by `retryHeld`. One warning when holding starts, one when
  *   the held rows are written. Held spans are bounded (`maxHeldSpans`, all stores): past it the oldest are dropped,
  *   counted in a warning. Guardrail events are never dropped for the bound (they are the audit trail).
  * - A store that cannot be written for any other reason (not a database, a path that cannot be created, a read-only
@@ -112,11 +112,9 @@ export class StoreWriter {
     return this.held.size > 0;
   }
 
-  /** Write every batch, each store's held rows first, then try the other held stores again; never throws. */
+  /** Write every batch, each after the rows held for its store; never throws. */
   write(batches: readonly StoreBatch[]): void {
-    const written = new Set<string>();
     for (const batch of batches) {
-      written.add(batch.dbPath);
       let rows: EncodedSpanRow[];
       try {
         rows = decodeEncodedSpanRows(batch.spans);
@@ -126,12 +124,14 @@ export class StoreWriter {
       }
       this.writeStore(batch.dbPath, rows, batch.events);
     }
-    for (const dbPath of [...this.held.keys()]) if (!written.has(dbPath)) this.writeStore(dbPath, [], []);
   }
 
-  /** Write the rows held for locked stores (see the module comment); never throws. */
-  retryHeld(): void {
-    this.write([]);
+  /**
+   * Write the rows held for locked stores, except those of `skip` (stores just tried by `write`); never throws.
+   * Apart from `write`, so a batch for one store never waits for another store's lock.
+   */
+  retryHeld(skip?: ReadonlySet<string>): void {
+    for (const dbPath of [...this.held.keys()]) if (!skip?.has(dbPath)) this.writeStore(dbPath, [], []);
   }
 
   /** One store: its held rows, then `rows` and `events`. */

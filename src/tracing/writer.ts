@@ -170,10 +170,14 @@ export class BatchedTraceWriter {
         warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
       }
     }
-    // Inline: these batches, or only rows held from an earlier inline write.
+    // Inline: these batches, and rows held from an earlier inline write.
     if (posted && this.inline?.holding !== true) return;
     this.inline ??= new StoreWriter(warn, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
-    this.inline.write(posted ? [] : batches);
+    if (posted) this.inline.retryHeld();
+    else {
+      this.inline.write(batches);
+      this.inline.retryHeld(new Set(batches.map((batch) => batch.dbPath)));
+    }
     if (this.inline.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
   }
 }
