@@ -6,9 +6,9 @@
  * Batches that queued up while the thread was writing are taken together (one transaction per store for all of
  * them): under load, transactions grow instead of falling behind, and each row dirties fewer index pages.
  *
- * Rows held for a locked store (store-writer.ts) are tried again every `RETRY_MS` and with each new batch. A batch
- * counts as handled once nothing is held, so a flush waits for held rows (up to its own limit) and the main thread
- * sees the thread busy meanwhile (its batches grow instead of piling up as messages).
+ * Rows held for a locked store (store-writer.ts) are tried again every `RETRY_MS` and with each new batch for that
+ * store. A batch counts as handled once nothing is held, so a flush waits for held rows (up to its own limit) and
+ * the main thread sees the thread busy meanwhile (its batches grow instead of piling up as messages).
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { registerSecret } from '../config/secrets.js';
