@@ -18,6 +18,9 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
+/** How long a connection waits for another's lock unless told otherwise (`busyTimeoutMs`), in ms. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 /** The size a WAL file is cut back to when SQLite starts it over. */
 export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -36,7 +39,7 @@ export function openLocalStore(file: string, options: OpenOptions = {}): Databas
     throw storeOpenError(file, error);
   }
   try {
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
     if (!options.readonly) {
       // A new store gets 8 KiB pages (decision 193): checkpoint rows of a step's output (often 1-2 KB, delta rows)
       // left a third of each 4 KiB page empty. Only takes effect before the first table; older stores keep theirs.

@@ -66,7 +66,7 @@ test('inline: rows for a locked store are held, then written before the next row
   writer.write([batch(file, [3])]);
   assert.is(writer.holding, true, 'still locked: the new rows join the held ones');
   assert.is(warnings.length, 1, warnings.join('\n'));
-  assert.match(warnings[0]!, new RegExp(`^agentkit tracing: ${escape(file)} is locked by another connection \\(database is locked\\); 2 span\\(s\\) held and written once it is free$`));
+  assert.match(warnings[0]!, new RegExp(`^agentkit tracing: ${escape(file)} is locked by another connection \\(database is locked\\); 2 span\\(s\\) and 1 guardrail event\\(s\\) held and written once it is free$`));
 
   lock!.exec('COMMIT');
   writer.write([batch(file, [4])]);
@@ -84,6 +84,22 @@ test('inline: held rows are tried again without new rows (retryHeld), and anothe
   writer.write([batch(file, [1]), batch(other, [2])]);
   assert.equal(stored(other).spans, ['chain.s2']);
   writer.retryHeld();
+  assert.is(writer.holding, true);
+  lock!.exec('COMMIT');
+  writer.retryHeld();
+  assert.is(writer.holding, false);
+  assert.equal(stored(file).spans, ['chain.s1']);
+  writer.close();
+});
+
+test('inline (retryWaitMs 0): a retry that finds the store still locked returns without waiting for the lock', ({ file, lock }) => {
+  const writer = new StoreWriter(() => undefined, { busyTimeoutMs: 600, retryWaitMs: 0 });
+  const first = Date.now();
+  writer.write([batch(file, [1])]);
+  assert.ok(Date.now() - first >= 500, 'a write waits for the lock as long as its busy timeout');
+  const retried = Date.now();
+  writer.retryHeld();
+  assert.ok(Date.now() - retried < 300, `the retry waited ${Date.now() - retried} ms for the lock`);
   assert.is(writer.holding, true);
   lock!.exec('COMMIT');
   writer.retryHeld();
@@ -131,7 +147,7 @@ test('writer thread: a flush waits for rows held for a locked store, and they la
   assert.equal(stored(file).spans, ['chain.s1', 'chain.s2', 'chain.s3']);
   thread.close();
   await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.match(warnings.join('\n'), /is locked by another connection \(database is locked\); 2 span\(s\) held/);
+  assert.match(warnings.join('\n'), /is locked by another connection \(database is locked\); 2 span\(s\) and 0 guardrail event\(s\) held/);
   assert.match(warnings.join('\n'), /is writable again; the \d span\(s\) and 0 guardrail event\(s\) held for it are written/);
 });
 

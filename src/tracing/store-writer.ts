@@ -15,7 +15,7 @@
  * - `close` tries the held rows once more and reports what it still could not write.
  */
 import type Database from 'better-sqlite3';
-import { openLocalStore } from '../store/open.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openLocalStore } from '../store/open.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
 import { MIN_ROWS_AFTER_YIELD, type WritePriority } from '../store/write-priority.js';
 import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
@@ -67,6 +67,11 @@ export interface StoreWriterOptions {
   busyTimeoutMs?: number;
   /** Spans held for locked stores, all stores together, beyond which the oldest are dropped (default 20 000). */
   maxHeldSpans?: number;
+  /**
+   * How long `retryHeld` waits for a lock (default: as long as any write). Inline, on the thread that runs the
+   * agents, it is 0: a retry that finds the store still locked must not block that event loop.
+   */
+  retryWaitMs?: number;
 }
 
 /** Rows of one store that a lock kept out, oldest first. */
@@ -96,6 +101,7 @@ export class StoreWriter {
   private readonly priority: WritePriority | undefined;
   private readonly busyTimeoutMs: number | undefined;
   private readonly maxHeldSpans: number;
+  private readonly retryWaitMs: number | undefined;
 
   constructor(
     private readonly warn: (message: string) => void,
@@ -105,6 +111,7 @@ export class StoreWriter {
     this.priority = options.priority;
     this.busyTimeoutMs = options.busyTimeoutMs;
     this.maxHeldSpans = options.maxHeldSpans ?? 20_000;
+    this.retryWaitMs = options.retryWaitMs;
   }
 
   /** True while rows are held for a locked store (see the module comment). */
@@ -131,11 +138,11 @@ export class StoreWriter {
    * Apart from `write`, so a batch for one store never waits for another store's lock.
    */
   retryHeld(skip?: ReadonlySet<string>): void {
-    for (const dbPath of [...this.held.keys()]) if (!skip?.has(dbPath)) this.writeStore(dbPath, [], []);
+    for (const dbPath of [...this.held.keys()]) if (!skip?.has(dbPath)) this.writeStore(dbPath, [], [], this.retryWaitMs);
   }
 
-  /** One store: its held rows, then `rows` and `events`. */
-  private writeStore(dbPath: string, rows: EncodedSpanRow[], events: GuardrailEventRow[]): void {
+  /** One store: its held rows, then `rows` and `events`; `waitMs` replaces the busy timeout for this write. */
+  private writeStore(dbPath: string, rows: EncodedSpanRow[], events: GuardrailEventRow[], waitMs?: number): void {
     const held = this.held.get(dbPath);
     if (held) {
       this.held.delete(dbPath);
@@ -146,7 +153,7 @@ export class StoreWriter {
     const progress = { rows: 0 };
     const cached = this.connections.has(dbPath);
     try {
-      this.writeRows(dbPath, rows, events, progress);
+      this.writeRows(dbPath, rows, events, progress, waitMs);
     } catch (error) {
       if (isLocked(error)) return this.hold(dbPath, rows.slice(progress.rows), events, held !== undefined, error);
       this.forget(dbPath);
@@ -156,7 +163,7 @@ export class StoreWriter {
       const rest = rows.slice(progress.rows);
       const again = { rows: 0 };
       try {
-        this.writeRows(dbPath, rest, events, again);
+        this.writeRows(dbPath, rest, events, again, waitMs);
       } catch (retryError) {
         if (isLocked(retryError)) return this.hold(dbPath, rest.slice(again.rows), events, held !== undefined, retryError);
         this.forget(dbPath);
@@ -174,7 +181,7 @@ export class StoreWriter {
     this.held.set(dbPath, { rows: kept, events });
     this.heldSpans += kept.length;
     if (!already) {
-      this.warn(`agentkit tracing: ${dbPath} is locked by another connection (${errorText(error)}); ${kept.length} span(s) held and written once it is free`);
+      this.warn(`agentkit tracing: ${dbPath} is locked by another connection (${errorText(error)}); ${kept.length} span(s) and ${events.length} guardrail event(s) held and written once it is free`);
     }
     if (dropped > 0) this.warn(`agentkit tracing: dropped ${dropped} span(s) for ${dbPath}: more than ${this.maxHeldSpans} span(s) held while stores stay locked`);
   }
@@ -184,8 +191,18 @@ export class StoreWriter {
    * several, the writer waiting between them until the commit is done (../store/write-priority.ts). The guardrail
    * events go with the last. `progress.rows` counts the rows committed so far (a later transaction may fail).
    */
-  private writeRows(dbPath: string, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }): void {
+  private writeRows(dbPath: string, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }, waitMs?: number): void {
     const connection = this.connection(dbPath);
+    if (waitMs === undefined) return this.writeRowsOn(connection, rows, events, progress);
+    connection.db.pragma(`busy_timeout = ${waitMs}`);
+    try {
+      this.writeRowsOn(connection, rows, events, progress);
+    } finally {
+      connection.db.pragma(`busy_timeout = ${this.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  private writeRowsOn(connection: Connection, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }): void {
     let yielded = false;
     for (;;) {
       let next = progress.rows;
@@ -211,9 +228,9 @@ export class StoreWriter {
     this.warn(`agentkit tracing: could not write ${spans} span(s) and ${events} guardrail event(s) to ${dbPath}: ${errorText(error)}`);
   }
 
-  /** Try the held rows once more, report what is still held (it is lost), and close every connection. */
+  /** Try the held rows once more (waiting as any write does), report what is still held (it is lost), and close every connection. */
   close(): void {
-    this.retryHeld();
+    for (const dbPath of [...this.held.keys()]) this.writeStore(dbPath, [], []);
     for (const [dbPath, held] of this.held) {
       this.warn(`agentkit tracing: dropped ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) for ${dbPath}: it was still locked when the writer closed`);
     }

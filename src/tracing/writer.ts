@@ -172,7 +172,8 @@ export class BatchedTraceWriter {
     }
     // Inline: these batches, and rows held from an earlier inline write.
     if (posted && this.inline?.holding !== true) return;
-    this.inline ??= new StoreWriter(warn, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
+    // A retry of held rows here must not block the event loop the runs share: it does not wait for the lock.
+    this.inline ??= new StoreWriter(warn, { retryWaitMs: 0, ...(this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs }) });
     if (posted) this.inline.retryHeld();
     else {
       this.inline.write(batches);
