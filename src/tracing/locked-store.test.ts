@@ -57,6 +57,23 @@ function stored(file: string): { spans: string[]; events: string[] } {
   }
 }
 
+/**
+ * A retry while `lock` still holds the store keeps the rows held; after the lock commits, a retry writes them
+ * (`spans` is then the store's content) and the writer is closed. Returns how long the first (locked) retry took, in ms.
+ */
+function retryUntilUnlocked(writer: StoreWriter, file: string, lock: Database.Database, spans: string[]): number {
+  const started = Date.now();
+  writer.retryHeld();
+  const waited = Date.now() - started;
+  assert.is(writer.holding, true);
+  lock.exec('COMMIT');
+  writer.retryHeld();
+  assert.is(writer.holding, false);
+  assert.equal(stored(file).spans, spans);
+  writer.close();
+  return waited;
+}
+
 test('inline: rows for a locked store are held, then written before the next rows once it is free', ({ file, lock }) => {
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
@@ -83,13 +100,7 @@ test('inline: held rows are tried again without new rows (retryHeld), and anothe
   const other = path.join(dir, 'other.db');
   writer.write([batch(file, [1]), batch(other, [2])]);
   assert.equal(stored(other).spans, ['chain.s2']);
-  writer.retryHeld();
-  assert.is(writer.holding, true);
-  lock!.exec('COMMIT');
-  writer.retryHeld();
-  assert.is(writer.holding, false);
-  assert.equal(stored(file).spans, ['chain.s1']);
-  writer.close();
+  retryUntilUnlocked(writer, file, lock!, ['chain.s1']);
 });
 
 test('inline (retryWaitMs 0): a retry that finds the store still locked returns without waiting for the lock', ({ file, lock }) => {
@@ -97,15 +108,8 @@ test('inline (retryWaitMs 0): a retry that finds the store still locked returns 
   const first = Date.now();
   writer.write([batch(file, [1])]);
   assert.ok(Date.now() - first >= 500, 'a write waits for the lock as long as its busy timeout');
-  const retried = Date.now();
-  writer.retryHeld();
-  assert.ok(Date.now() - retried < 300, `the retry waited ${Date.now() - retried} ms for the lock`);
-  assert.is(writer.holding, true);
-  lock!.exec('COMMIT');
-  writer.retryHeld();
-  assert.is(writer.holding, false);
-  assert.equal(stored(file).spans, ['chain.s1']);
-  writer.close();
+  const waited = retryUntilUnlocked(writer, file, lock!, ['chain.s1']);
+  assert.ok(waited < 300, `the retry waited ${waited} ms for the lock`);
 });
 
 test('held spans are bounded: past the bound the oldest are dropped and counted; events are kept', ({ file, lock }) => {
