@@ -2,7 +2,8 @@
  * Served-agent throughput: requests per second and p50/p99 latency of `POST /run` on an Agent (deterministic
  * model, one tool call per run, tracing and checkpointing on, both in one SQLite file), next to
  * a bare Express JSON echo on the same machine in the same run. The load generator runs in a separate process with
- * the same connection count for both. Target (issue 18): at least 0.4x the echo's throughput. Each row also shows
+ * the same connection count for both. Target (issue 18): at least 0.4x the echo's throughput, both as the ratio of
+ * the medians and as the median of the per-round ratios (a VM's speed drifts over a run). Each row also shows
  * what a request cost the server process: CPU of all its threads, and the request thread's busy time. The same agent is also served
  * with tracing or checkpointing off (rounds interleaved), to show what each costs, and the served HTTP stack alone
  * (validation, auth and body-cap middleware, JSON) around a target that answers at once, to show what it costs.
@@ -99,7 +100,11 @@ console.log(`${ROUNDS} alternating rounds of ${DURATION_MS} ms, ${CONNECTIONS} c
 console.log(`${'bare Express JSON echo (baseline)'.padEnd(width)}  ${fmt(e)}`);
 for (const [i, v] of targets.entries()) console.log(`${v.label.padEnd(width)}  ${fmt(results[i]!)}   ratio ${(results[i]!.rps / e.rps).toFixed(3)}`);
 console.log(`ratio to the echo (traced + checkpointed): ${(s.rps / e.rps).toFixed(3)}`);
-console.log(`target (issue 18): at least 0.4x the echo's throughput: ${s.rps >= e.rps * 0.4 ? 'met' : 'NOT met'}`);
+// Each round measures the echo and then the rows, back to back: a ratio within one round is less exposed to a VM
+// whose speed drifts over the run than the ratio of medians above. The target counts as met only by both.
+const perRound = echoRuns.map((echoRun, round) => variantRuns[0]![round]!.rps / echoRun.rps);
+console.log(`per-round ratios (echo, then this row, in the same round): ${perRound.map((r) => r.toFixed(3)).join(', ')}; median ${median(perRound).toFixed(3)}`);
+console.log(`target (issue 18): at least 0.4x the echo's throughput, by both figures above: ${s.rps >= e.rps * 0.4 && median(perRound) >= 0.4 ? 'met' : 'NOT met'}`);
 
 await new Promise((r) => bare.server.close(r));
 for (const server of servers) await new Promise((r) => server.server.close(r));
