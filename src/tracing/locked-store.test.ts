@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
+import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import type Database from 'better-sqlite3';
 import { suite } from '../../conformance/harness/uvu.js';
 import { openLocalStore } from '../store/open.js';
@@ -172,6 +173,33 @@ test('the batched writer, inline: its timer writes the held rows once the store 
     process.off('warning', onWarning);
   }
   assert.match(warnings.join('\n'), /is locked by another connection/);
+});
+
+test('the batched writer, thread: past maxQueued spans waiting for a locked store, new ones are dropped and counted; the rest land', async ({ file, lock }) => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  const ended: ReadableSpan[] = [];
+  const provider = new TracerProvider({ spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }] });
+  for (let i = 0; i < 101; i++) provider.getTracer('test').startSpan(`chain.s${i}`).end();
+  const writer = new BatchedTraceWriter({ busyTimeoutMs: 20, maxQueued: 40, maxBatch: 10, minBatch: 10 });
+  try {
+    for (const span of ended.slice(0, 100)) writer.enqueueSpan(file, span);
+    assert.is(writer.dropped, 60, 'forty wait (handed to the thread, held for the store); the other sixty are dropped');
+    lock!.exec('COMMIT');
+    await writer.flushAsync();
+    assert.is(stored(file).spans.length, 40);
+    writer.enqueueSpan(file, ended[100]!);
+    await writer.flushAsync();
+    assert.is(stored(file).spans.length, 41);
+    assert.is(writer.dropped, 60);
+  } finally {
+    writer.close();
+    process.off('warning', onWarning);
+  }
+  const text = warnings.join('\n');
+  assert.match(text, /more than 40 spans waiting to be written \(a store locked, or the writer behind\); dropping new spans until half of them are written/);
+  assert.match(text, /spans are written again; 60 span\(s\) were dropped while too many waited/);
 });
 
 function escape(text: string): string {

@@ -31,6 +31,9 @@ export class WriterThread {
   /** [0] the last batch the thread handled, [1] its state. */
   private readonly shared: Int32Array;
   private posted = 0;
+  /** Spans of each batch posted and not yet known written, oldest first: [seq, spans]. */
+  private readonly unwritten: Array<[number, number]> = [];
+  private unwrittenSpans = 0;
   /** How many registered secrets the thread has been sent (the registry only grows). */
   private secretsSent = 0;
   private failed = false;
@@ -85,6 +88,16 @@ export class WriterThread {
   }
 
   /**
+   * Spans handed over and not yet written (the thread behind, or holding rows for a locked store). Exact once the
+   * thread has reported; counts only batches it has not reported yet.
+   */
+  get pendingSpans(): number {
+    const handled = Atomics.load(this.shared, 0);
+    while (this.unwritten.length > 0 && this.unwritten[0]![0] <= handled) this.unwrittenSpans -= this.unwritten.shift()![1];
+    return this.unwrittenSpans;
+  }
+
+  /**
    * Hand batches over; returns at once. The spans' buffers are transferred (the caller must not touch them after);
    * only guardrail events, rare, are cloned.
    */
@@ -95,6 +108,12 @@ export class WriterThread {
     const transfer: ArrayBuffer[] = [];
     for (const batch of batches) for (const chunk of batch.spans) if (!transfer.includes(chunk.buffer as ArrayBuffer)) transfer.push(chunk.buffer as ArrayBuffer);
     this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches, ...(fresh ? { secrets: fresh } : {}) } satisfies WriterMessage, transfer);
+    let spans = 0;
+    for (const batch of batches) spans += batch.spanCount;
+    if (spans > 0) {
+      this.unwritten.push([this.posted, spans]);
+      this.unwrittenSpans += spans;
+    }
   }
 
   /** Block until every batch handed over is written (or the thread failed, or the wait limit passed). */

@@ -25,7 +25,11 @@ export interface WriterOptions {
   maxBatch?: number;
   /** Rows queued that trigger a hand-over at once when the writer thread is idle (default 128). */
   minBatch?: number;
-  /** Rows queued beyond which new spans are dropped and counted (default 20 000). */
+  /**
+   * Spans waiting to be written (queued here, or handed to the writer thread and not yet written: a store locked, the
+   * thread behind) beyond which new spans are dropped and counted (default 20 000). Once dropping, spans are taken
+   * again below half of it.
+   */
   maxQueued?: number;
   /** Write on a separate thread (default true); false writes inline on flush. */
   thread?: boolean;
@@ -52,7 +56,10 @@ export class BatchedTraceWriter {
   private thread: WriterThread | null | undefined;
   private inline: StoreWriter | undefined;
   private queued = 0;
-  private warnedFull = false;
+  /** Spans handed to the thread and not yet written, as last read from it (re-read before dropping). */
+  private handedOver = 0;
+  /** Spans dropped since the current dropping began (0: not dropping). */
+  private dropping = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Spans dropped because the queue was full. */
   dropped = 0;
@@ -69,16 +76,26 @@ export class BatchedTraceWriter {
 
   /** Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). */
   enqueueSpan(dbPath: string, span: LeanSpan | ReadableSpan): void {
-    if (this.queued >= this.maxQueued) {
-      this.dropped++;
-      if (!this.warnedFull) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written; dropping spans`);
-      this.warnedFull = true;
-      return;
+    if (this.queued + this.handedOver >= (this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued) && this.full()) return this.drop();
+    if (this.dropping > 0) {
+      warn(`agentkit tracing: spans are written again; ${this.dropping} span(s) were dropped while too many waited`);
+      this.dropping = 0;
     }
     const queue = this.queueFor(dbPath);
     if (span instanceof LeanSpan) appendLeanSpan(queue.spans, span, isSecretKeyCached);
     else appendReadableSpan(queue.spans, span, isSecretKeyCached);
     this.added();
+  }
+
+  /** True when too many spans wait (the count handed over re-read from the thread first). */
+  private full(): boolean {
+    this.handedOver = this.thread ? this.thread.pendingSpans : 0;
+    return this.queued + this.handedOver >= (this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued);
+  }
+
+  private drop(): void {
+    this.dropped++;
+    if (this.dropping++ === 0) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written (a store locked, or the writer behind); dropping new spans until half of them are written`);
   }
 
   /** Queue a guardrail event for the store at `dbPath` (never dropped for a full queue: events are the audit trail). */
@@ -165,6 +182,7 @@ export class BatchedTraceWriter {
       try {
         if (batches.length > 0) this.thread.post(batches);
         posted = true;
+        this.handedOver = this.thread.pendingSpans;
       } catch (error) {
         // Not expected (the batches are strings and plain rows), but a batch that cannot be posted is still written.
         warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
