@@ -52,7 +52,8 @@ export class BatchedTraceWriter {
   private readonly minBatch: number;
   private readonly maxQueued: number;
   private readonly useThread: boolean;
-  private readonly busyTimeoutMs: number | undefined;
+  /** The stores' busy timeout when one was given (for the thread and the inline writer alike). */
+  private readonly waits: { busyTimeoutMs?: number };
   private thread: WriterThread | null | undefined;
   private inline: StoreWriter | undefined;
   private queued = 0;
@@ -71,12 +72,12 @@ export class BatchedTraceWriter {
     this.minBatch = options.minBatch ?? 128;
     this.maxQueued = options.maxQueued ?? 20_000;
     this.useThread = options.thread ?? true;
-    this.busyTimeoutMs = options.busyTimeoutMs;
+    this.waits = options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs };
   }
 
   /** Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). */
   enqueueSpan(dbPath: string, span: LeanSpan | ReadableSpan): void {
-    if (this.queued + this.handedOver >= (this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued) && this.full()) return this.drop();
+    if (this.full()) return this.drop();
     if (this.dropping > 0) {
       warn(`agentkit tracing: spans are written again; ${this.dropping} span(s) were dropped while too many waited`);
       this.dropping = 0;
@@ -87,10 +88,12 @@ export class BatchedTraceWriter {
     this.added();
   }
 
-  /** True when too many spans wait (the count handed over re-read from the thread first). */
+  /** True when too many spans wait; the count handed over is re-read from the thread only when it could say so. */
   private full(): boolean {
+    const limit = this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued;
+    if (this.queued + this.handedOver < limit) return false;
     this.handedOver = this.thread ? this.thread.pendingSpans : 0;
-    return this.queued + this.handedOver >= (this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued);
+    return this.queued + this.handedOver >= limit;
   }
 
   private drop(): void {
@@ -176,7 +179,7 @@ export class BatchedTraceWriter {
     }
     if (this.queues.size > 64) this.queues = new Map();
     this.queued = 0;
-    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
+    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn, this.waits);
     let posted = false;
     if (this.thread?.usable) {
       try {
@@ -188,15 +191,15 @@ export class BatchedTraceWriter {
         warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
       }
     }
-    // Inline: these batches, and rows held from an earlier inline write.
-    if (posted && this.inline?.holding !== true) return;
-    // A retry of held rows here must not block the event loop the runs share: it does not wait for the lock.
-    this.inline ??= new StoreWriter(warn, { retryWaitMs: 0, ...(this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs }) });
-    if (posted) this.inline.retryHeld();
-    else {
+    if (posted) {
+      // Rows an earlier inline write held still go inline.
+      this.inline?.retryHeld();
+    } else {
+      // A retry of held rows here must not block the event loop the runs share: it does not wait for the lock.
+      this.inline ??= new StoreWriter(warn, { retryWaitMs: 0, ...this.waits });
       this.inline.write(batches);
       this.inline.retryHeld(new Set(batches.map((batch) => batch.dbPath)));
     }
-    if (this.inline.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
+    if (this.inline?.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
   }
 }
