@@ -182,11 +182,15 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
 test('a writer thread that cannot load is noticed at once, not after a 30 s wait', async () => {
   const warnings: string[] = [];
   const thread = WriterThread.start((m) => warnings.push(m), { entryUrl: 'file:///nonexistent/writer-worker.js' })!;
-  thread.post([]);
+  const spans = new SpanBatch();
+  spans.append('00000000000000f1', 'f'.repeat(32), undefined, 'chain.lost', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, {}, [], isSecretKey);
+  thread.post([{ dbPath: '/nonexistent/local.db', spans: [spans.take()], spanCount: 1, events: [] }]);
   const started = Date.now();
   thread.waitSync();
   assert.ok(Date.now() - started < 10_000, `waited ${Date.now() - started} ms`);
   assert.is(thread.usable, false);
+  // Its batches will never be written: they no longer count as spans waiting (else the writer would drop every new one).
+  assert.is(thread.pendingSpans, 0);
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(warnings.join('\n'), /the writer thread failed/);
 });

@@ -89,9 +89,15 @@ export class WriterThread {
 
   /**
    * Spans handed over and not yet written (the thread behind, or holding rows for a locked store). Exact once the
-   * thread has reported; counts only batches it has not reported yet.
+   * thread has reported; counts only batches it has not reported yet. 0 once the thread failed: what it had will
+   * never be written, and spans written inline since must not count against it.
    */
   get pendingSpans(): number {
+    if (!this.usable) {
+      this.unwritten.length = 0;
+      this.unwrittenSpans = 0;
+      return 0;
+    }
     const handled = Atomics.load(this.shared, 0);
     while (this.unwritten.length > 0 && this.unwritten[0]![0] <= handled) this.unwrittenSpans -= this.unwritten.shift()![1];
     return this.unwrittenSpans;
