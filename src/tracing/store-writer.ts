@@ -150,24 +150,19 @@ export class StoreWriter {
       rows = held.rows.concat(rows);
       events = held.events.concat(events);
     }
-    const progress = { rows: 0 };
-    const cached = this.connections.has(dbPath);
-    try {
-      this.writeRows(dbPath, rows, events, progress, waitMs);
-    } catch (error) {
-      if (isLocked(error)) return this.hold(dbPath, rows.slice(progress.rows), events, held !== undefined, error);
-      this.forget(dbPath);
-      if (!cached) return this.warnOnce(dbPath, rows.length - progress.rows, events.length, error);
-      // A connection kept from earlier may have lost its file (the store was deleted or replaced since): once
-      // more on a fresh one, which opens (or creates) the store as it is now.
-      const rest = rows.slice(progress.rows);
-      const again = { rows: 0 };
+    // At most twice: a connection kept from earlier may have lost its file (the store was deleted or replaced
+    // since), so a failure on a kept connection is tried once more on a fresh one, which opens the store as it is now.
+    for (let pending = rows; ; ) {
+      const fresh = !this.connections.has(dbPath);
+      const progress = { rows: 0 };
       try {
-        this.writeRows(dbPath, rest, events, again, waitMs);
-      } catch (retryError) {
-        if (isLocked(retryError)) return this.hold(dbPath, rest.slice(again.rows), events, held !== undefined, retryError);
+        this.writeRows(dbPath, pending, events, progress, waitMs);
+        break;
+      } catch (error) {
+        pending = pending.slice(progress.rows);
+        if (isLocked(error)) return this.hold(dbPath, pending, events, held !== undefined, error);
         this.forget(dbPath);
-        return this.warnOnce(dbPath, rest.length - again.rows, events.length, retryError);
+        if (fresh) return this.warnOnce(dbPath, pending.length, events.length, error);
       }
     }
     if (held) this.warn(`agentkit tracing: ${dbPath} is writable again; the ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) held for it are written`);
