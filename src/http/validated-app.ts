@@ -23,6 +23,7 @@ import { toErrorResponse } from './error-response.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 import { installRoutePatternCache } from './route-pattern-cache.js';
 import { RouteTable, type MatchedRoute } from './route-table.js';
+import { createShapedServer } from './shaped-messages.js';
 
 export type { MatchedRoute } from './route-table.js';
 
@@ -241,8 +242,10 @@ function rejectDeclaredOversize(maxBodyBytes: number): RequestHandler {
 /** Listen on host:port (port 0 picks a free one) and resolve with the bound address. */
 export async function listen(app: Express, port: number, host: string): Promise<{ server: Server; url: string; port: number }> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+    // Not `app.listen`: Node's default server would hand Express requests it re-parents (see shaped-messages.ts).
+    const s = createShapedServer(app);
     s.once('error', reject);
+    s.listen(port, host, () => resolve(s));
   });
   hardenServer(server);
   const address = server.address() as AddressInfo;
