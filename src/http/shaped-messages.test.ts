@@ -48,17 +48,23 @@ test("listen(): a request and its response have the app's prototypes before Expr
   }
 });
 
-test('an app whose prototypes do not inherit from Node\'s gets no shaped classes (Node\'s default server)', () => {
+test("an app whose prototypes do not inherit from Node's gets no shaped classes (Node's default server); an app is shaped once", () => {
   const app = express();
-  assert.ok(shapedMessageClasses(app), 'an Express app is shaped');
-  (app as unknown as { request: object }).request = {};
-  assert.is(shapedMessageClasses(app), null);
+  const classes = shapedMessageClasses(app);
+  assert.ok(classes, 'an Express app is shaped');
+  assert.is((app as unknown as { request: object }).request, classes!.IncomingMessage.prototype);
+  assert.is((app as unknown as { response: object }).response, classes!.ServerResponse.prototype);
+  assert.is(shapedMessageClasses(app), classes, 'the same classes for a second server on the same app');
+  const other = express();
+  (other as unknown as { request: object }).request = {};
+  assert.is(shapedMessageClasses(other), null);
 });
 
 /**
  * Two requests held in the same route at the same time, in a process that can ask V8 whether two objects share a hidden
  * class: on the shaped server they do; on Node's default server (Express re-parenting each request) they never do,
- * which is what made every inline cache over requests miss.
+ * which is what made every inline cache over requests miss. Also whether the request and response still have fast
+ * (not dictionary) properties, which objects built by a constructor of another prototype had lost.
  */
 function sameShapes(shaped: boolean): Promise<boolean[]> {
   const script = `
@@ -66,13 +72,14 @@ function sameShapes(shaped: boolean): Promise<boolean[]> {
     import express from 'express';
     import { createShapedServer } from ${JSON.stringify(path.resolve('src/http/shaped-messages.ts'))};
     const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)');
+    const fast = new Function('a', 'return %HasFastProperties(a)');
     const app = express();
     app.use(express.json());
     let held = null;
     app.post('/run', (req, res) => {
       if (!req.body.pair) return res.json({});
       if (!held) { held = { req, res }; return; }
-      process.stdout.write(JSON.stringify([sameMap(req, held.req), sameMap(res, held.res)]));
+      process.stdout.write(JSON.stringify([sameMap(req, held.req), sameMap(res, held.res), fast(req) && fast(res)]));
       held.res.json({});
       res.json({});
     });
@@ -95,8 +102,8 @@ function sameShapes(shaped: boolean): Promise<boolean[]> {
 }
 
 test('requests and responses share their hidden classes on the shaped server, and never on the default one', async () => {
-  assert.equal(await sameShapes(true), [true, true], 'shaped server: the two requests and the two responses share maps');
-  assert.equal(await sameShapes(false), [false, false], "Node's default server under Express: no two requests share a map");
+  assert.equal(await sameShapes(true), [true, true, true], 'shaped server: the two requests and the two responses share maps, with fast properties');
+  assert.equal(await sameShapes(false), [false, false, true], "Node's default server under Express: no two requests share a map");
 }, 30_000);
 
 test.run();
