@@ -1,10 +1,11 @@
 import * as assert from 'uvu/assert';
-import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { suite } from '../../conformance/harness/uvu.js';
 import { registerSecret } from '../config/secrets.js';
 import { REDACTED, isSecretKey } from './redact.js';
 import type { SpanRow } from './span-record.js';
-import { decodeSpanRows, SpanBatch, type EventData } from './span-encoding.js';
+import { appendLeanSpan, decodeSpanRows, SpanBatch, type EventData } from './span-encoding.js';
+import { LeanSpan, type LeanSpanOwner } from './lean-span.js';
 
 const test = suite('tracing: the span batch format');
 
@@ -45,6 +46,21 @@ test('attributes decode to exactly the JSON of the attribute object, whatever th
   assert.is(row.name, 'odd\u0000name, with: separators');
   assert.equal([row.parent_span_id, row.start_time, row.end_time, row.status], ['00000000000000cc', '2026-01-01T00:00:00.000001Z', null, 'UNSET']);
   assert.is(roundTrip(undefined, 'n', 1, 2, SpanStatusCode.OK, {}).attributes, '{}');
+});
+
+test("a lean span's row holds its attributes with the stored values in place of theirs, in the same key order as a spread", () => {
+  const owner = { spanEnded: () => {} } as unknown as LeanSpanOwner;
+  const span = new LeanSpan(owner, 'llm.chat_completion', { traceId: '0000000000000000000000000000000b', spanId: '00000000000000aa', traceFlags: 1 }, undefined, ':memory:', SpanKind.INTERNAL, 1);
+  span.setAttributes({ 'gen_ai.system': 'function', 'gen_ai.request.messages': '[{"role":"user","content":"whole"}]', 'agentkit.llm.turn': 1 });
+  span.storedAttributes = { 'gen_ai.request.messages': '[]', 'agentkit.llm.messages_base': '00000000000000ff', 'agentkit.llm.messages_offset': 2 };
+  span.end(2);
+  const batch = new SpanBatch(64);
+  appendLeanSpan(batch, span, isSecretKey);
+  const [row] = decodeSpanRows(batch.take());
+  assert.is(row!.attributes, JSON.stringify({ ...span.attributes, ...span.storedAttributes }));
+  assert.is(row!.attributes, '{"gen_ai.system":"function","gen_ai.request.messages":"[]","agentkit.llm.turn":1,"agentkit.llm.messages_base":"00000000000000ff","agentkit.llm.messages_offset":2}');
+  // What exporters see stays whole.
+  assert.is(span.attributes['gen_ai.request.messages'], '[{"role":"user","content":"whole"}]');
 });
 
 test('a span whose name alone is not ASCII keeps every field whole (each field measured in bytes on its own)', () => {

@@ -145,8 +145,19 @@ export class SpanBatch {
 export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.endMillis < 0 ? undefined : millisToMicros(span.endMillis);
-  const attributes = span.storedAttributes ? { ...span.attributes, ...span.storedAttributes } : span.attributes;
+  const attributes = span.storedAttributes ? withStored(span.attributes, span.storedAttributes) : span.attributes;
   batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, attributes, span.events, secretKey);
+}
+
+/**
+ * `{ ...attributes, ...stored }` (same keys, same order), built key by key: a spread of the second object into the
+ * copy of the first gave the result a hidden class of its own at every call, so every span's merge made new ones.
+ */
+function withStored(attributes: Attributes, stored: Attributes): Attributes {
+  const merged: Attributes = {};
+  for (const key in attributes) merged[key] = Object.prototype.hasOwnProperty.call(stored, key) ? stored[key] : attributes[key];
+  for (const key in stored) if (!Object.prototype.hasOwnProperty.call(merged, key)) merged[key] = stored[key];
+  return merged;
 }
 
 /** Append a span made by the OpenTelemetry SDK (third-party spans through the global provider). */
