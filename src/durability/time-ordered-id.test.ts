@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
 import { completeCheckpoint } from './rows.js';
-import { timeOrderedId } from './time-ordered-id.js';
+import { timeOrderedId, timeOrderedIds } from './time-ordered-id.js';
 
 const test = suite('time-ordered checkpoint ids');
 
@@ -29,6 +29,30 @@ test('ids made one after another sort in that order, also within one millisecond
   for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! < ids[i]!, `${ids[i - 1]} < ${ids[i]}`);
   const rows = Array.from({ length: 200 }, () => completeCheckpoint({ execution_id: 'e', chain_name: 'c', node_id: 'n' }).checkpoint_id);
   assert.equal([...rows].sort(), rows, 'checkpoint ids come in write order');
+});
+
+test('a clock that steps back, or stands still, does not break the order: the counter goes on from the last id', () => {
+  let now = 1_780_000_000_500;
+  const next = timeOrderedIds(() => now);
+  const ids = [next(), next()];
+  now -= 400; // NTP steps the clock back
+  ids.push(next(), next());
+  now += 1000;
+  ids.push(next());
+  for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! < ids[i]!, `${ids[i - 1]} < ${ids[i]}`);
+  for (const id of ids) assert.match(id, V7);
+  const ms = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+  assert.equal(ids.map(ms), [1_780_000_000_500, 1_780_000_000_500, 1_780_000_000_500, 1_780_000_000_500, 1_780_000_001_100]);
+  // The 32-bit counter sits in bits 52-83 around the variant: consecutive ids of one millisecond differ by one.
+  const counter = (id: string) => {
+    const hex = id.replace(/-/g, '');
+    const bits = BigInt(`0x${hex}`);
+    const a = Number((bits >> 64n) & 0xfffn); // rand_a: 12 bits
+    const b = Number((bits >> 42n) & 0xfffffn); // the first 20 bits of rand_b
+    return ((a << 20) | b) >>> 0;
+  };
+  assert.is(counter(ids[1]!), counter(ids[0]!) + 1);
+  assert.is(counter(ids[3]!), counter(ids[0]!) + 3);
 });
 
 test('a checkpoint written without an id gets one; a given id is kept', () => {
