@@ -2,10 +2,14 @@ import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ScriptedModel } from '../testing/index.js';
 import { tool } from '../tools/index.js';
+import { shutdownTracing } from '../tracing/setup.js';
 import { Agent } from './agent.js';
 import { pooledIdleSignals, releaseIdleSignal, takeIdleSignal } from './idle-signal.js';
 
 const test = suite('agent: the signal of a run given none, pooled');
+
+// Runs set tracing up for the process (even untraced ones); later test files install providers of their own.
+test.after(() => shutdownTracing());
 
 test('a released signal with no abort listener is handed out again; one still listened to is not', () => {
   const first = takeIdleSignal();
