@@ -11,7 +11,7 @@ import { localDbPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import type { Guardrail } from '../guardrails/guardrail.js';
 import { currentGuardrailRegistry, type GuardrailRegistry } from '../guardrails/registry.js';
-import { runGuardrails } from '../guardrails/run.js';
+import { hasGuardrails, runGuardrails } from '../guardrails/run.js';
 import { createModel, type ModelSecrets } from '../llm/create.js';
 import { cloneMessages, systemMessage, userMessage, type JsonObject, type Message } from '../llm/messages.js';
 import type { ChatModel } from '../llm/types.js';
@@ -26,6 +26,7 @@ import type { AgentResult } from '../types.js';
 import { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, type AgentConfig, type AgentConfigOptions } from './config.js';
 import type { AgentDefinition } from './definition.js';
 import { ReconstructionError } from './errors.js';
+import { currentScope } from '../scope/scope.js';
 import { EventQueue } from './event-queue.js';
 import { releaseIdleSignal, takeIdleSignal } from './idle-signal.js';
 import { isRegistryPrompt, recordRegistryPrompt, type RegistryPrompt, type ResolvedRegistryPrompt } from './registry-prompt.js';
@@ -168,7 +169,8 @@ export class Agent {
    * terminal row when the run owns a durable execution. Inside a scope re-running this agent's claimed pause (a Chain
    * resuming the node that hosts it), the run resumes that pause instead of starting over.
    */
-  async run(input: string, options: RunOptions = {}): Promise<AgentResult> {
+  run(input: string, options: RunOptions = {}): Promise<AgentResult> {
+    // `start` is async: a bad input is a rejection, never a throw from here.
     return this.start(input, options, undefined);
   }
 
@@ -301,7 +303,9 @@ export class Agent {
   /** A run, unless it is the resume of this agent's pause that the enclosing scope is re-running (a hosting Chain node). */
   private async start(input: string, options: RunOptions, emit: AgentRun['emit']): Promise<AgentResult> {
     if (typeof input !== 'string') throw new ConfigError(`agent '${this.name}': input must be a string`);
-    const resumed = options.startState ? null : await planScopeResume(this, options.executionId);
+    // Only inside a scope with a resume value bound can the run be a resume (checked here first: an await costs a
+    // promise even when there is nothing to wait for).
+    const resumed = options.startState || !currentScope()?.resumeValue ? null : await planScopeResume(this, options.executionId);
     return this.execute(resumed ? resumed.start.input : input, options, emit, resumed ?? undefined);
   }
 
@@ -378,8 +382,8 @@ export class Agent {
 
   /** Input guardrails, then the opening history: system prompt, earlier conversation, the input. */
   private async initialState(run: AgentRun, input: string, history: readonly Message[], onRegistryPrompt: (resolved: ResolvedRegistryPrompt) => void): Promise<LoopState> {
-    await runGuardrails(run.guardrails, 'input', input, run);
-    const prompt = await this.resolveSystemPrompt({ context: run.context, input, agentName: this.name, executionId: run.executionId }, onRegistryPrompt);
+    if (hasGuardrails(run.guardrails, 'input')) await runGuardrails(run.guardrails, 'input', input, run);
+    const prompt = typeof this.systemPrompt === 'string' ? this.systemPrompt : await this.resolveSystemPrompt({ context: run.context, input, agentName: this.name, executionId: run.executionId }, onRegistryPrompt);
     if (typeof prompt !== 'string') throw new ConfigError(`agent '${this.name}': the system prompt function returned ${typeof prompt}, not a string`);
     const messages: Message[] = [];
     if (prompt !== '') messages.push(systemMessage(prompt));

@@ -15,7 +15,10 @@ export async function runToolLoop(run: AgentRun, state: LoopState): Promise<stri
   let lastTools: string[] = [];
   for (; state.turn < run.config.maxIterations; state.turn++) {
     run.signal.throwIfAborted();
-    await run.hooks.beforeTurn?.(run, state);
+    // A hook with nothing to wait for returns nothing: no await, so no promise made for it (with the async context a
+    // run needs, every promise costs an async hook call).
+    const before = run.hooks.beforeTurn?.(run, state);
+    if (before) await before;
     const response = await callModel(run, state);
     state.tokensUsed += response.usage.totalTokens;
     if (response.toolCalls.length === 0) {

@@ -4,7 +4,7 @@
  */
 import { SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import { toolMessage, type ToolCall } from '../llm/messages.js';
-import { runGuardrails } from '../guardrails/run.js';
+import { hasGuardrails, runGuardrails } from '../guardrails/run.js';
 import { invokeTool, type ToolOutcome } from '../tools/invoke.js';
 import { SPAN, TOOL_ATTR } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
@@ -14,12 +14,15 @@ import type { AgentRun, LoopState } from './run-state.js';
 
 /** Dispatch `call` (one of the current turn's calls) and append its result; calls the tool-call hooks around it. */
 export async function runToolCall(run: AgentRun, state: LoopState, call: ToolCall): Promise<ToolOutcome> {
-  await run.hooks.beforeToolCall?.(run, state, call);
+  // Awaited only when a hook returned a promise (see loop.ts).
+  const before = run.hooks.beforeToolCall?.(run, state, call);
+  if (before) await before;
   const outcome = await executeToolCall(run, call, state.turn);
   state.messages.push(toolMessage(call.id, call.name, outcome.content, !outcome.ok));
   state.toolCalls.push(toolCallRecord(state.turn, call, outcome));
   run.emit?.({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, content: outcome.content });
-  await run.hooks.afterToolCall?.(run, state, call, outcome);
+  const after = run.hooks.afterToolCall?.(run, state, call, outcome);
+  if (after) await after;
   return outcome;
 }
 
@@ -27,7 +30,7 @@ export async function runToolCall(run: AgentRun, state: LoopState, call: ToolCal
  * Run one call in its span and return the outcome, without touching the history (a resumed run re-invokes a saved
  * call through here). Throws GuardrailBlockedError, control-flow signals and the run's abort reason.
  */
-export async function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Promise<ToolOutcome> {
+export function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Promise<ToolOutcome> {
   const tool = run.tools.get(call.name);
   const attributes: Attributes = {
     [TOOL_ATTR.name]: call.name,
@@ -42,7 +45,7 @@ export async function executeToolCall(run: AgentRun, call: ToolCall, turn: numbe
       if (run.payloads) attributes[TOOL_ATTR.args] = call.raw_arguments ?? JSON.stringify(call.arguments);
       span.setAttributes(attributes);
     }
-    await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
+    if (hasGuardrails(run.guardrails, 'tool_call')) await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
     const invoke = () =>
       invokeTool(tool, call, {
         toolCallId: call.id,

@@ -14,7 +14,7 @@ import { storeMessagesAsDelta } from '../tracing/message-deltas.js';
 import type { AgentRun, LoopState } from './run-state.js';
 
 /** Call the model for `state.turn`. Throws what the provider throws (LLMProviderError, the abort reason). */
-export async function callModel(run: AgentRun, state: LoopState): Promise<LLMResponse> {
+export function callModel(run: AgentRun, state: LoopState): Promise<LLMResponse> {
   return withSpan(SPAN.llm, {}, async (span) => {
     const request: ChatRequest = { messages: state.messages, tools: run.toolDefinitions, settings: run.settings };
     const recording = span.isRecording();

@@ -20,12 +20,27 @@ export class CodeGuardrail extends Guardrail {
     this.fn = options.check;
   }
 
-  async check(text: string, context: GuardrailContext): Promise<GuardrailVerdict> {
-    const result = await this.fn(text, context);
-    if (typeof result === 'boolean') return { passed: result };
-    if (result && typeof result === 'object' && typeof result.passed === 'boolean') return result;
-    throw new Error(`check returned ${JSON.stringify(result)}; expected a boolean or { passed, message }`);
+  check(text: string, context: GuardrailContext): Promise<GuardrailVerdict> {
+    // Not an async function: a synchronous check (the usual kind) makes one promise, not two (each costs an async
+    // hook call under a run's context).
+    try {
+      const result = this.fn(text, context);
+      return isThenable(result) ? Promise.resolve(result).then(verdictOf) : Promise.resolve(verdictOf(result));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<boolean | GuardrailVerdict> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** What a check returned, as a verdict; throws naming it when it is neither a boolean nor `{ passed, message }`. */
+function verdictOf(result: boolean | GuardrailVerdict): GuardrailVerdict {
+  if (typeof result === 'boolean') return { passed: result };
+  if (result && typeof result === 'object' && typeof result.passed === 'boolean') return result;
+  throw new Error(`check returned ${JSON.stringify(result)}; expected a boolean or { passed, message }`);
 }
 
 /** Define a code guardrail (it joins the current guardrail registry). */

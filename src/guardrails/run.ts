@@ -33,6 +33,12 @@ export interface GuardrailResult {
   message: string | null;
 }
 
+/** Whether any of `guardrails` checks at `position` (a caller skips building the text to check when none does). */
+export function hasGuardrails(guardrails: readonly Guardrail[], position: GuardrailPosition): boolean {
+  for (const g of guardrails) if (g.position === position) return true;
+  return false;
+}
+
 /**
  * Check `text` with every guardrail of `position`. Returns each result; throws GuardrailBlockedError after recording
  * when a blocking guardrail fails (or errors with `onError: 'block'`).
@@ -47,7 +53,8 @@ export async function runGuardrails(guardrails: readonly Guardrail[], position: 
     results.push(result);
     if (result.outcome === 'blocked') throw new GuardrailBlockedError(g.name, position, result.message ?? '');
   }
-  results.push(...(await Promise.all(here.filter((g) => !g.blocking).map((g) => checkOne(g, text, context, run)))));
+  const together = here.filter((g) => !g.blocking);
+  if (together.length > 0) results.push(...(await Promise.all(together.map((g) => checkOne(g, text, context, run)))));
   return results;
 }
 

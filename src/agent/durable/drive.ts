@@ -8,7 +8,7 @@ import type { Checkpointer } from '../../durability/checkpointer.js';
 import { ChainCheckpointError } from '../../durability/errors.js';
 import { isInterruptSignal } from '../../durability/interrupt-signal.js';
 import { runEndRow } from '../../durability/run-end.js';
-import { runGuardrails } from '../../guardrails/run.js';
+import { hasGuardrails, runGuardrails } from '../../guardrails/run.js';
 import type { ToolCall } from '../../llm/messages.js';
 import { recordInterrupt } from '../../scope/record-interrupt.js';
 import { bindResumeValue, runInScope } from '../../scope/scope.js';
@@ -35,21 +35,25 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
     // A tool re-invoked with a claimed decision already has its checkpoint: the decision row the claim wrote.
     let claimedToolRow = start.kind === 'tool' && start.checkpointed === true;
     const user = run.hooks;
+    // Not async functions: a hook with nothing to wait for returns nothing, and the loop does not wait for it (each
+    // promise costs an async hook call; see loop.ts).
     const hooks: RunHooks = {
-      async beforeTurn(r, state) {
-        if (checkpointer) await checkpointer.put(turnRow(rows, state.messages, state.turn));
-        await user.beforeTurn?.(r, state);
+      beforeTurn(r, state) {
+        if (!checkpointer) return user.beforeTurn?.(r, state);
+        const written = checkpointer.put(turnRow(rows, state.messages, state.turn));
+        return user.beforeTurn ? written.then(() => user.beforeTurn!(r, state)) : written.then(nothing);
       },
-      async beforeToolCall(r, state, call) {
-        if (checkpointer && !claimedToolRow) await checkpointer.put(toolRow(rows, state.messages, state.turn, call));
+      beforeToolCall(r, state, call) {
+        const write = checkpointer && !claimedToolRow ? checkpointer.put(toolRow(rows, state.messages, state.turn, call)) : undefined;
         claimedToolRow = false;
         // What a pause saves: the history as it stands before the call (nothing is appended until the call returns).
         inTool = { turn: state.turn, call, messages: state.messages };
-        await user.beforeToolCall?.(r, state, call);
+        if (!write) return user.beforeToolCall?.(r, state, call);
+        return user.beforeToolCall ? write.then(() => user.beforeToolCall!(r, state, call)) : write.then(nothing);
       },
-      async afterToolCall(r, state, call, outcome) {
+      afterToolCall(r, state, call, outcome) {
         inTool = null;
-        await user.afterToolCall?.(r, state, call, outcome);
+        return user.afterToolCall?.(r, state, call, outcome);
       },
     };
     run.hooks = hooks;
@@ -68,7 +72,7 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
         else state.turn += 1;
       }
       const output = ended ?? (await runToolLoop(run, state));
-      await runGuardrails(run.guardrails, 'output', output, run);
+      if (hasGuardrails(run.guardrails, 'output')) await runGuardrails(run.guardrails, 'output', output, run);
       if (placement.owner && checkpointer) {
         await checkpointer.put(
           runEndRow({ executionId: rows.executionId, chainName: rows.agentName, status: 'completed', state: turnState(state.messages, state.turn), nodeIndex: state.turn + 1, iteration: state.turn, agentPath: rows.agentPath }),
@@ -111,3 +115,6 @@ async function writeFailed(checkpointer: Checkpointer, rows: AgentRows, state: L
     process.emitWarning(`agentkit: could not write the failed terminal row of execution '${rows.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
   }
 }
+
+/** A hook's promise resolves to nothing, whatever the write resolved to. */
+function nothing(): void {}
