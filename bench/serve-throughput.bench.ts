@@ -1,8 +1,8 @@
 /**
  * Served-agent throughput: requests per second and p50/p99 latency of `POST /run` on an Agent (deterministic
  * model, one tool call per run, tracing and checkpointing on, both in one SQLite file), next to
- * a bare Express JSON echo on the same machine in the same run. The load generator runs in a separate process with
- * the same connection count for both. Target (issue 18): at least 0.4x the echo's throughput, both as the ratio of
+ * a bare Express JSON echo on the same machine in the same run (served by Express's own `app.listen`). The load
+ * generator runs in a separate process with the same connection count for both; each server is warmed up first. Target (issue 18): at least 0.4x the echo's throughput, both as the ratio of
  * the medians and as the median of the per-round ratios (a VM's speed drifts over a run). Each row also shows
  * what a request cost the server process: CPU of all its threads, and the request thread's busy time. The same agent is also served
  * with tracing or checkpointing off (rounds interleaved), to show what each costs, and the served HTTP stack alone
@@ -83,6 +83,13 @@ async function measure(url: string): Promise<Measured> {
   return { ...result, cpuUsPerRequest: (used.user + used.system) / requests, busyUsPerRequest: (busy.active * 1000) / requests };
 }
 
+// Warm-up, not counted: each server serves load once before the rounds, so the first round does not measure V8
+// compiling the agent's path (the echo's is short and warm within milliseconds; the agent's took most of round 1).
+const WARM_UP_MS = 1500;
+for (const url of [bare.url, ...servers.map((s) => s.url), shapedEcho.url]) {
+  await loadFromAnotherProcess({ url: `${url}/run`, body, connections: CONNECTIONS, durationMs: WARM_UP_MS });
+}
+
 const echoRuns: Measured[] = [];
 const shapedEchoRuns: Measured[] = [];
 const variantRuns: Measured[][] = targets.map(() => []);
@@ -106,7 +113,7 @@ const results = variantRuns.map(summary);
 const s = results[0]!;
 const fmt = (x: ReturnType<typeof summary>) => `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2).padStart(6)} ms   p99 ${x.p99.toFixed(2).padStart(6)} ms   errors ${x.errors}   server CPU ${x.cpu.toFixed(0).padStart(5)} us/req, request thread busy ${x.busy.toFixed(0).padStart(5)} us/req`;
 const width = Math.max(...targets.map((v) => v.label.length), 34);
-console.log(`${ROUNDS} alternating rounds of ${DURATION_MS} ms, ${CONNECTIONS} connections, load generator in its own process (medians)`);
+console.log(`${ROUNDS} alternating rounds of ${DURATION_MS} ms after a ${WARM_UP_MS} ms warm-up of each server, ${CONNECTIONS} connections, load generator in its own process (medians)`);
 console.log(`${'bare Express JSON echo (baseline)'.padEnd(width)}  ${fmt(e)}`);
 for (const [i, v] of targets.entries()) console.log(`${v.label.padEnd(width)}  ${fmt(results[i]!)}   ratio ${(results[i]!.rps / e.rps).toFixed(3)}`);
 const se = summary(shapedEchoRuns);
