@@ -1,8 +1,8 @@
 import * as assert from 'uvu/assert';
 import { createRequire } from 'node:module';
 import { suite } from '../../conformance/harness/uvu.js';
-import { doc } from '../../generated/schemas/served-agent.js';
-import { createValidatedApp, listen } from './validated-app.js';
+import { contractApp } from '../../conformance/fixtures/serving/contract-app.js';
+import { listen } from './validated-app.js';
 import { cachedPathToRegexp, MAX_PATTERNS } from './route-pattern-cache.js';
 
 const test = suite('http: compiled route patterns kept for the validator');
@@ -53,18 +53,7 @@ test('bounded: the cache starts over once it holds MAX_PATTERNS entries', () => 
 });
 
 test("installed on the validator's own path-to-regexp by a validated app; routes still match, 404 and 405 unchanged", async () => {
-  const app = createValidatedApp({
-    doc,
-    maxBodyBytes: 1024,
-    routes(a) {
-      a.get('/health', (_req, res) => {
-        res.json({ status: 'ok' });
-      });
-      a.post('/run', (_req, res) => {
-        res.json({ output: 'ok', latency_ms: 0.25, tokens_used: 0, trace_id: null, status: 'completed', execution_id: '00000000-0000-4000-8000-000000000000', pending_interrupt: null });
-      });
-    },
-  });
+  const app = contractApp();
   const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
   const pathToRegexp = (fromValidator('path-to-regexp') as { pathToRegexp: { size?: () => number } }).pathToRegexp;
   assert.type(pathToRegexp.size, 'function', 'the validator calls the cached pathToRegexp');

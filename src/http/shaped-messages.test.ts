@@ -4,25 +4,14 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import { suite } from '../../conformance/harness/uvu.js';
-import { doc } from '../../generated/schemas/served-agent.js';
-import { createValidatedApp, listen } from './validated-app.js';
+import { contractApp } from '../../conformance/fixtures/serving/contract-app.js';
+import { listen } from './validated-app.js';
 import { shapedMessageClasses } from './shaped-messages.js';
 
 const test = suite('http: requests and responses born with the Express prototypes');
 
 test("listen(): a request and its response have the app's prototypes before Express sees them, and are served as before", async () => {
-  const app = createValidatedApp({
-    doc,
-    maxBodyBytes: 1024,
-    routes(a) {
-      a.get('/health', (_req, res) => {
-        res.json({ status: 'ok' });
-      });
-      a.post('/run', (req, res) => {
-        res.json({ output: `got ${(req.body as { input: string }).input}`, latency_ms: 0.25, tokens_used: 0, trace_id: null, status: 'completed', execution_id: '00000000-0000-4000-8000-000000000000', pending_interrupt: null });
-      });
-    },
-  });
+  const app = contractApp((input) => `got ${input}`);
   const served = await listen(app, 0, '127.0.0.1');
   const seen: boolean[] = [];
   // Runs before Express's own listener: what the server built, untouched by Express.
