@@ -15,11 +15,11 @@
  * 2-3% of the request thread. Random bytes here come from a 4 KiB pool.
  */
 import { randomFillSync } from 'node:crypto';
+import { BYTE_HEX as HEX } from '../hex.js';
 
 const POOL_BYTES = 4096;
 /** Random bytes an id takes from the pool: 4 for a new millisecond's counter, 6 for the random tail. */
 const ID_RANDOM_BYTES = 10;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 const pool = new Uint8Array(POOL_BYTES);
 let poolAt = POOL_BYTES;

@@ -10,8 +10,8 @@
  * Context level 2 asks of random trace ids; ratio samplers that hash the whole id stay uniform.
  */
 import type { IdGenerator } from '@opentelemetry/sdk-trace';
+import { BYTE_HEX as HEX } from '../hex.js';
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 function word(): number {
   return (Math.random() * 2 ** 32) >>> 0;
