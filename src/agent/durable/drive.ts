@@ -41,7 +41,7 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
       beforeTurn(r, state) {
         if (!checkpointer) return user.beforeTurn?.(r, state);
         const written = checkpointer.put(turnRow(rows, state.messages, state.turn));
-        return user.beforeTurn ? written.then(() => user.beforeTurn!(r, state)) : written.then(nothing);
+        return afterWrite(written, user.beforeTurn && (() => user.beforeTurn!(r, state)));
       },
       beforeToolCall(r, state, call) {
         const write = checkpointer && !claimedToolRow ? checkpointer.put(toolRow(rows, state.messages, state.turn, call)) : undefined;
@@ -49,7 +49,7 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
         // What a pause saves: the history as it stands before the call (nothing is appended until the call returns).
         inTool = { turn: state.turn, call, messages: state.messages };
         if (!write) return user.beforeToolCall?.(r, state, call);
-        return user.beforeToolCall ? write.then(() => user.beforeToolCall!(r, state, call)) : write.then(nothing);
+        return afterWrite(write, user.beforeToolCall && (() => user.beforeToolCall!(r, state, call)));
       },
       afterToolCall(r, state, call, outcome) {
         inTool = null;
@@ -116,5 +116,9 @@ async function writeFailed(checkpointer: Checkpointer, rows: AgentRows, state: L
   }
 }
 
-/** A hook's promise resolves to nothing, whatever the write resolved to. */
+/** A hook's promise: the checkpoint written, then the caller's own hook if it has one; resolves to nothing. */
+function afterWrite(write: Promise<unknown>, next: (() => void | Promise<void>) | undefined): Promise<void> {
+  return write.then(next ?? nothing);
+}
+
 function nothing(): void {}
