@@ -5,6 +5,7 @@
  *
  *   make bench                         all
  *   node scripts/bench.mjs <regex>     only those whose file name matches
+ *   node scripts/bench.mjs <regex> --flag value ...   flags after the regex go to each benchmark
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -23,7 +24,8 @@ if (files.length === 0) {
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== bench/${file}`);
-  const run = spawnSync(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', path.join('bench', file)], { cwd: root, stdio: 'inherit' });
+  // --expose-gc: the memory benches measure the heap after a full collection.
+  const run = spawnSync(process.execPath, ['--expose-gc', '--conditions=agentkit-source', '--import', 'tsx', path.join('bench', file), ...process.argv.slice(3)], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);

@@ -28,7 +28,6 @@ import { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, ty
 import type { AgentDefinition } from './definition.js';
 import { ReconstructionError } from './errors.js';
 import { EventQueue } from './event-queue.js';
-import { releaseIdleSignal, takeIdleSignal } from './idle-signal.js';
 import { isRegistryPrompt, recordRegistryPrompt, type RegistryPrompt, type ResolvedRegistryPrompt } from './registry-prompt.js';
 import { recordEnd, startAttributes } from './root-span.js';
 import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-state.js';
@@ -345,25 +344,22 @@ export class Agent {
         settings: samplingSettings(this.config),
         executionId,
         context: options.context,
-        signal: options.signal ?? takeIdleSignal(),
+        // A run given no signal gets one of its own: a signal that outlived the run would become the parent of every
+        // per-call signal made from it (AbortSignal.any) and keep them reachable for as long as it lives.
+        signal: options.signal ?? new AbortController().signal,
         payloads: payloadsEnabled(),
         dbPath,
         hooks: options.hooks ?? {},
         emit,
       };
-      let outcome: Awaited<ReturnType<typeof driveRun>>;
-      try {
-        outcome = await driveRun(run, placement, start, async () => {
-          const state = await this.initialState(run, input, start.kind === 'input' ? start.history : [], (resolved) => {
-            if (span.isRecording()) recordRegistryPrompt(span, resolved);
-          });
-          const prompt = state.messages.find((m) => m.role === 'system')?.content;
-          if (run.payloads && prompt !== undefined && span.isRecording()) span.setAttribute(AGENT_ATTR.systemPrompt, prompt);
-          return state;
+      const outcome = await driveRun(run, placement, start, async () => {
+        const state = await this.initialState(run, input, start.kind === 'input' ? start.history : [], (resolved) => {
+          if (span.isRecording()) recordRegistryPrompt(span, resolved);
         });
-      } finally {
-        if (run.signal !== options.signal) releaseIdleSignal(run.signal);
-      }
+        const prompt = state.messages.find((m) => m.role === 'system')?.content;
+        if (run.payloads && prompt !== undefined && span.isRecording()) span.setAttribute(AGENT_ATTR.systemPrompt, prompt);
+        return state;
+      });
       const latencyMs = performance.now() - started;
       const output = outcome.status === 'completed' ? outcome.output : '';
       if (span.isRecording()) recordEnd(span, output, outcome.state.tokensUsed, latencyMs, outcome.status);
