@@ -33,13 +33,13 @@ test('JSON limits: depth and key count refused on raw bytes, strings ignored, li
 
 test('routes match exactly: case, trailing slash, dot segments and encodings do not', () => {
   const table = new RouteTable({ paths: { '/run': { post: {} }, '/health': { get: {} }, '/executions/{id}': { get: {} }, '/executions/stats': { get: {} } } });
-  assert.equal(table.match('POST', '/run'), { kind: 'matched', route: { method: 'POST', path: '/run', key: 'POST /run' } });
+  assert.equal(table.match('POST', '/run'), { kind: 'matched', route: { method: 'POST', path: '/run', key: 'POST /run' }, params: {} });
   for (const path of ['/RUN', '/run/', '//run', '/%72un', '/./run', '/run/.', '']) assert.is(table.match('POST', path).kind, 'not_found', path);
   assert.equal(table.match('GET', '/run'), { kind: 'method_not_allowed', path: '/run', allow: ['POST'] });
   assert.equal(table.match('DELETE', '/health'), { kind: 'method_not_allowed', path: '/health', allow: ['GET', 'HEAD'] });
   assert.is(table.match('HEAD', '/health').kind, 'matched');
   assert.is((table.match('GET', '/executions/stats') as { route: { path: string } }).route.path, '/executions/stats');
-  assert.is((table.match('GET', '/executions/e1') as { route: { path: string } }).route.path, '/executions/{id}');
+  assert.equal(table.match('GET', '/executions/e%201'), { kind: 'matched', route: { method: 'GET', path: '/executions/{id}', key: 'GET /executions/{id}' }, params: { id: 'e%201' } });
   assert.is(table.match('GET', '/executions/..').kind, 'not_found');
 });
 

@@ -18,7 +18,7 @@ export interface MatchedRoute {
 
 /** The outcome of matching a method and path. */
 export type RouteMatch =
-  | { kind: 'matched'; route: MatchedRoute }
+  | { kind: 'matched'; route: MatchedRoute; params: Record<string, string> }
   | { kind: 'method_not_allowed'; path: string; allow: string[] }
   | { kind: 'not_found' };
 
@@ -28,6 +28,8 @@ interface PathEntry {
   path: string;
   /** Literal segments as strings; `null` for a `{param}` segment (one or more characters other than `/`). */
   segments: Array<string | null>;
+  /** The parameter name of each `null` segment, in order. */
+  names: string[];
   operations: Map<string, MatchedRoute>;
 }
 
@@ -50,8 +52,10 @@ export class RouteTable {
           ...(operation.operationId ? { operationId: operation.operationId } : {}),
         });
       }
-      const segments = path.split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment));
-      this.entries.push({ path, segments, operations });
+      const parts = path.split('/');
+      const segments = parts.map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment));
+      const names = parts.filter((segment) => /^\{[^}]+\}$/.test(segment)).map((segment) => segment.slice(1, -1));
+      this.entries.push({ path, segments, names, operations });
     }
     // Literal paths before templated ones, so `/executions/stats` wins over `/executions/{id}`.
     this.entries.sort((a, b) => countParams(a) - countParams(b));
@@ -64,13 +68,13 @@ export class RouteTable {
 
   /**
    * Match a raw request path (no query string) and method. `HEAD` matches a `GET` operation when the document
-   * declares no `HEAD` of its own.
+   * declares no `HEAD` of its own. `params` holds the path parameters as sent (not percent-decoded).
    */
   match(method: string, rawPath: string): RouteMatch {
     const entry = this.find(rawPath);
     if (!entry) return { kind: 'not_found' };
     const route = entry.operations.get(method) ?? (method === 'HEAD' ? entry.operations.get('GET') : undefined);
-    if (route) return { kind: 'matched', route };
+    if (route) return { kind: 'matched', route, params: paramsOf(entry, rawPath) };
     const allow = [...entry.operations.keys()];
     if (allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
     return { kind: 'method_not_allowed', path: entry.path, allow };
@@ -90,6 +94,15 @@ export class RouteTable {
     }
     return undefined;
   }
+}
+
+function paramsOf(entry: PathEntry, rawPath: string): Record<string, string> {
+  const params: Record<string, string> = {};
+  if (entry.names.length === 0) return params;
+  const parts = rawPath.split('/');
+  let next = 0;
+  for (let i = 0; i < parts.length; i++) if (entry.segments[i] === null) params[entry.names[next++]!] = parts[i]!;
+  return params;
 }
 
 function countParams(entry: PathEntry): number {

@@ -12,20 +12,23 @@
  * - requests and responses validated by express-openapi-validator, every failure written as the contract's body.
  *
  * Order: declared-size check -> guards -> route match (404/405) -> authentication -> 100 Continue -> JSON parser
- * (cap, shape limits) -> validator -> routes -> 404 -> error mapper.
+ * (cap, shape limits) -> validator -> `use` middleware -> the matched operation's handler -> 404 -> error mapper.
+ *
+ * Routing happens once, in the route table: the matched operation picks its handler directly (Express's router is
+ * not used for routes). The validator still finds the operation's schemas by its own lookup (docs/adr/0002).
  */
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { AddressInfo, Socket } from 'node:net';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ErrorCode } from '../errors.js';
 import { toErrorResponse } from './error-response.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
-import { installRoutePatternCache } from './route-pattern-cache.js';
+import { OperationRoutes, type RouteRegistrar } from './operation-routes.js';
 import { RouteTable, type MatchedRoute } from './route-table.js';
-import { createShapedServer } from './shaped-messages.js';
 
 export type { MatchedRoute } from './route-table.js';
+export type { RouteHandler, RouteRegistrar } from './operation-routes.js';
 
 /** Why a request was refused by `authenticate`: written as the contract's error body. */
 export interface AuthFailure {
@@ -65,14 +68,20 @@ export interface ValidatedAppOptions {
   openRoutes?: readonly string[];
   /** Routes outside the document (static files); their handlers are installed by `routes` like any other. */
   extraRoutes?: readonly ExtraRoute[];
-  /** Install the routes. Handlers may be async; a rejection reaches the error mapper. */
-  routes: (app: Express) => void;
+  /**
+   * Install the handlers, one per operation of the document (Express-style paths: `/traces/:trace_id`); a path that
+   * names no operation throws. Handlers may be async; a rejection reaches the error mapper.
+   */
+  routes: (app: RouteRegistrar) => void;
   /** Called for server-side failures (5xx), for logging. Never given request bodies. */
   onServerError?: (error: unknown, req: Request) => void;
 }
 
 /** The path `warmUp` asks for: not a route, so the validator (loading the document) answers its 404. */
 export const WARMUP_PATH = '/__agentkit_warmup__';
+
+/** The path parameters the route table matched, as sent (see `dispatch`). */
+const RAW_PARAMS = Symbol('agentkit.rawParams');
 
 /** Set on requests that arrived with `Expect: 100-continue` through `listen`'s server: nothing was sent yet. */
 const AWAITING_CONTINUE = Symbol('agentkit.awaitingContinue');
@@ -93,7 +102,6 @@ export function createValidatedApp(options: ValidatedAppOptions): Express {
   const open = new Set(options.openRoutes ?? []);
   const limits: JsonLimits = { ...DEFAULT_JSON_LIMITS, ...options.jsonLimits };
 
-  installRoutePatternCache();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -121,8 +129,11 @@ export function createValidatedApp(options: ValidatedAppOptions): Express {
       ...(extra.length > 0 ? { ignorePaths: (path: string) => extra.some((route) => route.pattern.test(path)) } : {}),
     }),
   );
-  options.routes(app);
-  app.use((req: Request, _res: Response, next: NextFunction) => next(Object.assign(new Error('not found'), { status: 404, path: req.path })));
+  const handlers = new OperationRoutes(known);
+  options.routes(handlers);
+  for (const middleware of handlers.middleware()) app.use(middleware);
+  app.use(dispatch(handlers));
+  app.use((req: Request, res: Response) => sendError(res, 404, 'not_found', `no route ${printable(req.method)} ${printable(req.path)}`));
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const mapped = toErrorResponse(error, { maxBodyBytes: options.maxBodyBytes, contentType: req.headers['content-type'] });
@@ -169,6 +180,7 @@ function routeAndAuthenticate(
     let route: MatchedRoute | undefined;
     if (match.kind === 'matched') {
       route = match.route;
+      (req as unknown as Record<symbol, unknown>)[RAW_PARAMS] = match.params;
     } else {
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       const found = extra.find((candidate) => candidate.method === method && candidate.pattern.test(path));
@@ -202,6 +214,35 @@ function routeAndAuthenticate(
       for (const [name, value] of Object.entries(failure.headers ?? {})) res.setHeader(name, value);
       sendError(res, failure.status, failure.code, failure.detail);
     }, next);
+  };
+}
+
+/**
+ * Run the matched operation's handler, its path parameters percent-decoded into `req.params` (a malformed escape is
+ * a 400). A request whose operation has no handler goes on to the 404.
+ */
+function dispatch(handlers: OperationRoutes): RequestHandler {
+  return (req, res, next) => {
+    const route = matchedRoute(req);
+    const handler = route && handlers.handler(route.key);
+    if (!handler) {
+      next();
+      return;
+    }
+    const raw = (req as unknown as Record<symbol, Record<string, string> | undefined>)[RAW_PARAMS] ?? {};
+    const params: Record<string, string> = {};
+    try {
+      for (const [name, value] of Object.entries(raw)) params[name] = decodeURIComponent(value);
+    } catch {
+      next(Object.assign(new Error(`malformed percent-encoding in the path ${printable(req.path)}`), { status: 400 }));
+      return;
+    }
+    req.params = params;
+    try {
+      Promise.resolve(handler(req, res, next)).catch(next);
+    } catch (error) {
+      next(error);
+    }
   };
 }
 
@@ -242,8 +283,7 @@ function rejectDeclaredOversize(maxBodyBytes: number): RequestHandler {
 /** Listen on host:port (port 0 picks a free one) and resolve with the bound address. */
 export async function listen(app: Express, port: number, host: string): Promise<{ server: Server; url: string; port: number }> {
   const server = await new Promise<Server>((resolve, reject) => {
-    // Not `app.listen`: Node's default server would hand Express requests it re-parents (see shaped-messages.ts).
-    const s = createShapedServer(app);
+    const s = createServer(app);
     s.once('error', reject);
     s.listen(port, host, () => resolve(s));
   });

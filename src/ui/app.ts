@@ -7,14 +7,14 @@
  * is authenticated deny-by-default (./guard.ts: session 401, CSRF 403); only login and the web app's pages and assets
  * are open. Routing is strict and case-sensitive.
  */
-import express, { type Express, type Request, type Response, type Router } from 'express';
+import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/ui.js';
 import type { components } from '../../generated/types/ui.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { restoreIfMissing } from '../durability/run-end.js';
 import { runnerOfExecution } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
-import { createValidatedApp } from '../http/validated-app.js';
+import { createValidatedApp, type RouteRegistrar } from '../http/validated-app.js';
 import { exportTrace } from '../tracing/export.js';
 import { EvalStore } from '../eval/store.js';
 import type { TraceStore } from '../tracing/trace-store.js';
@@ -80,23 +80,18 @@ export function createUiApp(options: UiAppOptions): Express {
     onServerError: (error) => options.onServerError?.(error),
     routes(app) {
       // The web app's pages and assets (extra routes, open): only non-`/api` GETs, matched by UI_PAGE_ROUTES.
+      // Anything else falls through to the contract's JSON 404, never an HTML page.
       if (options.webDir) app.use(webApp(options.webDir));
-      const router = express.Router({ caseSensitive: true, strict: true });
-      authRoutes(router, auth, throttle);
-      traceRoutes(router, options.traceStore, favorites, options.checkpointer, evals);
-      replayRoutes(router, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
-      evalRoutes(router, evals);
-      durabilityRoutes(router, options.checkpointer, registry);
-      app.use(router);
-      // Anything no route matched (strict, case-sensitive) is the contract's JSON 404, never an HTML page.
-      app.use((req: Request, res: Response) => {
-        res.status(404).type('application/json').send(JSON.stringify({ detail: `no route ${req.method} ${req.path}`, code: 'not_found' }));
-      });
+      authRoutes(app, auth, throttle);
+      traceRoutes(app, options.traceStore, favorites, options.checkpointer, evals);
+      replayRoutes(app, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
+      evalRoutes(app, evals);
+      durabilityRoutes(app, options.checkpointer, registry);
     },
   });
 }
 
-function authRoutes(router: Router, auth: UiAuth, throttle: LoginThrottle): void {
+function authRoutes(router: RouteRegistrar, auth: UiAuth, throttle: LoginThrottle): void {
   router.post('/api/auth/login', async (req: Request, res: Response) => {
     const { username, password } = req.body as Schemas['LoginRequest'];
     if (auth.mode === 'none') throw new AgentkitError('invalid_credentials', 'Login is off: this UI runs with --no-auth.');
@@ -136,7 +131,7 @@ function authRoutes(router: Router, auth: UiAuth, throttle: LoginThrottle): void
   });
 }
 
-function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore, checkpointer: Checkpointer, evals: EvalStore): void {
+function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: FavoriteStore, checkpointer: Checkpointer, evals: EvalStore): void {
   router.get('/api/overview', async (_req: Request, res: Response) => {
     const traces = await store.listTraces({ lastHours: 24 });
     const counts = await executionCounts(checkpointer);
@@ -193,7 +188,7 @@ function traceRoutes(router: Router, store: TraceStore, favorites: FavoriteStore
   });
 }
 
-function durabilityRoutes(router: Router, checkpointer: Checkpointer, registry: RunnerRegistry): void {
+function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, registry: RunnerRegistry): void {
   router.get('/api/executions/:execution_id', async (req: Request, res: Response) => {
     const executionId = String(req.params.execution_id);
     const rows = await history(checkpointer, executionId);

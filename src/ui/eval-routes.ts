@@ -2,7 +2,8 @@
  * The eval routes of the local UI, read from the eval store (`eval_runs`, `eval_cases` of the local store): the
  * runs newest first, one run with its cases, and two runs compared exactly as `agentkit eval compare` compares them.
  */
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
+import type { RouteRegistrar } from '../http/validated-app.js';
 import type { components } from '../../generated/types/ui.js';
 import { NotFoundError } from '../errors.js';
 import { compareRuns } from '../eval/compare.js';
@@ -11,7 +12,7 @@ import type { EvalStore } from '../eval/store.js';
 
 type Schemas = components['schemas'];
 
-export function evalRoutes(router: Router, evals: EvalStore): void {
+export function evalRoutes(router: RouteRegistrar, evals: EvalStore): void {
   router.get('/api/eval-runs', (req: Request, res: Response) => {
     const query = req.query as { run_name?: string; limit?: number };
     const items = evals.listRuns({ ...(query.run_name ? { runName: query.run_name } : {}), limit: Number(query.limit ?? 100) });

@@ -5,7 +5,8 @@
  * and a regression record always goes to `<projectDir>/.agentkit/regression_tests.jsonl`.
  */
 import path from 'node:path';
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
+import type { RouteRegistrar } from '../http/validated-app.js';
 import type { components } from '../../generated/types/ui.js';
 import type { Agent } from '../agent/agent.js';
 import { AgentkitError, ValidationError } from '../errors.js';
@@ -35,7 +36,7 @@ export interface ReplayRouteOptions {
   projectDir: string;
 }
 
-export function replayRoutes(router: Router, options: ReplayRouteOptions): void {
+export function replayRoutes(router: RouteRegistrar, options: ReplayRouteOptions): void {
   const { store, registry, forks } = options;
 
   router.get('/api/replay/:trace_id', async (req: Request, res: Response) => {
