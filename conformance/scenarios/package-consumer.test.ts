@@ -159,6 +159,64 @@ area.scenario('the tarball ships a LICENSE, self-contained source maps, no build
   assert.ok((await readdir(path.join(t.cwd, 'package/dist/cli'))).includes('main.js'), 'the bin is prebuilt');
 });
 
+/**
+ * Run in a consumer project: start each of agentkit's worker threads from the unpacked tarball's compiled modules
+ * (the same helper the SDK uses) and print what each answered. Worker modules are no public entry point, so the
+ * script reaches them by file URL.
+ */
+const THREADS_SCRIPT = `
+import Database from 'better-sqlite3';
+import { once } from 'node:events';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+const dist = pathToFileURL(path.resolve('node_modules/agentkit/dist/src') + '/').href;
+const { startWorkerModule, workerModuleUrl } = await import(new URL('store/worker-module.js', dist).href);
+const file = path.resolve('threads.db');
+const db = new Database(file);
+db.pragma('journal_mode = WAL');
+db.exec('CREATE TABLE t (v); CREATE TABLE k (id PRIMARY KEY)');
+db.close();
+const firstMessage = async (worker) => {
+  const [message] = await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => { throw error; })]);
+  return message;
+};
+// Each module as its starter names it, beside the starter's compiled file.
+const beside = (starter, name) => workerModuleUrl(new URL(starter, dist).href, name);
+const keeper = startWorkerModule(beside('store/wal-keeper.js', 'wal-keeper-worker'), { workerData: { file, intervalMs: 50, busyFrames: 1000, restartWaitMs: 10, busyIntervalMs: 20 } });
+console.log('wal keeper:', await firstMessage(keeper));
+keeper.postMessage('stop');
+const commit = startWorkerModule(beside('durability/sqlite-commit-thread.js', 'sqlite-commit-worker'), {
+  workerData: { file, sql: { insert: 'INSERT INTO t (v) VALUES (?)', ensureExecution: 'INSERT OR IGNORE INTO k (id) VALUES (?)', baseGoneMessage: 'gone' }, busyTimeoutMs: 1000, lockWaitMs: 100, checkpointFrames: 1000, priority: new SharedArrayBuffer(16), waiting: new SharedArrayBuffer(4) },
+});
+console.log('commit thread:', await firstMessage(commit));
+commit.postMessage({ id: 1, rows: [{ ensure: 'e1', params: [42] }] });
+console.log('commit thread:', JSON.stringify(await firstMessage(commit)));
+commit.postMessage('stop');
+const shared = new SharedArrayBuffer(8);
+const writer = startWorkerModule(beside('tracing/writer-thread.js', 'writer-worker'), { workerData: { shared }, loadFailure: { key: 'shared', index: 1, value: 2 } });
+const words = new Int32Array(shared);
+for (let i = 0; i < 200 && Atomics.load(words, 1) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+console.log('span writer state:', Atomics.load(words, 1));
+await writer.terminate();
+const drain = startWorkerModule(beside('platform/drain-thread.js', 'drain-worker'));
+drain.postMessage({ id: 7, source: { driver: 'sqlite', path: path.resolve('no-such.db') }, connection: {} });
+console.log('drain thread:', JSON.stringify(await firstMessage(drain)));
+await drain.terminate();
+const rows = new Database(file).prepare('SELECT v FROM t').all();
+console.log('rows:', JSON.stringify(rows));
+`;
+
+area.scenario("every worker thread starts from the tarball's compiled modules (the loader the SDK uses)", options, async (t) => {
+  const dir = path.join(t.cwd, 'threads');
+  await consumerProject(dir, 'module');
+  await writeFile(path.join(dir, 'threads.mjs'), THREADS_SCRIPT);
+  const { stdout } = await exec(process.execPath, ['threads.mjs'], { cwd: dir, env: offline() });
+  assert.is(
+    stdout,
+    ['wal keeper: ready', 'commit thread: ready', 'commit thread: {"id":1,"ok":true}', 'span writer state: 1', 'drain thread: {"id":7,"result":{"synced":0,"quarantined":{},"outcome":"drained","error":null}}', 'rows: [{"v":42}]', ''].join('\n'),
+  );
+});
+
 area.scenario('an ESM consumer type-checks (skipLibCheck: false), runs Agent, Chain, SQLiteCheckpointer and the client, and runs npx agentkit version', options, (t) => consumerScenario(t, 'module'));
 
 area.scenario('a CommonJS consumer does the same, loading agentkit through require()', options, (t) => consumerScenario(t, 'commonjs'));

@@ -23,27 +23,16 @@
  *   been committed, so the caller looks them up before writing them again. The thread is unref'd while idle (it
  *   never keeps a process alive) and ref'd while a batch is in flight (a process does not exit before its rows land).
  *
- * Plain CommonJS evaluated in the worker (as the WAL keeper's): no TypeScript loader is needed in dev or from dist/.
+ * The thread's body is sqlite-commit-worker.ts; what the two exchange is sqlite-commit-protocol.ts.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { WRITER_CHECKPOINT_FRAMES } from '../store/wal-keeper.js';
 import { threadErrorText } from '../store/thread-error.js';
-import { SPAN_YIELDS, WAITING_COMMITS, WritePriority, writePriorityBuffer } from '../store/write-priority.js';
+import { startWorkerModule, workerModuleUrl } from '../store/worker-module.js';
+import { WritePriority, writePriorityBuffer } from '../store/write-priority.js';
+import type { CommitReply, CommitRequest, CommitRow, CommitStatements, CommitWorkerData } from './sqlite-commit-protocol.js';
 
-/** One row of a batch: the execution whose key is made first (null: it has one), and the insert's parameters. */
-export interface CommitRow {
-  ensure: string | null;
-  params: unknown[];
-}
-
-/** The statements the thread prepares (the checkpointer's own SQL text, so it lives in one place). */
-export interface CommitStatements {
-  insert: string;
-  ensureExecution: string;
-  /** The error message with which `insert` refuses a delta row whose base is gone (code SQLITE_CONSTRAINT_NOTNULL). */
-  baseGoneMessage: string;
-}
+export { BASE_GONE, HALTED, type CommitRow, type CommitStatements } from './sqlite-commit-protocol.js';
 
 /** A batch the thread rolled back: `code` is SQLite's (SQLITE_CONSTRAINT_UNIQUE, SQLITE_BUSY, ...) or AGENTKIT_BASE_GONE. */
 export class CommitFailed extends Error {
@@ -64,114 +53,6 @@ export class ThreadLost extends Error {
   }
 }
 
-export const BASE_GONE = 'AGENTKIT_BASE_GONE';
-/** The code of a batch refused because one sent before it failed (see `resume`). */
-export const HALTED = 'AGENTKIT_HALTED';
-
-const WORKER_SOURCE = `
-const { workerData, parentPort, receiveMessageOnPort } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
-db.pragma('synchronous = NORMAL');
-db.pragma('foreign_keys = ON');
-db.pragma('wal_autocheckpoint = ' + workerData.checkpointFrames);
-const insert = db.prepare(workerData.sql.insert);
-const ensure = db.prepare(workerData.sql.ensureExecution);
-// The process's write-priority counters (src/store/write-priority.ts), and this thread's own flag: set while it is
-// counted as a waiting commit, so the caller can count it out if the thread dies meanwhile.
-const priority = new Int32Array(workerData.priority);
-const waiting = new Int32Array(workerData.waiting);
-const write = (batches) => {
-  for (const batch of batches) {
-    for (const row of batch.rows) {
-      if (row.ensure !== null) ensure.run(row.ensure);
-      try {
-        insert.run(row.params);
-      } catch (error) {
-        if (error && error.code === 'SQLITE_CONSTRAINT_NOTNULL' && error.message === workerData.sql.baseGoneMessage) {
-          throw Object.assign(new Error('the delta base of a row is gone'), { code: '${BASE_GONE}' });
-        }
-        throw error;
-      }
-    }
-  }
-};
-const inTransaction = db.transaction(write).immediate;
-const isBusy = (error) => String(error && error.code).startsWith('SQLITE_BUSY');
-let halted = false;
-const reply = (batches, error) => {
-  for (const batch of batches) {
-    parentPort.postMessage(error === undefined ? { id: batch.id, ok: true } : { id: batch.id, ok: false, code: error.code !== undefined ? String(error.code) : undefined, message: String(error.message) });
-  }
-};
-/** Commit the batches in one transaction; while the lock is taken, wait on the thread (see the module comment). */
-const commit = (batches) => {
-  const started = Date.now();
-  let blocking = false;
-  let wanted = false;
-  try {
-    for (;;) {
-      const seen = Atomics.load(priority, ${SPAN_YIELDS});
-      try {
-        if (blocking) db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-        if (batches.length === 1 && batches[0].rows.length === 1 && batches[0].rows[0].ensure === null) write(batches);
-        else inTransaction(batches);
-        reply(batches);
-        return;
-      } catch (error) {
-        if (blocking || !isBusy(error)) {
-          halted = true;
-          reply(batches, error || {});
-          return;
-        }
-      } finally {
-        if (blocking) db.pragma('busy_timeout = 0');
-      }
-      if (!wanted) {
-        Atomics.store(waiting, 0, 1);
-        Atomics.add(priority, ${WAITING_COMMITS}, 1);
-        wanted = true;
-      }
-      // Woken as soon as a span writer ends its transaction for this commit; polled every millisecond otherwise.
-      Atomics.wait(priority, ${SPAN_YIELDS}, seen, 1);
-      blocking = Date.now() - started >= workerData.lockWaitMs;
-    }
-  } finally {
-    if (wanted && Atomics.exchange(waiting, 0, 0) === 1) {
-      Atomics.sub(priority, ${WAITING_COMMITS}, 1);
-      Atomics.notify(priority, ${WAITING_COMMITS});
-    }
-  }
-};
-const handle = (message) => {
-  if (message === 'stop') {
-    db.close();
-    parentPort.close();
-    return false;
-  }
-  if (message === 'resume') {
-    halted = false;
-    return true;
-  }
-  // Batches sent meanwhile join this one (one transaction), up to the next control message.
-  const batches = [message];
-  let control;
-  let next;
-  while ((next = receiveMessageOnPort(parentPort)) !== undefined) {
-    if (typeof next.message === 'string') {
-      control = next.message;
-      break;
-    }
-    batches.push(next.message);
-  }
-  if (halted) reply(batches, { code: '${HALTED}', message: 'a batch before this one failed' });
-  else commit(batches);
-  return control === undefined || handle(control);
-};
-parentPort.on('message', handle);
-parentPort.postMessage('ready');
-`;
 
 interface InFlight {
   resolve: () => void;
@@ -190,7 +71,7 @@ export class CommitThread {
     private readonly waiting: Int32Array,
   ) {
     worker.unref();
-    worker.on('message', (message: 'ready' | { id: number; ok: boolean; code?: string; message?: string }) => {
+    worker.on('message', (message: CommitReply) => {
       if (message === 'ready') {
         this.#ready = true;
         return;
@@ -200,7 +81,7 @@ export class CommitThread {
       this.#inFlight.delete(message.id);
       if (this.#inFlight.size === 0) this.worker.unref();
       if (message.ok) pending.resolve();
-      else pending.reject(new CommitFailed(message.code, message.message ?? 'the commit thread failed'));
+      else pending.reject(new CommitFailed(message.code, message.message));
     });
     const lose = (reason: string) => {
       if (this.#lost) return;
@@ -223,12 +104,9 @@ export class CommitThread {
    */
   static start(file: string, sql: CommitStatements, waits: { busyTimeoutMs: number; lockWaitMs: number }): CommitThread | undefined {
     try {
-      const driver = createRequire(import.meta.url).resolve('better-sqlite3');
       const waiting = new SharedArrayBuffer(4);
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { file, driver, sql, ...waits, checkpointFrames: WRITER_CHECKPOINT_FRAMES, priority: writePriorityBuffer(), waiting },
-      });
+      const workerData: CommitWorkerData = { file, sql, ...waits, checkpointFrames: WRITER_CHECKPOINT_FRAMES, priority: writePriorityBuffer(), waiting };
+      const worker = startWorkerModule(workerModuleUrl(import.meta.url, 'sqlite-commit-worker'), { workerData });
       return new CommitThread(worker, new Int32Array(waiting));
     } catch {
       return undefined;
@@ -252,19 +130,19 @@ export class CommitThread {
     return new Promise<void>((resolve, reject) => {
       this.#inFlight.set(id, { resolve, reject });
       this.worker.ref();
-      this.worker.postMessage({ id, rows });
+      this.worker.postMessage({ id, rows } satisfies CommitRequest);
     });
   }
 
   /** Let the thread write again after a failed batch (call once every batch sent before has settled). */
   resume(): void {
-    if (this.ready) this.worker.postMessage('resume');
+    if (this.ready) this.worker.postMessage('resume' satisfies CommitRequest);
   }
 
   /** Stop the thread (call once no batch is in flight). */
   stop(): void {
     this.#ready = false;
     this.#lost = true;
-    this.worker.postMessage('stop');
+    this.worker.postMessage('stop' satisfies CommitRequest);
   }
 }

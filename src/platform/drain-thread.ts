@@ -5,13 +5,12 @@
  * store, so the writer's thread only posts one message per pass and reads back the result. The thread starts at the
  * first pass, is unref'd (it never keeps a process alive; `drainReplication` refs it while someone waits), and when
  * it cannot start or fails, passes run inline again (`drainOnThread` returns null).
- *
- * Run from TypeScript sources (tests, `--conditions=agentkit-source`), the thread registers the same TypeScript loader
- * first; from the built package it loads the compiled worker directly.
+ * The thread is started by ../store/worker-module.ts.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ReplicaSource } from '../durability/checkpointer.js';
 import { threadErrorText } from '../store/thread-error.js';
+import { startWorkerModule, workerModuleUrl } from '../store/worker-module.js';
 import type { Connection } from './connection.js';
 import type { DrainResult } from './drain.js';
 
@@ -58,10 +57,7 @@ function startThread(): Worker | null {
   if (failed) return null;
   if (worker) return worker;
   try {
-    const fromSource = import.meta.url.endsWith('.ts');
-    const entry = JSON.stringify(new URL(`./drain-worker${fromSource ? '.ts' : '.js'}`, import.meta.url).href);
-    const load = fromSource ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${entry}))` : `import(${entry})`;
-    const thread = new Worker(`${load}.catch((error) => { throw error; });`, { eval: true });
+    const thread = startWorkerModule(workerModuleUrl(import.meta.url, 'drain-worker'));
     thread.on('message', (reply: DrainReply) => {
       settle(reply.id, 'result' in reply ? reply.result : { synced: 0, quarantined: {}, outcome: 'unavailable', error: reply.error });
     });

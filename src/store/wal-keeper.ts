@@ -21,15 +21,15 @@
  * SQLite's default) as a backstop. Writers also set `journal_size_limit` (open.ts), so a WAL that grew large in a
  * burst is cut back when it starts over.
  *
- * The keeper is reference-counted by the connections that retain it and unref'd (it never keeps a process alive).
+ * The thread's body is wal-keeper-worker.ts. The keeper is reference-counted by the connections that retain it and unref'd (it never keeps a process alive).
  * When the thread cannot start or fails, the connections get automatic checkpoints back: the WAL stays bounded either
  * way.
  */
 import type Database from 'better-sqlite3';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICENESS } from './thread-priority.js';
+import type { Worker } from 'node:worker_threads';
+import type { WalKeeperData } from './wal-keeper-worker.js';
+import { startWorkerModule, workerModuleUrl } from './worker-module.js';
 
 /** SQLite's default automatic checkpoint threshold, in WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1000;
@@ -53,59 +53,6 @@ interface Keeper {
 
 const keepers = new Map<string, Keeper>();
 
-// The thread is plain CommonJS (no loader needed in dev or from dist/); it loads the same better-sqlite3 build.
-const WORKER_SOURCE = `
-const { workerData, parentPort } = require('node:worker_threads');
-// Yield the CPU to request threads (thread-priority.ts; inlined: this source loads without a TypeScript loader).
-try { const os = require('node:os'); const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()); if (tid > 0 && os.getPriority(tid) < ${BACKGROUND_NICENESS}) os.setPriority(tid, ${BACKGROUND_NICENESS}); } catch { /* no per-thread priority here */ }
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
-let timer = null;
-let stopped = false;
-/** The WAL's frame count when the last RESTART succeeded: nothing was written since while it still reads the same. */
-let restartedAt = -1;
-/** One pass; true when the WAL is large and could not be restarted yet (tick again soon). */
-const pass = () => {
-  const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
-  if (passive === undefined || passive.log < workerData.busyFrames) return false;
-  if (passive.log === restartedAt && passive.checkpointed === passive.log) return false;
-  db.pragma('busy_timeout = ' + workerData.restartWaitMs);
-  let restart;
-  try {
-    [restart] = db.pragma('wal_checkpoint(RESTART)');
-  } finally {
-    db.pragma('busy_timeout = 0');
-  }
-  if (restart === undefined || restart.busy !== 0) return true;
-  restartedAt = restart.log;
-  return false;
-};
-// A RESTART that found the WAL busy holds writers off while it waits; a reader that keeps its snapshot for long (a
-// large export, a shell with an open transaction) would meet one every tick. So its retries back off, doubling up to
-// a second, and start at busyIntervalMs again once a pass ends without a busy WAL.
-let retryMs = workerData.busyIntervalMs;
-const tick = () => {
-  let growing = false;
-  try { growing = pass(); } catch { /* busy or closing: next tick */ }
-  let delay = workerData.intervalMs;
-  if (growing) {
-    delay = retryMs;
-    retryMs = Math.min(retryMs * 2, 1000);
-  } else retryMs = workerData.busyIntervalMs;
-  if (!stopped) timer = setTimeout(tick, delay);
-};
-timer = setTimeout(tick, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  stopped = true;
-  clearTimeout(timer);
-  try { pass(); } catch { /* closing */ }
-  db.close();
-  parentPort.close();
-});
-parentPort.postMessage('ready');
-`;
 
 /**
  * Turn automatic checkpoints off on `db` (a writable connection to `file`) and make sure a keeper checkpoints `file`.
@@ -142,8 +89,8 @@ export function walKeeperCount(): number {
 function startKeeper(file: string, intervalMs: number): Keeper | undefined {
   let worker: Worker;
   try {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs, busyFrames: BUSY_FRAMES, restartWaitMs: RESTART_WAIT_MS, busyIntervalMs: BUSY_INTERVAL_MS } });
+    const workerData: WalKeeperData = { file, intervalMs, busyFrames: BUSY_FRAMES, restartWaitMs: RESTART_WAIT_MS, busyIntervalMs: BUSY_INTERVAL_MS };
+    worker = startWorkerModule(workerModuleUrl(import.meta.url, 'wal-keeper-worker'), { workerData });
   } catch {
     return undefined;
   }

@@ -4,12 +4,12 @@
  * flush reads a counter in shared memory (synchronously with Atomics.wait, or asynchronously with waitAsync). The
  * thread is unref'd: it never keeps a process alive.
  *
- * Run from TypeScript sources (tests, `--conditions=agentkit-source`), the thread registers the same TypeScript loader first;
- * from the built package it loads the compiled worker directly.
+ * The thread runs writer-worker.ts, started by ../store/worker-module.ts.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { knownSecrets } from '../config/secrets.js';
 import { threadErrorText } from '../store/thread-error.js';
+import { startWorkerModule, workerModuleUrl } from '../store/worker-module.js';
 import { writePriorityBuffer } from '../store/write-priority.js';
 import type { StoreBatch } from './store-writer.js';
 
@@ -61,14 +61,12 @@ export class WriterThread {
     const { entryUrl, busyTimeoutMs } = options;
     const shared = new SharedArrayBuffer(8);
     try {
-      const fromSource = import.meta.url.endsWith('.ts');
-      const entry = JSON.stringify(entryUrl ?? new URL(`./writer-worker${fromSource ? '.ts' : '.js'}`, import.meta.url).href);
-      const load = fromSource ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${entry}))` : `import(${entry})`;
-      // A thread that cannot load marks itself failed, so a flush waiting for it returns at once.
-      const bootstrap = `const { workerData } = require('node:worker_threads');
-        ${load}.catch((error) => { const s = new Int32Array(workerData.shared); Atomics.store(s, 1, ${THREAD_FAILED}); Atomics.notify(s, 0); Atomics.notify(s, 1); throw error; });`;
       // `priority`: the process's write-priority counters, so span transactions end early for checkpoint commits.
-      const worker = new Worker(bootstrap, { eval: true, workerData: { shared, priority: writePriorityBuffer(), ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) } });
+      // A thread that cannot load marks itself failed, so a flush waiting for it returns at once.
+      const worker = startWorkerModule(entryUrl ?? workerModuleUrl(import.meta.url, 'writer-worker'), {
+        workerData: { shared, priority: writePriorityBuffer(), ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) },
+        loadFailure: { key: 'shared', index: 1, value: THREAD_FAILED },
+      });
       return new WriterThread(worker, new Int32Array(shared), warn);
     } catch (error) {
       warn(`agentkit tracing: no writer thread (${error instanceof Error ? error.message : String(error)}); spans are written on the main thread`);
