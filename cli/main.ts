@@ -8,6 +8,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
+import { nodeSupportProblem } from '../src/node-support.js';
 import { VERSION } from '../src/version.js';
 import { commands } from './commands/index.js';
 import type { AgentkitContext } from './context.js';
@@ -81,7 +82,11 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) {
+const unsupported = isMain() ? nodeSupportProblem() : null;
+if (unsupported) {
+  process.stderr.write(`error: ${unsupported}\n`);
+  process.exitCode = 1;
+} else if (isMain()) {
   runCli(process.argv.slice(2)).then(
     (code) => {
       // A command is done when runCli resolves; a runner's pool or timer must not keep the process alive. Exit once

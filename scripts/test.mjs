@@ -7,6 +7,8 @@
  *
  *   npm test                     everything
  *   npm test -- <regex>          only test files whose path matches
+ *   npm test -- --smoke          the smoke set run on the other Node lines (.ci/run): every unit test and a
+ *                                conformance slice (the packed tarball's consumers, processes, serving, the CLI)
  *
  * Environment: AGENTKIT_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/test); CI=true makes an unreachable
  * Postgres a failure instead of a skip; AGENTKIT_TEST_GROUP_TIMEOUT_MS bounds each group (default 20 min).
@@ -17,7 +19,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
+const smoke = process.argv[2] === '--smoke';
+const filter = process.argv[2] && !smoke ? new RegExp(process.argv[2]) : null;
+/** The conformance slice of the smoke set: the tarball's consumers (worker threads start from it), then a few real processes. */
+const SMOKE_CONFORMANCE = /(package-consumer|durability-processes|serve-http|cli-basics|readme-quickstart)\.test\.ts$/;
 const groupTimeoutMs = Number(process.env.AGENTKIT_TEST_GROUP_TIMEOUT_MS ?? 20 * 60_000);
 
 function testFiles(dirs) {
@@ -86,7 +91,7 @@ if (build.status !== 0) {
 
 const groups = [
   { name: 'unit', files: testFiles(['src', 'cli', 'scripts']) },
-  { name: 'conformance', files: testFiles(['conformance']) },
+  { name: 'conformance', files: testFiles(['conformance']).filter((file) => !smoke || SMOKE_CONFORMANCE.test(file)) },
 ];
 const results = [];
 for (const group of groups) results.push(await runGroup(group.name, group.files));

@@ -2,6 +2,8 @@
  * agentkit: operate LLM agents in production. This is the SDK's public API; `agentkit/client` holds the typed HTTP
  * client for served agents and `agentkit/testing` the deterministic test helpers.
  */
+// First: refuse an unsupported Node.js before any native module loads.
+import './node-support-guard.js';
 export { VERSION } from './version.js';
 export {
   AgentkitError,

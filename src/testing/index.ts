@@ -1,4 +1,6 @@
 /** `agentkit/testing`: helpers for testing agents deterministically, with no API key and no network. */
+// First: refuse an unsupported Node.js before any native module loads.
+import '../node-support-guard.js';
 export { TimeoutError, withTimeout } from './timeout.js';
 export {
   checkpointerContract,

@@ -3,6 +3,8 @@
  * Express app (mount it, or serve it with `startUiServer`); `runners` is the iterable of Agents, Chains, Swarms and
  * Supervisors the resume route may call. The credentials helpers write and read the auth file `agentkit ui` uses.
  */
+// First: refuse an unsupported Node.js before any native module loads.
+import '../node-support-guard.js';
 export { createUiApp, UI_MAX_BODY_BYTES, type UiAppOptions } from './app.js';
 export { startUiServer, bindRefusal, DEFAULT_UI_PORT, type RunningUiServer, type UiServerOptions } from './server.js';
 export { RunnerRegistry, type ResumableRunner } from './runners.js';
