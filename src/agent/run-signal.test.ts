@@ -13,9 +13,13 @@ import { suite } from '../../conformance/harness/uvu.js';
 import type { CallOptions, ChatRequest, LLMResponse } from '../llm/types.js';
 import { ScriptedModel } from '../testing/index.js';
 import { tool } from '../tools/index.js';
+import { shutdownTracing } from '../tracing/setup.js';
 import { Agent } from './agent.js';
 
 const test = suite('agent: the abort signal of a run given none');
+
+// Runs set tracing up for the process (even untraced ones); later test files install providers of their own.
+test.after(() => shutdownTracing());
 
 /** A full collection, available without starting the process with --expose-gc. */
 function collector(): () => void {
