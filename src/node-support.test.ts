@@ -36,14 +36,16 @@ function olderNode(): string | null {
   return null;
 }
 
-test('the built CLI on an older Node.js exits 1 with that one line, before loading anything native', async (_ctx) => {
+test('the built CLI on an older Node.js exits 1 with that one line, before loading anything native', async () => {
   const old = olderNode();
   if (!old) {
     console.log('  (no Node.js older than 22.15 on PATH here: the unit test above covers the check)');
     return;
   }
   const run = await promisify(execFile)(old, [path.join(root, 'dist/cli/main.js'), 'traces', 'list'], { encoding: 'utf8' }).then(
-    () => assert.unreachable('the CLI must refuse an old Node.js'),
+    (): never => {
+      throw new Error('the CLI must refuse an old Node.js');
+    },
     (error: { code: number; stderr: string; stdout: string }) => error,
   );
   assert.is(run.code, 1);
