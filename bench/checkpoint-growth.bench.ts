@@ -34,7 +34,6 @@ const PAYLOAD = STEPS * KB;
 /** Tool calls per model turn (an Agent runs at most 100 turns). */
 const CALLS_PER_TURN = 4;
 
-
 /** Per-turn times (ms) from the instants each turn started at. */
 function turnTimes(starts: number[]): number[] {
   return starts.slice(1).map((t, i) => t - starts[i]!);
@@ -63,7 +62,15 @@ async function agentRun(checkpointer: Checkpointer, traceDb?: string): Promise<n
     return { toolCalls: calls };
   });
   const tracing = traceDb ? { traceDb } : { trace: false };
-  const agent = new Agent({ name: 'reader', systemPrompt: 'You read.', llm: model, tools: [fetchDoc], checkpointer, ...tracing, config: { maxIterations: 100 } });
+  const agent = new Agent({
+    name: 'reader',
+    systemPrompt: 'You read.',
+    llm: model,
+    tools: [fetchDoc],
+    checkpointer,
+    ...tracing,
+    config: { maxIterations: 100 },
+  });
   const result = await agent.run('read everything', { executionId: 'growth-agent' });
   if (result.status !== 'completed') throw new Error(`agent ended ${result.status}`);
   return turnTimes(starts);

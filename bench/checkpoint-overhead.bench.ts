@@ -166,8 +166,12 @@ function report(figures: Figures, target: number): void {
   console.log(`  chain step with the checkpointer   ${figures.withCheckpointer.toFixed(1).padStart(8)} us`);
   console.log(`  checkpoint overhead per step       ${overhead.toFixed(1).padStart(8)} us`);
   console.log(`  raw checkpoint-row insert (floor)  ${figures.raw.toFixed(1).padStart(8)} us`);
-  console.log(`  overhead / raw insert              ${ratio.toFixed(2).padStart(8)} x   (target <= ${target.toFixed(2)}: ${ratio <= target ? 'met' : 'MISSED'})`);
-  console.log(`  for scale: bare one-index insert   ${figures.simple.toFixed(1).padStart(8)} us   (overhead / it: ${(overhead / figures.simple).toFixed(2)} x)`);
+  console.log(
+    `  overhead / raw insert              ${ratio.toFixed(2).padStart(8)} x   (target <= ${target.toFixed(2)}: ${ratio <= target ? 'met' : 'MISSED'})`,
+  );
+  console.log(
+    `  for scale: bare one-index insert   ${figures.simple.toFixed(1).padStart(8)} us   (overhead / it: ${(overhead / figures.simple).toFixed(2)} x)`,
+  );
 }
 
 console.log(`checkpoint overhead: ${NODES}-node chain, medians of ${ROUNDS} interleaved rounds`);

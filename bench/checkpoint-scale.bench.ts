@@ -55,7 +55,8 @@ async function checkpointerCase(dir: string): Promise<Window[]> {
   const checkpointer = new SQLiteCheckpointer(path.join(dir, 'checkpointer.db'));
   const execution = async () => {
     const id = randomUUID();
-    for (let i = 0; i < ROWS_PER_EXECUTION; i++) await checkpointer.put({ execution_id: id, chain_name: 'served', node_id: `n${i}`, state_snapshot: { ...STATE, i } });
+    for (let i = 0; i < ROWS_PER_EXECUTION; i++)
+      await checkpointer.put({ execution_id: id, chain_name: 'served', node_id: `n${i}`, state_snapshot: { ...STATE, i } });
   };
   try {
     return await measure(async () => {
@@ -98,7 +99,9 @@ function print(label: string, windows: Window[]): void {
   const growth = last.wallUs / first.wallUs;
   console.log(`  ${label}`);
   console.log(`    per row, by store size: ${windows.map((w) => `${w.rows / 1000}k ${w.wallUs.toFixed(1)}`).join(', ')} us`);
-  console.log(`    first -> last window: ${first.wallUs.toFixed(1)} -> ${last.wallUs.toFixed(1)} us = ${growth.toFixed(2)}x; CPU ${first.cpuUs.toFixed(1)} -> ${last.cpuUs.toFixed(1)} us`);
+  console.log(
+    `    first -> last window: ${first.wallUs.toFixed(1)} -> ${last.wallUs.toFixed(1)} us = ${growth.toFixed(2)}x; CPU ${first.cpuUs.toFixed(1)} -> ${last.cpuUs.toFixed(1)} us`,
+  );
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-scale-'));

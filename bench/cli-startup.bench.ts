@@ -51,6 +51,7 @@ console.log(`median of ${RUNS} runs each, interleaved (Node ${process.version})`
 subjects.forEach((subject, j) => {
   const value = median(samples[j]!);
   const ratio = value / baseline;
-  const verdict = subject.target === undefined ? '' : ratio <= subject.target ? `  target <= ${subject.target}x: met` : `  target <= ${subject.target}x: NOT met`;
+  const verdict =
+    subject.target === undefined ? '' : ratio <= subject.target ? `  target <= ${subject.target}x: met` : `  target <= ${subject.target}x: NOT met`;
   console.log(`${subject.label.padEnd(38)} ${value.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}x${verdict}`);
 });

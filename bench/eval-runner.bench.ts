@@ -25,9 +25,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function barePool(): Promise<number> {
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < CASES) await sleep(WAIT_MS);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < CASES) await sleep(WAIT_MS);
+    }),
+  );
   return performance.now() - started;
 }
 
@@ -51,7 +53,10 @@ async function scoring(): Promise<{ scorer: number; baseline: number }> {
   const verdicts: Array<{ error: null; per_scorer: Record<string, ScorerVerdict> }> = new Array(SCORED);
   for (let i = 0; i < SCORED; i++) {
     const c = cases[i]!;
-    verdicts[i] = { error: null, per_scorer: { exact_match: await exactMatch.score({ input: c.input, output: outputs[i]!, expected: c.expected_output, case: c }) } };
+    verdicts[i] = {
+      error: null,
+      per_scorer: { exact_match: await exactMatch.score({ input: c.input, output: outputs[i]!, expected: c.expected_output, case: c }) },
+    };
   }
   const card = buildScorecard(['exact_match'], verdicts);
   const scorer = performance.now() - started;
@@ -80,7 +85,9 @@ try {
   await scoring();
   const s = await scoring();
   console.log(`exact_match over ${SCORED.toLocaleString('en')} cases: ${(SCORED / (s.scorer / 1000)).toFixed(0)} cases/s (target > 200000)`);
-  console.log(`  baseline trimmed compare: ${(SCORED / (s.baseline / 1000)).toFixed(0)} cases/s -> scorer takes ${(s.scorer / s.baseline).toFixed(1)}x its time`);
+  console.log(
+    `  baseline trimmed compare: ${(SCORED / (s.baseline / 1000)).toFixed(0)} cases/s -> scorer takes ${(s.scorer / s.baseline).toFixed(1)}x its time`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

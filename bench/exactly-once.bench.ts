@@ -28,7 +28,9 @@ for (const size of sizes) {
   });
   const summary = /(\d+) passed, (\d+) failed/.exec(run.stdout ?? '');
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  console.log(`  ${String(size).padStart(2)} racers: ${summary ? `${summary[1]} scenario variants passed, ${summary[2]} failed` : 'no summary (see output)'}; ${seconds} s; ${4 * trials * 2} races of ${size} processes`);
+  console.log(
+    `  ${String(size).padStart(2)} racers: ${summary ? `${summary[1]} scenario variants passed, ${summary[2]} failed` : 'no summary (see output)'}; ${seconds} s; ${4 * trials * 2} races of ${size} processes`,
+  );
   if (run.status !== 0) {
     process.stdout.write(run.stdout ?? '');
     process.stderr.write(run.stderr ?? '');

@@ -22,7 +22,6 @@ const FILES = 2000;
 const CHUNKS = 100_000;
 const QUERIES = 500;
 
-
 const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
   const letters = 'abcdefghijklmnopqrstuvwxyz';
   let word = '';
@@ -95,8 +94,12 @@ async function ingest(dir: string): Promise<void> {
   floorDb.close();
 
   console.log(`ingest: ${FILES} Markdown files, ${(bytes / 1e6).toFixed(1)} MB, ${report.chunks} chunks (${report.failed} failed)`);
-  console.log(`  kb.add:  ${(FILES / seconds).toFixed(0)} files/s, ${(report.chunks / seconds).toFixed(0)} chunks/s, ${(bytes / 1e6 / seconds).toFixed(2)} MB/s (${seconds.toFixed(2)} s)`);
-  console.log(`  floor:   ${(FILES / floorSeconds).toFixed(0)} files/s, ${(floorChunks / floorSeconds).toFixed(0)} chunks/s (read + fixed cut + bare FTS5 insert, ${floorSeconds.toFixed(2)} s)`);
+  console.log(
+    `  kb.add:  ${(FILES / seconds).toFixed(0)} files/s, ${(report.chunks / seconds).toFixed(0)} chunks/s, ${(bytes / 1e6 / seconds).toFixed(2)} MB/s (${seconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `  floor:   ${(FILES / floorSeconds).toFixed(0)} files/s, ${(floorChunks / floorSeconds).toFixed(0)} chunks/s (read + fixed cut + bare FTS5 insert, ${floorSeconds.toFixed(2)} s)`,
+  );
   console.log(`  ratio:   ${(seconds / floorSeconds).toFixed(2)}x the floor's time per file`);
 }
 
@@ -107,7 +110,9 @@ async function search(dir: string): Promise<void> {
   const rand = random(11);
   const buildStart = performance.now();
   db.transaction(() => {
-    const insertDoc = db.prepare("INSERT INTO documents (source, format, content_hash, size_bytes, chars, chunk_count, added_at) VALUES (?, 'markdown', ?, 0, 0, ?, '2026-01-01T00:00:00Z')");
+    const insertDoc = db.prepare(
+      "INSERT INTO documents (source, format, content_hash, size_bytes, chars, chunk_count, added_at) VALUES (?, 'markdown', ?, 0, 0, ?, '2026-01-01T00:00:00Z')",
+    );
     const insertChunk = db.prepare('INSERT INTO chunks (document_id, ordinal, content, heading, page, start_char, end_char) VALUES (?, ?, ?, ?, NULL, 0, 0)');
     const perDoc = 50;
     for (let d = 0; d < CHUNKS / perDoc; d++) {
@@ -145,10 +150,14 @@ async function search(dir: string): Promise<void> {
   raw.close();
   ours.sort((a, b) => a - b);
   floor.sort((a, b) => a - b);
-  console.log(`keyword search: ${CHUNKS} chunks (built in ${buildSeconds.toFixed(1)} s), ${QUERIES} queries of 1-3 words, top 4, ${(hits / QUERIES).toFixed(1)} hits per query`);
+  console.log(
+    `keyword search: ${CHUNKS} chunks (built in ${buildSeconds.toFixed(1)} s), ${QUERIES} queries of 1-3 words, top 4, ${(hits / QUERIES).toFixed(1)} hits per query`,
+  );
   console.log(`  kb.search: p50 ${percentile(ours, 50).toFixed(2)} ms, p99 ${percentile(ours, 99).toFixed(2)} ms (target p99 < 20 ms)`);
   console.log(`  raw FTS5:  p50 ${percentile(floor, 50).toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`);
-  console.log(`  ratio:     p50 ${(percentile(ours, 50) / percentile(floor, 50)).toFixed(2)}x, p99 ${(percentile(ours, 99) / percentile(floor, 99)).toFixed(2)}x the raw query`);
+  console.log(
+    `  ratio:     p50 ${(percentile(ours, 50) / percentile(floor, 50)).toFixed(2)}x, p99 ${(percentile(ours, 99) / percentile(floor, 99)).toFixed(2)}x the raw query`,
+  );
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-kb-bench-'));

@@ -18,11 +18,17 @@ import { Agent, OpenAICompatibleModel } from '../src/index.js';
 import { flushTraces, shutdownTracing } from '../src/tracing/setup.js';
 import { spawnSlowOpenAI } from './lib/slow-openai-server.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '20000' }, batches: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '128' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '20000' }, batches: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '128' } },
+});
 const runsPerBatch = Number(values.runs);
 const batches = Number(values.batches);
 const concurrency = Number(values.concurrency);
-for (const [name, value] of [['--runs', runsPerBatch], ['--batches', batches], ['--concurrency', concurrency]] as const) {
+for (const [name, value] of [
+  ['--runs', runsPerBatch],
+  ['--batches', batches],
+  ['--concurrency', concurrency],
+] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of 1 or more`);
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -36,7 +42,11 @@ const model = await spawnSlowOpenAI({
   BENCH_MODEL_TOKENS: process.env.BENCH_MODEL_TOKENS ?? '10',
   BENCH_MODEL_TOKEN_GAP_MS: process.env.BENCH_MODEL_TOKEN_GAP_MS ?? '2',
 });
-const agent = new Agent({ name: 'memory', systemPrompt: 'Answer briefly.', llm: new OpenAICompatibleModel({ provider: 'custom', model: 'bench', baseUrl: model.baseUrl }) });
+const agent = new Agent({
+  name: 'memory',
+  systemPrompt: 'Answer briefly.',
+  llm: new OpenAICompatibleModel({ provider: 'custom', model: 'bench', baseUrl: model.baseUrl }),
+});
 
 /** `count` runs, `concurrency` at a time; throws on the first that does not complete. */
 async function runMany(count: number): Promise<void> {
@@ -81,7 +91,9 @@ for (let batch = 1; batch <= batches; batch++) {
 }
 const last = growth.at(-1)!;
 const total = (before - baseline) / (runsPerBatch * batches);
-console.log(`  over all ${runsPerBatch * batches} runs: ${total.toFixed(1)} B per run; last batch ${last.toFixed(1)} B per run (target at most 40: ${last <= 40 ? 'met' : 'NOT met'})`);
+console.log(
+  `  over all ${runsPerBatch * batches} runs: ${total.toFixed(1)} B per run; last batch ${last.toFixed(1)} B per run (target at most 40: ${last <= 40 ? 'met' : 'NOT met'})`,
+);
 model.stop();
 await shutdownTracing();
 await rm(dir, { recursive: true, force: true });

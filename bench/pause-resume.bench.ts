@@ -109,7 +109,14 @@ async function cycle(agent: Agent, samples: Samples | null, into: 'after' | 'bef
 async function claim(checkpointer: Checkpointer, n: number, samples: Samples | null): Promise<void> {
   const executionId = `claim-${n}-${randomBytes(4).toString('hex')}`;
   await checkpointer.recordInterrupt(
-    { execution_id: executionId, chain_name: 'bench', node_id: 'turn:0/tool:approve_refund', status: 'interrupted', step_type: 'hitl_pause', state_snapshot: { turn: 0 } },
+    {
+      execution_id: executionId,
+      chain_name: 'bench',
+      node_id: 'turn:0/tool:approve_refund',
+      status: 'interrupted',
+      step_type: 'hitl_pause',
+      state_snapshot: { turn: 0 },
+    },
     { reason: 'refund_approval', context: { amount: 50 } },
   );
   const start = process.hrtime.bigint();
@@ -164,12 +171,16 @@ function report(backend: string, s: Samples): void {
   console.log(`  ${'claim statement alone (baseline)'.padEnd(34)} median ${claimMedian.toFixed(0).padStart(6)} us  p99 ${claimP99.toFixed(0).padStart(6)} us`);
   const beforeMedian = quantile(s.before, 0.5);
   const afterMedian = quantile(s.total, 0.5);
-  console.log(`  ${'before exactly-once (no lease, bare claim)'.padEnd(34)} median ${beforeMedian.toFixed(0).padStart(6)} us  p99 ${quantile(s.before, 0.99).toFixed(0).padStart(6)} us`);
+  console.log(
+    `  ${'before exactly-once (no lease, bare claim)'.padEnd(34)} median ${beforeMedian.toFixed(0).padStart(6)} us  p99 ${quantile(s.before, 0.99).toFixed(0).padStart(6)} us`,
+  );
   console.log(
     `  after / before: ${(afterMedian / beforeMedian).toFixed(2)}x median, ${(quantile(s.total, 0.99) / quantile(s.before, 0.99)).toFixed(2)}x p99 (target: at most 1.2x)`,
   );
   const max = Math.max(...s.total);
-  console.log(`  slowest cycle ${max.toFixed(0)} us; cycles over 3x the median: ${s.total.filter((v) => v > 3 * quantile(s.total, 0.5)).length} of ${s.total.length}`);
+  console.log(
+    `  slowest cycle ${max.toFixed(0)} us; cycles over 3x the median: ${s.total.filter((v) => v > 3 * quantile(s.total, 0.5)).length} of ${s.total.length}`,
+  );
 }
 
 async function sqlite(): Promise<void> {

@@ -28,20 +28,50 @@ function iso(base: number, offsetMicros: number): string {
 function insertTrace(file: string, lastAnswer: string): string {
   const traceId = randomBytes(16).toString('hex');
   const db = openLocalStore(file);
-  const insert = db.prepare('INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const base = Date.now();
   const rootId = randomBytes(8).toString('hex');
   db.transaction(() => {
-    insert.run(rootId, traceId, null, 'agent.bench', iso(base, 0), iso(base, SPANS * 10), 'OK', JSON.stringify({
-      'agent.name': 'bench',
-      'agent.input': 'Reconcile every open order.',
-      'agent.output': lastAnswer,
-      'agent.config': JSON.stringify({ max_iterations: 100, tool_choice: null, temperature: 0, max_tokens: null, top_p: null, seed: null, stop: null, parallel_tool_calls: null }),
-      'agent.tools': JSON.stringify([{ name: 'lookup_order', description: 'Look an order up', tool_type: 'function', origin: 'function', parameters: { type: 'object', properties: { id: { type: 'string' } } }, replay_class: 'read_only', config: {} }]),
-      'agent.guardrails': '[]',
-      'agent.llm.config': JSON.stringify({ provider: 'openai', model: 'gpt-4o-mini' }),
-      'agent.system_prompt': 'You reconcile orders.',
-    }));
+    insert.run(
+      rootId,
+      traceId,
+      null,
+      'agent.bench',
+      iso(base, 0),
+      iso(base, SPANS * 10),
+      'OK',
+      JSON.stringify({
+        'agent.name': 'bench',
+        'agent.input': 'Reconcile every open order.',
+        'agent.output': lastAnswer,
+        'agent.config': JSON.stringify({
+          max_iterations: 100,
+          tool_choice: null,
+          temperature: 0,
+          max_tokens: null,
+          top_p: null,
+          seed: null,
+          stop: null,
+          parallel_tool_calls: null,
+        }),
+        'agent.tools': JSON.stringify([
+          {
+            name: 'lookup_order',
+            description: 'Look an order up',
+            tool_type: 'function',
+            origin: 'function',
+            parameters: { type: 'object', properties: { id: { type: 'string' } } },
+            replay_class: 'read_only',
+            config: {},
+          },
+        ]),
+        'agent.guardrails': '[]',
+        'agent.llm.config': JSON.stringify({ provider: 'openai', model: 'gpt-4o-mini' }),
+        'agent.system_prompt': 'You reconcile orders.',
+      }),
+    );
     for (let i = 1; i < SPANS; i++) {
       const turn = Math.floor((i - 1) / 3);
       const kind = (i - 1) % 3;
@@ -50,24 +80,45 @@ function insertTrace(file: string, lastAnswer: string): string {
       const id = randomBytes(8).toString('hex');
       if (kind === 0) {
         const answer = i >= SPANS - 3 ? lastAnswer : `Checking order ${turn}.`;
-        insert.run(id, traceId, rootId, 'llm.chat_completion', start, end, 'OK', JSON.stringify({
-          'gen_ai.system': 'openai',
-          'gen_ai.request.model': 'gpt-4o-mini',
-          'gen_ai.request.messages': JSON.stringify([{ role: 'system', content: 'You reconcile orders.' }, { role: 'user', content: `Order ${turn}?` }]),
-          'gen_ai.response.content': answer,
-          'gen_ai.response.tool_calls': JSON.stringify([{ id: `call_${turn}`, name: 'lookup_order', arguments: { id: String(turn) } }]),
-          'gen_ai.usage.input_tokens': 40,
-          'gen_ai.usage.output_tokens': 12,
-        }));
+        insert.run(
+          id,
+          traceId,
+          rootId,
+          'llm.chat_completion',
+          start,
+          end,
+          'OK',
+          JSON.stringify({
+            'gen_ai.system': 'openai',
+            'gen_ai.request.model': 'gpt-4o-mini',
+            'gen_ai.request.messages': JSON.stringify([
+              { role: 'system', content: 'You reconcile orders.' },
+              { role: 'user', content: `Order ${turn}?` },
+            ]),
+            'gen_ai.response.content': answer,
+            'gen_ai.response.tool_calls': JSON.stringify([{ id: `call_${turn}`, name: 'lookup_order', arguments: { id: String(turn) } }]),
+            'gen_ai.usage.input_tokens': 40,
+            'gen_ai.usage.output_tokens': 12,
+          }),
+        );
       } else {
-        insert.run(id, traceId, rootId, 'tool.lookup_order', start, end, 'OK', JSON.stringify({
-          'tool.name': 'lookup_order',
-          'agentkit.tool.name': 'lookup_order',
-          'agentkit.tool.replay_class': 'read_only',
-          'tool.args': JSON.stringify({ id: String(turn) }),
-          'tool.result': JSON.stringify({ id: String(turn), total: 50, status: 'delivered' }),
-          'tool.status': 'ok',
-        }));
+        insert.run(
+          id,
+          traceId,
+          rootId,
+          'tool.lookup_order',
+          start,
+          end,
+          'OK',
+          JSON.stringify({
+            'tool.name': 'lookup_order',
+            'agentkit.tool.name': 'lookup_order',
+            'agentkit.tool.replay_class': 'read_only',
+            'tool.args': JSON.stringify({ id: String(turn) }),
+            'tool.result': JSON.stringify({ id: String(turn), total: 50, status: 'delivered' }),
+            'tool.status': 'ok',
+          }),
+        );
       }
     }
   })();
@@ -92,7 +143,10 @@ try {
   const a = insertTrace(file, 'All orders reconciled.');
   const b = insertTrace(file, 'Most orders reconciled.');
   const store = new TraceStore({ dbPath: file });
-  if (process.env.KEEP) { console.log(file, a); process.exit(0); }
+  if (process.env.KEEP) {
+    console.log(file, a);
+    process.exit(0);
+  }
   const rawRead = () => {
     const db = openLocalStore(file, { readonly: true });
     try {
@@ -117,7 +171,10 @@ try {
   const result = compareSteps(loaded.a.steps(), loaded.b.steps());
   if (result.diverged_at !== SPANS - 3 || loaded.a.length !== SPANS) throw new Error(`unexpected: ${loaded.a.length} steps, diverged_at ${result.diverged_at}`);
   const floor = median(times.raw);
-  const row = (label: string, values: number[]) => console.log(`${label.padEnd(44)} ${median(values).toFixed(1).padStart(7)} ms   ${(median(values) / floor).toFixed(1).padStart(5)}x the raw read   (target < 50 ms)`);
+  const row = (label: string, values: number[]) =>
+    console.log(
+      `${label.padEnd(44)} ${median(values).toFixed(1).padStart(7)} ms   ${(median(values) / floor).toFixed(1).padStart(5)}x the raw read   (target < 50 ms)`,
+    );
   console.log(`replay on a ${SPANS.toLocaleString('en-US')}-span trace, medians of ${ROUNDS} rounds`);
   console.log(`${'raw SQL read of the rows (floor)'.padEnd(44)} ${floor.toFixed(1).padStart(7)} ms`);
   row('Replay.load + steps()', times.load);

@@ -64,7 +64,8 @@ async function perPut(checkpointer: Checkpointer, round: number, mode?: string):
   const execution = `bench-${round}-${Math.random().toString(36).slice(2)}`;
   const before = sampleCpu();
   const start = process.hrtime.bigint();
-  for (let i = 0; i < PUTS; i++) await checkpointer.put({ execution_id: execution, chain_name: 'bench', node_id: `n${i % 10}`, node_index: i, state_snapshot: state });
+  for (let i = 0; i < PUTS; i++)
+    await checkpointer.put({ execution_id: execution, chain_name: 'bench', node_id: `n${i % 10}`, node_index: i, state_snapshot: state });
   const elapsed = Number(process.hrtime.bigint() - start) / 1000 / PUTS;
   if (mode) cpu[mode] = addCpu(cpu[mode] ?? null, cpuSince(before, sampleCpu()));
   return elapsed;
@@ -107,20 +108,30 @@ async function figures(name: string, open: () => Checkpointer, target: string, s
     const offMedian = median(off);
     const onMedian = median(on);
     const stubMedian = median(onStub);
-    console.log(`${name}: put off ${offMedian.toFixed(1)} µs; on, local Platform ${onMedian.toFixed(1)} µs = ${(onMedian / offMedian).toFixed(3)}x; on, stub Platform ${stubMedian.toFixed(1)} µs = ${(stubMedian / offMedian).toFixed(3)}x (target <= 1.1x)`);
+    console.log(
+      `${name}: put off ${offMedian.toFixed(1)} µs; on, local Platform ${onMedian.toFixed(1)} µs = ${(onMedian / offMedian).toFixed(3)}x; on, stub Platform ${stubMedian.toFixed(1)} µs = ${(stubMedian / offMedian).toFixed(3)}x (target <= 1.1x)`,
+    );
     for (const mode of ['off', 'local', 'stub']) console.log(cpuLine(name, `${name}-${mode}`));
     console.log(`${name}: rows not yet sent when the put loops ended: local Platform ${left.local}, stub ${left.stub} of ${PUTS * ROUNDS} each`);
 
     // Drain throughput: a backlog written offline, then one timed drain.
     const execution = `drain-${Math.random().toString(36).slice(2)}`;
-    const batch = Array.from({ length: DRAIN_ROWS }, (_, i) => ({ execution_id: execution, chain_name: 'bench', node_id: `n${i % 10}`, node_index: i, state_snapshot: state }));
+    const batch = Array.from({ length: DRAIN_ROWS }, (_, i) => ({
+      execution_id: execution,
+      chain_name: 'bench',
+      node_id: `n${i % 10}`,
+      node_index: i,
+      state_snapshot: state,
+    }));
     for (let i = 0; i < batch.length; i += 500) await checkpointer.putWrites(batch.slice(i, i + 500));
     await connect({ apiKey: KEY, target, verify: false });
     const start = process.hrtime.bigint();
     const drained = await drainReplication(checkpointer);
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     disconnect();
-    console.log(`${name}: drain ${drained?.synced} rows in ${seconds.toFixed(2)} s = ${Math.round((drained?.synced ?? 0) / seconds)} rows/s (${drained?.outcome})`);
+    console.log(
+      `${name}: drain ${drained?.synced} rows in ${seconds.toFixed(2)} s = ${Math.round((drained?.synced ?? 0) / seconds)} rows/s (${drained?.outcome})`,
+    );
   } finally {
     await checkpointer.close();
   }

@@ -61,7 +61,9 @@ const tool = new RESTTool({
 });
 const viaTool = (i: number) => tool.execute({ id: String(i % 100), expand: true });
 const bare = async (i: number) => {
-  const response = await fetch(`${base}/orders/${i % 100}?expand=true`, { headers: { Authorization: 'Bearer bench-token-0123456789', Accept: 'application/json' } });
+  const response = await fetch(`${base}/orders/${i % 100}?expand=true`, {
+    headers: { Authorization: 'Bearer bench-token-0123456789', Accept: 'application/json' },
+  });
   return response.json();
 };
 

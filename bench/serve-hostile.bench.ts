@@ -18,7 +18,11 @@ const { server, url, port } = await listen(app, 0, '127.0.0.1');
 await warmUp(url);
 
 function post(body: string, headers: Record<string, string> = { authorization: 'Bearer s3cret' }): Buffer {
-  const head = `POST /run HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  const head = `POST /run HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${Object.entries(
+    headers,
+  )
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
 }
 
@@ -48,7 +52,9 @@ for (const [label, bytes] of cases) {
   }
   const block = Math.min(...blocks);
   if (baseline === 0) baseline = Math.min(...times);
-  console.log(`  ${label}: ${Math.min(...times).toFixed(1)} ms (${(Math.min(...times) / baseline).toFixed(1)}x /health), longest block ${block.toFixed(1)} ms (best of 3); answer ${answer}`);
+  console.log(
+    `  ${label}: ${Math.min(...times).toFixed(1)} ms (${(Math.min(...times) / baseline).toFixed(1)}x /health), longest block ${block.toFixed(1)} ms (best of 3); answer ${answer}`,
+  );
 }
 server.closeAllConnections();
 server.close();

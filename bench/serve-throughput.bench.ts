@@ -46,9 +46,20 @@ const variants = [
 const instant: ServeTarget = {
   kind: 'agent',
   name: 'weather',
-  run: async () => ({ output: 'It is 14 degrees in Oslo.', latency_ms: 0.25, tokens_used: 0, trace_id: null, status: 'completed', execution_id: '00000000-0000-4000-8000-000000000000', pending_interrupt: null }),
+  run: async () => ({
+    output: 'It is 14 degrees in Oslo.',
+    latency_ms: 0.25,
+    tokens_used: 0,
+    trace_id: null,
+    status: 'completed',
+    execution_id: '00000000-0000-4000-8000-000000000000',
+    pending_interrupt: null,
+  }),
 };
-const targets = [...variants.map((v) => ({ label: v.label, target: toServeTarget(v.agent, { traceDb: dbPath }) })), { label: '  served HTTP stack, instant target', target: instant }];
+const targets = [
+  ...variants.map((v) => ({ label: v.label, target: toServeTarget(v.agent, { traceDb: dbPath }) })),
+  { label: '  served HTTP stack, instant target', target: instant },
+];
 
 const echo = express();
 echo.use(express.json());
@@ -58,7 +69,9 @@ echo.post('/run', (req, res) => {
 
 // The baseline is the echo as Express serves it (`app.listen`).
 const bare = await new Promise<{ server: Server; url: string }>((resolve, reject) => {
-  const server = echo.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  const server = echo.listen(0, '127.0.0.1', (error?: Error) =>
+    error ? reject(error) : resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+  );
 });
 const servers = await Promise.all(targets.map((t) => listen(createServeApp(t.target), 0, '127.0.0.1')));
 const body = JSON.stringify({ input: 'weather in Oslo' });
@@ -108,16 +121,21 @@ const summary = (runs: Measured[]) => ({
 const e = summary(echoRuns);
 const results = variantRuns.map(summary);
 const s = results[0]!;
-const fmt = (x: ReturnType<typeof summary>) => `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2).padStart(6)} ms   p99 ${x.p99.toFixed(2).padStart(6)} ms   errors ${x.errors}   server CPU ${x.cpu.toFixed(0).padStart(5)} us/req, request thread busy ${x.busy.toFixed(0).padStart(5)} us/req`;
+const fmt = (x: ReturnType<typeof summary>) =>
+  `${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2).padStart(6)} ms   p99 ${x.p99.toFixed(2).padStart(6)} ms   errors ${x.errors}   server CPU ${x.cpu.toFixed(0).padStart(5)} us/req, request thread busy ${x.busy.toFixed(0).padStart(5)} us/req`;
 const width = Math.max(...targets.map((v) => v.label.length), 34);
-console.log(`${ROUNDS} alternating rounds of ${DURATION_MS} ms after a ${WARM_UP_MS} ms warm-up of each server, ${CONNECTIONS} connections, load generator in its own process (medians)`);
+console.log(
+  `${ROUNDS} alternating rounds of ${DURATION_MS} ms after a ${WARM_UP_MS} ms warm-up of each server, ${CONNECTIONS} connections, load generator in its own process (medians)`,
+);
 console.log(`${'bare Express JSON echo (baseline)'.padEnd(width)}  ${fmt(e)}`);
 for (const [i, v] of targets.entries()) console.log(`${v.label.padEnd(width)}  ${fmt(results[i]!)}   ratio ${(results[i]!.rps / e.rps).toFixed(3)}`);
 console.log(`ratio to the echo (traced + checkpointed): ${(s.rps / e.rps).toFixed(3)}`);
 // Each round measures the echo and then the rows, back to back: a ratio within one round is less exposed to a VM
 // whose speed drifts over the run than the ratio of medians above. The target counts as met only by both.
 const perRound = echoRuns.map((echoRun, round) => variantRuns[0]![round]!.rps / echoRun.rps);
-console.log(`per-round ratios (echo, then this row, in the same round): ${perRound.map((r) => r.toFixed(3)).join(', ')}; median ${median(perRound).toFixed(3)}`);
+console.log(
+  `per-round ratios (echo, then this row, in the same round): ${perRound.map((r) => r.toFixed(3)).join(', ')}; median ${median(perRound).toFixed(3)}`,
+);
 
 await new Promise((r) => bare.server.close(r));
 for (const server of servers) await new Promise((r) => server.server.close(r));

@@ -35,13 +35,20 @@ const header = `import { tool, Type, type Static, type TSchema } from 'agentkit'
 export declare function toolBefore<T extends TSchema>(options: { name: string; parameters?: T; execute: (args: Static<T>) => unknown }): void;
 `;
 const schema = (i: number) => `Type.Object({ id_${i}: Type.String(), count: Type.Integer({ minimum: 1 }), note: Type.Optional(Type.String()) })`;
-const call = (fn: string, i: number) => `export const t${i} = ${fn}({ name: 'tool_${i}', parameters: ${schema(i)}, execute: (args) => args.id_${i}.length + args.count });\n`;
+const call = (fn: string, i: number) =>
+  `export const t${i} = ${fn}({ name: 'tool_${i}', parameters: ${schema(i)}, execute: (args) => args.id_${i}.length + args.count });\n`;
 
 function instantiations(name: string, body: string): number {
   writeFileSync(path.join(dir, `${name}.ts`), header + body);
-  const config = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] }, files: [`${name}.ts`] };
+  const config = {
+    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] },
+    files: [`${name}.ts`],
+  };
   writeFileSync(path.join(dir, `tsconfig.${name}.json`), JSON.stringify(config));
-  const out = execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${name}.json`, '--extendedDiagnostics'], { cwd: dir, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${name}.json`, '--extendedDiagnostics'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   return Number(/Instantiations:\s+(\d+)/.exec(out)![1]);
 }
 

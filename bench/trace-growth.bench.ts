@@ -20,13 +20,18 @@ import { flushTraces } from '../src/tracing/index.js';
 const KB = 1024;
 const CALLS_PER_TURN = 4;
 
-
 async function measure(results: number): Promise<{ stored: number; whole: number }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-trace-growth-'));
   const dbPath = path.join(dir, 'local.db');
   try {
     let n = 0;
-    const fetchDoc = tool({ name: 'fetch_doc', description: 'Fetch 1 KB', parameters: Type.Object({ i: Type.Number() }), registry: false, execute: async ({ i }) => chunk(i) });
+    const fetchDoc = tool({
+      name: 'fetch_doc',
+      description: 'Fetch 1 KB',
+      parameters: Type.Object({ i: Type.Number() }),
+      registry: false,
+      execute: async ({ i }) => chunk(i),
+    });
     const llm = new FunctionModel(() => {
       if (n >= results) return 'done';
       const calls = Array.from({ length: CALLS_PER_TURN }, (_, k) => ({ id: `call_${n + k}`, name: 'fetch_doc', arguments: { i: n + k } }));

@@ -24,9 +24,25 @@ const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-bench-'));
 const traceDb = path.join(dir, 'local.db');
 
 const tools = [
-  tool({ name: 'get_rate', registry: false, parameters: Type.Object({ from: Type.String(), to: Type.String() }), replayClass: 'read_only', execute: () => 1.08 }),
-  tool({ name: 'convert', registry: false, parameters: Type.Object({ amount: Type.Number(), rate: Type.Number() }), execute: ({ amount, rate }) => ({ amount: amount * rate }) }),
-  tool({ name: 'format_money', registry: false, parameters: Type.Object({ amount: Type.Number(), currency: Type.String() }), execute: ({ amount, currency }) => `${amount.toFixed(2)} ${currency}` }),
+  tool({
+    name: 'get_rate',
+    registry: false,
+    parameters: Type.Object({ from: Type.String(), to: Type.String() }),
+    replayClass: 'read_only',
+    execute: () => 1.08,
+  }),
+  tool({
+    name: 'convert',
+    registry: false,
+    parameters: Type.Object({ amount: Type.Number(), rate: Type.Number() }),
+    execute: ({ amount, rate }) => ({ amount: amount * rate }),
+  }),
+  tool({
+    name: 'format_money',
+    registry: false,
+    parameters: Type.Object({ amount: Type.Number(), currency: Type.String() }),
+    execute: ({ amount, currency }) => `${amount.toFixed(2)} ${currency}`,
+  }),
 ];
 
 const conversation: Turn[] = [
@@ -102,7 +118,9 @@ const cpuOffRunUs = perRunUs(median(cpuOff));
 const cpuSpanUs = (perRunUs(median(cpuOn)) - cpuOffRunUs) / SPANS;
 console.log(`run without tracing (baseline): ${offRunUs.toFixed(1)} us wall, ${cpuOffRunUs.toFixed(1)} us CPU (all threads)`);
 console.log(`stored cost per span, wall:     ${storedSpanUs.toFixed(1)} us (${(storedSpanUs / offRunUs).toFixed(3)} of an untraced run)`);
-console.log(`stored cost per span, CPU:      ${cpuSpanUs.toFixed(1)} us (${(cpuSpanUs / cpuOffRunUs).toFixed(3)} of an untraced run's CPU; writer, WAL and GC threads included)`);
+console.log(
+  `stored cost per span, CPU:      ${cpuSpanUs.toFixed(1)} us (${(cpuSpanUs / cpuOffRunUs).toFixed(3)} of an untraced run's CPU; writer, WAL and GC threads included)`,
+);
 console.log(`target: stored cost per span at most 15 us (wall): ${storedSpanUs <= 15 ? 'met' : 'NOT met'}`);
 await shutdownTracing();
 await rm(dir, { recursive: true, force: true });

@@ -37,16 +37,48 @@ function hex(n: number, width: number): string {
 
 // Seed: 10,000 three-span traces over the last 23 hours, and one 2,000-span trace (a root, 40 turns of 49 spans).
 const db = openLocalStore(dbPath);
-const insert = db.prepare('INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+const insert = db.prepare(
+  'INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
 const now = Date.now();
 db.transaction(() => {
   for (let t = 0; t < TRACES; t++) {
     const traceId = hex(t + 1, 32);
     const start = now - 23 * 3_600_000 + t * 8000;
     const rootId = hex(t * 4 + 1, 16);
-    insert.run(rootId, traceId, null, 'agent.support', iso(start), iso(start + 900), t % 17 === 0 ? 'ERROR' : 'OK', JSON.stringify({ 'agent.input': `question ${t}`, 'agent.output': `answer ${t}` }), '[]');
-    insert.run(hex(t * 4 + 2, 16), traceId, rootId, 'llm.chat_completion', iso(start + 10), iso(start + 600), 'OK', JSON.stringify({ 'gen_ai.response.content': 'Let me check.' }), '[]');
-    insert.run(hex(t * 4 + 3, 16), traceId, rootId, 'tool.lookup', iso(start + 610), iso(start + 880), 'OK', JSON.stringify({ 'tool.args': '{"id": 1}' }), '[]');
+    insert.run(
+      rootId,
+      traceId,
+      null,
+      'agent.support',
+      iso(start),
+      iso(start + 900),
+      t % 17 === 0 ? 'ERROR' : 'OK',
+      JSON.stringify({ 'agent.input': `question ${t}`, 'agent.output': `answer ${t}` }),
+      '[]',
+    );
+    insert.run(
+      hex(t * 4 + 2, 16),
+      traceId,
+      rootId,
+      'llm.chat_completion',
+      iso(start + 10),
+      iso(start + 600),
+      'OK',
+      JSON.stringify({ 'gen_ai.response.content': 'Let me check.' }),
+      '[]',
+    );
+    insert.run(
+      hex(t * 4 + 3, 16),
+      traceId,
+      rootId,
+      'tool.lookup',
+      iso(start + 610),
+      iso(start + 880),
+      'OK',
+      JSON.stringify({ 'tool.args': '{"id": 1}' }),
+      '[]',
+    );
   }
   const big = 'f'.repeat(32);
   const start = now - 60_000;
@@ -55,10 +87,30 @@ db.transaction(() => {
   for (let turn = 0; turn < 40; turn++) {
     const turnId = hex(0xa000000 + turn, 16);
     const turnStart = start + turn * 1000;
-    insert.run(turnId, big, 'b'.repeat(16), 'llm.chat_completion', iso(turnStart), iso(turnStart + 900), 'OK', JSON.stringify({ 'gen_ai.response.content': `turn ${turn}` }), '[]');
+    insert.run(
+      turnId,
+      big,
+      'b'.repeat(16),
+      'llm.chat_completion',
+      iso(turnStart),
+      iso(turnStart + 900),
+      'OK',
+      JSON.stringify({ 'gen_ai.response.content': `turn ${turn}` }),
+      '[]',
+    );
     n++;
     for (let i = 0; i < 49 && n < BIG_SPANS; i++, n++) {
-      insert.run(hex(0xc000000 + n, 16), big, turnId, `tool.step_${i}`, iso(turnStart + i * 18), iso(turnStart + i * 18 + 15), 'OK', JSON.stringify({ 'tool.args': `{"i": ${i}}` }), '[]');
+      insert.run(
+        hex(0xc000000 + n, 16),
+        big,
+        turnId,
+        `tool.step_${i}`,
+        iso(turnStart + i * 18),
+        iso(turnStart + i * 18 + 15),
+        'OK',
+        JSON.stringify({ 'tool.args': `{"i": ${i}}` }),
+        '[]',
+      );
     }
   }
 })();
@@ -123,12 +175,24 @@ const replayPage = await page(`/traces/${bigTrace}/replay`, '.steps .step');
 
 const ms = (v: number) => `${v.toFixed(0)} ms`;
 console.log(`store: ${TRACES} traces (${TRACES * 3} spans) + one ${BIG_SPANS}-span trace; medians of ${RUNS}`);
-console.log(`API  GET /api/traces (10,000 rows)         ${ms(apiList).padStart(8)}   store read ${ms(storeList)} (x${(apiList / storeList).toFixed(2)})   target < 300 ms`);
-console.log(`API  GET /api/traces/<id> (2,000 spans)    ${ms(apiTrace).padStart(8)}   store read ${ms(storeTrace)} (x${(apiTrace / storeTrace).toFixed(2)})   target < 300 ms`);
-console.log(`page /traces, first row drawn              ${ms(tracesPage).padStart(8)}   empty page ${ms(emptyPage)} (x${(tracesPage / emptyPage).toFixed(2)})   target < 1000 ms`);
-console.log(`page /traces/<id>, first span drawn        ${ms(tracePage).padStart(8)}   empty page ${ms(emptyPage)} (x${(tracePage / emptyPage).toFixed(2)})   target < 1000 ms`);
-console.log(`API  GET /api/replay/<id> (2,000 steps)    ${ms(apiReplay).padStart(8)}   SDK load ${ms(storeReplay)} (x${(apiReplay / storeReplay).toFixed(2)})   target < 300 ms`);
-console.log(`page /traces/<id>/replay, first step drawn ${ms(replayPage).padStart(8)}   empty page ${ms(emptyPage)} (x${(replayPage / emptyPage).toFixed(2)})   target < 1000 ms`);
+console.log(
+  `API  GET /api/traces (10,000 rows)         ${ms(apiList).padStart(8)}   store read ${ms(storeList)} (x${(apiList / storeList).toFixed(2)})   target < 300 ms`,
+);
+console.log(
+  `API  GET /api/traces/<id> (2,000 spans)    ${ms(apiTrace).padStart(8)}   store read ${ms(storeTrace)} (x${(apiTrace / storeTrace).toFixed(2)})   target < 300 ms`,
+);
+console.log(
+  `page /traces, first row drawn              ${ms(tracesPage).padStart(8)}   empty page ${ms(emptyPage)} (x${(tracesPage / emptyPage).toFixed(2)})   target < 1000 ms`,
+);
+console.log(
+  `page /traces/<id>, first span drawn        ${ms(tracePage).padStart(8)}   empty page ${ms(emptyPage)} (x${(tracePage / emptyPage).toFixed(2)})   target < 1000 ms`,
+);
+console.log(
+  `API  GET /api/replay/<id> (2,000 steps)    ${ms(apiReplay).padStart(8)}   SDK load ${ms(storeReplay)} (x${(apiReplay / storeReplay).toFixed(2)})   target < 300 ms`,
+);
+console.log(
+  `page /traces/<id>/replay, first step drawn ${ms(replayPage).padStart(8)}   empty page ${ms(emptyPage)} (x${(replayPage / emptyPage).toFixed(2)})   target < 1000 ms`,
+);
 
 await browser.close();
 await server.close();

@@ -37,7 +37,6 @@ export async function buildCli(entries: readonly CommandEntry[] = commands, colo
   return cli;
 }
 
-
 /** The command class behind a definition (already loaded: this only reads the cache of `import()`). */
 export async function ownerOf(definition: { path: string }, entries: readonly CommandEntry[]): Promise<unknown> {
   const entry = entries.find((e) => `agentkit ${e.paths[0]!.join(' ')}` === definition.path);

@@ -49,7 +49,10 @@ export function dispatch(argv: readonly string[], commands: readonly CommandEntr
       message: sub === undefined ? `'${first}' needs a subcommand: ${list}` : `unknown command '${first} ${sub}'; '${first}' has: ${list}`,
     };
   }
-  const near = closest(first, commands.map((entry) => entry.paths[0]!.join(' ')));
+  const near = closest(
+    first,
+    commands.map((entry) => entry.paths[0]!.join(' ')),
+  );
   return { kind: 'unknown', message: `unknown command '${first}'${near ? ` (did you mean '${near}'?)` : ''}; run 'agentkit --help' for the list of commands` };
 }
 

@@ -13,7 +13,10 @@ test('an extra is listed only when its module resolves to an installed file', ()
 });
 
 test('the declared extras are postgres, mcp-server and otel-export, each installed in this checkout', () => {
-  assert.equal(EXTRAS.map((e) => e.name), ['postgres', 'mcp-server', 'otel-export']);
+  assert.equal(
+    EXTRAS.map((e) => e.name),
+    ['postgres', 'mcp-server', 'otel-export'],
+  );
   assert.equal(installedExtras(), ['postgres', 'mcp-server', 'otel-export']);
 });
 

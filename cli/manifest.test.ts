@@ -37,7 +37,10 @@ test('the dispatcher picks the longest matching path and names unknown commands 
   assert.equal(pick(['--version']), { kind: 'version' });
   assert.equal(pick(['--json', 'list-pending']), { kind: 'all' });
   assert.equal(pick(['traces']), { kind: 'unknown', message: "'traces' needs a subcommand: traces list, traces export" });
-  assert.equal(pick(['inspct']), { kind: 'unknown', message: "unknown command 'inspct' (did you mean 'inspect'?); run 'agentkit --help' for the list of commands" });
+  assert.equal(pick(['inspct']), {
+    kind: 'unknown',
+    message: "unknown command 'inspct' (did you mean 'inspect'?); run 'agentkit --help' for the list of commands",
+  });
 });
 
 const resume: Definition = {
@@ -52,7 +55,10 @@ const resume: Definition = {
 
 test('usage texts carry value names, never #0', () => {
   assert.is(oneLineUsage(resume), 'agentkit resume <execution_id> --runner <target> [options]');
-  assert.is(fillValueNames('$ agentkit x [--db-path #0] [-o,--output #0] <--schema #0>'), '$ agentkit x [--db-path <path>] [-o,--output <file>] --schema <name>');
+  assert.is(
+    fillValueNames('$ agentkit x [--db-path #0] [-o,--output #0] <--schema #0>'),
+    '$ agentkit x [--db-path <path>] [-o,--output <file>] --schema <name>',
+  );
   assert.is(fillValueNames('[--db-path #0]', { '--db-path': 'file.db' }), '[--db-path <file.db>]');
 });
 
@@ -63,14 +69,28 @@ test('refusals are named: missing required option, missing argument, unknown opt
   assert.is(describeRefusal(refusal('Unsupported option name ("--frob").'), ['resume', 'e', '--runner', 'x:y', '--frob'], resume), 'unknown option --frob');
   assert.is(describeRefusal(refusal('Extraneous positional argument ("b").'), ['resume', 'a', 'b', '--runner=x:y'], resume), "unexpected argument 'b'");
   assert.is(describeRefusal(refusal(null), ['-v'], undefined), "unknown command or option '-v'; run 'agentkit --help' for the list of commands");
-  assert.is(describeRefusal(new Error('Invalid value for --limit: expected to be at least 1 (got 0)\nmore'), ['resume', 'a', '--runner', 'x:y'], resume), 'invalid value for --limit: expected to be at least 1 (got 0)');
+  assert.is(
+    describeRefusal(new Error('Invalid value for --limit: expected to be at least 1 (got 0)\nmore'), ['resume', 'a', '--runner', 'x:y'], resume),
+    'invalid value for --limit: expected to be at least 1 (got 0)',
+  );
 });
 
 test('negative numbers bind to the option before them, or move behind -- as positionals', () => {
-  const list: Definition = { path: 'agentkit traces list', usage: 'agentkit traces list [--last-hours #0] [--json]', options: [{ definition: '--last-hours #0', description: '', required: false }, { definition: '--json', description: '', required: false }] };
+  const list: Definition = {
+    path: 'agentkit traces list',
+    usage: 'agentkit traces list [--last-hours #0] [--json]',
+    options: [
+      { definition: '--last-hours #0', description: '', required: false },
+      { definition: '--json', description: '', required: false },
+    ],
+  };
   assert.equal(bindNegativeNumbers(['traces', 'list', '--last-hours', '-1', '--json'], list), ['traces', 'list', '--last-hours=-1', '--json']);
   assert.equal(bindNegativeNumbers(['traces', 'list', '--last-hours', '-0.5'], list), ['traces', 'list', '--last-hours=-0.5']);
-  const inspect: Definition = { path: 'agentkit replay inspect', usage: 'agentkit replay inspect [--db #0] <trace_id> <step>', options: [{ definition: '--db #0', description: '', required: false }] };
+  const inspect: Definition = {
+    path: 'agentkit replay inspect',
+    usage: 'agentkit replay inspect [--db #0] <trace_id> <step>',
+    options: [{ definition: '--db #0', description: '', required: false }],
+  };
   assert.equal(bindNegativeNumbers(['replay', 'inspect', 't1', '-1', '--db', 'x.db'], inspect), ['replay', 'inspect', '--db', 'x.db', '--', 't1', '-1']);
   assert.equal(bindNegativeNumbers(['replay', 'inspect', 't1', '2'], inspect), ['replay', 'inspect', 't1', '2']);
 });

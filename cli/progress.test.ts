@@ -34,7 +34,10 @@ test('quick work shows nothing; a pipe never shows anything', async () => {
 
 test('a failure still erases the line', async () => {
   const tty = stream(true);
-  const failed = await withProgress(tty.stream, 'resuming', () => sleep(60).then(() => Promise.reject(new Error('boom'))), { delayMs: 10, intervalMs: 10 }).catch((error: Error) => error.message);
+  const failed = await withProgress(tty.stream, 'resuming', () => sleep(60).then(() => Promise.reject(new Error('boom'))), {
+    delayMs: 10,
+    intervalMs: 10,
+  }).catch((error: Error) => error.message);
   assert.is(failed, 'boom');
   assert.ok(tty.text().endsWith('\r\u001b[K'));
 });

@@ -37,7 +37,12 @@ export function slowWork(stream: Writable, label: string, options: { delayMs?: n
 }
 
 /** Run `work` with a progress line for it. */
-export async function withProgress<T>(stream: Writable, label: string, work: () => Promise<T>, options?: { delayMs?: number; intervalMs?: number }): Promise<T> {
+export async function withProgress<T>(
+  stream: Writable,
+  label: string,
+  work: () => Promise<T>,
+  options?: { delayMs?: number; intervalMs?: number },
+): Promise<T> {
   const progress = slowWork(stream, label, options);
   try {
     return await work();

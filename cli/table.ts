@@ -23,7 +23,12 @@ export interface TableOptions {
 
 /** Format `header` and `rows` as lines no wider than the width (second form: the indexes of right-aligned columns). */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, options: TableOptions | readonly number[] = {}): string[] {
-  const { right = [], ids = [], whole = [], width = TABLE_WIDTH } = Array.isArray(options) ? { right: options as readonly number[] } : (options as TableOptions);
+  const {
+    right = [],
+    ids = [],
+    whole = [],
+    width = TABLE_WIDTH,
+  } = Array.isArray(options) ? { right: options as readonly number[] } : (options as TableOptions);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
   for (const i of ids) if (total() > width) widths[i] = Math.max(header[i]!.length, Math.min(widths[i]!, ID_WIDTH, widths[i]! - (total() - width)));
@@ -38,6 +43,9 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   }
   const cut = (cell: string, w: number) => (cell.length > w ? `${cell.slice(0, w - 1)}…` : cell);
   const format = (cells: readonly string[]) =>
-    cells.map((c, i) => (right.includes(i) ? cut(c, widths[i]!).padStart(widths[i]!) : cut(c, widths[i]!).padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (right.includes(i) ? cut(c, widths[i]!).padStart(widths[i]!) : cut(c, widths[i]!).padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [format(header), ...rows.map(format)];
 }

@@ -19,7 +19,11 @@ interface Split {
 
 function split(argv: readonly string[], definition: Definition): Split {
   const pathLength = definition.path.split(' ').length - 1;
-  const takesValue = new Set(optionsOf(definition).filter((o) => o.takesValue).flatMap((o) => o.names));
+  const takesValue = new Set(
+    optionsOf(definition)
+      .filter((o) => o.takesValue)
+      .flatMap((o) => o.names),
+  );
   const path = argv.slice(0, pathLength);
   const options: string[] = [];
   const positionals: string[] = [];
@@ -86,7 +90,9 @@ export function describeRefusal(error: unknown, argv: readonly string[], definit
   if ((match = reason.match(/^Not enough arguments to option (\S+?)\.?$/))) return `option ${match[1]} needs a value <${valueName(match[1]!, overrides)}>`;
   if (/^Not enough positional arguments/.test(reason)) {
     const count = split(argv, definition).positionals.length;
-    const wanted = positionalsOf(definition).filter((p) => p.required).slice(count);
+    const wanted = positionalsOf(definition)
+      .filter((p) => p.required)
+      .slice(count);
     if (wanted.length > 0) return `missing argument${wanted.length > 1 ? 's' : ''} ${wanted.map((p) => `<${p.name}>`).join(' ')}`;
   }
   return reason ? lowerFirst(reason.replace(/\.$/, '')) : 'the arguments do not match the command';

@@ -64,7 +64,11 @@ function supportDesk(messages: readonly Message[]) {
     if (last.is_error) return `Sorry: ${last.content.replace(/^Error: /, '')}.`;
     if (last.name === 'refund') return `Done: ${last.content}.`;
     const order = JSON.parse(last.content) as { order_id: string; total: number; status: string };
-    if (/refund/i.test(asked)) return { text: `Order ${order.order_id} is ${order.status}; asking for approval to refund ${order.total} USD. `, toolCalls: [{ name: 'refund', arguments: { order_id: order.order_id, amount: order.total } }] };
+    if (/refund/i.test(asked))
+      return {
+        text: `Order ${order.order_id} is ${order.status}; asking for approval to refund ${order.total} USD. `,
+        toolCalls: [{ name: 'refund', arguments: { order_id: order.order_id, amount: order.total } }],
+      };
     return `Order ${order.order_id}: ${order.total} USD, ${order.status}.`;
   }
   const orderId = /order\s*#?\s*(\d+)/i.exec(asked)?.[1];
@@ -81,7 +85,8 @@ function model(): ChatModel {
 
 export const support = new Agent({
   name: 'support',
-  systemPrompt: 'You are a support desk. Look an order up with lookup_order before anything else. Refund only when the customer asks for a refund, for the order total, with the refund tool. Then say what the tool reported.',
+  systemPrompt:
+    'You are a support desk. Look an order up with lookup_order before anything else. Refund only when the customer asks for a refund, for the order total, with the refund tool. Then say what the tool reported.',
   llm: model(),
   tools: [lookupOrder, refund],
   guardrails: [noCardNumbers],
@@ -96,5 +101,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.ar
   console.log(`execution_id: ${result.execution_id}`);
   if (result.pending_interrupt) console.log(`pending: ${result.pending_interrupt.reason} ${JSON.stringify(result.pending_interrupt.context)}`);
   console.log(`trace: ${result.trace_id}`);
-  console.log(`next: npx agentkit resume ${result.execution_id} --runner examples/quickstart-agent.ts:support --value '{"approved": true, "metadata": {"approver": "alice"}}'`);
+  console.log(
+    `next: npx agentkit resume ${result.execution_id} --runner examples/quickstart-agent.ts:support --value '{"approved": true, "metadata": {"approver": "alice"}}'`,
+  );
 }

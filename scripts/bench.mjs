@@ -25,7 +25,11 @@ let failed = 0;
 for (const file of files) {
   console.log(`\n=== bench/${file}`);
   // --expose-gc: the memory benches measure the heap after a full collection.
-  const run = spawnSync(process.execPath, ['--expose-gc', '--conditions=agentkit-source', '--import', 'tsx', path.join('bench', file), ...process.argv.slice(3)], { cwd: root, stdio: 'inherit' });
+  const run = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--conditions=agentkit-source', '--import', 'tsx', path.join('bench', file), ...process.argv.slice(3)],
+    { cwd: root, stdio: 'inherit' },
+  );
   if (run.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);

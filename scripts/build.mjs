@@ -33,7 +33,13 @@ chmodSync(path.join(root, 'dist/cli/main.js'), 0o755);
 // is built from changed since the last build, so test runs stay fast.
 const webRoot = path.join(root, 'src/ui/web');
 const webOut = path.join(root, 'dist/ui-web/index.html');
-const webInputs = [webRoot, path.join(root, 'generated/clients'), path.join(root, 'generated/schemas/ui.ts'), path.join(root, 'generated/types/ui.ts'), path.join(root, 'package-lock.json')];
+const webInputs = [
+  webRoot,
+  path.join(root, 'generated/clients'),
+  path.join(root, 'generated/schemas/ui.ts'),
+  path.join(root, 'generated/types/ui.ts'),
+  path.join(root, 'package-lock.json'),
+];
 if (!existsSync(webOut) || newestMtime(webInputs) > statSync(webOut).mtimeMs) {
   let vite;
   try {

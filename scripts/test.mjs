@@ -49,11 +49,11 @@ function runGroup(name, files) {
   return new Promise((resolve) => {
     if (files.length === 0) return resolve({ name, passed: 0, failed: 0, skipped: 0, ran: false });
     console.log(`\n=== ${name}: ${files.length} file(s) ===`);
-    const child = spawn(
-      process.execPath,
-      ['--conditions=agentkit-source', '--import', 'tsx', 'conformance/harness/run.ts', ...files],
-      { cwd: root, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', 'conformance/harness/run.ts', ...files], {
+      cwd: root,
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
@@ -99,7 +99,8 @@ for (const group of groups) results.push(await runGroup(group.name, group.files)
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 const skipped = results.reduce((n, r) => n + r.skipped, 0);
-if (skipped > 0) console.log(`\n${skipped} test(s) skipped: live provider tests without their keys, or Postgres unreachable while CI is not set (see the suite output)`);
+if (skipped > 0)
+  console.log(`\n${skipped} test(s) skipped: live provider tests without their keys, or Postgres unreachable while CI is not set (see the suite output)`);
 if (passed + failed === 0) console.log('\nno test ran');
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || passed + failed === 0 ? 1 : 0);

@@ -109,10 +109,7 @@ export class ValidationError extends AgentkitError {
 
 /** A stored row, trace or resource does not exist. */
 export class NotFoundError extends AgentkitError {
-  constructor(
-    code: 'not_found' | 'execution_not_found' | 'trace_not_found' | 'fork_not_found' | 'checkpoint_not_found',
-    message: string,
-  ) {
+  constructor(code: 'not_found' | 'execution_not_found' | 'trace_not_found' | 'fork_not_found' | 'checkpoint_not_found', message: string) {
     super(code, message);
   }
 }

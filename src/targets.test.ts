@@ -26,7 +26,10 @@ export const empty = () => undefined;
   await writeFile(path.join(ctx.dir, 'syntax.mts'), 'export const = ;\n');
   const pkg = path.join(ctx.dir, 'node_modules', 'team-agents');
   await mkdir(pkg, { recursive: true });
-  await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'team-agents', type: 'module', exports: { '.': './index.js', './refunds': './refunds.js' } }));
+  await writeFile(
+    path.join(pkg, 'package.json'),
+    JSON.stringify({ name: 'team-agents', type: 'module', exports: { '.': './index.js', './refunds': './refunds.js' } }),
+  );
   await writeFile(path.join(pkg, 'index.js'), 'export const main = { name: "main" };\n');
   await writeFile(path.join(pkg, 'refunds.js'), 'export const refundChain = { name: "refunds" };\n');
 });
@@ -40,7 +43,10 @@ test('parses file and module targets at the last colon', () => {
   assert.equal(parseTarget('@team/agents/refunds:app.chain').kind, 'module');
   assert.equal(parseTarget('C:\\work\\agents.ts:chain').module, 'C:\\work\\agents.ts');
   for (const bad of ['agents.ts', ':chain', 'agents.ts:', 'agents.ts:9x', 'C:\\agents.ts']) {
-    assert.throws(() => parseTarget(bad), (error: unknown) => error instanceof TargetLoadError && (error as TargetLoadError).code === 'target_load_error');
+    assert.throws(
+      () => parseTarget(bad),
+      (error: unknown) => error instanceof TargetLoadError && (error as TargetLoadError).code === 'target_load_error',
+    );
   }
 });
 
@@ -66,7 +72,10 @@ test('loads package modules resolved from cwd', async ({ dir }) => {
 test('a target that does not resolve names the file, the attribute and what was found', async ({ dir }) => {
   const cases: Array<[string, string]> = [
     ['missing.ts:chain', `target 'missing.ts:chain': file not found: ${dir}/missing.ts (resolved against ${dir})`],
-    ['agents.mts:chian', `target 'agents.mts:chian': module ${dir}/agents.mts has no attribute 'chian'; it exports: Runner, app, broken, build, buildAsync, chain, empty, takesInput`],
+    [
+      'agents.mts:chian',
+      `target 'agents.mts:chian': module ${dir}/agents.mts has no attribute 'chian'; it exports: Runner, app, broken, build, buildAsync, chain, empty, takesInput`,
+    ],
     ['agents.mts:app.outer', `target 'agents.mts:app.outer': 'app' in ${dir}/agents.mts has no attribute 'outer'; found an object with keys inner`],
     ['agents.mts:broken', `target 'agents.mts:broken': factory 'broken' in ${dir}/agents.mts threw: no API key`],
     ['agents.mts:empty', `target 'agents.mts:empty': factory 'empty' in ${dir}/agents.mts returned undefined instead of a runner`],

@@ -191,7 +191,10 @@ export function firstCauseLine(error: unknown): string {
   let inner: unknown = error;
   while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
   const text = inner instanceof Error ? inner.message : String(inner);
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   const informative = lines.find((line) => !/^(?:Transform failed with \d+ errors?:?|Build failed with \d+ errors?:?)$/.test(line));
   return informative ?? lines[0] ?? (inner instanceof Error ? inner.name : 'unknown error');
 }

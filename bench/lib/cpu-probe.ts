@@ -37,7 +37,13 @@ function readStat(file: string): Stat | null {
   const comm = text.slice(text.indexOf('(') + 1, close);
   const fields = text.slice(close + 2).split(' ');
   // fields[0] is state (field 3); utime is field 14 -> index 11.
-  return { pid: Number(text.slice(0, text.indexOf(' '))), comm, ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) };
+  return {
+    pid: Number(text.slice(0, text.indexOf(' '))),
+    comm,
+    ppid: Number(fields[1]),
+    own: Number(fields[11]) + Number(fields[12]),
+    reaped: Number(fields[13]) + Number(fields[14]),
+  };
 }
 
 /** A sample in milliseconds of CPU, or null without /proc. */
@@ -84,7 +90,12 @@ export function sampleCpu(): CpuSample | null {
 /** `after - before`, each field. */
 export function cpuSince(before: CpuSample | null, after: CpuSample | null): CpuSample | null {
   if (!before || !after) return null;
-  return { main: after.main - before.main, threads: after.threads - before.threads, children: after.children - before.children, postgres: after.postgres - before.postgres };
+  return {
+    main: after.main - before.main,
+    threads: after.threads - before.threads,
+    children: after.children - before.children,
+    postgres: after.postgres - before.postgres,
+  };
 }
 
 /** Sum of samples. */

@@ -29,10 +29,19 @@ export async function runLoad(config: LoadConfig): Promise<LoadResult> {
     new Promise<number>((resolve, reject) => {
       const started = process.hrtime.bigint();
       const req = http.request(
-        { hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(config.body) } },
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(config.body) },
+        },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`status ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`status ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);

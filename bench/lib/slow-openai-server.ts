@@ -64,7 +64,13 @@ const usage = (tokens: number) => ({ prompt_tokens: 30, completion_tokens: token
 async function answerJson(res: http.ServerResponse, timing: ModelTiming): Promise<void> {
   await sleep(timing.firstTokenMs + timing.tokens * timing.tokenGapMs);
   const text = Array.from({ length: timing.tokens }, (_, i) => `word${i}`).join(' ');
-  const body = { id: 'chatcmpl-bench', object: 'chat.completion', model: 'bench', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: usage(timing.tokens) };
+  const body = {
+    id: 'chatcmpl-bench',
+    object: 'chat.completion',
+    model: 'bench',
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: usage(timing.tokens),
+  };
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 

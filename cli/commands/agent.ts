@@ -45,7 +45,10 @@ export class AgentServeCommand extends AgentkitCommand {
   host = Option.String('--host', '0.0.0.0', { description: 'Bind address (default 0.0.0.0)' });
   reload = Option.Boolean('--reload', false, { description: 'Restart when a source file changes' });
   authToken = Option.String('--auth-token', { description: 'Require this bearer token on every route but /health (default: AGENTKIT_SERVE_TOKEN)' });
-  maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), { validator: positiveInteger, description: 'Request body cap in bytes (default 10 MiB)' });
+  maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), {
+    validator: positiveInteger,
+    description: 'Request body cap in bytes (default 10 MiB)',
+  });
 
   async run(): Promise<number> {
     let token: string | undefined;

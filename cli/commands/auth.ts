@@ -57,7 +57,8 @@ export class AuthEnvCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     category: 'Platform',
     description: 'Print shell exports of AGENTKIT_API_KEY, AGENTKIT_TARGET and AGENTKIT_PROJECT',
-    details: 'Prints `export NAME=\'value\'` lines (POSIX single-quoted) for the credentials in effect, for `eval "$(agentkit auth env)"` in CI or a container. AGENTKIT_PROJECT is printed only when a project is set. Exits 1 when not connected. The output holds the key in clear: do not log it.',
+    details:
+      'Prints `export NAME=\'value\'` lines (POSIX single-quoted) for the credentials in effect, for `eval "$(agentkit auth env)"` in CI or a container. AGENTKIT_PROJECT is printed only when a project is set. Exits 1 when not connected. The output holds the key in clear: do not log it.',
     examples: [['Export into the current shell', 'eval "$($0 auth env)"']],
   });
 

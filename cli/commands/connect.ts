@@ -39,7 +39,7 @@ export class ConnectCommand extends AgentkitCommand {
   apiKey = Option.String('--api-key', { description: 'API_KEY: the Platform API key (visible in shell history; prefer --api-key-stdin)' });
   apiKeyStdin = Option.Boolean('--api-key-stdin', false, { description: 'Read the API key from the first line of stdin' });
   target = Option.String('--target', { description: `URL: the Platform (default AGENTKIT_TARGET, else ${DEFAULT_TARGET})` });
-  project = Option.String('--project', { description: 'NAME: the project to send to (default: the key\'s default project)' });
+  project = Option.String('--project', { description: "NAME: the project to send to (default: the key's default project)" });
   timeout = Option.String('--timeout', '10', { description: 'SECONDS: how long to wait for the Platform (default 10)' });
 
   async run(): Promise<number> {

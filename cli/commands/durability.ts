@@ -50,9 +50,10 @@ export class SetupCheckpointerCommand extends AgentkitCommand {
   async run(): Promise<void> {
     if (this.backend === 'sqlite') {
       if (this.schema !== undefined) throw new UsageError('--schema applies to --backend postgres only');
-      const file = this.connectionString !== undefined
-        ? path.resolve(this.context.cwd, this.connectionString)
-        : checkpointDbPath({ env: this.context.env, cwd: this.context.cwd });
+      const file =
+        this.connectionString !== undefined
+          ? path.resolve(this.context.cwd, this.connectionString)
+          : checkpointDbPath({ env: this.context.env, cwd: this.context.cwd });
       const checkpointer = new SQLiteCheckpointer(file);
       try {
         await checkpointer.setup();
@@ -85,7 +86,10 @@ export class ListPendingCommand extends AgentkitCommand {
 
   static override usage = Command.Usage({
     description: 'List pending interrupts (runs paused for a human decision), newest first',
-    details: ['Prints a table of paused executions: execution id, chain, node, reason, agent path, time of the pause and a preview of the context. `--json` prints the full rows.', STORE_DETAILS].join('\n\n'),
+    details: [
+      'Prints a table of paused executions: execution id, chain, node, reason, agent path, time of the pause and a preview of the context. `--json` prints the full rows.',
+      STORE_DETAILS,
+    ].join('\n\n'),
     examples: [
       ['List pending interrupts of the local store', '$0 list-pending'],
       ['The 10 newest, as JSON', '$0 list-pending --limit 10 --json'],
@@ -120,7 +124,7 @@ export class InspectCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'Show the checkpoint history of an execution',
     details: [
-      'Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with `error: execution id \'<id>\' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.',
+      "Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with `error: execution id '<id>' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.",
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -169,14 +173,17 @@ export class ResumeCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'Resume a paused execution through its runner',
     details: [
-      'Loads the runner (a Chain or Agent) from `--runner <file.ts:attr>` or `--runner <module:attr>` (an attribute that is a zero-argument function is called to build it) and calls its `resume(execution_id, { resumeValue })` against the runner\'s own checkpointer.',
+      "Loads the runner (a Chain or Agent) from `--runner <file.ts:attr>` or `--runner <module:attr>` (an attribute that is a zero-argument function is called to build it) and calls its `resume(execution_id, { resumeValue })` against the runner's own checkpointer.",
       'A paused execution needs a decision: without `--value` it approves (`{"approved": true}`). `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped. A crashed or failed execution (not paused) resumes from its last checkpoint without a value.',
-      'The resume holds the execution\'s lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. A pause whose claim was recorded by a resumer that then died is resumed with that recorded decision (`--value` is then ignored). The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.',
+      "The resume holds the execution's lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. A pause whose claim was recorded by a resumer that then died is resumed with that recorded decision (`--value` is then ignored). The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.",
       'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), when another process is running the execution (ExecutionBusy), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
       ['Approve a paused run', '$0 resume 3f2a9c1e-... --runner examples/durability/refund-chain.ts:refundChain'],
-      ['Reject it, with a note', '$0 resume 3f2a9c1e-... --runner ./agents.ts:refundChain --value \'{"approved": false, "metadata": {"note": "over budget"}}\''],
+      [
+        'Reject it, with a note',
+        '$0 resume 3f2a9c1e-... --runner ./agents.ts:refundChain --value \'{"approved": false, "metadata": {"note": "over budget"}}\'',
+      ],
     ],
   });
 
@@ -271,7 +278,10 @@ export class ResumeCommand extends AgentkitCommand {
 }
 
 interface Resumable {
-  resume(executionId: string, options: { resumeValue?: Resume; defaultResumeValue?: Resume }): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
+  resume(
+    executionId: string,
+    options: { resumeValue?: Resume; defaultResumeValue?: Resume },
+  ): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
   checkpointer?: { close?: () => Promise<void>; list?: (executionId: string, options: { limit: number }) => Promise<Checkpoint[]> } | null;
 }
 

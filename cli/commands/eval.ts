@@ -46,41 +46,66 @@ export class EvalRunCommand extends AgentkitCommand {
     category: 'Evals',
     description: 'Run a dataset against an agent, score it and gate on the result (for CI)',
     details: [
-      'Loads the target (`file.ts:attr` or `module:attr`: an Agent, Chain, Swarm, Supervisor, any object with `run(input)`, or any function), runs every case of the dataset (JSONL, CSV or a JSON array; replay\'s regression-test JSONL as is) `--concurrency` at a time, scores each output with every scorer, prints a scorecard and decides the gate.',
-      'Scorers: `exact_match`, `contains`, `regex_match` (`--pattern`, else the case\'s `pattern`, else its expected output), `json_valid`, `llm_judge` and `faithfulness` (both need `--judge-model`; faithfulness reads each case\'s `context`/`contexts`), and custom scorers named as targets (`./scorers.ts:polite`, a function `(input, output, expected, case) => { score, passed, reason }` or a `{ name, score }` object).',
+      "Loads the target (`file.ts:attr` or `module:attr`: an Agent, Chain, Swarm, Supervisor, any object with `run(input)`, or any function), runs every case of the dataset (JSONL, CSV or a JSON array; replay's regression-test JSONL as is) `--concurrency` at a time, scores each output with every scorer, prints a scorecard and decides the gate.",
+      "Scorers: `exact_match`, `contains`, `regex_match` (`--pattern`, else the case's `pattern`, else its expected output), `json_valid`, `llm_judge` and `faithfulness` (both need `--judge-model`; faithfulness reads each case's `context`/`contexts`), and custom scorers named as targets (`./scorers.ts:polite`, a function `(input, output, expected, case) => { score, passed, reason }` or a `{ name, score }` object).",
       'Rules (`--fail-under`, repeatable): `<scorer|overall>.<pass_rate|avg_score>=<value>`; a bare `<scorer>=<value>` means its pass_rate. A case whose agent throws or pauses, or whose scorer breaks, is errored: unscored, and counted in the error rate.',
       'Exit codes: 0 the gate passed; 1 it failed (a rule missed); 3 the run is invalid (error rate above `--max-error-rate`, nothing scored, or an eval error such as an unknown scorer or an unreadable dataset); 2 usage errors (missing flag, malformed rule, a rule naming a scorer the run does not use). Precedence: invalid > failed > passed.',
       'The run is saved in the local store (unless `--no-persist`) with git commit and branch. `--json <path>` writes the report (`schema_version: 1`, `run_id`, `run_name`, `scorecard`, `gate`, `cases`); `--json -` prints it on stdout instead of the scorecard. A progress bar is drawn on stderr only when it is a terminal.',
     ].join('\n\n'),
     examples: [
-      ['Gate on exact match', '$0 eval run --agent ./agent.ts:support --dataset tests/regression_tests.jsonl --scorers exact_match --fail-under exact_match.pass_rate=0.9 --max-error-rate 0.05'],
-      ['Two scorers, an LLM judge, a named run and a report', '$0 eval run --agent ./agent.ts:support --dataset cases.csv --scorers contains,llm_judge --judge-model openai:gpt-4o-mini --fail-under contains=0.8 --fail-under overall.pass_rate=0.75 --run-name nightly --json report.json'],
+      [
+        'Gate on exact match',
+        '$0 eval run --agent ./agent.ts:support --dataset tests/regression_tests.jsonl --scorers exact_match --fail-under exact_match.pass_rate=0.9 --max-error-rate 0.05',
+      ],
+      [
+        'Two scorers, an LLM judge, a named run and a report',
+        '$0 eval run --agent ./agent.ts:support --dataset cases.csv --scorers contains,llm_judge --judge-model openai:gpt-4o-mini --fail-under contains=0.8 --fail-under overall.pass_rate=0.75 --run-name nightly --json report.json',
+      ],
     ],
   });
 
-  agent = Option.String('--agent', { required: true, description: 'Target: file.ts:attr or module:attr (agent, chain, swarm, supervisor, object with run(), or function)' });
+  agent = Option.String('--agent', {
+    required: true,
+    description: 'Target: file.ts:attr or module:attr (agent, chain, swarm, supervisor, object with run(), or function)',
+  });
   dataset = Option.String('--dataset', { required: true, description: 'Dataset file: .jsonl, .csv or .json (array)' });
   scorers = Option.String('--scorers', 'exact_match', { description: 'Comma-separated scorer names or custom scorer targets (default exact_match)' });
   failUnder = Option.Array('--fail-under', [], { description: 'Threshold rule <scorer|overall>.<pass_rate|avg_score>=<v>; repeatable' });
-  maxErrorRate = Option.String('--max-error-rate', { description: 'Largest share of errored cases (0-1) before the run is invalid (exit 3)', validator: t.isNumber() });
+  maxErrorRate = Option.String('--max-error-rate', {
+    description: 'Largest share of errored cases (0-1) before the run is invalid (exit 3)',
+    validator: t.isNumber(),
+  });
   runName = Option.String('--run-name', { description: 'Name of the run (eval compare finds the latest run by name)' });
   json = Option.String('--json', { description: 'Write the JSON report to this path (- for stdout)' });
-  concurrency = Option.String('--concurrency', '4', { description: 'Cases in flight at once (default 4)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]) });
+  concurrency = Option.String('--concurrency', '4', {
+    description: 'Cases in flight at once (default 4)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
+  });
   db = Option.String('--db', { description: dbDescription });
   persist = Option.Boolean('--persist', true, { description: 'Save the run in the store (--no-persist: do not)' });
-  judgeModel = Option.String('--judge-model', { description: 'Model for llm_judge/faithfulness: <provider>:<model> (openai, anthropic, ollama, ...) or file.ts:attr' });
+  judgeModel = Option.String('--judge-model', {
+    description: 'Model for llm_judge/faithfulness: <provider>:<model> (openai, anthropic, ollama, ...) or file.ts:attr',
+  });
   judgeBaseUrl = Option.String('--judge-base-url', { description: 'Base URL of the judge provider (an OpenAI-compatible gateway, a local server)' });
   judgeCriteria = Option.String('--judge-criteria', { description: 'What llm_judge judges (default correctness)' });
   judgeRubric = Option.String('--judge-rubric', { description: 'How llm_judge grades, shown to the judge' });
-  judgeScale = Option.String('--judge-scale', { description: 'llm_judge scale: binary (default) or the top of a 1..N scale', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(2)]) });
+  judgeScale = Option.String('--judge-scale', {
+    description: 'llm_judge scale: binary (default) or the top of a 1..N scale',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(2)]),
+  });
   judgeThreshold = Option.String('--judge-threshold', { description: 'Normalised llm_judge score needed to pass (default 0.5)', validator: t.isNumber() });
   pattern = Option.String('--pattern', { description: 'Regular expression for regex_match' });
 
   async run(): Promise<number> {
     for (const rule of this.failUnder) parseRule(rule);
-    if (this.maxErrorRate !== undefined && !(this.maxErrorRate >= 0 && this.maxErrorRate <= 1)) throw new UsageError(`--max-error-rate must be between 0 and 1, got ${this.maxErrorRate}`);
-    if (this.judgeThreshold !== undefined && !(this.judgeThreshold >= 0 && this.judgeThreshold <= 1)) throw new UsageError(`--judge-threshold must be between 0 and 1, got ${this.judgeThreshold}`);
-    const names = this.scorers.split(',').map((s) => s.trim()).filter(Boolean);
+    if (this.maxErrorRate !== undefined && !(this.maxErrorRate >= 0 && this.maxErrorRate <= 1))
+      throw new UsageError(`--max-error-rate must be between 0 and 1, got ${this.maxErrorRate}`);
+    if (this.judgeThreshold !== undefined && !(this.judgeThreshold >= 0 && this.judgeThreshold <= 1))
+      throw new UsageError(`--judge-threshold must be between 0 and 1, got ${this.judgeThreshold}`);
+    const names = this.scorers
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (names.length === 0) throw new UsageError('--scorers lists no scorer');
     const { cwd, env } = this.context;
     const scorerSpecs = await Promise.all(names.map((name) => this.scorerSpec(name)));
@@ -92,18 +117,20 @@ export class EvalRunCommand extends AgentkitCommand {
     };
     const bar = progressBar(this.context.stderr);
     // Connected with the saved credentials (environment first) for this run's own export only (decision 152).
-    const results = await withSavedConnection(env, () => evaluate(target as Parameters<typeof evaluate>[0], this.dataset, scorerSpecs, {
-      cwd,
-      env,
-      dbPath: namedStore(cwd, this.db, { readOnly: false }),
-      concurrency: Number(this.concurrency),
-      runName: this.runName,
-      persist: this.persist,
-      onProgress: (p) => bar.update(p),
-      scorerOptions,
-      gate: { failUnder: this.failUnder, maxErrorRate: this.maxErrorRate ?? null },
-      metadata: { agent: this.agent, dataset: this.dataset },
-    })).finally(() => bar.finish());
+    const results = await withSavedConnection(env, () =>
+      evaluate(target as Parameters<typeof evaluate>[0], this.dataset, scorerSpecs, {
+        cwd,
+        env,
+        dbPath: namedStore(cwd, this.db, { readOnly: false }),
+        concurrency: Number(this.concurrency),
+        runName: this.runName,
+        persist: this.persist,
+        onProgress: (p) => bar.update(p),
+        scorerOptions,
+        gate: { failUnder: this.failUnder, maxErrorRate: this.maxErrorRate ?? null },
+        metadata: { agent: this.agent, dataset: this.dataset },
+      }),
+    ).finally(() => bar.finish());
     const gate = results.gate!;
     const report = runReport(results);
     if (!validator('EvalRunReport').Check(report)) throw new EvalError('internal: the report does not match the EvalRunReport contract');
@@ -142,7 +169,8 @@ export class EvalRunCommand extends AgentkitCommand {
     }
     const loaded = await loadTarget(text, { cwd: this.context.cwd });
     const value = loaded.value as Partial<ChatModel> | null;
-    if (!value || typeof value.complete !== 'function') throw new UsageError(`--judge-model '${text}' is neither <provider>:<model> nor a target resolving to a chat model`);
+    if (!value || typeof value.complete !== 'function')
+      throw new UsageError(`--judge-model '${text}' is neither <provider>:<model> nor a target resolving to a chat model`);
     return value as ChatModel;
   }
 }
@@ -156,7 +184,7 @@ export class EvalCompareCommand extends AgentkitCommand {
     description: 'Compare two stored eval runs, baseline first, and flag a regression',
     details: [
       'Each run is named by its run id, or by a run name (the latest run of that name). Cases are paired by ordinal when both runs hold the same input there, then by input; pairs with an errored case on either side are left out. Prints per-scorer and overall pass-rate deltas, a 95% paired-bootstrap interval of the overall delta (so a team sees when a drop could be noise), and the cases that regressed and improved.',
-      'Exit codes: 1 when the candidate\'s overall pass rate falls below the baseline\'s by more than `--tolerance` (default 0); 3 when a run is not found; 2 usage errors; 0 otherwise. `--json` prints the comparison as JSON.',
+      "Exit codes: 1 when the candidate's overall pass rate falls below the baseline's by more than `--tolerance` (default 0); 3 when a run is not found; 2 usage errors; 0 otherwise. `--json` prints the comparison as JSON.",
     ].join('\n\n'),
     examples: [
       ['Latest nightly against the release baseline, allowing a 2-point drop', '$0 eval compare release-1.4 nightly --tolerance 0.02'],
@@ -204,25 +232,44 @@ export class EvalCurateCommand extends AgentkitCommand {
   filter = Option.String('--filter', 'all', { description: `Which runs: ${CURATE_FILTERS.join(', ')} (default all)` });
   agent = Option.String('--agent', { description: 'Only spans of this agent name' });
   since = Option.String('--since', { description: 'Only runs started in the last this many hours', validator: t.isNumber() });
-  limit = Option.String('--limit', '200', { description: 'At most this many cases, the newest (default 200)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]) });
+  limit = Option.String('--limit', '200', {
+    description: 'At most this many cases, the newest (default 200)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
+  });
   outFile = Option.String('--out,-o', { required: true, description: 'JSONL file to write' });
   append = Option.Boolean('--append', false, { description: 'Append to the file instead of replacing it' });
   db = Option.String('--db', { description: dbDescription });
   json = Option.Boolean('--json', false, { description: 'Print { file, written, skipped } as JSON' });
 
   async run(): Promise<void> {
-    if (!(CURATE_FILTERS as readonly string[]).includes(this.filter)) throw new UsageError(`unknown --filter '${this.filter}'; filters: ${CURATE_FILTERS.join(', ')}`);
+    if (!(CURATE_FILTERS as readonly string[]).includes(this.filter))
+      throw new UsageError(`unknown --filter '${this.filter}'; filters: ${CURATE_FILTERS.join(', ')}`);
     if (this.since !== undefined && !(this.since > 0)) throw new UsageError(`--since must be a positive number of hours, got ${this.since}`);
     const { cwd, env } = this.context;
-    const result = await curate({ filter: this.filter as CurateFilter, agent: this.agent, sinceHours: this.since, limit: Number(this.limit), env, cwd, dbPath: namedStore(cwd, this.db, { readOnly: true }) });
+    const result = await curate({
+      filter: this.filter as CurateFilter,
+      agent: this.agent,
+      sinceHours: this.since,
+      limit: Number(this.limit),
+      env,
+      cwd,
+      dbPath: namedStore(cwd, this.db, { readOnly: true }),
+    });
     const file = path.resolve(cwd, this.outFile);
     if (result.cases.length > 0) writeJsonl(file, result.cases, { append: this.append });
     if (this.json) {
       this.out(JSON.stringify({ file, written: result.cases.length, skipped: result.skipped }));
       return;
     }
-    const skipped = result.skipped > 0 ? ` (${result.skipped} matching span(s) skipped: no captured input${this.filter === 'all' || this.filter === 'favorites' || this.filter === 'noted' ? ' or output' : ''})` : '';
-    this.out(result.cases.length === 0 ? `No matching agent runs for filter '${this.filter}'; nothing written${skipped}` : `Wrote ${result.cases.length} case(s) to ${file}${this.append ? ' (appended)' : ''}${skipped}`);
+    const skipped =
+      result.skipped > 0
+        ? ` (${result.skipped} matching span(s) skipped: no captured input${this.filter === 'all' || this.filter === 'favorites' || this.filter === 'noted' ? ' or output' : ''})`
+        : '';
+    this.out(
+      result.cases.length === 0
+        ? `No matching agent runs for filter '${this.filter}'; nothing written${skipped}`
+        : `Wrote ${result.cases.length} case(s) to ${file}${this.append ? ' (appended)' : ''}${skipped}`,
+    );
   }
 }
 
@@ -246,7 +293,10 @@ export class EvalExportCommand extends AgentkitCommand {
   status = Option.Boolean('--status', false, { description: 'Print the export posture and the queued runs' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Print the JSON that would be sent' });
   runRef = Option.String('--run', { description: 'Only this run (id or name) for --dry-run' });
-  limit = Option.String('--limit', '10', { description: 'Queued runs shown by --dry-run (default 10)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]) });
+  limit = Option.String('--limit', '10', {
+    description: 'Queued runs shown by --dry-run (default 10)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
+  });
   json = Option.Boolean('--json', false, { description: 'Print the status as JSON' });
   db = Option.String('--db', { description: dbDescription });
 
@@ -262,7 +312,9 @@ export class EvalExportCommand extends AgentkitCommand {
       this.out(JSON.stringify(posture, null, 2));
       return;
     }
-    this.out(`Connected: ${posture.connected ? `yes (source: ${posture.source})` : `no (no AGENTKIT_API_KEY and no credentials file at ${posture.credentials_file})`}`);
+    this.out(
+      `Connected: ${posture.connected ? `yes (source: ${posture.source})` : `no (no AGENTKIT_API_KEY and no credentials file at ${posture.credentials_file})`}`,
+    );
     this.out(`Eval export: ${posture.enabled ? 'enabled' : `disabled (${posture.disabled_by})`}`);
     this.out(`Queued runs: ${posture.queued_runs}`);
     this.out('Nothing was sent: this command only inspects.');

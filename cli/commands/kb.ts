@@ -36,7 +36,8 @@ export class KbListCommand extends KbCommand {
   static override usage = Command.Usage({
     category: 'Knowledge bases',
     description: 'List knowledge bases',
-    details: 'Lists the bases under the root (`.agentkit/kb/` beside the local store, or `--path`): name, documents, chunks, size, path. Prints `No knowledge bases in <root>.` when there are none. `--json` prints `{ items, count }` with each base\'s status.',
+    details:
+      "Lists the bases under the root (`.agentkit/kb/` beside the local store, or `--path`): name, documents, chunks, size, path. Prints `No knowledge bases in <root>.` when there are none. `--json` prints `{ items, count }` with each base's status.",
     examples: [
       ['List bases', '$0 kb list'],
       ['List bases under another root', '$0 kb list --path data/kb --json'],
@@ -68,7 +69,8 @@ export class KbStatusCommand extends KbCommand {
   static override usage = Command.Usage({
     category: 'Knowledge bases',
     description: 'Show one knowledge base',
-    details: 'Prints the base\'s path, documents, chunks, size on disk, search modes (the default marked), embedder and chunking. An unknown base prints one line naming the bases that exist and exits 1. `--json` prints the status object.',
+    details:
+      "Prints the base's path, documents, chunks, size on disk, search modes (the default marked), embedder and chunking. An unknown base prints one line naming the bases that exist and exits 1. `--json` prints the status object.",
     examples: [['Status of the docs base', '$0 kb status --name docs']],
   });
 
@@ -101,7 +103,7 @@ export class KbAddCommand extends KbCommand {
     description: 'Ingest files and directories into a knowledge base',
     details: [
       'Ingests `.txt`, `.md`/`.markdown` and `.pdf` files; a directory is walked recursively (hidden entries and `node_modules` skipped, other file types skipped and counted). The base is created when it does not exist. A changed file replaces its chunks; an unchanged one (same content hash) is skipped.',
-      'Embedder: the base\'s recorded one; for a new base an OpenAI-compatible endpoint when `AGENTKIT_KB_EMBEDDING_URL` and `AGENTKIT_KB_EMBEDDING_MODEL` are set (key from `AGENTKIT_KB_EMBEDDING_API_KEY`, else `OPENAI_API_KEY`), else the local hashing embedder (no key, no network).',
+      "Embedder: the base's recorded one; for a new base an OpenAI-compatible endpoint when `AGENTKIT_KB_EMBEDDING_URL` and `AGENTKIT_KB_EMBEDDING_MODEL` are set (key from `AGENTKIT_KB_EMBEDDING_API_KEY`, else `OPENAI_API_KEY`), else the local hashing embedder (no key, no network).",
       'A file that cannot be ingested (missing, unreadable, unsupported type named directly, not UTF-8, a corrupt PDF) prints one line naming it on stderr; the rest are still ingested and the command exits 1 at the end. Progress (files, chunks, elapsed) is shown on stderr when it is a terminal. `--json` prints the report.',
     ].join('\n\n'),
     examples: [
@@ -141,7 +143,8 @@ export class KbDeleteCommand extends KbCommand {
   static override usage = Command.Usage({
     category: 'Knowledge bases',
     description: 'Remove a source file and its chunks from a knowledge base',
-    details: 'Removes the document ingested from `<file>` (resolved against the working directory, as `kb add` resolved it) and all its chunks; a directory removes every source under it. Prints what was removed. A source the base does not hold, or an unknown base, exits 1.',
+    details:
+      'Removes the document ingested from `<file>` (resolved against the working directory, as `kb add` resolved it) and all its chunks; a directory removes every source under it. Prints what was removed. A source the base does not hold, or an unknown base, exits 1.',
     examples: [['Remove one file', '$0 kb delete docs/old-faq.md --name docs']],
   });
 
@@ -161,7 +164,8 @@ export class KbClearCommand extends KbCommand {
   static override usage = Command.Usage({
     category: 'Knowledge bases',
     description: 'Remove every document and chunk of a knowledge base',
-    details: 'Empties the base (its directory stays, so `kb list` still shows it) and forgets its embedder, so the next `kb add` may use another. An unknown base exits 1.',
+    details:
+      'Empties the base (its directory stays, so `kb list` still shows it) and forgets its embedder, so the next `kb add` may use another. An unknown base exits 1.',
     examples: [['Clear the docs base', '$0 kb clear --name docs']],
   });
 
@@ -180,7 +184,8 @@ export class KbSearchCommand extends KbCommand {
   static override usage = Command.Usage({
     category: 'Knowledge bases',
     description: 'Search a knowledge base',
-    details: 'Prints the best chunks, best first: score, source, heading or page, and the text (first 300 characters; `--json` prints whole results with offsets). `--mode` is `keyword` (FTS5/BM25, no key), `vector` or `hybrid`; the default is the base\'s. No hit prints `No results.`',
+    details:
+      "Prints the best chunks, best first: score, source, heading or page, and the text (first 300 characters; `--json` prints whole results with offsets). `--mode` is `keyword` (FTS5/BM25, no key), `vector` or `hybrid`; the default is the base's. No hit prints `No results.`",
     examples: [
       ['Search', '$0 kb search "refund window" --name docs'],
       ['Top 10 as JSON', '$0 kb search "refund window" --name docs --top-k 10 --json'],
@@ -189,12 +194,16 @@ export class KbSearchCommand extends KbCommand {
 
   query = Option.String({ name: 'query' });
   name = Option.String('--name', { required: true, description: 'The base' });
-  topK = Option.String('--top-k', { description: 'Hits to return (default 4)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(1, 1000)]) });
+  topK = Option.String('--top-k', {
+    description: 'Hits to return (default 4)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(1, 1000)]),
+  });
   mode = Option.String('--mode', { description: `Search mode: ${SEARCH_MODES.join(', ')}` });
   json = Option.Boolean('--json', false, { description: 'Print JSON' });
 
   async run(): Promise<void> {
-    if (this.mode !== undefined && !SEARCH_MODES.includes(this.mode as SearchMode)) throw new UsageError(`--mode must be one of ${SEARCH_MODES.join(', ')}, got '${this.mode}'`);
+    if (this.mode !== undefined && !SEARCH_MODES.includes(this.mode as SearchMode))
+      throw new UsageError(`--mode must be one of ${SEARCH_MODES.join(', ')}, got '${this.mode}'`);
     const hits = await this.use(this.name, false, (kb) => kb.search(this.query, { topK: this.topK, mode: this.mode as SearchMode | undefined }));
     if (this.json) {
       this.out(JSON.stringify({ items: hits, count: hits.length }, null, 2));

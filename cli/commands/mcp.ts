@@ -20,7 +20,7 @@ export class McpServeCommand extends AgentkitCommand {
     category: 'Serving',
     description: 'Serve an agent or chain as an MCP server over stdio',
     details: [
-      'Lists one tool, named after the target (or `--name`), that runs it with an `input` argument and answers with its output as text; a paused run answers with the pause and its `execution_id`. With `--expose-tools`, each of an Agent\'s own tools is listed too, with its JSON Schema. Failures come back as MCP error results (`isError: true`).',
+      "Lists one tool, named after the target (or `--name`), that runs it with an `input` argument and answers with its output as text; a paused run answers with the pause and its `execution_id`. With `--expose-tools`, each of an Agent's own tools is listed too, with its JSON Schema. Failures come back as MCP error results (`isError: true`).",
       'Needs the `mcp-server` extra (`@modelcontextprotocol/sdk`). Logs go to stderr; stdout is the protocol. The server stops when the client closes stdin.',
       'Claude Desktop and other MCP clients: command `npx`, args `["agentkit", "mcp", "serve", "/abs/path/agents.ts:support"]`.',
     ].join('\n\n'),

@@ -29,7 +29,15 @@ export class MigrateCommand extends AgentkitCommand {
 
   async run(): Promise<number> {
     const { env, cwd } = this.context;
-    const report = await importLegacyStores({ env, cwd, dbPath: this.db, traceDb: this.traceDb, checkpointDb: this.checkpointDb, promptDir: this.promptDir, force: this.force });
+    const report = await importLegacyStores({
+      env,
+      cwd,
+      dbPath: this.db,
+      traceDb: this.traceDb,
+      checkpointDb: this.checkpointDb,
+      promptDir: this.promptDir,
+      force: this.force,
+    });
     if (this.json) this.out(JSON.stringify(report, null, 2));
     else {
       this.out(`target: ${report.target}`);

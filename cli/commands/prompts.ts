@@ -70,7 +70,9 @@ export class PromptsListCommand extends PromptsCommand {
 }
 
 function labelsText(labels: Record<string, number>): string {
-  const text = Object.entries(labels).map(([label, version]) => `${label}=${version}`).join(', ');
+  const text = Object.entries(labels)
+    .map(([label, version]) => `${label}=${version}`)
+    .join(', ');
   return text || '-';
 }
 
@@ -82,7 +84,7 @@ export class PromptsDiffCommand extends PromptsCommand {
     category: 'Prompts',
     description: 'Diff two versions of a prompt',
     details: [
-      'Prints a unified diff of the two versions\' templates, headed `--- <name> v<from>` and `+++ <name> v<to>`, coloured when stdout is a terminal (unless NO_COLOR is set). Two versions with the same template print the headers and `(no template changes)`.',
+      "Prints a unified diff of the two versions' templates, headed `--- <name> v<from>` and `+++ <name> v<to>`, coloured when stdout is a terminal (unless NO_COLOR is set). Two versions with the same template print the headers and `(no template changes)`.",
       'An unknown prompt or version prints one line naming it and exits 1. `--json` prints `{ name, from, to, diff }`.',
     ].join('\n\n'),
     examples: [['Diff version 1 and 3', '$0 prompts diff support --from 1 --to 3']],
@@ -247,7 +249,8 @@ export class PromptsFragmentCommand extends PromptsCommand {
   static override usage = Command.Usage({
     category: 'Prompts',
     description: 'Create or replace a fragment from a file',
-    details: 'A fragment is shared text a template includes with `{{@name}}`. Versions already registered keep the content they were registered with; the next `prompts add` of a template that includes it takes the new content. Prints `fragment <name> saved`.',
+    details:
+      'A fragment is shared text a template includes with `{{@name}}`. Versions already registered keep the content they were registered with; the next `prompts add` of a template that includes it takes the new content. Prints `fragment <name> saved`.',
     examples: [['Save the tone fragment', '$0 prompts fragment tone --file prompts/tone.txt']],
   });
 

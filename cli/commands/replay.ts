@@ -56,7 +56,21 @@ export class ReplayShowCommand extends ReplayCommand {
       return;
     }
     const t = replay.trace;
-    this.out(JSON.stringify({ trace_id: t.trace_id, name: t.name, status: t.status, span_count: replay.length, start_time: t.start_time, end_time: t.end_time, steps: replay.steps() }, null, 2));
+    this.out(
+      JSON.stringify(
+        {
+          trace_id: t.trace_id,
+          name: t.name,
+          status: t.status,
+          span_count: replay.length,
+          start_time: t.start_time,
+          end_time: t.end_time,
+          steps: replay.steps(),
+        },
+        null,
+        2,
+      ),
+    );
   }
 }
 
@@ -68,7 +82,7 @@ export class ReplayInspectCommand extends ReplayCommand {
     category: 'Replay',
     description: 'Print one step of a stored trace',
     details: [
-      'Prints `Step <i>: <span_name>`, `Timestamp: <start time>`, then `Attributes:` and the span\'s attributes as indented JSON (payloads such as model messages and tool arguments stay as recorded).',
+      "Prints `Step <i>: <span_name>`, `Timestamp: <start time>`, then `Attributes:` and the span's attributes as indented JSON (payloads such as model messages and tool arguments stay as recorded).",
       '`--json` prints the ReplayStep, with its input and output payloads split out and decoded. A step outside the trace fails with `Step <n> out of range (0-<max>)` and exit 2 (pass a negative index after `--`); an unknown trace id exits 1.',
     ].join('\n\n'),
     examples: [
@@ -107,12 +121,18 @@ export class ReplayForkCommand extends ReplayCommand {
       'Rebuilds the agent of the trace (the `agent.<name>` span at `--step`, else the nearest one above it, else the first one, so agents nested in a chain, swarm or supervisor work too) from its recorded reconstruction attributes, applies `--prompt` (new system prompt) and `--input` (new input), and runs it from the top as a new trace in the same store. `--step` (default 0) is the anchor of the comparison, not a resume point.',
       '`--agent <spec>` (repeatable; `file.ts:attr` or `module:attr`) imports a module so its tools and guardrails register; what the trace cannot carry (a model or tool defined in code) is taken from the loaded agent of the same name.',
       'Safety: `--mode recorded` (the default) answers each model call with the recorded response while the request matches and calls the model for real from the first change on; `--mode live` calls the model every time. In both modes `read_only` tools run, while `idempotent` and `side_effecting` tools are answered from the recorded call with the same arguments and never executed unless `--allow-side-effects` is given; a call with no recorded match stops the rerun with an error naming the tool.',
-      '`--save-test <file>` appends the rerun as a regression test case (`input`: the rerun\'s input, `expected_output`: its new output, `trace_id`: the source trace, `created_at`) to a JSONL dataset that `agentkit eval run --dataset <file>` reads; the file and its folder are created when missing.',
+      "`--save-test <file>` appends the rerun as a regression test case (`input`: the rerun's input, `expected_output`: its new output, `trace_id`: the source trace, `created_at`) to a JSONL dataset that `agentkit eval run --dataset <file>` reads; the file and its folder are created when missing.",
       'Prints the new trace id, the original and new outputs, `steps_executed` and `diverged_at` (the first step whose span or model answer differs; `null` when identical), then where it diverged. `--json` prints `{ trace_id, source_trace_id, original_output, new_output, steps_executed, diverged_at }`; `--output <path>` writes that JSON to a file (mode 0600). An unknown trace id prints one line naming it and exits 1; a trace that cannot be rerun exits 2 with what is missing.',
     ].join('\n\n'),
     examples: [
-      ['Rerun the quickstart agent with a new prompt', '$0 replay fork 4bf92f3577b34da6a3ce929d0e0e4736 --prompt "Answer in one sentence." --agent examples/quickstart-agent.ts:support'],
-      ['Rerun with another input, live, and keep the result', '$0 replay fork 4bf92f3577b34da6a3ce929d0e0e4736 --input "Where is order 1001?" --mode live --output fork.json --agent agents.ts:support'],
+      [
+        'Rerun the quickstart agent with a new prompt',
+        '$0 replay fork 4bf92f3577b34da6a3ce929d0e0e4736 --prompt "Answer in one sentence." --agent examples/quickstart-agent.ts:support',
+      ],
+      [
+        'Rerun with another input, live, and keep the result',
+        '$0 replay fork 4bf92f3577b34da6a3ce929d0e0e4736 --input "Where is order 1001?" --mode live --output fork.json --agent agents.ts:support',
+      ],
     ],
   });
 
@@ -146,7 +166,8 @@ export class ReplayForkCommand extends ReplayCommand {
       if (this.input !== undefined) fork.modifyInput(this.input);
       fork.withDeterminism(this.mode as ReplayMode, { allowSideEffects: this.allowSideEffects });
       // Progress for a person watching: a live rerun takes as long as the model does.
-      if ((this.context.stderr as { isTTY?: boolean }).isTTY) this.err(`rerunning agent '${fork.agentName}' from trace ${replay.traceId} (${this.mode} mode)...`);
+      if ((this.context.stderr as { isTTY?: boolean }).isTTY)
+        this.err(`rerunning agent '${fork.agentName}' from trace ${replay.traceId} (${this.mode} mode)...`);
       const result = await fork.rerun({ agent: agents.get(fork.agentName) });
       const comparison = await fork.compare(result);
       const body: ReplayForkReport = {
@@ -160,7 +181,11 @@ export class ReplayForkCommand extends ReplayCommand {
       // The report is a contract shape (ReplayForkReport): check it before anything is written.
       if (!validator('ReplayForkReport').Check(body)) throw new Error('the fork report does not match ReplayForkReport');
       if (this.saveTest !== undefined) {
-        await result.saveAsTest(path.resolve(this.context.cwd, this.saveTest), { input: result.input, expectedOutput: text(result.new_output), sourceTraceId: replay.traceId });
+        await result.saveAsTest(path.resolve(this.context.cwd, this.saveTest), {
+          input: result.input,
+          expectedOutput: text(result.new_output),
+          sourceTraceId: replay.traceId,
+        });
       }
       if (this.output !== undefined) await writeFile(path.resolve(this.context.cwd, this.output), `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
       if (this.json) {
@@ -173,9 +198,11 @@ export class ReplayForkCommand extends ReplayCommand {
       this.out(`new_output: ${text(body.new_output)}`);
       this.out(`steps_executed: ${body.steps_executed}`);
       this.out(`diverged_at: ${body.diverged_at ?? 'null'}`);
-      this.out(`model calls: ${result.counts.recordedModelCalls} recorded, ${result.counts.liveModelCalls} live; tool calls: ${result.counts.liveToolCalls} run, ${result.counts.recordedToolCalls} answered from the trace, ${result.counts.overriddenToolCalls} overridden`);
+      this.out(
+        `model calls: ${result.counts.recordedModelCalls} recorded, ${result.counts.liveModelCalls} live; tool calls: ${result.counts.liveToolCalls} run, ${result.counts.recordedToolCalls} answered from the trace, ${result.counts.overriddenToolCalls} overridden`,
+      );
       this.out('');
-      this.out((await fork.diff(result)));
+      this.out(await fork.diff(result));
     } finally {
       for (const value of loaded) await closeRunner(value);
     }

@@ -90,12 +90,15 @@ export class ExportTraceCommand extends AgentkitCommand {
     description: 'Write one trace to a self-contained JSON file',
     details: [
       'Reads the local store directly and writes one JSON document (`export_version`, `exported_at`, `sdk_version`, `trace`, `spans`, `checkpoints`, `multimodal_attachments`): the same JSON as the UI Export dialog, checked against the contract before it is written. Payload attributes of each span are split into `input` and `output`.',
-      'Checkpoints of the trace\'s execution are listed when the same store holds them; their state blocks (`state_snapshot`, node input and output, interrupt context) only with `--include-checkpoint-state`. Attachments are listed; their bytes (base64) only with `--include-attachments`.',
+      "Checkpoints of the trace's execution are listed when the same store holds them; their state blocks (`state_snapshot`, node input and output, interrupt context) only with `--include-checkpoint-state`. Attachments are listed; their bytes (base64) only with `--include-attachments`.",
       'The file is written with mode 0600 (it holds prompts and tool payloads). An unknown trace id prints an error, writes nothing and exits 1.',
     ].join('\n\n'),
     examples: [
       ['Export to trace.json', '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736'],
-      ['Export everything from another store', '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736 --output run.json --include-attachments --include-checkpoint-state --db prod/local.db'],
+      [
+        'Export everything from another store',
+        '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736 --output run.json --include-attachments --include-checkpoint-state --db prod/local.db',
+      ],
     ],
   });
 
@@ -109,7 +112,10 @@ export class ExportTraceCommand extends AgentkitCommand {
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     // Loaded here, not at the top: `traces list` shares this module and must start fast.
     const { exportTrace } = await import('../../src/tracing/export.js');
-    const document = await exportTrace(store, this.traceId, { includeAttachments: this.includeAttachments, includeCheckpointState: this.includeCheckpointState });
+    const document = await exportTrace(store, this.traceId, {
+      includeAttachments: this.includeAttachments,
+      includeCheckpointState: this.includeCheckpointState,
+    });
     const file = path.resolve(this.context.cwd, this.output);
     await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
     this.out(`wrote ${file}`);

@@ -67,7 +67,8 @@ export class UiStartCommand extends AgentkitCommand {
   async run(): Promise<number> {
     const refusal = bindRefusal(this.host, this.insecureBind);
     if (refusal) throw new UsageError(refusal);
-    if (this.schema !== undefined && this.connectionString === undefined) throw new UsageError('--schema selects a Postgres schema; it needs --connection-string');
+    if (this.schema !== undefined && this.connectionString === undefined)
+      throw new UsageError('--schema selects a Postgres schema; it needs --connection-string');
     const where = { env: this.context.env, cwd: this.context.cwd };
     const dbPath = this.db !== undefined ? path.resolve(this.context.cwd, this.db) : localDbPath(where);
     const authPath = this.authFile !== undefined ? path.resolve(this.context.cwd, this.authFile) : path.join(agentkitDir(where), 'auth.json');
@@ -89,9 +90,10 @@ export class UiStartCommand extends AgentkitCommand {
     // Older stores (.agentkit/traces.db, .agentkit/checkpoints.db, .prompts/) are imported once, as `agentkit migrate` does.
     for (const line of await importLegacyOnStart({ ...where, dbPath })) this.err(`agentkit ui: ${line}`);
 
-    const checkpointer: Checkpointer = this.connectionString !== undefined
-      ? new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 4 })
-      : new SQLiteCheckpointer(dbPath);
+    const checkpointer: Checkpointer =
+      this.connectionString !== undefined
+        ? new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 4 })
+        : new SQLiteCheckpointer(dbPath);
     const server = await startUiServer({
       host: this.host,
       port: this.port,
@@ -107,7 +109,9 @@ export class UiStartCommand extends AgentkitCommand {
         for (const runner of loaded) await closeRunner(runner);
       },
     });
-    this.err(`agentkit ui: serving on ${server.url} (store ${dbPath}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, login as '${(auth as { file: AuthFile }).file.username}'`})`);
+    this.err(
+      `agentkit ui: serving on ${server.url} (store ${dbPath}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, login as '${(auth as { file: AuthFile }).file.username}'`})`,
+    );
     if (!this.noOpen) this.err(`agentkit ui: ${await openBrowser(server.url, this.context.env)}`);
     await waitForStopSignal(this.context.env);
     this.err('agentkit ui: stopping');
@@ -122,7 +126,9 @@ export class UiStartCommand extends AgentkitCommand {
     if (existing) return existing;
     const stdin = this.context.stdin as NodeJS.ReadStream;
     if (!stdin.isTTY) {
-      throw new UsageError(`no credentials at ${file}: create them with \`agentkit ui reset-password --password-stdin\` (or start at a terminal, or pass --no-auth)`);
+      throw new UsageError(
+        `no credentials at ${file}: create them with \`agentkit ui reset-password --password-stdin\` (or start at a terminal, or pass --no-auth)`,
+      );
     }
     this.err(`agentkit ui: no credentials at ${file}; choose a login for the UI`);
     const username = (await askLine(this.context, 'Username [admin]: ')) || 'admin';
@@ -148,7 +154,7 @@ export class UiResetPasswordCommand extends AgentkitCommand {
     ].join('\n\n'),
     examples: [
       ['Reset interactively', '$0 ui reset-password'],
-      ['From a script', "printf '%s' \"$UI_PASSWORD\" | $0 ui reset-password --username ops --password-stdin"],
+      ['From a script', 'printf \'%s\' "$UI_PASSWORD" | $0 ui reset-password --username ops --password-stdin'],
     ],
   });
 
@@ -170,7 +176,8 @@ export class UiResetPasswordCommand extends AgentkitCommand {
     if (this.passwordStdin) {
       password = (await readAllStdin(this.context)).split(/\r?\n/)[0] ?? '';
     } else {
-      if (!(this.context.stdin as NodeJS.ReadStream).isTTY) throw new UsageError('standard input is not a terminal: pass --password-stdin to read the password from it');
+      if (!(this.context.stdin as NodeJS.ReadStream).isTTY)
+        throw new UsageError('standard input is not a terminal: pass --password-stdin to read the password from it');
       password = await askPassword(this.context, 'New password: ');
       const again = await askPassword(this.context, 'Repeat password: ');
       if (password !== again) throw new UsageError('the two passwords differ; nothing was written');

@@ -15,7 +15,10 @@ export class VersionCommand extends AgentkitCommand {
       'Prints `agentkit <version>`, followed by `[<extra>, <extra>]` when optional extras are installed. An extra is listed when its package is installed where agentkit resolves it (its entry point resolves and exists); it is not imported, so the command stays fast.',
       ...EXTRAS.map((e) => `- \`${e.name}\` (${e.module}): ${e.enables}.`),
     ].join('\n\n'),
-    examples: [['Print the version', '$0 version'], ['As JSON', '$0 version --json']],
+    examples: [
+      ['Print the version', '$0 version'],
+      ['As JSON', '$0 version --json'],
+    ],
   });
 
   json = Option.Boolean('--json', false, { description: 'Print { version, extras } as JSON' });

@@ -42,7 +42,12 @@ export async function openExistingStore(flags: StoreFlags, context: AgentkitCont
 }
 
 /** Read from the store named by the flags and close it; `empty` when the store does not exist yet. */
-export async function readExistingStore<T>(flags: StoreFlags, context: AgentkitContext, read: (checkpointer: Checkpointer) => Promise<T>, empty: T): Promise<T> {
+export async function readExistingStore<T>(
+  flags: StoreFlags,
+  context: AgentkitContext,
+  read: (checkpointer: Checkpointer) => Promise<T>,
+  empty: T,
+): Promise<T> {
   const checkpointer = await openExistingStore(flags, context);
   if (!checkpointer) return empty;
   try {

@@ -14,7 +14,10 @@ function capture(tty: boolean) {
 }
 
 test('the line: bar, cases done of total, errors, elapsed, eta', () => {
-  assert.is(progressLine({ done: 6, total: 24, errored: 1, elapsedMs: 3_000 }), `[${'#'.repeat(6)}${'.'.repeat(18)}] 6/24 cases  errors 1  elapsed 3.0s  eta 9.0s`);
+  assert.is(
+    progressLine({ done: 6, total: 24, errored: 1, elapsedMs: 3_000 }),
+    `[${'#'.repeat(6)}${'.'.repeat(18)}] 6/24 cases  errors 1  elapsed 3.0s  eta 9.0s`,
+  );
   assert.is(progressLine({ done: 0, total: 10, errored: 0, elapsedMs: 5 }), `[${'.'.repeat(24)}] 0/10 cases  errors 0  elapsed 0.0s  eta ?`);
   assert.is(progressLine({ done: 10, total: 10, errored: 0, elapsedMs: 95_000 }), `[${'#'.repeat(24)}] 10/10 cases  errors 0  elapsed 1m35s  eta 0.0s`);
 });

@@ -40,16 +40,23 @@ export function comparisonText(c: EvalComparison, baseline: EvalRunRecord, candi
     '',
     table(
       ['SCORER', 'BASELINE', 'CANDIDATE', 'DELTA'],
-      [...c.metrics.pass_rate.map((m) => [`${m.name}.pass_rate`, rate(m.baseline), rate(m.candidate), signed(m.delta)]), ['overall.pass_rate', rate(c.overall.baseline), rate(c.overall.candidate), signed(c.overall.delta)]],
+      [
+        ...c.metrics.pass_rate.map((m) => [`${m.name}.pass_rate`, rate(m.baseline), rate(m.candidate), signed(m.delta)]),
+        ['overall.pass_rate', rate(c.overall.baseline), rate(c.overall.candidate), signed(c.overall.delta)],
+      ],
     ),
     '',
     c.delta_ci95
       ? `95% bootstrap interval of the pass-rate delta: [${signed(c.delta_ci95[0])}, ${signed(c.delta_ci95[1])}]${c.significant ? '' : ' (includes 0: could be noise)'}`
       : '95% bootstrap interval: needs at least 2 compared cases',
   ];
-  for (const [title, list] of [['Regressed', c.regressed], ['Improved', c.improved]] as const) {
+  for (const [title, list] of [
+    ['Regressed', c.regressed],
+    ['Improved', c.improved],
+  ] as const) {
     lines.push('', `${title} (${list.length}):`);
-    for (const f of list) lines.push(`  #${f.candidate_ordinal} [${f.scorers.join(', ')}] ${oneLine(f.input, 80)}${f.candidate_trace_id ? `  trace ${f.candidate_trace_id}` : ''}`);
+    for (const f of list)
+      lines.push(`  #${f.candidate_ordinal} [${f.scorers.join(', ')}] ${oneLine(f.input, 80)}${f.candidate_trace_id ? `  trace ${f.candidate_trace_id}` : ''}`);
   }
   const drop = c.overall.baseline - c.overall.candidate;
   lines.push(

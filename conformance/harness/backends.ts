@@ -10,8 +10,8 @@ import { createTestSchema, dropTestSchema, testPgUrl } from './postgres.js';
 export type BackendKind = 'sqlite' | 'postgres';
 
 export type Backend =
-  | { kind: 'sqlite'; /** Path of the test's own local.db (not created yet). */ dbPath: string }
-  | { kind: 'postgres'; /** Connection string. */ url: string; /** The test's own schema. */ schema: string }
+  | { kind: 'sqlite' /** Path of the test's own local.db (not created yet). */; dbPath: string }
+  | { kind: 'postgres' /** Connection string. */; url: string /** The test's own schema. */; schema: string }
   | { kind: 'none' };
 
 export const STORAGE_BACKENDS: readonly BackendKind[] = ['sqlite', 'postgres'];

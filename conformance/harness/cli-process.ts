@@ -21,7 +21,11 @@ export interface CliProcess {
 
 /** Start `agentkit <argv>` from the built dist/ (or from `bin`, another copy's cli/main.js) in `cwd`. */
 export function startCli(argv: string[], options: { cwd: string; env?: Record<string, string | undefined>; bin?: string }): CliProcess {
-  const child = spawn(process.execPath, [options.bin ?? BIN, ...argv], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...argv], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let err = '';
   let out = '';
   const listeners = new Set<() => void>();
@@ -30,7 +34,9 @@ export function startCli(argv: string[], options: { cwd: string; env?: Record<st
     for (const listener of listeners) listener();
   });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     stderr: () => err,

@@ -55,7 +55,9 @@ export async function startFakeProvider(replies: FakeReply[] | ((request: Record
       const index = requests.length - 1;
       const reply = typeof replies === 'function' ? replies(recorded, index) : replies[index];
       if (!reply) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `fake provider: no reply scripted for request ${index + 1}` } }));
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `fake provider: no reply scripted for request ${index + 1}` } }));
         return;
       }
       void answer(reply, res);

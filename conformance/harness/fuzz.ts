@@ -36,7 +36,9 @@ function request(method: string, target: string, headers: Record<string, string>
   if (!raw && body !== undefined && !Object.keys(all).some((h) => h.toLowerCase() === 'transfer-encoding' || h.toLowerCase() === 'content-length')) {
     all['content-length'] = String(payload.length);
   }
-  const head = `${method} ${target} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  const head = `${method} ${target} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
 }
 
@@ -78,7 +80,11 @@ export function* fuzzCases(seed: number, count: number, target: FuzzTarget): Gen
     () => {
       const keys = 10_001 + Math.floor(random() * 2000);
       const body = `{${Array.from({ length: keys }, (_, i) => `"k${i}":0`).join(',')}}`;
-      return { kind: 'many keys', method: 'POST', bytes: request('POST', pick(routes('POST')), json, body.length > target.maxBodyBytes ? body.slice(0, target.maxBodyBytes - 1) : body) };
+      return {
+        kind: 'many keys',
+        method: 'POST',
+        bytes: request('POST', pick(routes('POST')), json, body.length > target.maxBodyBytes ? body.slice(0, target.maxBodyBytes - 1) : body),
+      };
     },
     () => {
       const depth = pick([63, 65, 100, 1000, 20_000]);
@@ -94,18 +100,30 @@ export function* fuzzCases(seed: number, count: number, target: FuzzTarget): Gen
     },
     () => {
       // Declared over the cap: the server must answer 413 without waiting for (or asking for) the body.
-      const headers = { ...json, 'content-length': String(target.maxBodyBytes + 1 + Math.floor(random() * 1e9)), ...(random() < 0.5 ? { expect: '100-continue' } : {}) };
+      const headers = {
+        ...json,
+        'content-length': String(target.maxBodyBytes + 1 + Math.floor(random() * 1e9)),
+        ...(random() < 0.5 ? { expect: '100-continue' } : {}),
+      };
       return { kind: 'over-cap declared', method: 'POST', bytes: request('POST', pick(routes('POST')), headers, Buffer.from('{"input":"'), true) };
     },
     () => {
       const part = Buffer.alloc(Math.ceil(target.maxBodyBytes / 3), 0x61);
       const body = chunked([Buffer.from('{"input":"'), part, part, part, part, Buffer.from('"}')]);
-      return { kind: 'over-cap chunked', method: 'POST', bytes: request('POST', pick(routes('POST')), { ...json, 'transfer-encoding': 'chunked' }, body, true) };
+      return {
+        kind: 'over-cap chunked',
+        method: 'POST',
+        bytes: request('POST', pick(routes('POST')), { ...json, 'transfer-encoding': 'chunked' }, body, true),
+      };
     },
     () => {
       const inner = random() < 0.5 ? Buffer.from(target.validBody) : Buffer.from(`{"input":"${'a'.repeat(target.maxBodyBytes * 4)}"}`);
       const gz = gzipSync(inner);
-      return { kind: 'gzip', method: 'POST', bytes: request('POST', pick(routes('POST')), { ...json, 'content-encoding': pick(['gzip', 'deflate', 'br', 'x-unknown']) }, gz) };
+      return {
+        kind: 'gzip',
+        method: 'POST',
+        bytes: request('POST', pick(routes('POST')), { ...json, 'content-encoding': pick(['gzip', 'deflate', 'br', 'x-unknown']) }, gz),
+      };
     },
     () => {
       const method = pick(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'HEAD', 'CONNECT', 'FOO', 'get', 'P OST', 'PROPFIND']);
@@ -114,7 +132,20 @@ export function* fuzzCases(seed: number, count: number, target: FuzzTarget): Gen
     },
     () => {
       const [method, path] = pick(target.routes).split(' ') as [string, string];
-      const odd = pick([`${path}/`, path.toUpperCase(), `/${path}`, `${path}/..`, `${path}%00`, `/${randomString(random, 30, 'abc/%.;~!$&()*+,=:@')}`, '/'.repeat(200), `/${'a'.repeat(8000)}`, '*', `${path}?${randomString(random, 50, 'a=&%?#')}`, 'http://127.0.0.1/x', `/%${randomString(random, 2, 'GZ%')}`]);
+      const odd = pick([
+        `${path}/`,
+        path.toUpperCase(),
+        `/${path}`,
+        `${path}/..`,
+        `${path}%00`,
+        `/${randomString(random, 30, 'abc/%.;~!$&()*+,=:@')}`,
+        '/'.repeat(200),
+        `/${'a'.repeat(8000)}`,
+        '*',
+        `${path}?${randomString(random, 50, 'a=&%?#')}`,
+        'http://127.0.0.1/x',
+        `/%${randomString(random, 2, 'GZ%')}`,
+      ]);
       return { kind: 'odd path', method, bytes: request(method, odd, json, method === 'GET' ? undefined : target.validBody) };
     },
     () => {
@@ -133,7 +164,11 @@ export function* fuzzCases(seed: number, count: number, target: FuzzTarget): Gen
         { 'content-type': 'text/plain' },
       ]);
       const headers: Record<string, string> = { ...json, ...injected };
-      return { kind: 'header injection', method, bytes: request(method, path, headers, target.validBody, 'content-length' in injected || 'transfer-encoding' in injected) };
+      return {
+        kind: 'header injection',
+        method,
+        bytes: request(method, path, headers, target.validBody, 'content-length' in injected || 'transfer-encoding' in injected),
+      };
     },
     () => ({ kind: 'valid', method: 'POST', bytes: request('POST', pick(routes('POST')), json, target.validBody) }),
   ];

@@ -27,7 +27,13 @@ export function postChunked(url: string, chunks: readonly string[]): Promise<{ s
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));

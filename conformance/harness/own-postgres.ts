@@ -44,7 +44,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin');
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentkit-own-pg-'));
-  const owner = asRoot ? (spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim() || null) : null;
+  const owner = asRoot ? spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim() || null : null;
   if (asRoot) {
     if (!owner) throw new Error('running as root and there is no postgres user to run the cluster as');
     const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
@@ -57,8 +57,24 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   const port = await freePort();
   const [cmd, args] = run(path.join(bin, 'postgres'), [
-    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
-    '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60', '-c', 'shared_buffers=16MB',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=60',
+    '-c',
+    'shared_buffers=16MB',
   ]);
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -83,9 +83,16 @@ export function spawnNode(file: string, args: string[], options: { env?: Record<
  * <file> [args]`) in `cwd` with exactly `env`, and collect its exit code and output. `argv` is the file (absolute, or
  * relative to `cwd`) followed by its arguments.
  */
-export function runTsFile(argv: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runTsFile(
+  argv: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), ...argv], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), ...argv], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -28,7 +28,11 @@ export function rawRequest(base: string, request: RawRequest): Promise<RawRespon
         port: url.port,
         method: request.method,
         path: request.target,
-        headers: { connection: 'close', ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}), ...request.headers },
+        headers: {
+          connection: 'close',
+          ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
+          ...request.headers,
+        },
         agent: false,
       },
       (res) => {

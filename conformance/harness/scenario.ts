@@ -84,10 +84,12 @@ async function runVariant(
 ): Promise<void> {
   const work = await makeWorkdir();
   // Runs first-deferred-last: spans the scenario left queued are written before their store's directory goes.
-  const deferred: Array<() => unknown> = [async () => {
-    await flushTraces();
-    await work.remove();
-  }];
+  const deferred: Array<() => unknown> = [
+    async () => {
+      await flushTraces();
+      await work.remove();
+    },
+  ];
   let passed = false;
   try {
     const { backend, teardown } = await provision(backendKind, work.dir);

@@ -27,10 +27,16 @@ export function suite<S extends Record<string, unknown> = Record<string, unknown
 ): TimedSuite<S> {
   const limit = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const inner = uvuSuite<S>(name, options.state);
-  const timed = (label: string, handler: Handler<S>, ms = limit) => (context: S) =>
-    withTimeout(async () => {
-      await handler(context);
-    }, ms, `${name} > ${label}`);
+  const timed =
+    (label: string, handler: Handler<S>, ms = limit) =>
+    (context: S) =>
+      withTimeout(
+        async () => {
+          await handler(context);
+        },
+        ms,
+        `${name} > ${label}`,
+      );
   const test = ((label: string, handler: Handler<S>, ms?: number) => inner(label, timed(label, handler, ms))) as TimedSuite<S>;
   test.skip = (label) => inner.skip(label);
   test.only = (label, handler, ms) => inner.only(label, timed(label, handler, ms));

@@ -54,15 +54,17 @@ export class PlatformStore {
 
   /** The newest checkpoint of an execution (latest created_at, then arrival order), or null. */
   latestCheckpoint(executionId: string): unknown {
-    const row = this.db
-      .prepare('SELECT body FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
-      .get(executionId) as { body: string } | undefined;
+    const row = this.db.prepare('SELECT body FROM checkpoints WHERE execution_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(executionId) as
+      | { body: string }
+      | undefined;
     return row ? JSON.parse(row.body) : null;
   }
 
   /** Every checkpoint of an execution, oldest first (created_at, then arrival order). */
   checkpointHistory(executionId: string): unknown[] {
-    const rows = this.db.prepare('SELECT body FROM checkpoints WHERE execution_id = ? ORDER BY created_at ASC, rowid ASC').all(executionId) as Array<{ body: string }>;
+    const rows = this.db.prepare('SELECT body FROM checkpoints WHERE execution_id = ? ORDER BY created_at ASC, rowid ASC').all(executionId) as Array<{
+      body: string;
+    }>;
     return rows.map((row) => JSON.parse(row.body));
   }
 

@@ -23,7 +23,10 @@ area.scenario('agentkit version prints agentkit <version> [extras]', { rows: ['c
 
 area.scenario('--help works on every registered command', { backends: 'none', surfaces: ['cli'] }, async (t) => {
   const cli = await buildCli();
-  const paths = cli.definitions().map((d) => d.path.replace(/^agentkit ?/, '').trim()).filter((p) => p && !p.startsWith('-'));
+  const paths = cli
+    .definitions()
+    .map((d) => d.path.replace(/^agentkit ?/, '').trim())
+    .filter((p) => p && !p.startsWith('-'));
   assert.ok(paths.includes('version'));
   for (const path of paths) {
     const result = await t.cli([...path.split(' '), '--help']);

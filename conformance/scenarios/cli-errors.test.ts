@@ -38,9 +38,24 @@ area.scenario('usage errors: one line with the command usage, exit 2', { backend
 });
 
 area.scenario('a missing required option is named as such', { backends: 'none', surfaces: ['cli'] }, async (t) => {
-  oneLine(await t.bin(['resume', 'exec-1']), 2, 'error: missing required option --runner <target>; usage: agentkit resume <execution_id> --runner <target> [options]', 'resume');
-  oneLine(await t.bin(['export-trace']), 2, 'error: missing required option --trace-id <trace_id>; usage: agentkit export-trace --trace-id <trace_id> [options]', 'export-trace');
-  oneLine(await t.bin(['prompts', 'diff', 'support', '--from', '1']), 2, 'error: missing required option --to <version>; usage: agentkit prompts diff <name> --from <version> --to <version> [options]', 'prompts diff');
+  oneLine(
+    await t.bin(['resume', 'exec-1']),
+    2,
+    'error: missing required option --runner <target>; usage: agentkit resume <execution_id> --runner <target> [options]',
+    'resume',
+  );
+  oneLine(
+    await t.bin(['export-trace']),
+    2,
+    'error: missing required option --trace-id <trace_id>; usage: agentkit export-trace --trace-id <trace_id> [options]',
+    'export-trace',
+  );
+  oneLine(
+    await t.bin(['prompts', 'diff', 'support', '--from', '1']),
+    2,
+    'error: missing required option --to <version>; usage: agentkit prompts diff <name> --from <version> --to <version> [options]',
+    'prompts diff',
+  );
   oneLine(
     await t.bin(['eval', 'run']),
     2,
@@ -50,35 +65,49 @@ area.scenario('a missing required option is named as such', { backends: 'none', 
 });
 
 area.scenario('negative numbers reach the command: its own range check answers, not the parser', { backends: ['sqlite'], surfaces: ['cli'] }, async (t) => {
-  oneLine(await t.bin(['traces', 'list', '--last-hours', '-1']), 2, 'error: --last-hours must be a positive number of hours, got -1; usage: agentkit traces list [options]', '--last-hours -1');
-  oneLine(await t.bin(['traces', 'list', '--last-hours', '-0.5']), 2, 'error: --last-hours must be a positive number of hours, got -0.5; usage: agentkit traces list [options]', '--last-hours -0.5');
+  oneLine(
+    await t.bin(['traces', 'list', '--last-hours', '-1']),
+    2,
+    'error: --last-hours must be a positive number of hours, got -1; usage: agentkit traces list [options]',
+    '--last-hours -1',
+  );
+  oneLine(
+    await t.bin(['traces', 'list', '--last-hours', '-0.5']),
+    2,
+    'error: --last-hours must be a positive number of hours, got -0.5; usage: agentkit traces list [options]',
+    '--last-hours -0.5',
+  );
   // A negative step is a positional: it reaches the replay (which finds no such trace here) instead of "unknown option -1".
   const step = await t.bin(['replay', 'inspect', '0af7651916cd43dd8448eb211c80319c', '-1']);
   assert.is(step.code, 1, step.stderr);
   assert.match(step.stderr, /^error: trace id '0af7651916cd43dd8448eb211c80319c' not found in .*\n$/);
 });
 
-area.scenario('store paths: a folder, a file that is not a database, a missing file for a read-only command', { backends: ['sqlite'], surfaces: ['cli'] }, async (t) => {
-  const folder = path.join(t.cwd, 'stores');
-  await mkdir(folder, { recursive: true });
-  const notDb = path.join(t.cwd, 'notes.txt');
-  await writeFile(notDb, 'these are my notes, not a database\n'.repeat(20));
-  const missing = path.join(t.cwd, 'typo.db');
-  const isFolder = `error: store ${folder} is a folder; expected the agentkit SQLite store file (e.g. ${folder}/local.db)`;
-  const notDatabase = `error: store ${notDb} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`;
-  const notFound = `error: store not found: ${missing} does not exist (expected the agentkit SQLite store file, e.g. .agentkit/local.db)`;
-  oneLine(await t.bin(['list-pending', '--db-path', 'stores']), 1, isFolder, 'list-pending folder');
-  oneLine(await t.bin(['list-pending', '--db-path', 'notes.txt']), 1, notDatabase, 'list-pending not a database');
-  oneLine(await t.bin(['list-pending', '--db-path', 'typo.db']), 1, notFound, 'list-pending missing (no silent "No pending interrupts.")');
-  oneLine(await t.bin(['inspect', 'exec-1', '--db-path', 'typo.db']), 1, notFound, 'inspect missing');
-  oneLine(await t.bin(['export-trace', '--trace-id', 'abc', '--db', 'stores']), 1, isFolder, 'export-trace folder');
-  oneLine(await t.bin(['replay', 'show', 'abc', '--db', 'notes.txt']), 1, notDatabase, 'replay show not a database');
-  oneLine(await t.bin(['prompts', 'list', '--db', 'typo.db']), 1, notFound, 'prompts list missing');
-  oneLine(await t.bin(['traces', 'list'], { env: { AGENTKIT_LOCAL_DB: folder } }), 1, isFolder, 'AGENTKIT_LOCAL_DB naming a folder');
-  oneLine(await t.bin(['traces', 'list'], { env: { AGENTKIT_LOCAL_DB: notDb } }), 1, notDatabase, 'AGENTKIT_LOCAL_DB naming a text file');
-  // The default store may be missing: a fresh project has none yet.
-  assert.equal(await t.bin(['traces', 'list'], { env: { AGENTKIT_LOCAL_DB: missing } }), { code: 0, stdout: 'No traces found.\n', stderr: '' });
-});
+area.scenario(
+  'store paths: a folder, a file that is not a database, a missing file for a read-only command',
+  { backends: ['sqlite'], surfaces: ['cli'] },
+  async (t) => {
+    const folder = path.join(t.cwd, 'stores');
+    await mkdir(folder, { recursive: true });
+    const notDb = path.join(t.cwd, 'notes.txt');
+    await writeFile(notDb, 'these are my notes, not a database\n'.repeat(20));
+    const missing = path.join(t.cwd, 'typo.db');
+    const isFolder = `error: store ${folder} is a folder; expected the agentkit SQLite store file (e.g. ${folder}/local.db)`;
+    const notDatabase = `error: store ${notDb} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`;
+    const notFound = `error: store not found: ${missing} does not exist (expected the agentkit SQLite store file, e.g. .agentkit/local.db)`;
+    oneLine(await t.bin(['list-pending', '--db-path', 'stores']), 1, isFolder, 'list-pending folder');
+    oneLine(await t.bin(['list-pending', '--db-path', 'notes.txt']), 1, notDatabase, 'list-pending not a database');
+    oneLine(await t.bin(['list-pending', '--db-path', 'typo.db']), 1, notFound, 'list-pending missing (no silent "No pending interrupts.")');
+    oneLine(await t.bin(['inspect', 'exec-1', '--db-path', 'typo.db']), 1, notFound, 'inspect missing');
+    oneLine(await t.bin(['export-trace', '--trace-id', 'abc', '--db', 'stores']), 1, isFolder, 'export-trace folder');
+    oneLine(await t.bin(['replay', 'show', 'abc', '--db', 'notes.txt']), 1, notDatabase, 'replay show not a database');
+    oneLine(await t.bin(['prompts', 'list', '--db', 'typo.db']), 1, notFound, 'prompts list missing');
+    oneLine(await t.bin(['traces', 'list'], { env: { AGENTKIT_LOCAL_DB: folder } }), 1, isFolder, 'AGENTKIT_LOCAL_DB naming a folder');
+    oneLine(await t.bin(['traces', 'list'], { env: { AGENTKIT_LOCAL_DB: notDb } }), 1, notDatabase, 'AGENTKIT_LOCAL_DB naming a text file');
+    // The default store may be missing: a fresh project has none yet.
+    assert.equal(await t.bin(['traces', 'list'], { env: { AGENTKIT_LOCAL_DB: missing } }), { code: 0, stdout: 'No traces found.\n', stderr: '' });
+  },
+);
 
 area.scenario('help: value names on every command, never #0; the command list fits 100 columns', { backends: 'none', surfaces: ['cli'] }, async (t) => {
   for (const entry of commands) {

@@ -61,7 +61,8 @@ async function project(t: ScenarioContext, folder: Folder): Promise<string> {
     const body = ext === 'js' && folder !== 'esm' ? CJS_BODY(ext) : ESM_BODY(ext);
     await writeFile(path.join(dir, `agent-${ext}.${ext}`), body);
   }
-  for (const ext of EXTENSIONS) await writeFile(path.join(dir, `cases-${ext}.jsonl`), `${JSON.stringify({ input: 'ping', expected_output: `pong from ${ext}` })}\n`);
+  for (const ext of EXTENSIONS)
+    await writeFile(path.join(dir, `cases-${ext}.jsonl`), `${JSON.stringify({ input: 'ping', expected_output: `pong from ${ext}` })}\n`);
   return dir;
 }
 
@@ -84,7 +85,19 @@ async function resumeAndEval(t: ScenarioContext, folder: Folder): Promise<void> 
     const resumed = await runIn(dir, t, ['resume', executionId, '--runner', `${file}:refund`, '--json']);
     assert.is(resumed.code, 0, `${folder} ${file}: resume: ${resumed.stderr}`);
     assert.equal(JSON.parse(resumed.stdout).status, 'completed', `${folder} ${file}: resume`);
-    const evaluated = await runIn(dir, t, ['eval', 'run', '--agent', `${file}:agent`, '--dataset', `cases-${ext}.jsonl`, '--scorers', 'exact_match', '--no-persist', '--json', '-']);
+    const evaluated = await runIn(dir, t, [
+      'eval',
+      'run',
+      '--agent',
+      `${file}:agent`,
+      '--dataset',
+      `cases-${ext}.jsonl`,
+      '--scorers',
+      'exact_match',
+      '--no-persist',
+      '--json',
+      '-',
+    ]);
     assert.is(evaluated.code, 0, `${folder} ${file}: eval run: ${evaluated.stderr}`);
     // The case passes only when the file's own agent answered: its reply names the extension.
     const report = JSON.parse(evaluated.stdout) as { cases: Array<{ error: unknown; per_scorer: Record<string, { passed: boolean }> }> };
@@ -98,58 +111,89 @@ function runIn(dir: string, t: ScenarioContext, argv: string[]) {
 }
 
 for (const folder of ['esm', 'cjs', 'none'] as const) {
-  area.scenario(`${folder === 'none' ? 'a folder with no package.json' : `a ${folder.toUpperCase()} package`}: every extension resumes a paused chain and runs an eval`, { rows: ['cli:resume', 'cli:eval run'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
-    await resumeAndEval(t, folder);
-  });
+  area.scenario(
+    `${folder === 'none' ? 'a folder with no package.json' : `a ${folder.toUpperCase()} package`}: every extension resumes a paused chain and runs an eval`,
+    { rows: ['cli:resume', 'cli:eval run'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 },
+    async (t) => {
+      await resumeAndEval(t, folder);
+    },
+  );
 }
 
-area.scenario('agent serve: every extension in every kind of folder serves its agent', { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 120_000 }, async (t) => {
-  for (const folder of ['esm', 'cjs', 'none'] as const) {
-    const dir = await project(t, folder);
-    for (const ext of EXTENSIONS) {
-      const proc = startCli(['agent', 'serve', `agent-${ext}.${ext}:agent`, '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: t.env });
-      t.defer(() => proc.kill());
-      const [, url] = await proc.waitForStderr(/serving \w+ '[^']+' on (http:\/\/[^ ]+)/);
-      const response = await fetch(`${url}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'ping' }) });
-      assert.is(response.status, 200, `${folder} ${ext}`);
-      assert.is(((await response.json()) as { output: unknown }).output, `pong from ${ext}`, `${folder} ${ext}`);
-      proc.child.kill('SIGTERM');
-      assert.equal(await proc.exited, { code: 0, signal: null }, `${folder} ${ext}: ${proc.stderr()}`);
+area.scenario(
+  'agent serve: every extension in every kind of folder serves its agent',
+  { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 120_000 },
+  async (t) => {
+    for (const folder of ['esm', 'cjs', 'none'] as const) {
+      const dir = await project(t, folder);
+      for (const ext of EXTENSIONS) {
+        const proc = startCli(['agent', 'serve', `agent-${ext}.${ext}:agent`, '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: t.env });
+        t.defer(() => proc.kill());
+        const [, url] = await proc.waitForStderr(/serving \w+ '[^']+' on (http:\/\/[^ ]+)/);
+        const response = await fetch(`${url}/run`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ input: 'ping' }),
+        });
+        assert.is(response.status, 200, `${folder} ${ext}`);
+        assert.is(((await response.json()) as { output: unknown }).output, `pong from ${ext}`, `${folder} ${ext}`);
+        proc.child.kill('SIGTERM');
+        assert.equal(await proc.exited, { code: 0, signal: null }, `${folder} ${ext}: ${proc.stderr()}`);
+      }
     }
-  }
-});
+  },
+);
 
-area.scenario('agent serve --reload: a .ts file in a CommonJS package restarts with the new code', { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
-  const dir = await project(t, 'cjs');
-  const proc = startCli(['agent', 'serve', 'agent-ts.ts:agent', '--reload', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: t.env });
-  t.defer(() => proc.kill());
-  const ask = async (url: string) => {
-    const response = await fetch(`${url}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'ping' }) });
-    return ((await response.json()) as { output: unknown }).output;
-  };
-  const [, first] = await proc.waitForStderr(/serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
-  assert.is(await ask(first!), 'pong from ts');
-  await writeFile(path.join(dir, 'agent-ts.ts'), ESM_BODY('ts').replace("'pong from ts'", "'pong again'"));
-  const [, second] = await proc.waitForStderr(/agent-ts\.ts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
-  assert.is(await ask(second!), 'pong again');
-  proc.child.kill('SIGTERM');
-  await proc.exited;
-});
+area.scenario(
+  'agent serve --reload: a .ts file in a CommonJS package restarts with the new code',
+  { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 },
+  async (t) => {
+    const dir = await project(t, 'cjs');
+    const proc = startCli(['agent', 'serve', 'agent-ts.ts:agent', '--reload', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: t.env });
+    t.defer(() => proc.kill());
+    const ask = async (url: string) => {
+      const response = await fetch(`${url}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'ping' }) });
+      return ((await response.json()) as { output: unknown }).output;
+    };
+    const [, first] = await proc.waitForStderr(/serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+    assert.is(await ask(first!), 'pong from ts');
+    await writeFile(path.join(dir, 'agent-ts.ts'), ESM_BODY('ts').replace("'pong from ts'", "'pong again'"));
+    const [, second] = await proc.waitForStderr(/agent-ts\.ts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+    assert.is(await ask(second!), 'pong again');
+    proc.child.kill('SIGTERM');
+    await proc.exited;
+  },
+);
 
-area.scenario('a target file that fails to load: one line naming the file and the first line of the cause', { backends: 'none', surfaces: ['cli'] }, async (t) => {
-  const dir = path.join(t.cwd, 'cjs');
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'cjs-project' }));
-  await writeFile(path.join(dir, 'broken.ts'), "const key: string | undefined = undefined;\nif (!key) throw new Error('OPENAI_API_KEY is not set\\nsee the README');\nexport const agent = {};\n");
-  await writeFile(path.join(dir, 'syntax.ts'), 'export const agent = ;\n');
-  for (const argv of [['agent', 'serve', 'broken.ts:agent'], ['mcp', 'serve', 'broken.ts:agent'], ['resume', 'e1', '--runner', 'broken.ts:agent'], ['eval', 'run', '--agent', 'broken.ts:agent', '--dataset', 'x.jsonl']]) {
-    const run = await runIn(dir, t, argv);
-    assert.is(run.code, 2, argv.join(' '));
-    assert.is(run.stderr, `error: target 'broken.ts:agent': could not load ${dir}/broken.ts: OPENAI_API_KEY is not set\n`, argv.join(' '));
-  }
-  const syntax = await runIn(dir, t, ['resume', 'e1', '--runner', 'syntax.ts:agent']);
-  assert.is(syntax.code, 2);
-  assert.match(syntax.stderr, new RegExp(`^error: target 'syntax\\.ts:agent': could not load ${dir}/syntax\\.ts: .*syntax\\.ts:1:\\d+: ERROR: Unexpected ";"\\n$`));
-});
+area.scenario(
+  'a target file that fails to load: one line naming the file and the first line of the cause',
+  { backends: 'none', surfaces: ['cli'] },
+  async (t) => {
+    const dir = path.join(t.cwd, 'cjs');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'cjs-project' }));
+    await writeFile(
+      path.join(dir, 'broken.ts'),
+      "const key: string | undefined = undefined;\nif (!key) throw new Error('OPENAI_API_KEY is not set\\nsee the README');\nexport const agent = {};\n",
+    );
+    await writeFile(path.join(dir, 'syntax.ts'), 'export const agent = ;\n');
+    for (const argv of [
+      ['agent', 'serve', 'broken.ts:agent'],
+      ['mcp', 'serve', 'broken.ts:agent'],
+      ['resume', 'e1', '--runner', 'broken.ts:agent'],
+      ['eval', 'run', '--agent', 'broken.ts:agent', '--dataset', 'x.jsonl'],
+    ]) {
+      const run = await runIn(dir, t, argv);
+      assert.is(run.code, 2, argv.join(' '));
+      assert.is(run.stderr, `error: target 'broken.ts:agent': could not load ${dir}/broken.ts: OPENAI_API_KEY is not set\n`, argv.join(' '));
+    }
+    const syntax = await runIn(dir, t, ['resume', 'e1', '--runner', 'syntax.ts:agent']);
+    assert.is(syntax.code, 2);
+    assert.match(
+      syntax.stderr,
+      new RegExp(`^error: target 'syntax\\.ts:agent': could not load ${dir}/syntax\\.ts: .*syntax\\.ts:1:\\d+: ERROR: Unexpected ";"\\n$`),
+    );
+  },
+);
 
 area.run();

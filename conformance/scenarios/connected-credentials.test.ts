@@ -19,135 +19,175 @@ import { conformance, startPlatform } from '../harness/index.js';
 const area = conformance('connected: credentials and auth');
 const KEY = 'ak_test_0123456789abcdef';
 
-area.scenario('connect writes a verified 0600 file; auth status masks the key; a bad key or a dead Platform writes nothing; disconnect removes it', { rows: ['cli:connect', 'cli:disconnect', 'cli:auth status', 'cli:auth env'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-  t.defer(() => platform.stop());
-  const env = { HOME: path.join(t.cwd, 'home') };
-  const file = path.join(env.HOME, '.agentkit', 'credentials.toml');
+area.scenario(
+  'connect writes a verified 0600 file; auth status masks the key; a bad key or a dead Platform writes nothing; disconnect removes it',
+  { rows: ['cli:connect', 'cli:disconnect', 'cli:auth status', 'cli:auth env'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    const env = { HOME: path.join(t.cwd, 'home') };
+    const file = path.join(env.HOME, '.agentkit', 'credentials.toml');
 
-  const bad = await t.cli(['connect', '--api-key-stdin', '--target', platform.url], { env, stdin: 'ak_wrong_key_999999\n' });
-  assert.is(bad.code, 1, bad.stderr);
-  assert.match(bad.stderr, /^Connection failed: Invalid API key: the Platform at http:\/\/127\.0\.0\.1:\d+ refused it \(401\)\. Nothing was saved\.\n$/);
-  assert.not.ok(existsSync(file), 'a refused key writes nothing');
+    const bad = await t.cli(['connect', '--api-key-stdin', '--target', platform.url], { env, stdin: 'ak_wrong_key_999999\n' });
+    assert.is(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /^Connection failed: Invalid API key: the Platform at http:\/\/127\.0\.0\.1:\d+ refused it \(401\)\. Nothing was saved\.\n$/);
+    assert.not.ok(existsSync(file), 'a refused key writes nothing');
 
-  const good = await t.cli(['connect', '--api-key-stdin', '--target', `${platform.url}/`, '--project', 'support'], { env, stdin: `${KEY}\n` });
-  assert.is(good.code, 0, good.stderr);
-  assert.is(good.stdout, `Connected to ${platform.url} (project: support). Credentials saved to ${file}\n`);
-  assert.not.ok(good.stdout.includes(KEY) || good.stderr.includes(KEY));
-  assert.is(statSync(file).mode & 0o777, 0o600);
-  assert.is(statSync(path.dirname(file)).mode & 0o777, 0o700);
-  assert.equal({ ...parse(readFileSync(file, 'utf8')) }, { api_key: KEY, target: platform.url, project: 'support' });
-  assert.equal(platform.read((s) => s.requests().map((r) => r.route)), ['GET /public/v1/auth/check'], 'verified first');
+    const good = await t.cli(['connect', '--api-key-stdin', '--target', `${platform.url}/`, '--project', 'support'], { env, stdin: `${KEY}\n` });
+    assert.is(good.code, 0, good.stderr);
+    assert.is(good.stdout, `Connected to ${platform.url} (project: support). Credentials saved to ${file}\n`);
+    assert.not.ok(good.stdout.includes(KEY) || good.stderr.includes(KEY));
+    assert.is(statSync(file).mode & 0o777, 0o600);
+    assert.is(statSync(path.dirname(file)).mode & 0o777, 0o700);
+    assert.equal({ ...parse(readFileSync(file, 'utf8')) }, { api_key: KEY, target: platform.url, project: 'support' });
+    assert.equal(
+      platform.read((s) => s.requests().map((r) => r.route)),
+      ['GET /public/v1/auth/check'],
+      'verified first',
+    );
 
-  const status = await t.cli(['auth', 'status'], { env });
-  assert.is(status.code, 0);
-  assert.is(status.stdout, `Connected (source: file)\nTarget: ${platform.url}\nProject: support\nAPI key: ak_tes…cdef\n`);
-  const json = JSON.parse((await t.cli(['auth', 'status', '--json'], { env })).stdout);
-  assert.equal(json, { connected: true, source: 'file', target: platform.url, project: 'support', api_key: 'ak_tes…cdef', credentials_file: file });
+    const status = await t.cli(['auth', 'status'], { env });
+    assert.is(status.code, 0);
+    assert.is(status.stdout, `Connected (source: file)\nTarget: ${platform.url}\nProject: support\nAPI key: ak_tes…cdef\n`);
+    const json = JSON.parse((await t.cli(['auth', 'status', '--json'], { env })).stdout);
+    assert.equal(json, { connected: true, source: 'file', target: platform.url, project: 'support', api_key: 'ak_tes…cdef', credentials_file: file });
 
-  // A failed reconnect leaves the saved file as it was.
-  const before = readFileSync(file, 'utf8');
-  await platform.stop();
-  const dead = await t.cli(['connect', '--api-key', 'ak_other_key_1234567', '--target', platform.url, '--timeout', '2'], { env });
-  assert.is(dead.code, 1);
-  assert.match(dead.stderr, /^Connection failed: Platform at http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); could not check the API key\. Nothing was saved\.\n$/);
-  assert.is(readFileSync(file, 'utf8'), before);
+    // A failed reconnect leaves the saved file as it was.
+    const before = readFileSync(file, 'utf8');
+    await platform.stop();
+    const dead = await t.cli(['connect', '--api-key', 'ak_other_key_1234567', '--target', platform.url, '--timeout', '2'], { env });
+    assert.is(dead.code, 1);
+    assert.match(
+      dead.stderr,
+      /^Connection failed: Platform at http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); could not check the API key\. Nothing was saved\.\n$/,
+    );
+    assert.is(readFileSync(file, 'utf8'), before);
 
-  const gone = await t.cli(['disconnect'], { env });
-  assert.is(gone.code, 0);
-  assert.is(gone.stdout, `Disconnected: removed ${file}\n`);
-  assert.not.ok(existsSync(file));
-  const off = await t.cli(['auth', 'status'], { env });
-  assert.is(off.code, 1);
-  assert.is(off.stdout, 'Not connected\n');
-  const noEnv = await t.cli(['auth', 'env'], { env });
-  assert.is(noEnv.code, 1);
-  assert.match(noEnv.stderr, /^# not connected/);
-});
+    const gone = await t.cli(['disconnect'], { env });
+    assert.is(gone.code, 0);
+    assert.is(gone.stdout, `Disconnected: removed ${file}\n`);
+    assert.not.ok(existsSync(file));
+    const off = await t.cli(['auth', 'status'], { env });
+    assert.is(off.code, 1);
+    assert.is(off.stdout, 'Not connected\n');
+    const noEnv = await t.cli(['auth', 'env'], { env });
+    assert.is(noEnv.code, 1);
+    assert.match(noEnv.stderr, /^# not connected/);
+  },
+);
 
-area.scenario('environment variables win over the file field by field; auth env round-trips through a shell', { rows: ['cli:auth env', 'cli:auth status'], backends: 'none', surfaces: ['cli'], timeoutMs: 30_000 }, async (t) => {
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-  t.defer(() => platform.stop());
-  const home = path.join(t.cwd, 'home');
-  assert.is((await t.cli(['connect', '--api-key', KEY, '--target', platform.url], { env: { HOME: home } })).code, 0);
+area.scenario(
+  'environment variables win over the file field by field; auth env round-trips through a shell',
+  { rows: ['cli:auth env', 'cli:auth status'], backends: 'none', surfaces: ['cli'], timeoutMs: 30_000 },
+  async (t) => {
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    const home = path.join(t.cwd, 'home');
+    assert.is((await t.cli(['connect', '--api-key', KEY, '--target', platform.url], { env: { HOME: home } })).code, 0);
 
-  const fileOnly = await t.cli(['auth', 'env'], { env: { HOME: home } });
-  assert.is(fileOnly.stdout, `export AGENTKIT_API_KEY='${KEY}'\nexport AGENTKIT_TARGET='${platform.url}'\n`);
+    const fileOnly = await t.cli(['auth', 'env'], { env: { HOME: home } });
+    assert.is(fileOnly.stdout, `export AGENTKIT_API_KEY='${KEY}'\nexport AGENTKIT_TARGET='${platform.url}'\n`);
 
-  const tricky = `ak_env'key"$HOME\`x\`!`;
-  const env = { HOME: home, AGENTKIT_API_KEY: tricky, AGENTKIT_PROJECT: 'from env' };
-  const status = await t.cli(['auth', 'status'], { env });
-  assert.is(status.stdout, `Connected (source: env)\nTarget: ${platform.url}\nProject: from env\nAPI key: ak_env…\`x\`!\n`, 'env key and project, file target');
+    const tricky = `ak_env'key"$HOME\`x\`!`;
+    const env = { HOME: home, AGENTKIT_API_KEY: tricky, AGENTKIT_PROJECT: 'from env' };
+    const status = await t.cli(['auth', 'status'], { env });
+    assert.is(
+      status.stdout,
+      `Connected (source: env)\nTarget: ${platform.url}\nProject: from env\nAPI key: ak_env…\`x\`!\n`,
+      'env key and project, file target',
+    );
 
-  const exports = await t.cli(['auth', 'env'], { env });
-  assert.is(exports.code, 0);
-  const script = `${exports.stdout}\nprintf '%s\\n' "$AGENTKIT_API_KEY" "$AGENTKIT_TARGET" "$AGENTKIT_PROJECT"`;
-  const echoed = execFileSync('/bin/sh', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' }, encoding: 'utf8' });
-  assert.is(echoed, `${tricky}\n${platform.url}\nfrom env\n`);
+    const exports = await t.cli(['auth', 'env'], { env });
+    assert.is(exports.code, 0);
+    const script = `${exports.stdout}\nprintf '%s\\n' "$AGENTKIT_API_KEY" "$AGENTKIT_TARGET" "$AGENTKIT_PROJECT"`;
+    const echoed = execFileSync('/bin/sh', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' }, encoding: 'utf8' });
+    assert.is(echoed, `${tricky}\n${platform.url}\nfrom env\n`);
 
-  const targetEnv = await t.cli(['auth', 'status', '--json'], { env: { HOME: home, AGENTKIT_TARGET: 'http://127.0.0.1:9/' } });
-  assert.equal(JSON.parse(targetEnv.stdout).source, 'file');
-  assert.equal(JSON.parse(targetEnv.stdout).target, 'http://127.0.0.1:9', 'env target wins over the file');
-});
+    const targetEnv = await t.cli(['auth', 'status', '--json'], { env: { HOME: home, AGENTKIT_TARGET: 'http://127.0.0.1:9/' } });
+    assert.equal(JSON.parse(targetEnv.stdout).source, 'file');
+    assert.equal(JSON.parse(targetEnv.stdout).target, 'http://127.0.0.1:9', 'env target wins over the file');
+  },
+);
 
-area.scenario('the client: key only in X-API-Key, 401/403 errors, 5xx retried with backoff, a timeout, never the key in an error', { backends: 'none', timeoutMs: 30_000 }, async (t) => {
-  const seen: Array<{ url: string; key: string | undefined }> = [];
-  let failuresLeft = 2;
-  const server = createServer((req, res) => {
-    seen.push({ url: req.url ?? '', key: req.headers['x-api-key'] as string | undefined });
-    const key = req.headers['x-api-key'];
-    res.setHeader('content-type', 'application/json');
-    if (req.url?.startsWith('/slow/')) return; // never answers
-    if (key === 'ak_forbidden_key_1') return void res.writeHead(403).end(JSON.stringify({ detail: 'no evals scope', code: 'forbidden' }));
-    if (key !== KEY) return void res.writeHead(401).end(JSON.stringify({ detail: 'bad key', code: 'invalid_api_key' }));
-    if (failuresLeft-- > 0) return void res.writeHead(503).end(JSON.stringify({ detail: 'warming up', code: 'internal_error' }));
-    res.writeHead(200).end(JSON.stringify({ domain_id: 'd', project_id: null, scopes: [] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.defer(() => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }));
-  const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+area.scenario(
+  'the client: key only in X-API-Key, 401/403 errors, 5xx retried with backoff, a timeout, never the key in an error',
+  { backends: 'none', timeoutMs: 30_000 },
+  async (t) => {
+    const seen: Array<{ url: string; key: string | undefined }> = [];
+    let failuresLeft = 2;
+    const server = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', key: req.headers['x-api-key'] as string | undefined });
+      const key = req.headers['x-api-key'];
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.startsWith('/slow/')) return; // never answers
+      if (key === 'ak_forbidden_key_1') return void res.writeHead(403).end(JSON.stringify({ detail: 'no evals scope', code: 'forbidden' }));
+      if (key !== KEY) return void res.writeHead(401).end(JSON.stringify({ detail: 'bad key', code: 'invalid_api_key' }));
+      if (failuresLeft-- > 0) return void res.writeHead(503).end(JSON.stringify({ detail: 'warming up', code: 'internal_error' }));
+      res.writeHead(200).end(JSON.stringify({ domain_id: 'd', project_id: null, scopes: [] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.defer(
+      () =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(resolve);
+        }),
+    );
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const ok = await new PlatformClient({ apiKey: KEY, target, backoffMs: 10 }).authCheck();
-  assert.equal(ok, { domain_id: 'd', project_id: null, scopes: [] });
-  assert.is(seen.length, 3, 'two 503s retried, then the 200');
-  assert.ok(seen.every((r) => r.key === KEY && !r.url.includes(KEY) && r.url === '/public/v1/auth/check'));
+    const ok = await new PlatformClient({ apiKey: KEY, target, backoffMs: 10 }).authCheck();
+    assert.equal(ok, { domain_id: 'd', project_id: null, scopes: [] });
+    assert.is(seen.length, 3, 'two 503s retried, then the 200');
+    assert.ok(seen.every((r) => r.key === KEY && !r.url.includes(KEY) && r.url === '/public/v1/auth/check'));
 
-  const refused = await new PlatformClient({ apiKey: 'ak_wrong_key_123', target }).authCheck().catch((e: unknown) => e);
-  assert.instance(refused, PlatformAuthError);
-  assert.is((refused as PlatformAuthError).code, 'invalid_api_key');
-  const forbidden = await new PlatformClient({ apiKey: 'ak_forbidden_key_1', target }).authCheck().catch((e: unknown) => e);
-  assert.instance(forbidden, PlatformForbiddenError);
-  assert.match((forbidden as Error).message, /no evals scope/);
+    const refused = await new PlatformClient({ apiKey: 'ak_wrong_key_123', target }).authCheck().catch((e: unknown) => e);
+    assert.instance(refused, PlatformAuthError);
+    assert.is((refused as PlatformAuthError).code, 'invalid_api_key');
+    const forbidden = await new PlatformClient({ apiKey: 'ak_forbidden_key_1', target }).authCheck().catch((e: unknown) => e);
+    assert.instance(forbidden, PlatformForbiddenError);
+    assert.match((forbidden as Error).message, /no evals scope/);
 
-  failuresLeft = 5;
-  const down = await new PlatformClient({ apiKey: KEY, target, attempts: 3, backoffMs: 5 }).authCheck().catch((e: unknown) => e);
-  assert.instance(down, PlatformError);
-  assert.is((down as PlatformError).httpStatus, 503);
-  assert.is((down as PlatformError).message, `Platform at ${target} could not check the API key: HTTP 503: warming up`);
+    failuresLeft = 5;
+    const down = await new PlatformClient({ apiKey: KEY, target, attempts: 3, backoffMs: 5 }).authCheck().catch((e: unknown) => e);
+    assert.instance(down, PlatformError);
+    assert.is((down as PlatformError).httpStatus, 503);
+    assert.is((down as PlatformError).message, `Platform at ${target} could not check the API key: HTTP 503: warming up`);
 
-  const slow = new PlatformClient({ apiKey: KEY, target: `${target}/slow`, timeoutMs: 200, attempts: 1 });
-  const timedOut = await slow.authCheck().catch((e: unknown) => e);
-  assert.instance(timedOut, PlatformError);
-  assert.match((timedOut as Error).message, /unreachable \(no answer within 200 ms\)/);
-  for (const error of [refused, forbidden, down, timedOut]) assert.not.ok(String((error as Error).message).includes(KEY));
-});
+    const slow = new PlatformClient({ apiKey: KEY, target: `${target}/slow`, timeoutMs: 200, attempts: 1 });
+    const timedOut = await slow.authCheck().catch((e: unknown) => e);
+    assert.instance(timedOut, PlatformError);
+    assert.match((timedOut as Error).message, /unreachable \(no answer within 200 ms\)/);
+    for (const error of [refused, forbidden, down, timedOut]) assert.not.ok(String((error as Error).message).includes(KEY));
+  },
+);
 
-area.scenario('on a terminal, connect prompts for the key without echoing it', { rows: ['cli:connect'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-  t.defer(() => platform.stop());
-  const home = path.join(t.cwd, 'home');
-  // util-linux `script` gives the CLI a pseudo-terminal; the key is typed once the prompt is shown.
-  const child = spawn('script', ['-qec', `${process.execPath} ${BIN} connect --target ${platform.url}`, '/dev/null'], { env: { ...process.env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    if (output.includes('Platform API key: ') && !child.stdin.writableEnded) child.stdin.end(`${KEY}\r`);
-  });
-  const [code] = (await once(child, 'close')) as [number];
-  assert.is(code, 0, output);
-  assert.match(output, /^Platform API key: \r?\nConnected to http:\/\/127\.0\.0\.1:\d+ \(project: \(default\)\)\. Credentials saved to /, JSON.stringify(output));
-  assert.not.ok(output.includes(KEY), 'the key typed at the prompt is not echoed');
-  assert.is({ ...parse(readFileSync(path.join(home, '.agentkit', 'credentials.toml'), 'utf8')) }.api_key, KEY);
-});
+area.scenario(
+  'on a terminal, connect prompts for the key without echoing it',
+  { rows: ['cli:connect'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    const home = path.join(t.cwd, 'home');
+    // util-linux `script` gives the CLI a pseudo-terminal; the key is typed once the prompt is shown.
+    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} connect --target ${platform.url}`, '/dev/null'], {
+      env: { ...process.env, HOME: home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('Platform API key: ') && !child.stdin.writableEnded) child.stdin.end(`${KEY}\r`);
+    });
+    const [code] = (await once(child, 'close')) as [number];
+    assert.is(code, 0, output);
+    assert.match(
+      output,
+      /^Platform API key: \r?\nConnected to http:\/\/127\.0\.0\.1:\d+ \(project: \(default\)\)\. Credentials saved to /,
+      JSON.stringify(output),
+    );
+    assert.not.ok(output.includes(KEY), 'the key typed at the prompt is not echoed');
+    assert.is({ ...parse(readFileSync(path.join(home, '.agentkit', 'credentials.toml'), 'utf8')) }.api_key, KEY);
+  },
+);
 
 area.run();

@@ -23,47 +23,61 @@ const dataset = [
 ];
 const shout = (input: unknown) => String(input).toUpperCase();
 
-area.scenario('a connected run is exported with verdicts and no case text; disabled export sends nothing', { backends: ['sqlite'], timeoutMs: 40_000 }, async (t) => {
-  if (t.backend.kind !== 'sqlite') throw new Error('sqlite only');
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-  t.defer(() => platform.stop());
-  t.defer(() => disconnect());
-  const dbPath = t.backend.dbPath;
-  const options = { dbPath, cwd: t.cwd, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '' }, gate: { failUnder: ['exact_match.pass_rate=0.5'] } };
+area.scenario(
+  'a connected run is exported with verdicts and no case text; disabled export sends nothing',
+  { backends: ['sqlite'], timeoutMs: 40_000 },
+  async (t) => {
+    if (t.backend.kind !== 'sqlite') throw new Error('sqlite only');
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    t.defer(() => disconnect());
+    const dbPath = t.backend.dbPath;
+    const options = { dbPath, cwd: t.cwd, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '' }, gate: { failUnder: ['exact_match.pass_rate=0.5'] } };
 
-  const result = await connect({ apiKey: KEY, target: platform.url, project: 'evals-demo' });
-  assert.is(result.verified, true);
-  const run = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'nightly' });
-  assert.is(run.synced, false, 'queued while connected');
+    const result = await connect({ apiKey: KEY, target: platform.url, project: 'evals-demo' });
+    assert.is(result.verified, true);
+    const run = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'nightly' });
+    assert.is(run.synced, false, 'queued while connected');
 
-  const stored = platform.read((s) => s.evalRuns());
-  assert.is(stored.length, 1);
-  assert.is(stored[0]!.project, 'evals-demo');
-  const body = stored[0]!.body;
-  const local = new EvalStore({ dbPath });
-  assert.equal(body, JSON.parse(JSON.stringify(exportPayload(local.resolveRun(run.run_id)))), 'the same payload --dry-run prints');
-  assert.equal([body.run_name, body.gate_outcome, body.thresholds, body.total_cases], ['nightly', 'passed', ['exact_match.pass_rate=0.5'], 2]);
-  const cases = body.cases as Array<{ trace_id: string | null; per_scorer: unknown }>;
-  assert.equal(cases.map((c) => c.per_scorer), [{ exact_match: { passed: false, score: 0 } }, { exact_match: { passed: true, score: 1 } }]);
-  assert.equal(cases.map((c) => c.trace_id), run.cases.map((c) => c.trace_id));
-  assert.ok(cases.every((c) => typeof c.trace_id === 'string'));
-  const raw = platform.read((s) => JSON.stringify(s.db.prepare('SELECT * FROM eval_runs').all()));
-  for (const text of [SECRET_INPUT, SECRET_INPUT.toUpperCase(), SECRET_EXPECTED, 'narwhal', 'NARWHAL', 'axolotl']) {
-    assert.not.ok(raw.includes(text), `no case text on the Platform (${text})`);
-  }
-  assert.is(local.unsyncedRuns().total, 0, 'marked synced after the 2xx');
+    const stored = platform.read((s) => s.evalRuns());
+    assert.is(stored.length, 1);
+    assert.is(stored[0]!.project, 'evals-demo');
+    const body = stored[0]!.body;
+    const local = new EvalStore({ dbPath });
+    assert.equal(body, JSON.parse(JSON.stringify(exportPayload(local.resolveRun(run.run_id)))), 'the same payload --dry-run prints');
+    assert.equal([body.run_name, body.gate_outcome, body.thresholds, body.total_cases], ['nightly', 'passed', ['exact_match.pass_rate=0.5'], 2]);
+    const cases = body.cases as Array<{ trace_id: string | null; per_scorer: unknown }>;
+    assert.equal(
+      cases.map((c) => c.per_scorer),
+      [{ exact_match: { passed: false, score: 0 } }, { exact_match: { passed: true, score: 1 } }],
+    );
+    assert.equal(
+      cases.map((c) => c.trace_id),
+      run.cases.map((c) => c.trace_id),
+    );
+    assert.ok(cases.every((c) => typeof c.trace_id === 'string'));
+    const raw = platform.read((s) => JSON.stringify(s.db.prepare('SELECT * FROM eval_runs').all()));
+    for (const text of [SECRET_INPUT, SECRET_INPUT.toUpperCase(), SECRET_EXPECTED, 'narwhal', 'NARWHAL', 'axolotl']) {
+      assert.not.ok(raw.includes(text), `no case text on the Platform (${text})`);
+    }
+    assert.is(local.unsyncedRuns().total, 0, 'marked synced after the 2xx');
 
-  // Disabled by connect({ exportEvals: false }): stored synced, nothing sent.
-  await connect({ apiKey: KEY, target: platform.url, exportEvals: false });
-  const off = await evaluate(shout, dataset, ['exact_match'], options);
-  assert.is(off.synced, true, 'never queued');
-  // Disabled by AGENTKIT_EXPORT_EVALS=0.
-  await connect({ apiKey: KEY, target: platform.url });
-  const envOff = await evaluate(shout, dataset, ['exact_match'], { ...options, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '0' } });
-  assert.is(envOff.synced, true);
-  assert.is(platform.read((s) => s.evalRuns().length), 1, 'nothing more reached the Platform');
-  assert.is(local.unsyncedRuns().total, 0);
-});
+    // Disabled by connect({ exportEvals: false }): stored synced, nothing sent.
+    await connect({ apiKey: KEY, target: platform.url, exportEvals: false });
+    const off = await evaluate(shout, dataset, ['exact_match'], options);
+    assert.is(off.synced, true, 'never queued');
+    // Disabled by AGENTKIT_EXPORT_EVALS=0.
+    await connect({ apiKey: KEY, target: platform.url });
+    const envOff = await evaluate(shout, dataset, ['exact_match'], { ...options, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '0' } });
+    assert.is(envOff.synced, true);
+    assert.is(
+      platform.read((s) => s.evalRuns().length),
+      1,
+      'nothing more reached the Platform',
+    );
+    assert.is(local.unsyncedRuns().total, 0);
+  },
+);
 
 area.scenario('an unreachable Platform keeps the run queued; the next run sends both', { backends: ['sqlite'], timeoutMs: 40_000 }, async (t) => {
   if (t.backend.kind !== 'sqlite') throw new Error('sqlite only');
@@ -85,28 +99,42 @@ area.scenario('an unreachable Platform keeps the run queued; the next run sends 
   t.defer(() => back.stop());
   const second = await evaluate(shout, dataset, ['exact_match'], options);
   assert.equal(back.read((s) => s.evalRuns().map((r) => r.body.run_id)).sort(), [first.run_id, second.run_id].sort());
-  assert.ok(warnings.some((w) => /eval export: Platform at .* is unreachable/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /eval export: Platform at .* is unreachable/.test(w)),
+    warnings.join('\n'),
+  );
 });
 
-area.scenario('`agentkit eval run` with saved credentials exports the run; AGENTKIT_EXPORT_EVALS=0 sends nothing', { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-  t.defer(() => platform.stop());
-  const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_EXPORT_EVALS: '' };
-  assert.is((await t.cli(['connect', '--api-key-stdin', '--target', platform.url, '--project', 'ci'], { env, stdin: KEY })).code, 0);
-  const file = path.join(t.cwd, 'cases.jsonl');
-  await writeFile(file, dataset.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const agent = `${path.join(root, 'conformance/fixtures/evals/agents.ts')}:shout`;
-  const run = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'from-cli'], { env });
-  assert.is(run.code, 0, run.stderr);
-  const stored = platform.read((s) => s.evalRuns());
-  assert.equal(stored.map((r) => [r.body.run_name, r.project]), [['from-cli', 'ci']]);
-  const status = await t.cli(['eval', 'export', '--status', '--json'], { env });
-  assert.is(JSON.parse(status.stdout).queued_runs, 0, 'sent and marked synced');
+area.scenario(
+  '`agentkit eval run` with saved credentials exports the run; AGENTKIT_EXPORT_EVALS=0 sends nothing',
+  { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_EXPORT_EVALS: '' };
+    assert.is((await t.cli(['connect', '--api-key-stdin', '--target', platform.url, '--project', 'ci'], { env, stdin: KEY })).code, 0);
+    const file = path.join(t.cwd, 'cases.jsonl');
+    await writeFile(file, dataset.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const agent = `${path.join(root, 'conformance/fixtures/evals/agents.ts')}:shout`;
+    const run = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'from-cli'], { env });
+    assert.is(run.code, 0, run.stderr);
+    const stored = platform.read((s) => s.evalRuns());
+    assert.equal(
+      stored.map((r) => [r.body.run_name, r.project]),
+      [['from-cli', 'ci']],
+    );
+    const status = await t.cli(['eval', 'export', '--status', '--json'], { env });
+    assert.is(JSON.parse(status.stdout).queued_runs, 0, 'sent and marked synced');
 
-  const off = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'opted-out'], { env: { ...env, AGENTKIT_EXPORT_EVALS: '0' } });
-  assert.is(off.code, 0, off.stderr);
-  assert.is(platform.read((s) => s.evalRuns().length), 1, 'nothing sent with export disabled');
-  assert.is(JSON.parse((await t.cli(['eval', 'export', '--status', '--json'], { env })).stdout).queued_runs, 0, 'and never queued');
-});
+    const off = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'opted-out'], { env: { ...env, AGENTKIT_EXPORT_EVALS: '0' } });
+    assert.is(off.code, 0, off.stderr);
+    assert.is(
+      platform.read((s) => s.evalRuns().length),
+      1,
+      'nothing sent with export disabled',
+    );
+    assert.is(JSON.parse((await t.cli(['eval', 'export', '--status', '--json'], { env })).stdout).queued_runs, 0, 'and never queued');
+  },
+);
 
 area.run();

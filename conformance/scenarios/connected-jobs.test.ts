@@ -35,103 +35,144 @@ const JOBS = 50;
 const keyOf = (i: number) => `ak_job_${String(i).padStart(2, '0')}_0123456789abcdef`;
 const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
 
-area.scenario('50 concurrent jobs with different keys and tools: each request carries its own key, no tool leaks', { backends: ['sqlite'], timeoutMs: 60_000 }, async (t) => {
-  const keys = Array.from({ length: JOBS }, (_, i) => keyOf(i));
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [...keys, 'ak_global_key_0000000'] });
-  t.defer(() => platform.stop());
-  t.defer(() => disconnect());
-  await connect({ apiKey: 'ak_global_key_0000000', target: platform.url, project: 'global' });
-  const globalLookup = tool({ name: 'lookup', execute: () => 'global' });
-  t.defer(() => defaultToolRegistry.unregister('lookup'));
+area.scenario(
+  '50 concurrent jobs with different keys and tools: each request carries its own key, no tool leaks',
+  { backends: ['sqlite'], timeoutMs: 60_000 },
+  async (t) => {
+    const keys = Array.from({ length: JOBS }, (_, i) => keyOf(i));
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [...keys, 'ak_global_key_0000000'] });
+    t.defer(() => platform.stop());
+    t.defer(() => disconnect());
+    await connect({ apiKey: 'ak_global_key_0000000', target: platform.url, project: 'global' });
+    const globalLookup = tool({ name: 'lookup', execute: () => 'global' });
+    t.defer(() => defaultToolRegistry.unregister('lookup'));
 
-  const results = await Promise.all(
-    keys.map((apiKey, i) =>
-      jobScope({ apiKey, project: `project-${i}`, tools: [tool({ name: 'lookup', registry: false, execute: () => `job-${i}` })] }, async () => {
-        await pause();
-        const connection = resolveConnection()!;
-        assert.equal([connection.apiKey, connection.project, connection.target], [apiKey, `project-${i}`, platform.url], 'target inherited from the global connection');
-        const lookup = currentToolRegistry().get('lookup')!;
-        const own = await lookup.execute({}, {} as never);
-        tool({ name: `made_in_${i}`, execute: () => i });
-        await pause();
-        const seenOthers = keys.map((_, j) => currentToolRegistry().get(`made_in_${j}`) !== undefined).filter(Boolean).length;
-        const project = await withSpan('job.probe', {}, async (span) => (span as unknown as { attributes: Record<string, unknown> }).attributes['agentkit.project_id']);
-        const checkpointer = new SQLiteCheckpointer(path.join(t.cwd, `job-${i}`, 'local.db'));
-        try {
-          await fiveSteps(checkpointer).run({ total: 0 }, { executionId: `job-exec-${i}` });
-          const drained = await drainReplication(checkpointer);
-          return { own, seenOthers, project, drained: drained?.outcome, rows: (await checkpointer.list(`job-exec-${i}`)).length };
-        } finally {
-          await checkpointer.close();
-        }
-      }),
-    ),
-  );
-  results.forEach((r, i) => {
-    assert.equal([r.own, r.seenOthers, r.project, r.drained], [`job-${i}`, 1, `project-${i}`, 'drained'], `job ${i}`);
-  });
-  assert.is(currentToolRegistry().get('lookup'), globalLookup, 'outside every job the global tool is back');
-  assert.ok(defaultToolRegistry.names().every((name) => !name.startsWith('made_in_')), 'tools made inside jobs stayed in them');
-  assert.is(resolveConnection()!.project, 'global');
-
-  const rows = platform.read((s) => s.checkpoints());
-  assert.is(rows.length, results.reduce((n, r) => n + r.rows, 0));
-  for (const row of rows) {
-    const i = Number(/^job-exec-(\d+)$/.exec(row.body.execution_id as string)![1]);
-    assert.equal([row.key_id, row.project], [keyFingerprint(keyOf(i)), `project-${i}`], `rows of job ${i} went with its key`);
-  }
-  const ingests = platform.read((s) => s.requests()).filter((r) => r.route === 'POST /public/v1/checkpoints/ingest');
-  assert.ok(ingests.length >= JOBS);
-  assert.ok(ingests.every((r) => keys.some((k) => keyFingerprint(k) === r.key_id)), 'no ingest used the global key');
-});
-
-area.scenario('jobScope normalize and framework: canonical keys on the spans of a normalizing job, its framework on its root span, nothing elsewhere', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
-  ensureTracing();
-  const db = path.join(t.cwd, 'jobs-traces.db');
-  // One trace: an agentkit root span, a span another instrumentation makes (OpenInference keys, through the global
-  // provider), and an agentkit span carrying an OpenTelemetry GenAI key.
-  const traced = (label: string) =>
-    withTraceDestination(db, () =>
-      withSpan(`job.${label}`, {}, async (root) => {
-        await pause();
-        await trace.getTracer('foreign-instrumentation').startActiveSpan(
-          'ChatModel',
-          { attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o-mini', 'llm.token_count.prompt': 12 } },
-          async (span) => {
-            await pause();
-            span.end();
-          },
-        );
-        await withSpan('step.lookup', { attributes: { 'gen_ai.tool.name': 'lookup' } }, async () => pause());
-        return root.spanContext().traceId;
-      }),
+    const results = await Promise.all(
+      keys.map((apiKey, i) =>
+        jobScope({ apiKey, project: `project-${i}`, tools: [tool({ name: 'lookup', registry: false, execute: () => `job-${i}` })] }, async () => {
+          await pause();
+          const connection = resolveConnection()!;
+          assert.equal(
+            [connection.apiKey, connection.project, connection.target],
+            [apiKey, `project-${i}`, platform.url],
+            'target inherited from the global connection',
+          );
+          const lookup = currentToolRegistry().get('lookup')!;
+          const own = await lookup.execute({}, {} as never);
+          tool({ name: `made_in_${i}`, execute: () => i });
+          await pause();
+          const seenOthers = keys.map((_, j) => currentToolRegistry().get(`made_in_${j}`) !== undefined).filter(Boolean).length;
+          const project = await withSpan(
+            'job.probe',
+            {},
+            async (span) => (span as unknown as { attributes: Record<string, unknown> }).attributes['agentkit.project_id'],
+          );
+          const checkpointer = new SQLiteCheckpointer(path.join(t.cwd, `job-${i}`, 'local.db'));
+          try {
+            await fiveSteps(checkpointer).run({ total: 0 }, { executionId: `job-exec-${i}` });
+            const drained = await drainReplication(checkpointer);
+            return { own, seenOthers, project, drained: drained?.outcome, rows: (await checkpointer.list(`job-exec-${i}`)).length };
+          } finally {
+            await checkpointer.close();
+          }
+        }),
+      ),
     );
-  const [normalized, framed, outside] = await Promise.all([
-    jobScope({ normalize: true, framework: 'langgraph' }, () => traced('normalized')),
-    jobScope({ framework: 'crewai' }, () => traced('framed')),
-    traced('outside'),
-  ]);
-  await flushTraces();
-  const store = new TraceStore({ dbPath: db });
-  const attributesOf = async (traceId: string) => Object.fromEntries((await store.spans(traceId)).map((s) => [s.name, s.attributes as Record<string, unknown>]));
+    results.forEach((r, i) => {
+      assert.equal([r.own, r.seenOthers, r.project, r.drained], [`job-${i}`, 1, `project-${i}`, 'drained'], `job ${i}`);
+    });
+    assert.is(currentToolRegistry().get('lookup'), globalLookup, 'outside every job the global tool is back');
+    assert.ok(
+      defaultToolRegistry.names().every((name) => !name.startsWith('made_in_')),
+      'tools made inside jobs stayed in them',
+    );
+    assert.is(resolveConnection()!.project, 'global');
 
-  const a = await attributesOf(normalized);
-  assert.is(a['job.normalized']!['agentkit.framework'], 'langgraph', 'the job framework on its root span');
-  assert.is(a['ChatModel']!['agentkit.framework'], undefined, 'only on the root span');
-  assert.equal(
-    [a['ChatModel']!['agentkit.runner.type'], a['ChatModel']!['gen_ai.request.model'], a['ChatModel']!['gen_ai.usage.input_tokens'], a['ChatModel']!['llm.model_name']],
-    ['llm', 'gpt-4o-mini', 12, 'gpt-4o-mini'],
-    'the foreign span got the canonical keys and kept its own',
-  );
-  assert.is(a['step.lookup']!['agentkit.tool.name'], 'lookup');
+    const rows = platform.read((s) => s.checkpoints());
+    assert.is(
+      rows.length,
+      results.reduce((n, r) => n + r.rows, 0),
+    );
+    for (const row of rows) {
+      const i = Number(/^job-exec-(\d+)$/.exec(row.body.execution_id as string)![1]);
+      assert.equal([row.key_id, row.project], [keyFingerprint(keyOf(i)), `project-${i}`], `rows of job ${i} went with its key`);
+    }
+    const ingests = platform.read((s) => s.requests()).filter((r) => r.route === 'POST /public/v1/checkpoints/ingest');
+    assert.ok(ingests.length >= JOBS);
+    assert.ok(
+      ingests.every((r) => keys.some((k) => keyFingerprint(k) === r.key_id)),
+      'no ingest used the global key',
+    );
+  },
+);
 
-  const b = await attributesOf(framed);
-  assert.is(b['job.framed']!['agentkit.framework'], 'crewai');
-  assert.equal([b['ChatModel']!['agentkit.runner.type'], b['ChatModel']!['gen_ai.request.model'], b['step.lookup']!['agentkit.tool.name']], [undefined, undefined, undefined], 'normalize is off unless the job asks');
+area.scenario(
+  'jobScope normalize and framework: canonical keys on the spans of a normalizing job, its framework on its root span, nothing elsewhere',
+  { backends: ['sqlite'], timeoutMs: 30_000 },
+  async (t) => {
+    ensureTracing();
+    const db = path.join(t.cwd, 'jobs-traces.db');
+    // One trace: an agentkit root span, a span another instrumentation makes (OpenInference keys, through the global
+    // provider), and an agentkit span carrying an OpenTelemetry GenAI key.
+    const traced = (label: string) =>
+      withTraceDestination(db, () =>
+        withSpan(`job.${label}`, {}, async (root) => {
+          await pause();
+          await trace
+            .getTracer('foreign-instrumentation')
+            .startActiveSpan(
+              'ChatModel',
+              { attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o-mini', 'llm.token_count.prompt': 12 } },
+              async (span) => {
+                await pause();
+                span.end();
+              },
+            );
+          await withSpan('step.lookup', { attributes: { 'gen_ai.tool.name': 'lookup' } }, async () => pause());
+          return root.spanContext().traceId;
+        }),
+      );
+    const [normalized, framed, outside] = await Promise.all([
+      jobScope({ normalize: true, framework: 'langgraph' }, () => traced('normalized')),
+      jobScope({ framework: 'crewai' }, () => traced('framed')),
+      traced('outside'),
+    ]);
+    await flushTraces();
+    const store = new TraceStore({ dbPath: db });
+    const attributesOf = async (traceId: string) =>
+      Object.fromEntries((await store.spans(traceId)).map((s) => [s.name, s.attributes as Record<string, unknown>]));
 
-  const c = await attributesOf(outside);
-  assert.equal([c['job.outside']!['agentkit.framework'], c['ChatModel']!['agentkit.runner.type'], c['step.lookup']!['agentkit.tool.name']], [undefined, undefined, undefined], 'outside every job: as recorded');
-});
+    const a = await attributesOf(normalized);
+    assert.is(a['job.normalized']!['agentkit.framework'], 'langgraph', 'the job framework on its root span');
+    assert.is(a['ChatModel']!['agentkit.framework'], undefined, 'only on the root span');
+    assert.equal(
+      [
+        a['ChatModel']!['agentkit.runner.type'],
+        a['ChatModel']!['gen_ai.request.model'],
+        a['ChatModel']!['gen_ai.usage.input_tokens'],
+        a['ChatModel']!['llm.model_name'],
+      ],
+      ['llm', 'gpt-4o-mini', 12, 'gpt-4o-mini'],
+      'the foreign span got the canonical keys and kept its own',
+    );
+    assert.is(a['step.lookup']!['agentkit.tool.name'], 'lookup');
+
+    const b = await attributesOf(framed);
+    assert.is(b['job.framed']!['agentkit.framework'], 'crewai');
+    assert.equal(
+      [b['ChatModel']!['agentkit.runner.type'], b['ChatModel']!['gen_ai.request.model'], b['step.lookup']!['agentkit.tool.name']],
+      [undefined, undefined, undefined],
+      'normalize is off unless the job asks',
+    );
+
+    const c = await attributesOf(outside);
+    assert.equal(
+      [c['job.outside']!['agentkit.framework'], c['ChatModel']!['agentkit.runner.type'], c['step.lookup']!['agentkit.tool.name']],
+      [undefined, undefined, undefined],
+      'outside every job: as recorded',
+    );
+  },
+);
 
 area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trace; not connected', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
   const platform = await startPlatform({ dir: t.cwd, apiKeys: ['ak_replay_key_000000'] });
@@ -143,8 +184,24 @@ area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trac
       trace_id: traceId,
       name: 'agent.desk',
       spans: [
-        { id: 'a1', name: 'agent.desk', status: 'OK', input: { 'agent.input': 'refund 42' }, output: { 'agent.output': 'done' }, start_time: '2026-01-01T00:00:00.000000Z', end_time: '2026-01-01T00:00:01.000000Z' },
-        { id: 'b2', name: 'tool.refund', status: 'OK', input: { 'tool.input': '{"order":42}' }, output: { 'tool.output': 'ok' }, start_time: '2026-01-01T00:00:00.500000Z', end_time: null },
+        {
+          id: 'a1',
+          name: 'agent.desk',
+          status: 'OK',
+          input: { 'agent.input': 'refund 42' },
+          output: { 'agent.output': 'done' },
+          start_time: '2026-01-01T00:00:00.000000Z',
+          end_time: '2026-01-01T00:00:01.000000Z',
+        },
+        {
+          id: 'b2',
+          name: 'tool.refund',
+          status: 'OK',
+          input: { 'tool.input': '{"order":42}' },
+          output: { 'tool.output': 'ok' },
+          start_time: '2026-01-01T00:00:00.500000Z',
+          end_time: null,
+        },
       ],
     } as never),
   );
@@ -158,7 +215,13 @@ area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trac
   await connect({ apiKey: 'ak_replay_key_000000', target: platform.url });
   const replay = await Replay.fromPlatform(traceId);
   assert.is(replay.traceId, traceId);
-  assert.equal(replay.steps().map((s) => [s.step, s.span_name, s.span_id]), [[0, 'agent.desk', 'a1'], [1, 'tool.refund', 'b2']]);
+  assert.equal(
+    replay.steps().map((s) => [s.step, s.span_name, s.span_id]),
+    [
+      [0, 'agent.desk', 'a1'],
+      [1, 'tool.refund', 'b2'],
+    ],
+  );
   assert.equal(replay.inspect(1).input, { 'tool.input': { order: 42 } });
   const missing = await Replay.fromPlatform('f'.repeat(32)).catch((e: unknown) => e);
   assert.instance(missing, NotFoundError);

@@ -22,7 +22,11 @@ async function copyProject(dir: string): Promise<void> {
 }
 
 function lint(dir: string) {
-  const result = spawnSync('make', ['--no-print-directory', 'lint-contract'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', npm_config_offline: 'true' } });
+  const result = spawnSync('make', ['--no-print-directory', 'lint-contract'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', npm_config_offline: 'true' },
+  });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 

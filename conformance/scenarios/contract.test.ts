@@ -30,7 +30,10 @@ area.scenario('an unknown field is a 400 validation_failed naming the field', an
   assert.type(body.detail, 'string');
   const errors = body.errors as Array<{ path: string; message: string }>;
   assert.ok(errors.length >= 1);
-  assert.ok(errors.some((e) => e.path.includes('temperature') || e.message.includes('additional')), JSON.stringify(errors));
+  assert.ok(
+    errors.some((e) => e.path.includes('temperature') || e.message.includes('additional')),
+    JSON.stringify(errors),
+  );
 });
 
 area.scenario('a wrong type is a 400 validation_failed naming the field', any, async (t) => {
@@ -39,7 +42,10 @@ area.scenario('a wrong type is a 400 validation_failed naming the field', any, a
   assert.is(status, 400);
   assert.is(body.code, 'validation_failed');
   const errors = body.errors as Array<{ path: string; message: string }>;
-  assert.ok(errors.some((e) => e.path.endsWith('/input') && /string/.test(e.message)), JSON.stringify(errors));
+  assert.ok(
+    errors.some((e) => e.path.endsWith('/input') && /string/.test(e.message)),
+    JSON.stringify(errors),
+  );
 });
 
 area.scenario('every failed check is reported, not only the first', any, async (t) => {

@@ -33,7 +33,9 @@ async function storedRows(backend: Backend, executionId: string): Promise<Stored
   if (backend.kind === 'sqlite') {
     const db = new Database(backend.dbPath, { readonly: true });
     try {
-      const rows = db.prepare('SELECT checkpoint_id, delta_base, state_snapshot AS state FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(executionId) as Array<{ checkpoint_id: string; delta_base: string | null; state: string }>;
+      const rows = db
+        .prepare('SELECT checkpoint_id, delta_base, state_snapshot AS state FROM checkpoints WHERE execution_id = ? ORDER BY rowid')
+        .all(executionId) as Array<{ checkpoint_id: string; delta_base: string | null; state: string }>;
       return rows.map((row) => ({ ...row, stored_bytes: Buffer.byteLength(row.state), compressed: false }));
     } finally {
       db.close();
@@ -51,7 +53,13 @@ async function storedRows(backend: Backend, executionId: string): Promise<Stored
     return result.rows.map((row) => {
       assert.ok(row.text === null || row.deflated === null, `row ${row.checkpoint_id} stores its delta once, as text or compressed`);
       const state = row.deflated ? inflateRawSync(row.deflated).toString('utf8') : (row.text ?? row.snapshot);
-      return { checkpoint_id: row.checkpoint_id, delta_base: row.delta_base, state, stored_bytes: row.deflated ? row.deflated.length : Buffer.byteLength(state), compressed: row.deflated !== null };
+      return {
+        checkpoint_id: row.checkpoint_id,
+        delta_base: row.delta_base,
+        state,
+        stored_bytes: row.deflated ? row.deflated.length : Buffer.byteLength(state),
+        compressed: row.deflated !== null,
+      };
     });
   } finally {
     await client.end();
@@ -71,7 +79,10 @@ area.scenario('a growing chain state is stored as appends; every read path retur
   const result = await chain.run('go', { executionId: 'grow' });
   assert.is(result.status, 'completed');
   const rows = await checkpointer.list('grow');
-  assert.equal(rows.map((r) => r.node_id), ['__run_start__', ...Array.from({ length: 30 }, (_, i) => `n${i}`), 'run_end']);
+  assert.equal(
+    rows.map((r) => r.node_id),
+    ['__run_start__', ...Array.from({ length: 30 }, (_, i) => `n${i}`), 'run_end'],
+  );
   rows.slice(1, 31).forEach((row, i) => {
     assert.equal((row.state_snapshot.log as string[]).length, i + 1);
     assert.is((row.state_snapshot.log as string[])[i], doc(i));
@@ -87,7 +98,11 @@ area.scenario('a growing chain state is stored as appends; every read path retur
   assert.is((rows[30]!.state_snapshot.log as string[]).length, 30);
 
   const stored = await storedRows(t.backend, 'grow');
-  assert.equal(stored.map((r) => r.delta_base), [null, ...stored.slice(0, -1).map((r) => r.checkpoint_id)], 'one snapshot, then each row on the previous one');
+  assert.equal(
+    stored.map((r) => r.delta_base),
+    [null, ...stored.slice(0, -1).map((r) => r.checkpoint_id)],
+    'one snapshot, then each row on the previous one',
+  );
   const bytes = stored.reduce((n, r) => n + r.state.length, 0);
   assert.ok(bytes < 30 * 1024 * 1.3, `state bytes stored: ${bytes} for 30 KB appended (each row only its own entry)`);
 });
@@ -101,14 +116,26 @@ area.scenario('prune keeps every kept row readable: a kept row built on pruned r
   const written = [];
   for (let i = 0; i < 4; i++) {
     history.push(doc(i));
-    written.push(await checkpointer.put({ ...base, node_id: `n${i}`, state_snapshot: { history: [...history], i }, created_at: i < 3 ? at(i + 1) : undefined }));
+    written.push(
+      await checkpointer.put({ ...base, node_id: `n${i}`, state_snapshot: { history: [...history], i }, created_at: i < 3 ? at(i + 1) : undefined }),
+    );
   }
-  assert.equal((await storedRows(t.backend, 'p')).map((r) => r.delta_base === null), [true, false, false, false]);
+  assert.equal(
+    (await storedRows(t.backend, 'p')).map((r) => r.delta_base === null),
+    [true, false, false, false],
+  );
   assert.is(await checkpointer.prune(new Date('2021-01-01T00:00:00Z')), 3, 'the three old rows');
   const kept = await checkpointer.list('p');
-  assert.equal(kept.map((r) => r.node_id), ['n3']);
+  assert.equal(
+    kept.map((r) => r.node_id),
+    ['n3'],
+  );
   assert.equal(kept[0]!.state_snapshot, { history: history, i: 3 });
-  assert.equal((await storedRows(t.backend, 'p')).map((r) => r.delta_base), [null], 'rewritten as a full state');
+  assert.equal(
+    (await storedRows(t.backend, 'p')).map((r) => r.delta_base),
+    [null],
+    'rewritten as a full state',
+  );
   // The next row of the execution goes on from there.
   history.push(doc(4));
   await checkpointer.put({ ...base, node_id: 'n4', state_snapshot: { history: [...history], i: 4 } });
@@ -126,32 +153,70 @@ area.scenario('a base deleted by another process: the next row is a full snapsho
   await writer.put(row('b', ['1', '2']));
   assert.is(await other.deleteExecution('gone'), 2);
   await writer.put(row('c', ['1', '2', '3']));
-  assert.equal((await writer.list('gone')).map((r) => [r.node_id, r.state_snapshot]), [['c', { items: ['1', '2', '3'] }]]);
-  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null]);
+  assert.equal(
+    (await writer.list('gone')).map((r) => [r.node_id, r.state_snapshot]),
+    [['c', { items: ['1', '2', '3'] }]],
+  );
+  assert.equal(
+    (await storedRows(t.backend, 'gone')).map((r) => r.delta_base),
+    [null],
+  );
   // A write that fails (duplicate id) leaves the next row readable too.
   const first = await writer.put(row('d', ['x']));
-  await writer.put({ ...row('e', ['x', 'y']), checkpoint_id: first.checkpoint_id }).then(() => assert.unreachable(), () => undefined);
+  await writer.put({ ...row('e', ['x', 'y']), checkpoint_id: first.checkpoint_id }).then(
+    () => assert.unreachable(),
+    () => undefined,
+  );
   await writer.put(row('f', ['x', 'y', 'z']));
   assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['x', 'y', 'z'] });
   // Several rows in one statement (a chain's last node with its run_end row), their base deleted meanwhile: all land,
   // the first whole, the second on the first; and with the base there, the statement stores both as deltas.
   assert.is(await other.deleteExecution('gone'), 3);
   const [h, i] = await writer.putWrites([row('h', ['x', 'y', 'z', 'w']), row('i', ['x', 'y', 'z', 'w', 'v'])]);
-  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null, h!.checkpoint_id]);
+  assert.equal(
+    (await storedRows(t.backend, 'gone')).map((r) => r.delta_base),
+    [null, h!.checkpoint_id],
+  );
   const [j] = await writer.putWrites([row('j', ['x', 'y', 'z', 'w', 'v', 'u']), row('k', ['x', 'y', 'z', 'w', 'v', 'u', 't'])]);
-  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null, h!.checkpoint_id, i!.checkpoint_id, j!.checkpoint_id]);
-  assert.equal((await other.list('gone')).map((r) => (r.state_snapshot.items as string[]).length), [4, 5, 6, 7]);
+  assert.equal(
+    (await storedRows(t.backend, 'gone')).map((r) => r.delta_base),
+    [null, h!.checkpoint_id, i!.checkpoint_id, j!.checkpoint_id],
+  );
+  assert.equal(
+    (await other.list('gone')).map((r) => (r.state_snapshot.items as string[]).length),
+    [4, 5, 6, 7],
+  );
   // A pause whose base was deleted meanwhile: the interrupted checkpoint is stored whole, with its pending row.
   await other.deleteExecution('gone');
-  const paused = await writer.recordInterrupt({ ...row('p', ['x', 'y', 'z', 'w', 'v', 'u', 't', 's']), status: 'interrupted', interrupt_reason: 'approve?', interrupt_context: {} }, { reason: 'approve?', context: {} });
-  assert.equal((await storedRows(t.backend, 'gone')).map((r) => r.delta_base), [null]);
+  const paused = await writer.recordInterrupt(
+    { ...row('p', ['x', 'y', 'z', 'w', 'v', 'u', 't', 's']), status: 'interrupted', interrupt_reason: 'approve?', interrupt_context: {} },
+    { reason: 'approve?', context: {} },
+  );
+  assert.equal(
+    (await storedRows(t.backend, 'gone')).map((r) => r.delta_base),
+    [null],
+  );
   assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['x', 'y', 'z', 'w', 'v', 'u', 't', 's'] });
-  assert.equal((await other.listPendingInterrupts()).filter((p) => p.execution_id === 'gone').map((p) => p.reason), ['approve?']);
+  assert.equal(
+    (await other.listPendingInterrupts()).filter((p) => p.execution_id === 'gone').map((p) => p.reason),
+    ['approve?'],
+  );
   // A pause that cannot be stored (its id is taken) leaves no pending row of its own: both or neither.
   await other.deletePendingInterruptAtomic('gone');
-  const refused = await writer.recordInterrupt({ ...row('q', ['x']), status: 'interrupted', interrupt_reason: 'again?', interrupt_context: {}, checkpoint_id: paused.checkpoint.checkpoint_id }, { reason: 'again?', context: {} }).then(() => null, (error: Error) => error);
+  const refused = await writer
+    .recordInterrupt(
+      { ...row('q', ['x']), status: 'interrupted', interrupt_reason: 'again?', interrupt_context: {}, checkpoint_id: paused.checkpoint.checkpoint_id },
+      { reason: 'again?', context: {} },
+    )
+    .then(
+      () => null,
+      (error: Error) => error,
+    );
   assert.match(refused?.message ?? '', /already exists/);
-  assert.equal((await other.listPendingInterrupts()).filter((p) => p.execution_id === 'gone'), []);
+  assert.equal(
+    (await other.listPendingInterrupts()).filter((p) => p.execution_id === 'gone'),
+    [],
+  );
 });
 
 area.scenario('the replication outbox read in batches hands out full states, batch after batch, whatever callers do with them', {}, async (t) => {
@@ -209,17 +274,41 @@ area.scenario('a row checks and masks only what it stores: new messages are, old
   assert.is(reads, 0, 'rows after the first do not read the stored message again');
   const masked = { role: 'tool', content: 'the key is [REDACTED]' };
   assert.equal((second.state_snapshot.messages as unknown[])[2], masked, 'put returns the row as stored');
-  assert.equal((await checkpointer.getLast('checked'))!.state_snapshot.messages, [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'an old result' }, masked, { role: 'assistant', content: 'done' }]);
+  assert.equal((await checkpointer.getLast('checked'))!.state_snapshot.messages, [
+    { role: 'user', content: 'hi' },
+    { role: 'tool', content: 'an old result' },
+    masked,
+    { role: 'assistant', content: 'done' },
+  ]);
   const stored = await storedRows(t.backend, 'checked');
-  assert.equal(stored.map((r) => r.delta_base === null), [true, false, false], 'the later rows are deltas');
-  assert.not.ok(stored.some((r) => r.state.includes(secret)), 'no stored text holds the secret');
+  assert.equal(
+    stored.map((r) => r.delta_base === null),
+    [true, false, false],
+    'the later rows are deltas',
+  );
+  assert.not.ok(
+    stored.some((r) => r.state.includes(secret)),
+    'no stored text holds the secret',
+  );
   // A new item that is not JSON is refused with its place in the whole history named, and nothing is written.
-  const refused = await checkpointer.put(row('d', [...messages, { role: 'tool', content: new Map() }])).then(() => null, (error: Error) => error);
+  const refused = await checkpointer.put(row('d', [...messages, { role: 'tool', content: new Map() }])).then(
+    () => null,
+    (error: Error) => error,
+  );
   assert.is(refused?.name, 'ValidationError');
   assert.match(refused!.message, /\$\.state_snapshot\.messages\[4\]\.content: a Map instance/);
-  const refusedPair = await checkpointer.putWrites([row('e', [...messages, { role: 'user', content: 'ok' }]), row('f', [...messages, { role: 'user', content: 'ok' }, { n: NaN }])]).then(() => null, (error: Error) => error);
+  const refusedPair = await checkpointer
+    .putWrites([row('e', [...messages, { role: 'user', content: 'ok' }]), row('f', [...messages, { role: 'user', content: 'ok' }, { n: NaN }])])
+    .then(
+      () => null,
+      (error: Error) => error,
+    );
   assert.match(refusedPair?.message ?? '', /\$\.state_snapshot\.messages\[5\]\.n: NaN is not a finite number/);
-  assert.equal((await checkpointer.list('checked')).map((r) => r.node_id), ['a', 'b', 'c'], 'neither refused write stored a row');
+  assert.equal(
+    (await checkpointer.list('checked')).map((r) => r.node_id),
+    ['a', 'b', 'c'],
+    'neither refused write stored a row',
+  );
   await checkpointer.put(row('g', [...messages, { role: 'user', content: 'next' }]));
   assert.is(((await checkpointer.getLast('checked'))!.state_snapshot.messages as unknown[]).length, 5, 'the next row reads back whole');
 });
@@ -229,7 +318,8 @@ area.scenario('a secret split across two appended texts is masked whole; a secre
   registerSecret(split);
   const checkpointer = checkpointerFor(t.backend);
   t.defer(() => checkpointer.close());
-  const put = (execution: string, node: string, state: Record<string, unknown>) => checkpointer.put({ execution_id: execution, chain_name: 'c', node_id: node, state_snapshot: state });
+  const put = (execution: string, node: string, state: Record<string, unknown>) =>
+    checkpointer.put({ execution_id: execution, chain_name: 'c', node_id: node, state_snapshot: state });
   // A text streamed in pieces: the secret's first half ends one row, its second half starts the next.
   const half = split.length >> 1;
   await put('stream', 'a', { text: `streaming: ${split.slice(0, half)}` });
@@ -237,8 +327,14 @@ area.scenario('a secret split across two appended texts is masked whole; a secre
   await put('stream', 'c', { text: `streaming: ${split} and on, more` });
   assert.is((await checkpointer.getLast('stream'))!.state_snapshot.text, 'streaming: [REDACTED] and on, more');
   const streamRows = await storedRows(t.backend, 'stream');
-  assert.not.ok(streamRows.some((r) => r.state.includes(split)), 'no stored text holds it');
-  assert.equal(streamRows.map((r) => r.delta_base === null), [true, false, false]);
+  assert.not.ok(
+    streamRows.some((r) => r.state.includes(split)),
+    'no stored text holds it',
+  );
+  assert.equal(
+    streamRows.map((r) => r.delta_base === null),
+    [true, false, false],
+  );
   // Rows written before a secret is known hold it; once registered, the next row stores the whole state, masked.
   const late = `delta-late-secret-${t.backend.kind}`;
   const history = [{ role: 'tool', content: `said ${late}` }];
@@ -246,71 +342,113 @@ area.scenario('a secret split across two appended texts is masked whole; a secre
   await put('late', 'b', { messages: [...history, { role: 'user', content: 'more' }] });
   registerSecret(late);
   await put('late', 'c', { messages: [...history, { role: 'user', content: 'more' }, { role: 'user', content: 'again' }] });
-  assert.equal((await storedRows(t.backend, 'late')).map((r) => r.delta_base === null), [true, false, true], 'a full snapshot after the secret');
-  assert.equal((await checkpointer.getLast('late'))!.state_snapshot.messages, [{ role: 'tool', content: 'said [REDACTED]' }, { role: 'user', content: 'more' }, { role: 'user', content: 'again' }]);
+  assert.equal(
+    (await storedRows(t.backend, 'late')).map((r) => r.delta_base === null),
+    [true, false, true],
+    'a full snapshot after the secret',
+  );
+  assert.equal((await checkpointer.getLast('late'))!.state_snapshot.messages, [
+    { role: 'tool', content: 'said [REDACTED]' },
+    { role: 'user', content: 'more' },
+    { role: 'user', content: 'again' },
+  ]);
 });
 
-area.scenario('large deltas are stored compressed on Postgres; short and incompressible ones as text; every read path sees them whole', { backends: ['postgres'] }, async (t) => {
-  if (t.backend.kind !== 'postgres') throw new Error('a Postgres backend is needed');
-  const { url, schema } = t.backend;
-  const checkpointer = checkpointerFor(t.backend);
-  t.defer(() => checkpointer.close());
-  // A tool result of 1.5 KB of JSON (compresses well), 900 random printable characters (DEFLATE saves under a quarter:
-  // kept as text), and a short reply.
-  const json = JSON.stringify({ results: Array.from({ length: 12 }, (_, i) => ({ order: 4000 + i, status: 'shipped', city: 'Oslo', note: `order ${4000 + i} leaves the warehouse today` })) });
-  const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => c !== '"' && c !== '\\').join('');
-  const noise = [...randomBytes(900)].map((b) => printable[b % printable.length]).join('');
-  const messages: Array<Record<string, unknown>> = [{ role: 'user', content: 'track my orders' }];
-  const put = (node: string, message: Record<string, unknown>) => {
-    messages.push(message);
-    return checkpointer.put({ execution_id: 'z', chain_name: 'desk', node_id: node, step_type: 'tool_call', state_snapshot: { messages: [...messages] } });
-  };
-  await checkpointer.put({ execution_id: 'z', chain_name: 'desk', node_id: 'start', state_snapshot: { messages: [...messages] } });
-  const jsonRow = await put('json', { role: 'tool', content: json });
-  await put('noise', { role: 'tool', content: noise });
-  await put('short', { role: 'assistant', content: 'All twelve orders are on their way.' });
-  const stored = await storedRows(t.backend, 'z');
-  assert.equal(stored.map((r) => [r.delta_base === null, r.compressed]), [[true, false], [false, true], [false, false], [false, false]]);
-  assert.ok(stored[1]!.stored_bytes < json.length / 3, `the JSON result's delta takes ${stored[1]!.stored_bytes} bytes for ${json.length} of text`);
-  assert.ok(JSON.parse(stored[1]!.state).append.messages[0].content === json, 'the compressed delta is the delta document');
-  // Every read path returns full states: by id, last, list, the outbox, a claim's decision row, a prune's rewrite.
-  const expected = (n: number) => messages.slice(0, n);
-  assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
-  assert.equal((await checkpointer.getLast('z'))!.state_snapshot.messages, expected(4));
-  assert.equal((await checkpointer.list('z')).map((r) => (r.state_snapshot.messages as unknown[]).length), [1, 2, 3, 4]);
-  assert.equal((await checkpointer.fetchUnsynced(10)).map((u) => (u.checkpoint.state_snapshot.messages as unknown[]).length), [1, 2, 3, 4]);
-  const last = (await checkpointer.getLast('z'))!;
-  const paused = await checkpointer.recordInterrupt(
-    { execution_id: 'z', chain_name: 'desk', node_id: 'refund', status: 'interrupted', step_type: 'hitl_pause', state_snapshot: { messages: [...messages, { role: 'tool', content: json.replace(/Oslo/g, 'Bergen') }] } },
-    { reason: 'approve', context: {} },
-  );
-  assert.ok((await storedRows(t.backend, 'z')).at(-1)!.compressed, 'the interrupted row is a compressed delta too');
-  const claim = await checkpointer.claimPendingInterrupt('z', { resume: { approved: true, metadata: {} }, claimedBy: 'test' });
-  assert.equal(claim!.checkpoint.state_snapshot, paused.checkpoint.state_snapshot, 'the decision row copies the compressed delta and reads whole');
-  assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
-  assert.ok(last.checkpoint_id !== claim!.checkpoint.checkpoint_id);
-  // A server whose bytea_output is 'escape' (not the default hex) writes bytea inside json_agg in that form: the chain
-  // reads decode it with pg's own parser.
-  const escapeUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c bytea_output=escape')}`;
-  const escaped = new PostgresCheckpointer(escapeUrl, { schema });
-  t.defer(() => escaped.close());
-  assert.equal((await escaped.getById(stored[2]!.checkpoint_id))!.state_snapshot.messages, expected(3), 'a chain through the compressed delta');
-  assert.equal(await escaped.getLast('z'), await checkpointer.getLast('z'));
-  // A prune that deletes the base rewrites the kept rows whole (no compressed delta left without its base).
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  t.defer(() => client.end());
-  await client.query(`UPDATE "${schema}".checkpoints SET created_at = now() - interval '2 days' WHERE execution_id = 'z' AND node_id = 'start'`);
-  assert.is(await checkpointer.prune(86_400_000), 1, 'rows older than a day: the start row');
-  const after = await storedRows(t.backend, 'z');
-  assert.is(after.length, stored.length + 1, 'the start row went; the pause and the decision rows came');
-  assert.is(after[0]!.checkpoint_id, jsonRow.checkpoint_id);
-  assert.is(after[0]!.delta_base, null, 'the row built on the pruned one is rewritten whole');
-  assert.not.ok(after[0]!.compressed, 'and keeps no compressed delta');
-  assert.equal(JSON.parse(after[0]!.state).messages, expected(2));
-  assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
-  assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
-});
+area.scenario(
+  'large deltas are stored compressed on Postgres; short and incompressible ones as text; every read path sees them whole',
+  { backends: ['postgres'] },
+  async (t) => {
+    if (t.backend.kind !== 'postgres') throw new Error('a Postgres backend is needed');
+    const { url, schema } = t.backend;
+    const checkpointer = checkpointerFor(t.backend);
+    t.defer(() => checkpointer.close());
+    // A tool result of 1.5 KB of JSON (compresses well), 900 random printable characters (DEFLATE saves under a quarter:
+    // kept as text), and a short reply.
+    const json = JSON.stringify({
+      results: Array.from({ length: 12 }, (_, i) => ({
+        order: 4000 + i,
+        status: 'shipped',
+        city: 'Oslo',
+        note: `order ${4000 + i} leaves the warehouse today`,
+      })),
+    });
+    const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))
+      .filter((c) => c !== '"' && c !== '\\')
+      .join('');
+    const noise = [...randomBytes(900)].map((b) => printable[b % printable.length]).join('');
+    const messages: Array<Record<string, unknown>> = [{ role: 'user', content: 'track my orders' }];
+    const put = (node: string, message: Record<string, unknown>) => {
+      messages.push(message);
+      return checkpointer.put({ execution_id: 'z', chain_name: 'desk', node_id: node, step_type: 'tool_call', state_snapshot: { messages: [...messages] } });
+    };
+    await checkpointer.put({ execution_id: 'z', chain_name: 'desk', node_id: 'start', state_snapshot: { messages: [...messages] } });
+    const jsonRow = await put('json', { role: 'tool', content: json });
+    await put('noise', { role: 'tool', content: noise });
+    await put('short', { role: 'assistant', content: 'All twelve orders are on their way.' });
+    const stored = await storedRows(t.backend, 'z');
+    assert.equal(
+      stored.map((r) => [r.delta_base === null, r.compressed]),
+      [
+        [true, false],
+        [false, true],
+        [false, false],
+        [false, false],
+      ],
+    );
+    assert.ok(stored[1]!.stored_bytes < json.length / 3, `the JSON result's delta takes ${stored[1]!.stored_bytes} bytes for ${json.length} of text`);
+    assert.ok(JSON.parse(stored[1]!.state).append.messages[0].content === json, 'the compressed delta is the delta document');
+    // Every read path returns full states: by id, last, list, the outbox, a claim's decision row, a prune's rewrite.
+    const expected = (n: number) => messages.slice(0, n);
+    assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
+    assert.equal((await checkpointer.getLast('z'))!.state_snapshot.messages, expected(4));
+    assert.equal(
+      (await checkpointer.list('z')).map((r) => (r.state_snapshot.messages as unknown[]).length),
+      [1, 2, 3, 4],
+    );
+    assert.equal(
+      (await checkpointer.fetchUnsynced(10)).map((u) => (u.checkpoint.state_snapshot.messages as unknown[]).length),
+      [1, 2, 3, 4],
+    );
+    const last = (await checkpointer.getLast('z'))!;
+    const paused = await checkpointer.recordInterrupt(
+      {
+        execution_id: 'z',
+        chain_name: 'desk',
+        node_id: 'refund',
+        status: 'interrupted',
+        step_type: 'hitl_pause',
+        state_snapshot: { messages: [...messages, { role: 'tool', content: json.replace(/Oslo/g, 'Bergen') }] },
+      },
+      { reason: 'approve', context: {} },
+    );
+    assert.ok((await storedRows(t.backend, 'z')).at(-1)!.compressed, 'the interrupted row is a compressed delta too');
+    const claim = await checkpointer.claimPendingInterrupt('z', { resume: { approved: true, metadata: {} }, claimedBy: 'test' });
+    assert.equal(claim!.checkpoint.state_snapshot, paused.checkpoint.state_snapshot, 'the decision row copies the compressed delta and reads whole');
+    assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
+    assert.ok(last.checkpoint_id !== claim!.checkpoint.checkpoint_id);
+    // A server whose bytea_output is 'escape' (not the default hex) writes bytea inside json_agg in that form: the chain
+    // reads decode it with pg's own parser.
+    const escapeUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c bytea_output=escape')}`;
+    const escaped = new PostgresCheckpointer(escapeUrl, { schema });
+    t.defer(() => escaped.close());
+    assert.equal((await escaped.getById(stored[2]!.checkpoint_id))!.state_snapshot.messages, expected(3), 'a chain through the compressed delta');
+    assert.equal(await escaped.getLast('z'), await checkpointer.getLast('z'));
+    // A prune that deletes the base rewrites the kept rows whole (no compressed delta left without its base).
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.defer(() => client.end());
+    await client.query(`UPDATE "${schema}".checkpoints SET created_at = now() - interval '2 days' WHERE execution_id = 'z' AND node_id = 'start'`);
+    assert.is(await checkpointer.prune(86_400_000), 1, 'rows older than a day: the start row');
+    const after = await storedRows(t.backend, 'z');
+    assert.is(after.length, stored.length + 1, 'the start row went; the pause and the decision rows came');
+    assert.is(after[0]!.checkpoint_id, jsonRow.checkpoint_id);
+    assert.is(after[0]!.delta_base, null, 'the row built on the pruned one is rewritten whole');
+    assert.not.ok(after[0]!.compressed, 'and keeps no compressed delta');
+    assert.equal(JSON.parse(after[0]!.state).messages, expected(2));
+    assert.equal((await checkpointer.getById(jsonRow.checkpoint_id))!.state_snapshot.messages, expected(2));
+    assert.equal((await checkpointer.getLast('z'))!.state_snapshot, paused.checkpoint.state_snapshot);
+  },
+);
 
 area.scenario('docs/durability.md delta example runs as written', { backends: ['sqlite'], timeoutMs: 30_000 }, async (t) => {
   const example = path.join(root, 'examples/durability/history-growth.ts');

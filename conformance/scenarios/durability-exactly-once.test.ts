@@ -39,7 +39,11 @@ async function setUp(t: ScenarioContext, tag: string): Promise<{ runner: (kind: 
 }
 
 function logLines(file: string, prefix: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith(prefix)) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith(prefix))
+    : [];
 }
 
 async function waitForLog(file: string, prefix: string, count: number, timeoutMs = 60_000): Promise<void> {
@@ -66,10 +70,18 @@ function logHere(t: ScenarioContext, file: string): void {
 }
 
 /** Resume `kind`'s execution in this process, as the SDK surface does. */
-async function resumeHere(t: ScenarioContext, kind: RunnerKind, executionId: string, options: Record<string, unknown>): Promise<{ status: string; output: unknown }> {
+async function resumeHere(
+  t: ScenarioContext,
+  kind: RunnerKind,
+  executionId: string,
+  options: Record<string, unknown>,
+): Promise<{ status: string; output: unknown }> {
   const checkpointer = checkpointerFor(t.backend);
   try {
-    return (await (exactlyOnceRunner(kind, checkpointer).resume as (id: string, o: unknown) => Promise<{ status: string; output: unknown }>)(executionId, options));
+    return await (exactlyOnceRunner(kind, checkpointer).resume as (id: string, o: unknown) => Promise<{ status: string; output: unknown }>)(
+      executionId,
+      options,
+    );
   } finally {
     await checkpointer.close();
   }
@@ -85,117 +97,158 @@ async function pause(t: ScenarioContext, kind: RunnerKind, executionId: string):
   }
 }
 
-area.scenario(`${PROCESSES} concurrent agentkit resume processes without --value: one exits 0, the body runs once, one terminal row (Agent, Chain, Swarm, Supervisor)`, { rows: ['cli:resume', 'transition:paused-claimed'], surfaces: ['cli'], timeoutMs: 600_000 }, async (t) => {
-  const { runner, logFile } = await setUp(t, 'race');
-  const checkpointer = checkpointerFor(t.backend);
-  t.defer(() => checkpointer.close());
-  for (const kind of RUNNER_KINDS) {
-    for (let trial = 0; trial < TRIALS; trial++) {
-      const id = `race-${kind}-${trial}`;
-      await pause(t, kind, id);
-      const before = logLines(logFile, 'body').length;
-      const runs = await Promise.all(Array.from({ length: PROCESSES }, () => t.bin(['resume', id, '--runner', runner(kind)], { env: { EXACTLY_ONCE_LOG: logFile } })));
-      const winners = runs.filter((r) => r.code === 0);
-      assert.is(winners.length, 1, `${kind} trial ${trial}: exit codes ${runs.map((r) => r.code).join(',')}; ${runs.map((r) => r.stderr).join(' | ')}`);
-      assert.match(winners[0]!.stdout, 'status: completed');
-      for (const loser of runs.filter((r) => r.code !== 0)) {
-        assert.is(loser.code, 2, loser.stderr);
-        assert.match(loser.stderr, /is being run by another process right now|already finished/);
+area.scenario(
+  `${PROCESSES} concurrent agentkit resume processes without --value: one exits 0, the body runs once, one terminal row (Agent, Chain, Swarm, Supervisor)`,
+  { rows: ['cli:resume', 'transition:paused-claimed'], surfaces: ['cli'], timeoutMs: 600_000 },
+  async (t) => {
+    const { runner, logFile } = await setUp(t, 'race');
+    const checkpointer = checkpointerFor(t.backend);
+    t.defer(() => checkpointer.close());
+    for (const kind of RUNNER_KINDS) {
+      for (let trial = 0; trial < TRIALS; trial++) {
+        const id = `race-${kind}-${trial}`;
+        await pause(t, kind, id);
+        const before = logLines(logFile, 'body').length;
+        const runs = await Promise.all(
+          Array.from({ length: PROCESSES }, () => t.bin(['resume', id, '--runner', runner(kind)], { env: { EXACTLY_ONCE_LOG: logFile } })),
+        );
+        const winners = runs.filter((r) => r.code === 0);
+        assert.is(winners.length, 1, `${kind} trial ${trial}: exit codes ${runs.map((r) => r.code).join(',')}; ${runs.map((r) => r.stderr).join(' | ')}`);
+        assert.match(winners[0]!.stdout, 'status: completed');
+        for (const loser of runs.filter((r) => r.code !== 0)) {
+          assert.is(loser.code, 2, loser.stderr);
+          assert.match(loser.stderr, /is being run by another process right now|already finished/);
+        }
+        assert.is(logLines(logFile, 'body').length - before, 1, `${kind} trial ${trial}: the approved body ran once`);
+        const rows = await checkpointer.list(id, { limit: 10_000 });
+        assert.equal(
+          ownerEnds(rows).map((r) => r.run_status),
+          ['completed'],
+          `${kind} trial ${trial}: one terminal row`,
+        );
+        assert.is(rows.filter((r) => r.step_type === 'resume').length, 1, 'one decision recorded');
+        assert.equal(await checkpointer.listPendingInterrupts(), [], 'no pending row left');
       }
-      assert.is(logLines(logFile, 'body').length - before, 1, `${kind} trial ${trial}: the approved body ran once`);
-      const rows = await checkpointer.list(id, { limit: 10_000 });
-      assert.equal(ownerEnds(rows).map((r) => r.run_status), ['completed'], `${kind} trial ${trial}: one terminal row`);
-      assert.is(rows.filter((r) => r.step_type === 'resume').length, 1, 'one decision recorded');
-      assert.equal(await checkpointer.listPendingInterrupts(), [], 'no pending row left');
     }
-  }
-});
+  },
+);
 
-area.scenario('a resumer SIGKILLed right after its claim: the next resume, with or without a value, completes with the first decision and never pauses again', { rows: ['cli:resume', 'transition:paused->running'], surfaces: ['sdk', 'cli'], timeoutMs: 300_000 }, async (t) => {
-  const { runner, logFile } = await setUp(t, 'killed');
-  logHere(t, logFile);
-  const checkpointer = checkpointerFor(t.backend);
-  t.defer(() => checkpointer.close());
-  const env = { EXACTLY_ONCE_LOG: logFile, AGENTKIT_EXECUTION_LEASE_MS: '1000' };
-  for (const [i, kind] of RUNNER_KINDS.entries()) {
-    const id = `killed-${kind}`;
-    await pause(t, kind, id);
-    const first = startCli(['resume', id, '--runner', runner(kind), '--value', '{"approved": true, "metadata": {"approver": "first"}}'], { cwd: t.cwd, env: { ...env, EXACTLY_ONCE_HANG: 'body', ...t.env } });
-    t.defer(() => first.kill());
-    await waitForLog(logFile, 'body', 2 * i + 1);
-    first.kill();
-    assert.is((await first.exited).signal, 'SIGKILL');
-    assert.equal(await checkpointer.listPendingInterrupts(), [], 'the claim was committed');
-    await sleep(1200); // the dead resumer's lease expires
-    // Without a value (approval by default, as the CLI sends it) for two kinds, with a different value for the other
-    // two: the first decision wins either way.
-    const options = i % 2 === 0 ? { defaultResumeValue: { approved: true } } : { resumeValue: { approved: false, metadata: { approver: 'second' } } };
-    const next = await resumeHere(t, kind, id, options);
-    assert.is(next.status, 'completed', `${kind}: the run completed, it did not pause again`);
-    assert.match(JSON.stringify(next.output), 'refunded 5', `${kind}: the approved branch ran`);
-    const bodies = logLines(logFile, 'body').slice(-2);
-    assert.equal(bodies.map((line) => JSON.parse(line.slice(5)) as unknown), [
-      { approved: true, metadata: { approver: 'first' } },
-      { approved: true, metadata: { approver: 'first' } },
-    ], `${kind}: both runs of the body saw the first decision`);
-    const rows = await checkpointer.list(id, { limit: 10_000 });
-    assert.equal(ownerEnds(rows).map((r) => r.run_status), ['completed']);
-    assert.is(rows.filter((r) => r.status === 'interrupted').length, 1, `${kind}: the human was asked once`);
-  }
-});
+area.scenario(
+  'a resumer SIGKILLed right after its claim: the next resume, with or without a value, completes with the first decision and never pauses again',
+  { rows: ['cli:resume', 'transition:paused->running'], surfaces: ['sdk', 'cli'], timeoutMs: 300_000 },
+  async (t) => {
+    const { runner, logFile } = await setUp(t, 'killed');
+    logHere(t, logFile);
+    const checkpointer = checkpointerFor(t.backend);
+    t.defer(() => checkpointer.close());
+    const env = { EXACTLY_ONCE_LOG: logFile, AGENTKIT_EXECUTION_LEASE_MS: '1000' };
+    for (const [i, kind] of RUNNER_KINDS.entries()) {
+      const id = `killed-${kind}`;
+      await pause(t, kind, id);
+      const first = startCli(['resume', id, '--runner', runner(kind), '--value', '{"approved": true, "metadata": {"approver": "first"}}'], {
+        cwd: t.cwd,
+        env: { ...env, EXACTLY_ONCE_HANG: 'body', ...t.env },
+      });
+      t.defer(() => first.kill());
+      await waitForLog(logFile, 'body', 2 * i + 1);
+      first.kill();
+      assert.is((await first.exited).signal, 'SIGKILL');
+      assert.equal(await checkpointer.listPendingInterrupts(), [], 'the claim was committed');
+      await sleep(1200); // the dead resumer's lease expires
+      // Without a value (approval by default, as the CLI sends it) for two kinds, with a different value for the other
+      // two: the first decision wins either way.
+      const options = i % 2 === 0 ? { defaultResumeValue: { approved: true } } : { resumeValue: { approved: false, metadata: { approver: 'second' } } };
+      const next = await resumeHere(t, kind, id, options);
+      assert.is(next.status, 'completed', `${kind}: the run completed, it did not pause again`);
+      assert.match(JSON.stringify(next.output), 'refunded 5', `${kind}: the approved branch ran`);
+      const bodies = logLines(logFile, 'body').slice(-2);
+      assert.equal(
+        bodies.map((line) => JSON.parse(line.slice(5)) as unknown),
+        [
+          { approved: true, metadata: { approver: 'first' } },
+          { approved: true, metadata: { approver: 'first' } },
+        ],
+        `${kind}: both runs of the body saw the first decision`,
+      );
+      const rows = await checkpointer.list(id, { limit: 10_000 });
+      assert.equal(
+        ownerEnds(rows).map((r) => r.run_status),
+        ['completed'],
+      );
+      assert.is(rows.filter((r) => r.status === 'interrupted').length, 1, `${kind}: the human was asked once`);
+    }
+  },
+);
 
-area.scenario('SIGKILL in the first node, first model call or first member: resume by id continues the run', { rows: ['transition:failed->running'], timeoutMs: 300_000 }, async (t) => {
-  const { logFile } = await setUp(t, 'first');
-  logHere(t, logFile);
-  const config = JSON.stringify(backendConfig(t.backend));
-  for (const kind of ['chain', 'agent', 'swarm'] as const) {
-    const id = `first-${kind}`;
-    const child = spawnNode('conformance/fixtures/durability/exactly-once.ts', ['run', kind, config, id], { env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_HANG: 'first' } });
-    t.defer(() => child.process.kill('SIGKILL'));
-    await waitForLog(logFile, `started ${kind}`, 1);
-    child.process.kill('SIGKILL');
-    assert.is((await child.exit()).signal, 'SIGKILL');
-    const resumed = await resumeHere(t, kind, id, { defaultResumeValue: { approved: true } });
-    assert.is(resumed.status, 'paused', `${kind}: the run went on from its start to the approval (not "No checkpoint found")`);
-    const approved = await resumeHere(t, kind, id, { defaultResumeValue: { approved: true } });
-    assert.is(approved.status, 'completed');
-    assert.is(logLines(logFile, `started ${kind}`).length, 2, `${kind}: the first step ran again once`);
-  }
-});
+area.scenario(
+  'SIGKILL in the first node, first model call or first member: resume by id continues the run',
+  { rows: ['transition:failed->running'], timeoutMs: 300_000 },
+  async (t) => {
+    const { logFile } = await setUp(t, 'first');
+    logHere(t, logFile);
+    const config = JSON.stringify(backendConfig(t.backend));
+    for (const kind of ['chain', 'agent', 'swarm'] as const) {
+      const id = `first-${kind}`;
+      const child = spawnNode('conformance/fixtures/durability/exactly-once.ts', ['run', kind, config, id], {
+        env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_HANG: 'first' },
+      });
+      t.defer(() => child.process.kill('SIGKILL'));
+      await waitForLog(logFile, `started ${kind}`, 1);
+      child.process.kill('SIGKILL');
+      assert.is((await child.exit()).signal, 'SIGKILL');
+      const resumed = await resumeHere(t, kind, id, { defaultResumeValue: { approved: true } });
+      assert.is(resumed.status, 'paused', `${kind}: the run went on from its start to the approval (not "No checkpoint found")`);
+      const approved = await resumeHere(t, kind, id, { defaultResumeValue: { approved: true } });
+      assert.is(approved.status, 'completed');
+      assert.is(logLines(logFile, `started ${kind}`).length, 2, `${kind}: the first step ran again once`);
+    }
+  },
+);
 
-area.scenario('a crashed run resumed by two processes at once: one runs, the other gets ExecutionBusy; a dead owner\'s lease is taken over once expired', { rows: ['cli:resume'], surfaces: ['cli'], timeoutMs: 300_000 }, async (t) => {
-  const { runner, logFile } = await setUp(t, 'lease');
-  const config = JSON.stringify(backendConfig(t.backend));
-  const crash = async (id: string) => {
-    const child = spawnNode('conformance/fixtures/durability/exactly-once.ts', ['run', 'chain', config, id], { env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_HANG: 'first' } });
-    t.defer(() => child.process.kill('SIGKILL'));
+area.scenario(
+  "a crashed run resumed by two processes at once: one runs, the other gets ExecutionBusy; a dead owner's lease is taken over once expired",
+  { rows: ['cli:resume'], surfaces: ['cli'], timeoutMs: 300_000 },
+  async (t) => {
+    const { runner, logFile } = await setUp(t, 'lease');
+    const config = JSON.stringify(backendConfig(t.backend));
+    const crash = async (id: string) => {
+      const child = spawnNode('conformance/fixtures/durability/exactly-once.ts', ['run', 'chain', config, id], {
+        env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_HANG: 'first' },
+      });
+      t.defer(() => child.process.kill('SIGKILL'));
+      await waitForLog(logFile, 'started', logLines(logFile, 'started').length + 1);
+      child.process.kill('SIGKILL');
+      await child.exit();
+    };
+    await crash('crashed-twice');
+    // The resumed first node takes 3 s: both resumers start well within it.
+    const both = await Promise.all(
+      [0, 1].map(() => t.bin(['resume', 'crashed-twice', '--runner', runner('chain')], { env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_FIRST_MS: '3000' } })),
+    );
+    assert.equal(both.map((r) => r.code).sort(), [0, 2], both.map((r) => r.stderr).join(' | '));
+    const busy = both.find((r) => r.code === 2)!;
+    assert.match(
+      busy.stderr,
+      "error: execution id 'crashed-twice' (chain 'refund-flow') is being run by another process right now (it holds the execution's lease); nothing was run here.",
+    );
+    assert.match(both.find((r) => r.code === 0)!.stdout, 'status: paused');
+
+    await crash('orphaned');
+    const env = { EXACTLY_ONCE_LOG: logFile, AGENTKIT_EXECUTION_LEASE_MS: '5000' };
+    const holder = startCli(['resume', 'orphaned', '--runner', runner('chain')], { cwd: t.cwd, env: { ...t.env, ...env, EXACTLY_ONCE_HANG: 'first' } });
+    t.defer(() => holder.kill());
     await waitForLog(logFile, 'started', logLines(logFile, 'started').length + 1);
-    child.process.kill('SIGKILL');
-    await child.exit();
-  };
-  await crash('crashed-twice');
-  // The resumed first node takes 3 s: both resumers start well within it.
-  const both = await Promise.all([0, 1].map(() => t.bin(['resume', 'crashed-twice', '--runner', runner('chain')], { env: { EXACTLY_ONCE_LOG: logFile, EXACTLY_ONCE_FIRST_MS: '3000' } })));
-  assert.equal(both.map((r) => r.code).sort(), [0, 2], both.map((r) => r.stderr).join(' | '));
-  const busy = both.find((r) => r.code === 2)!;
-  assert.match(busy.stderr, "error: execution id 'crashed-twice' (chain 'refund-flow') is being run by another process right now (it holds the execution's lease); nothing was run here.");
-  assert.match(both.find((r) => r.code === 0)!.stdout, 'status: paused');
-
-  await crash('orphaned');
-  const env = { EXACTLY_ONCE_LOG: logFile, AGENTKIT_EXECUTION_LEASE_MS: '5000' };
-  const holder = startCli(['resume', 'orphaned', '--runner', runner('chain')], { cwd: t.cwd, env: { ...t.env, ...env, EXACTLY_ONCE_HANG: 'first' } });
-  t.defer(() => holder.kill());
-  await waitForLog(logFile, 'started', logLines(logFile, 'started').length + 1);
-  holder.kill();
-  const killedAt = Date.now();
-  await holder.exited;
-  const blocked = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
-  assert.is(blocked.code, 2, `the dead owner's lease still holds (${Date.now() - killedAt} ms after the kill): ${blocked.stderr}`);
-  assert.match(blocked.stderr, 'is being run by another process right now');
-  await sleep(Math.max(0, killedAt + 5200 - Date.now()));
-  const taken = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
-  assert.is(taken.code, 0, taken.stderr);
-  assert.match(taken.stdout, 'status: paused', 'the expired lease was taken over and the run went on');
-});
+    holder.kill();
+    const killedAt = Date.now();
+    await holder.exited;
+    const blocked = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
+    assert.is(blocked.code, 2, `the dead owner's lease still holds (${Date.now() - killedAt} ms after the kill): ${blocked.stderr}`);
+    assert.match(blocked.stderr, 'is being run by another process right now');
+    await sleep(Math.max(0, killedAt + 5200 - Date.now()));
+    const taken = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
+    assert.is(taken.code, 0, taken.stderr);
+    assert.match(taken.stdout, 'status: paused', 'the expired lease was taken over and the run went on');
+  },
+);
 
 area.run();

@@ -21,10 +21,19 @@ function approverAgent(counterUrl: string) {
         await hit(`${counterUrl}/agent-run`);
         try {
           const decision = interrupt('tool_approval', { tool: 'refund', arguments: { request: input } });
-          return { status: 'completed', output: decision.approved ? `refund issued for ${String(input)}` : 'refund denied', execution_id: parent.executionId, pending_interrupt: null };
+          return {
+            status: 'completed',
+            output: decision.approved ? `refund issued for ${String(input)}` : 'refund denied',
+            execution_id: parent.executionId,
+            pending_interrupt: null,
+          };
         } catch (error) {
           if (!isInterruptSignal(error)) throw error;
-          const pending = await recordInterrupt(error, { nodeId: 'turn:0/tool:refund', stateSnapshot: { messages: [String(input)] }, agentPath: `${agentPath}/tool:refund` });
+          const pending = await recordInterrupt(error, {
+            nodeId: 'turn:0/tool:refund',
+            stateSnapshot: { messages: [String(input)] },
+            agentPath: `${agentPath}/tool:refund`,
+          });
           return { status: 'paused', output: '', execution_id: parent.executionId, pending_interrupt: pending };
         }
       });
@@ -52,25 +61,34 @@ area.scenario('a hosted runner pauses the chain and resumes with it', { rows: ['
     node_id: 'turn:0/tool:refund',
     agent_path: 'agent:approver/tool:refund',
   });
-  assert.equal((await checkpointer.list('hosted')).map((r) => [r.chain_name, r.node_id, r.status, r.step_type, r.agent_path]), [
-    ['support', '__run_start__', 'completed', 'run_start', null],
-    ['support', 'triage', 'completed', 'node', null],
-    ['approver', 'turn:0/tool:refund', 'interrupted', 'hitl_pause', 'agent:approver/tool:refund'],
-    ['support', 'agent', 'interrupted', 'hitl_pause', 'agent:approver/tool:refund'],
-  ]);
-  assert.equal((await checkpointer.listPendingInterrupts()).map((p) => [p.chain_name, p.node_id]), [['approver', 'turn:0/tool:refund']]);
+  assert.equal(
+    (await checkpointer.list('hosted')).map((r) => [r.chain_name, r.node_id, r.status, r.step_type, r.agent_path]),
+    [
+      ['support', '__run_start__', 'completed', 'run_start', null],
+      ['support', 'triage', 'completed', 'node', null],
+      ['approver', 'turn:0/tool:refund', 'interrupted', 'hitl_pause', 'agent:approver/tool:refund'],
+      ['support', 'agent', 'interrupted', 'hitl_pause', 'agent:approver/tool:refund'],
+    ],
+  );
+  assert.equal(
+    (await checkpointer.listPendingInterrupts()).map((p) => [p.chain_name, p.node_id]),
+    [['approver', 'turn:0/tool:refund']],
+  );
 
   const done = await chain.resume('hosted', { resumeValue: { approved: true } });
   assert.is(done.status, 'completed');
   assert.is(done.output, 'Dear customer: refund issued for refund order 7');
   assert.equal(Object.keys(done.node_results), ['agent', 'reply']);
   assert.is(counter.count('/agent-run'), 2, 'the hosting node re-ran once, on resume');
-  assert.equal((await checkpointer.list('hosted')).slice(4).map((r) => [r.chain_name, r.node_id, r.step_type]), [
-    ['approver', 'turn:0/tool:refund', 'resume'],
-    ['support', 'agent', 'node'],
-    ['support', 'reply', 'node'],
-    ['support', 'run_end', 'run_end'],
-  ]);
+  assert.equal(
+    (await checkpointer.list('hosted')).slice(4).map((r) => [r.chain_name, r.node_id, r.step_type]),
+    [
+      ['approver', 'turn:0/tool:refund', 'resume'],
+      ['support', 'agent', 'node'],
+      ['support', 'reply', 'node'],
+      ['support', 'run_end', 'run_end'],
+    ],
+  );
 });
 
 area.run();

@@ -68,7 +68,13 @@ area.scenario('a non-JSON result raises IdempotencyError at the first call and f
   }
   assert.is(counter.count('/lookup'), 1);
   const rows = await checkpointer.list('exec-nonjson');
-  assert.equal(rows.map((r) => [r.node_id, r.run_status]), [['__run_start__', null], ['run_end', 'failed']]);
+  assert.equal(
+    rows.map((r) => [r.node_id, r.run_status]),
+    [
+      ['__run_start__', null],
+      ['run_end', 'failed'],
+    ],
+  );
   assert.match(JSON.stringify(rows[1]!.node_output), 'IdempotencyError');
 });
 

@@ -88,7 +88,9 @@ area.scenario('a schema from before the step gets the option on setup; its rows 
   assert.ok(STEP > 0, 'the ladder has the fillfactor step');
   await withClient(t.backend, async (client, schema) => {
     await client.query('BEGIN');
-    await client.query(`CREATE TABLE "${schema}".schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE "${schema}".schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
     for (let version = 1; version <= STEP; version++) {
       await client.query(PG_MIGRATIONS[version - 1]!.sql(`"${schema}"`));
       await client.query(`INSERT INTO "${schema}".schema_version (version, description) VALUES ($1, $2)`, [version, PG_MIGRATIONS[version - 1]!.description]);

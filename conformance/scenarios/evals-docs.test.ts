@@ -16,40 +16,53 @@ const run = promisify(execFile);
 const area = conformance('evals: docs');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-area.scenario('the CI recipe of docs/evals.md gates the example agent and writes its report', { rows: ['cli:eval run'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
-  const doc = await readFile(path.join(root, 'docs/evals.md'), 'utf8');
-  const yaml = /### CI recipe[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
-  assert.ok(yaml, 'docs/evals.md has a yaml block under "CI recipe"');
-  const step = /- name: Eval gate\n\s+run: (npx agentkit eval run .*)\n/.exec(yaml!)?.[1];
-  assert.ok(step, `the recipe has an "Eval gate" step running agentkit eval run: ${yaml}`);
-  const report = path.join(t.cwd, 'eval-report.json');
-  const command = step!.replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `).replace('--json eval-report.json', `--json ${JSON.stringify(report)}`);
-  const env = { ...process.env, ...t.env, OPENAI_API_KEY: '', NO_COLOR: '1' } as NodeJS.ProcessEnv;
-  const { stdout, stderr } = await run('/bin/sh', ['-c', command], { cwd: root, env });
-  assert.is(stderr, '');
-  assert.ok(stdout.includes('Gate: PASSED\n  contains.pass_rate=0.8 >= 0.8: PASS\n  overall.pass_rate=0.7 >= 0.6: PASS\n  error_rate=0 <= 0.1: PASS\n'), stdout);
-  const body = JSON.parse(await readFile(report, 'utf8'));
-  assert.equal([body.schema_version, body.run_name, body.gate.outcome], [1, 'ci', 'passed']);
-  assert.is(new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('ci').run_id, body.run_id);
-});
+area.scenario(
+  'the CI recipe of docs/evals.md gates the example agent and writes its report',
+  { rows: ['cli:eval run'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 },
+  async (t) => {
+    const doc = await readFile(path.join(root, 'docs/evals.md'), 'utf8');
+    const yaml = /### CI recipe[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(yaml, 'docs/evals.md has a yaml block under "CI recipe"');
+    const step = /- name: Eval gate\n\s+run: (npx agentkit eval run .*)\n/.exec(yaml!)?.[1];
+    assert.ok(step, `the recipe has an "Eval gate" step running agentkit eval run: ${yaml}`);
+    const report = path.join(t.cwd, 'eval-report.json');
+    const command = step!
+      .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `)
+      .replace('--json eval-report.json', `--json ${JSON.stringify(report)}`);
+    const env = { ...process.env, ...t.env, OPENAI_API_KEY: '', NO_COLOR: '1' } as NodeJS.ProcessEnv;
+    const { stdout, stderr } = await run('/bin/sh', ['-c', command], { cwd: root, env });
+    assert.is(stderr, '');
+    assert.ok(
+      stdout.includes('Gate: PASSED\n  contains.pass_rate=0.8 >= 0.8: PASS\n  overall.pass_rate=0.7 >= 0.6: PASS\n  error_rate=0 <= 0.1: PASS\n'),
+      stdout,
+    );
+    const body = JSON.parse(await readFile(report, 'utf8'));
+    assert.equal([body.schema_version, body.run_name, body.gate.outcome], [1, 'ci', 'passed']);
+    assert.is(new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('ci').run_id, body.run_id);
+  },
+);
 
-area.scenario('the evaluate() example of docs/evals.md runs and prints its scorecard and gate', { rows: [], backends: ['sqlite'], surfaces: ['sdk'], timeoutMs: 60_000 }, async (t) => {
-  const doc = await readFile(path.join(root, 'docs/evals.md'), 'utf8');
-  assert.ok(doc.includes('[examples/evals/evaluate.ts](../examples/evals/evaluate.ts)'));
-  const env = { ...process.env, ...t.env, OPENAI_API_KEY: '' } as NodeJS.ProcessEnv;
-  const { stdout } = await run(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', 'examples/evals/evaluate.ts'], { cwd: root, env });
-  const lines = stdout.trim().split('\n');
-  assert.equal(lines.slice(0, 6), [
-    'exact_match: pass_rate=0.6 avg_score=0.6',
-    'contains: pass_rate=0.8 avg_score=0.8',
-    'one_word: pass_rate=0.8 avg_score=0.8',
-    'gate: passed',
-    '  contains.pass_rate=0.8 >= 0.6: PASS',
-    '  overall.pass_rate=0.7333 >= 0.6: PASS',
-  ]);
-  const saved = new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('example');
-  assert.is(lines.at(-1), `run ${saved.run_id} saved to ${t.env.AGENTKIT_LOCAL_DB}`);
-  assert.is(saved.agent_name, 'support');
-});
+area.scenario(
+  'the evaluate() example of docs/evals.md runs and prints its scorecard and gate',
+  { rows: [], backends: ['sqlite'], surfaces: ['sdk'], timeoutMs: 60_000 },
+  async (t) => {
+    const doc = await readFile(path.join(root, 'docs/evals.md'), 'utf8');
+    assert.ok(doc.includes('[examples/evals/evaluate.ts](../examples/evals/evaluate.ts)'));
+    const env = { ...process.env, ...t.env, OPENAI_API_KEY: '' } as NodeJS.ProcessEnv;
+    const { stdout } = await run(process.execPath, ['--conditions=agentkit-source', '--import', 'tsx', 'examples/evals/evaluate.ts'], { cwd: root, env });
+    const lines = stdout.trim().split('\n');
+    assert.equal(lines.slice(0, 6), [
+      'exact_match: pass_rate=0.6 avg_score=0.6',
+      'contains: pass_rate=0.8 avg_score=0.8',
+      'one_word: pass_rate=0.8 avg_score=0.8',
+      'gate: passed',
+      '  contains.pass_rate=0.8 >= 0.6: PASS',
+      '  overall.pass_rate=0.7333 >= 0.6: PASS',
+    ]);
+    const saved = new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('example');
+    assert.is(lines.at(-1), `run ${saved.run_id} saved to ${t.env.AGENTKIT_LOCAL_DB}`);
+    assert.is(saved.agent_name, 'support');
+  },
+);
 
 area.run();

@@ -55,11 +55,15 @@ area.scenario('under CI=true an unreachable Postgres fails the run', { backends:
   assert.match(result.stdout, /Passed:\s+1/);
 });
 
-area.scenario('without CI an unreachable Postgres is reported as skipped, never passed', { backends: 'none', surfaces: ['sdk'], timeoutMs: 30_000 }, async () => {
-  const result = probeRun({ CI: '', AGENTKIT_TEST_PG_URL: closedPort });
-  assert.is(result.status, 0, result.stderr);
-  assert.match(result.stdout, /Total:\s+1/);
-  assert.match(result.stdout, /Skipped:\s+1/);
-});
+area.scenario(
+  'without CI an unreachable Postgres is reported as skipped, never passed',
+  { backends: 'none', surfaces: ['sdk'], timeoutMs: 30_000 },
+  async () => {
+    const result = probeRun({ CI: '', AGENTKIT_TEST_PG_URL: closedPort });
+    assert.is(result.status, 0, result.stderr);
+    assert.match(result.stdout, /Total:\s+1/);
+    assert.match(result.stdout, /Skipped:\s+1/);
+  },
+);
 
 area.run();

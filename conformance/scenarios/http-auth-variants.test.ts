@@ -82,7 +82,14 @@ async function startUi(t: ScenarioContext): Promise<{ url: string; ran: () => nu
 
 /** One line per server: the UI and Platform servers join here when they exist. */
 const SERVERS: SurfaceUnderTest[] = [
-  { name: 'served agent', doc: servedAgentDoc, open: ['GET /health'], wrongCredentials: { authorization: 'Bearer s3cret-tokeN' }, code: 'unauthorized', start: startServedAgent },
+  {
+    name: 'served agent',
+    doc: servedAgentDoc,
+    open: ['GET /health'],
+    wrongCredentials: { authorization: 'Bearer s3cret-tokeN' },
+    code: 'unauthorized',
+    start: startServedAgent,
+  },
   {
     name: 'local UI',
     doc: uiDoc,
@@ -113,7 +120,10 @@ function variants(path: string, base: string): string[] {
   const segments = path.split('/').slice(1);
   const first = segments[0] ?? '';
   const encodedFirst = `%${first.charCodeAt(0).toString(16)}${first.slice(1)}`;
-  const rest = segments.slice(1).map((segment) => `/${segment}`).join('');
+  const rest = segments
+    .slice(1)
+    .map((segment) => `/${segment}`)
+    .join('');
   const capitalised = `/${segments.map((segment) => segment.charAt(0).toUpperCase() + segment.slice(1)).join('/')}`;
   return [
     path,
@@ -145,43 +155,57 @@ function variants(path: string, base: string): string[] {
 }
 
 for (const server of SERVERS) {
-  area.scenario(`${server.name}: every route in every spelling needs credentials`, { rows: ['route:POST /run', 'route:POST /run/stream'], backends: 'none', surfaces: ['http'], timeoutMs: 60_000 }, async (t) => {
-    const { url, ran } = await server.start(t);
-    const routes = routesOf(server.doc);
-    assert.ok(routes.length > 0, 'the document declares routes');
-    let checked = 0;
-    for (const route of routes) {
-      for (const target of variants(route.path, url)) {
-        const wellFormed = target.startsWith('/') || target.startsWith('http') || target === '*';
-        // HEAD of a target the parser refuses: the JSON refusal carries a body the HEAD client may not expect.
-        for (const method of [route.method, ...(route.method === 'GET' && wellFormed ? ['HEAD'] : []), 'OPTIONS']) {
-          const openRoute = server.open.includes(`${method === 'HEAD' ? 'GET' : method} ${routeKeyPath(route.key)}`) && sameResource(target, route.path, url);
-          for (const credentials of [{}, server.wrongCredentials]) {
-            const body = method === 'GET' || method === 'HEAD' ? undefined : '{"input":"hello"}';
-            const response = await rawRequest(url, { method, target, headers: { ...credentials, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
-            const label = `${method} ${target} ${Object.keys(credentials).length ? 'with a wrong credential' : 'without credentials'}`;
-            checked++;
-            if (!wellFormed) {
-              // Not an origin-form or absolute-form target: Node's parser refuses it before any routing.
-              assert.is(response.status, 400, `${label}: ${response.text}`);
-              assert.is((JSON.parse(response.text) as { code: string }).code, 'validation_failed', label);
-              continue;
+  area.scenario(
+    `${server.name}: every route in every spelling needs credentials`,
+    { rows: ['route:POST /run', 'route:POST /run/stream'], backends: 'none', surfaces: ['http'], timeoutMs: 60_000 },
+    async (t) => {
+      const { url, ran } = await server.start(t);
+      const routes = routesOf(server.doc);
+      assert.ok(routes.length > 0, 'the document declares routes');
+      let checked = 0;
+      for (const route of routes) {
+        for (const target of variants(route.path, url)) {
+          const wellFormed = target.startsWith('/') || target.startsWith('http') || target === '*';
+          // HEAD of a target the parser refuses: the JSON refusal carries a body the HEAD client may not expect.
+          for (const method of [route.method, ...(route.method === 'GET' && wellFormed ? ['HEAD'] : []), 'OPTIONS']) {
+            const openRoute = server.open.includes(`${method === 'HEAD' ? 'GET' : method} ${routeKeyPath(route.key)}`) && sameResource(target, route.path, url);
+            for (const credentials of [{}, server.wrongCredentials]) {
+              const body = method === 'GET' || method === 'HEAD' ? undefined : '{"input":"hello"}';
+              const response = await rawRequest(url, {
+                method,
+                target,
+                headers: { ...credentials, ...(body ? { 'content-type': 'application/json' } : {}) },
+                ...(body ? { body } : {}),
+              });
+              const label = `${method} ${target} ${Object.keys(credentials).length ? 'with a wrong credential' : 'without credentials'}`;
+              checked++;
+              if (!wellFormed) {
+                // Not an origin-form or absolute-form target: Node's parser refuses it before any routing.
+                assert.is(response.status, 400, `${label}: ${response.text}`);
+                assert.is((JSON.parse(response.text) as { code: string }).code, 'validation_failed', label);
+                continue;
+              }
+              if (openRoute) {
+                // A fragment is not part of a request target; the router ignores it, the validator may 404 it.
+                // (A write's test body may be refused by the contract: 400 still shows the route was reached unauthenticated.)
+                assert.ok(
+                  response.status === 200 ||
+                    (method !== 'GET' && method !== 'HEAD' && response.status === 400) ||
+                    (target.includes('#') && response.status === 404),
+                  `${label}: the open route answers: ${response.status}`,
+                );
+                continue;
+              }
+              assert.is(response.status, 401, `${label}: ${response.status} ${response.text}`);
+              if (method !== 'HEAD') assert.is((JSON.parse(response.text) as { code: string }).code, server.code, label);
             }
-            if (openRoute) {
-              // A fragment is not part of a request target; the router ignores it, the validator may 404 it.
-              // (A write's test body may be refused by the contract: 400 still shows the route was reached unauthenticated.)
-              assert.ok(response.status === 200 || (method !== 'GET' && method !== 'HEAD' && response.status === 400) || (target.includes('#') && response.status === 404), `${label}: the open route answers: ${response.status}`);
-              continue;
-            }
-            assert.is(response.status, 401, `${label}: ${response.status} ${response.text}`);
-            if (method !== 'HEAD') assert.is((JSON.parse(response.text) as { code: string }).code, server.code, label);
           }
         }
       }
-    }
-    assert.is(ran(), 0, 'no handler did any work without credentials');
-    assert.ok(checked > 200, `${checked} requests`);
-  });
+      assert.is(ran(), 0, 'no handler did any work without credentials');
+      assert.ok(checked > 200, `${checked} requests`);
+    },
+  );
 }
 
 function routeKeyPath(key: string): string {

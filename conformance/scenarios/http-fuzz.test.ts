@@ -42,7 +42,11 @@ const UI_CSRF = 'c'.repeat(64);
 const SERVERS: FuzzedServer[] = [
   {
     name: 'served agent',
-    target: { routes: ['GET /health', 'POST /run', 'POST /run/stream'], validBody: '{"input":"What is the weather in Oslo?"}', headers: { authorization: 'Bearer fuzz-token' } },
+    target: {
+      routes: ['GET /health', 'POST /run', 'POST /run/stream'],
+      validBody: '{"input":"What is the weather in Oslo?"}',
+      headers: { authorization: 'Bearer fuzz-token' },
+    },
     start: async (t) => {
       const traceDb = path.join(t.cwd, 'traces.db');
       const server = await t.serve(createServeApp(toServeTarget(weatherAgent({ traceDb }), { traceDb }), { token: 'fuzz-token', maxBodyBytes: CAP }));
@@ -71,59 +75,63 @@ const SERVERS: FuzzedServer[] = [
 const known = new Set<string>(errorCodes);
 
 for (const server of SERVERS) {
-  area.scenario(`${server.name}: ${REQUESTS} seeded hostile requests, no 5xx, contract bodies, alive after`, { backends: 'none', surfaces: ['http'], timeoutMs: 120_000 }, async (t) => {
-    const { port } = await server.start(t);
-    const cases = [...fuzzCases(SEED, REQUESTS, { ...server.target, maxBodyBytes: CAP })];
-    const kinds = new Map<string, number>();
-    const statuses = new Map<number, number>();
-    const delay = monitorEventLoopDelay({ resolution: 1 });
-    delay.enable();
-    const started = Date.now();
-    let next = 0;
-    const problems: string[] = [];
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < cases.length) {
-          const index = next++;
-          const item = cases[index]!;
-          kinds.set(item.kind, (kinds.get(item.kind) ?? 0) + 1);
-          const answer = await sendRaw(port, item.bytes);
-          const where = `seed ${SEED} #${index} (${item.kind}) ${item.bytes.subarray(0, 120).toString('latin1').split('\r\n')[0]}`;
-          if (!answer) {
-            problems.push(`${where}: no HTTP answer`);
-            continue;
-          }
-          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-          if (answer.status >= 500) problems.push(`${where}: ${answer.status} ${answer.body.slice(0, 200)}`);
-          if (answer.status >= 400 && item.method !== 'HEAD') {
-            let body: { detail?: unknown; code?: unknown } | null = null;
-            try {
-              body = JSON.parse(answer.body) as { detail?: unknown; code?: unknown };
-            } catch {
-              problems.push(`${where}: ${answer.status} body is not JSON: ${answer.body.slice(0, 200)}`);
+  area.scenario(
+    `${server.name}: ${REQUESTS} seeded hostile requests, no 5xx, contract bodies, alive after`,
+    { backends: 'none', surfaces: ['http'], timeoutMs: 120_000 },
+    async (t) => {
+      const { port } = await server.start(t);
+      const cases = [...fuzzCases(SEED, REQUESTS, { ...server.target, maxBodyBytes: CAP })];
+      const kinds = new Map<string, number>();
+      const statuses = new Map<number, number>();
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
+      const started = Date.now();
+      let next = 0;
+      const problems: string[] = [];
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < cases.length) {
+            const index = next++;
+            const item = cases[index]!;
+            kinds.set(item.kind, (kinds.get(item.kind) ?? 0) + 1);
+            const answer = await sendRaw(port, item.bytes);
+            const where = `seed ${SEED} #${index} (${item.kind}) ${item.bytes.subarray(0, 120).toString('latin1').split('\r\n')[0]}`;
+            if (!answer) {
+              problems.push(`${where}: no HTTP answer`);
               continue;
             }
-            if (typeof body.detail !== 'string' || typeof body.code !== 'string' || !known.has(body.code)) {
-              problems.push(`${where}: ${answer.status} body off the contract: ${answer.body.slice(0, 200)}`);
-            } else if (answer.body.length > 20_000) {
-              problems.push(`${where}: ${answer.status} error body of ${answer.body.length} bytes`);
+            statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+            if (answer.status >= 500) problems.push(`${where}: ${answer.status} ${answer.body.slice(0, 200)}`);
+            if (answer.status >= 400 && item.method !== 'HEAD') {
+              let body: { detail?: unknown; code?: unknown } | null = null;
+              try {
+                body = JSON.parse(answer.body) as { detail?: unknown; code?: unknown };
+              } catch {
+                problems.push(`${where}: ${answer.status} body is not JSON: ${answer.body.slice(0, 200)}`);
+                continue;
+              }
+              if (typeof body.detail !== 'string' || typeof body.code !== 'string' || !known.has(body.code)) {
+                problems.push(`${where}: ${answer.status} body off the contract: ${answer.body.slice(0, 200)}`);
+              } else if (answer.body.length > 20_000) {
+                problems.push(`${where}: ${answer.status} error body of ${answer.body.length} bytes`);
+              }
             }
           }
-        }
-      }),
-    );
-    delay.disable();
-    const elapsed = Date.now() - started;
-    assert.equal(problems.slice(0, 20), [], `${problems.length} problems`);
-    const health = await sendRaw(port, Buffer.from(`GET ${server.alivePath ?? '/health'} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`));
-    assert.is(health?.status, 200, 'alive after the fuzz');
-    assert.ok((statuses.get(200) ?? 0) > 0 && [...statuses.keys()].some((s) => s >= 400), 'both successes and refusals were exercised');
-    assert.ok(kinds.size >= 12, `every generator ran: ${[...kinds.keys()].join(', ')}`);
-    console.log(
-      `fuzz ${server.name}: ${cases.length} requests (seed ${SEED}) in ${elapsed} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; ` +
-        `longest event-loop block ${(delay.max / 1e6).toFixed(1)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms)`,
-    );
-  });
+        }),
+      );
+      delay.disable();
+      const elapsed = Date.now() - started;
+      assert.equal(problems.slice(0, 20), [], `${problems.length} problems`);
+      const health = await sendRaw(port, Buffer.from(`GET ${server.alivePath ?? '/health'} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`));
+      assert.is(health?.status, 200, 'alive after the fuzz');
+      assert.ok((statuses.get(200) ?? 0) > 0 && [...statuses.keys()].some((s) => s >= 400), 'both successes and refusals were exercised');
+      assert.ok(kinds.size >= 12, `every generator ran: ${[...kinds.keys()].join(', ')}`);
+      console.log(
+        `fuzz ${server.name}: ${cases.length} requests (seed ${SEED}) in ${elapsed} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; ` +
+          `longest event-loop block ${(delay.max / 1e6).toFixed(1)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms)`,
+      );
+    },
+  );
 }
 
 area.run();

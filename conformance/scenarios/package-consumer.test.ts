@@ -36,7 +36,11 @@ function pack(): Promise<Packed> {
   packed ??= (async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-pack-'));
     process.once('exit', () => void rm(dir, { recursive: true, force: true }));
-    const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: root, env: offline(), maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: root,
+      env: offline(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     return { tarball: path.join(dir, info!.filename), files: info!.files.map((file) => file.path) };
   })();
@@ -45,7 +49,15 @@ function pack(): Promise<Packed> {
 
 /** npm without the registry: every command here must succeed from local files alone. */
 function offline(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1', ...extra };
+  return {
+    ...process.env,
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+    NO_COLOR: '1',
+    ...extra,
+  };
 }
 
 interface LockEntry {
@@ -100,7 +112,23 @@ async function consumerProject(dir: string, kind: 'module' | 'commonjs'): Promis
   await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `consumer-${kind}`, private: true, type: kind }, null, 2));
   await writeFile(
     path.join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, types: ['node'], outDir: 'out', rootDir: 'src' }, include: ['src'] }, null, 2),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          types: ['node'],
+          outDir: 'out',
+          rootDir: 'src',
+        },
+        include: ['src'],
+      },
+      null,
+      2,
+    ),
   );
   await cp(fixture, path.join(dir, 'src'), { recursive: true });
 }
@@ -110,13 +138,19 @@ async function consumerScenario(t: { cwd: string; env: Record<string, string>; d
   await consumerProject(dir, kind);
   const env = offline({ AGENTKIT_LOCAL_DB: path.join(dir, 'local.db'), CONSUMER_DB: path.join(dir, 'chain.db') });
 
-  const tsc = await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { cwd: dir, env }).catch((error: { stdout: string }) => error);
+  const tsc = await exec(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { cwd: dir, env }).catch(
+    (error: { stdout: string }) => error,
+  );
   assert.is(tsc.stdout, '', `the consumer type-checks with skipLibCheck: false:\n${tsc.stdout}`);
   const compiled = await readFile(path.join(dir, 'out/main.js'), 'utf8');
   if (kind === 'commonjs') assert.match(compiled, /require\("agentkit"\)/, 'the CommonJS build loads agentkit with require()');
   else assert.match(compiled, /from 'agentkit'/, 'the ESM build imports agentkit');
 
-  const server = startCli(['agent', 'serve', 'out/agent.js:support', '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env, bin: path.join(dir, 'node_modules/agentkit/dist/cli/main.js') });
+  const server = startCli(['agent', 'serve', 'out/agent.js:support', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: dir,
+    env,
+    bin: path.join(dir, 'node_modules/agentkit/dist/cli/main.js'),
+  });
   t.defer(() => server.kill());
   const [, url] = await server.waitForStderr(/serving agent '[^']+' on (http:\/\/[^ \n]+)/, 30_000);
 
@@ -140,8 +174,14 @@ async function consumerScenario(t: { cwd: string; env: Record<string, string>; d
 area.scenario('the tarball ships a LICENSE, self-contained source maps, no build state and no install script', options, async (t) => {
   const { tarball, files } = await pack();
   assert.ok(files.includes('LICENSE'), 'LICENSE is packed');
-  assert.not.ok(files.some((file) => file.endsWith('.tsbuildinfo')), 'no .tsbuildinfo');
-  assert.not.ok(files.some((file) => file.startsWith('src/')), 'TypeScript sources are not packed; maps carry them');
+  assert.not.ok(
+    files.some((file) => file.endsWith('.tsbuildinfo')),
+    'no .tsbuildinfo',
+  );
+  assert.not.ok(
+    files.some((file) => file.startsWith('src/')),
+    'TypeScript sources are not packed; maps carry them',
+  );
   await exec('tar', ['-xzf', tarball, '-C', t.cwd]);
   const maps = files.filter((file) => file.endsWith('.map'));
   assert.ok(maps.length > 0, 'dist/ has source maps');
@@ -154,7 +194,9 @@ area.scenario('the tarball ships a LICENSE, self-contained source maps, no build
   assert.is(manifest.license, 'Apache-2.0');
   assert.match(await readFile(path.join(t.cwd, 'package/LICENSE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004/);
   for (const field of ['repository', 'homepage', 'bugs']) assert.ok(manifest[field], `package.json has ${field}`);
-  const conditions = Object.values(manifest.exports as Record<string, unknown>).flatMap((entry) => (entry && typeof entry === 'object' ? Object.keys(entry) : []));
+  const conditions = Object.values(manifest.exports as Record<string, unknown>).flatMap((entry) =>
+    entry && typeof entry === 'object' ? Object.keys(entry) : [],
+  );
   assert.not.ok(conditions.includes('source'), 'no public `source` condition (consumers use --conditions=source for their own code)');
   assert.ok((await readdir(path.join(t.cwd, 'package/dist/cli'))).includes('main.js'), 'the bin is prebuilt');
 });
@@ -213,11 +255,23 @@ area.scenario("every worker thread starts from the tarball's compiled modules (t
   const { stdout } = await exec(process.execPath, ['threads.mjs'], { cwd: dir, env: offline() });
   assert.is(
     stdout,
-    ['wal keeper: ready', 'commit thread: ready', 'commit thread: {"id":1,"ok":true}', 'span writer state: 1', 'drain thread: {"id":7,"result":{"synced":0,"quarantined":{},"outcome":"drained","error":null}}', 'rows: [{"v":42}]', ''].join('\n'),
+    [
+      'wal keeper: ready',
+      'commit thread: ready',
+      'commit thread: {"id":1,"ok":true}',
+      'span writer state: 1',
+      'drain thread: {"id":7,"result":{"synced":0,"quarantined":{},"outcome":"drained","error":null}}',
+      'rows: [{"v":42}]',
+      '',
+    ].join('\n'),
   );
 });
 
-area.scenario('an ESM consumer type-checks (skipLibCheck: false), runs Agent, Chain, SQLiteCheckpointer and the client, and runs npx agentkit version', options, (t) => consumerScenario(t, 'module'));
+area.scenario(
+  'an ESM consumer type-checks (skipLibCheck: false), runs Agent, Chain, SQLiteCheckpointer and the client, and runs npx agentkit version',
+  options,
+  (t) => consumerScenario(t, 'module'),
+);
 
 area.scenario('a CommonJS consumer does the same, loading agentkit through require()', options, (t) => consumerScenario(t, 'commonjs'));
 

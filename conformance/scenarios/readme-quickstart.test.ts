@@ -30,45 +30,55 @@ function bashBlock(readme: string, heading: RegExp): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-area.scenario('the README first command serves the example agent; its curl and CLI lines reach a paused run and resume it', { rows: ['cli:agent serve', 'cli:list-pending', 'cli:resume', 'cli:traces list', 'route:POST /run', 'route:POST /run/stream'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
-  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-  const [mainJob, testJob] = bashBlock(readme, /^# agentkit/m);
-  // Both start on a supported Node.js line: scripts/use-node.sh brings one where the machine's is older.
-  assert.match(testJob!, /^\. scripts\/use-node\.sh && npm ci && npm test\b/, 'the second set-up command installs and runs the tests');
-  const serve = /^\. scripts\/use-node\.sh && npm ci && npm run build && npx agentkit (agent serve .*?)\s*(#.*)?$/.exec(mainJob!);
-  assert.ok(serve, `the first set-up command installs, builds and serves an agent: ${mainJob}`);
-  const argv = serve![1]!.split(/\s+/).filter((arg, i, all) => arg !== '--port' && all[i - 1] !== '--port');
-  const env = { ...t.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined } as Record<string, string | undefined>;
-  const server = startCli([...argv, '--port', '0'], { cwd: root, env });
-  t.defer(() => server.kill());
-  const [, url] = await server.waitForStderr(/serving agent '[^']+' on (http:\/\/[^ ]+)/);
-  const base = url!.replace('0.0.0.0', '127.0.0.1');
+area.scenario(
+  'the README first command serves the example agent; its curl and CLI lines reach a paused run and resume it',
+  {
+    rows: ['cli:agent serve', 'cli:list-pending', 'cli:resume', 'cli:traces list', 'route:POST /run', 'route:POST /run/stream'],
+    backends: ['sqlite'],
+    surfaces: ['cli'],
+    timeoutMs: 90_000,
+  },
+  async (t) => {
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const [mainJob, testJob] = bashBlock(readme, /^# agentkit/m);
+    // Both start on a supported Node.js line: scripts/use-node.sh brings one where the machine's is older.
+    assert.match(testJob!, /^\. scripts\/use-node\.sh && npm ci && npm test\b/, 'the second set-up command installs and runs the tests');
+    const serve = /^\. scripts\/use-node\.sh && npm ci && npm run build && npx agentkit (agent serve .*?)\s*(#.*)?$/.exec(mainJob!);
+    assert.ok(serve, `the first set-up command installs, builds and serves an agent: ${mainJob}`);
+    const argv = serve![1]!.split(/\s+/).filter((arg, i, all) => arg !== '--port' && all[i - 1] !== '--port');
+    const env = { ...t.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined } as Record<string, string | undefined>;
+    const server = startCli([...argv, '--port', '0'], { cwd: root, env });
+    t.defer(() => server.kill());
+    const [, url] = await server.waitForStderr(/serving agent '[^']+' on (http:\/\/[^ ]+)/);
+    const base = url!.replace('0.0.0.0', '127.0.0.1');
 
-  const lines = bashBlock(readme, /^## Quickstart/m);
-  assert.ok(lines.length >= 5, `the quickstart block shows curl and CLI lines: ${lines.join(' | ')}`);
-  let executionId = '';
-  const outputs: string[] = [];
-  for (const line of lines) {
-    assert.match(line, /^(curl|npx agentkit) /, `every quickstart line is a curl or agentkit command: ${line}`);
-    const command = line
-      .replace(/https?:\/\/(localhost|127\.0\.0\.1):8000/g, base)
-      .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `)
-      .replace(/<execution_id>/g, executionId);
-    const { stdout } = await run('/bin/sh', ['-c', command], { cwd: root, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
-    outputs.push(stdout);
-    const paused = /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout) ?? /"status":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout);
-    if (paused && !executionId) executionId = paused[1]!;
-  }
-  const all = outputs.join('\n');
-  assert.ok(executionId, `a quickstart line paused a run:\n${all}`);
-  assert.match(all, /"status":"completed"/, 'a /run completed');
-  assert.match(all, /data: \{"type":"paused"[^\n]*\n\ndata: \{"type":"done"/, 'the stream sends paused, then done');
-  // list-pending shows the paused run with its whole execution id (the handle `resume` takes); the table fits 100
-  // columns, so the reason may be cut (`--json` has every field whole).
-  assert.match(all, new RegExp(`${executionId}  [^\\n]*refund_`), 'list-pending shows the paused run');
-  assert.match(all, /status: completed\n/, 'resume completed the run');
-  assert.match(all, /approved by alice/, 'the resumed refund saw the approval');
-  assert.match(all, /agent\.support/, 'traces list shows the runs');
-});
+    const lines = bashBlock(readme, /^## Quickstart/m);
+    assert.ok(lines.length >= 5, `the quickstart block shows curl and CLI lines: ${lines.join(' | ')}`);
+    let executionId = '';
+    const outputs: string[] = [];
+    for (const line of lines) {
+      assert.match(line, /^(curl|npx agentkit) /, `every quickstart line is a curl or agentkit command: ${line}`);
+      const command = line
+        .replace(/https?:\/\/(localhost|127\.0\.0\.1):8000/g, base)
+        .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `)
+        .replace(/<execution_id>/g, executionId);
+      const { stdout } = await run('/bin/sh', ['-c', command], { cwd: root, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
+      outputs.push(stdout);
+      const paused =
+        /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout) ?? /"status":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout);
+      if (paused && !executionId) executionId = paused[1]!;
+    }
+    const all = outputs.join('\n');
+    assert.ok(executionId, `a quickstart line paused a run:\n${all}`);
+    assert.match(all, /"status":"completed"/, 'a /run completed');
+    assert.match(all, /data: \{"type":"paused"[^\n]*\n\ndata: \{"type":"done"/, 'the stream sends paused, then done');
+    // list-pending shows the paused run with its whole execution id (the handle `resume` takes); the table fits 100
+    // columns, so the reason may be cut (`--json` has every field whole).
+    assert.match(all, new RegExp(`${executionId}  [^\\n]*refund_`), 'list-pending shows the paused run');
+    assert.match(all, /status: completed\n/, 'resume completed the run');
+    assert.match(all, /approved by alice/, 'the resumed refund saw the approval');
+    assert.match(all, /agent\.support/, 'traces list shows the runs');
+  },
+);
 
 area.run();

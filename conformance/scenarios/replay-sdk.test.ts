@@ -54,8 +54,9 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
   try {
     return await fn();
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }
 
@@ -66,7 +67,10 @@ area.scenario('load: steps in start order, input/output split and decoded, summa
   const original = await desk.agent.run('Please refund order 42.');
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
   const steps = replay.steps();
-  assert.equal(steps.map((s) => [s.step, s.span_name]), DESK_STEPS.map((name, i) => [i, name]));
+  assert.equal(
+    steps.map((s) => [s.step, s.span_name]),
+    DESK_STEPS.map((name, i) => [i, name]),
+  );
   assert.is(steps[0]!.input['agent.input'], 'Please refund order 42.');
   assert.is(steps[0]!.output['agent.output'], 'Done: refunded 50 USD on order 42.');
   assert.equal(steps[2]!.input['tool.args'], { order_id: '42' }, 'JSON strings are decoded');
@@ -90,30 +94,42 @@ area.scenario('load: steps in start order, input/output split and decoded, summa
   const store = new TraceStore({ dbPath: dbOf(t) });
   assert.equal(new Replay(await store.getTrace(original.trace_id!)).steps(), steps);
   const fromDocument = new Replay(await exportTrace(store, original.trace_id!)).steps();
-  assert.equal(fromDocument.map((s) => [s.span_name, s.input, s.output]), steps.map((s) => [s.span_name, s.input, s.output]));
+  assert.equal(
+    fromDocument.map((s) => [s.span_name, s.input, s.output]),
+    steps.map((s) => [s.span_name, s.input, s.output]),
+  );
 });
 
-area.scenario('step out of range (inspect, forkAt, negative); modifyState; fromPlatform; unknown trace', { rows: ['error:replay-step-range', 'error:modify-state'], backends: ['sqlite'] }, async (t) => {
-  const desk = makeDesk(dbOf(t));
-  const original = await desk.agent.run('Where is order 42?');
-  const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
-  assert.is(replay.length, 4);
-  for (const [work, n] of [[() => replay.inspect(4), 4], [() => replay.inspect(-1), -1], [() => replay.forkAt(99), 99], [() => replay.forkAt(-3), -3]] as const) {
-    const error = throws(work);
-    assert.instance(error, ReplayError);
-    assert.is(error.message, `Step ${n} out of range (0-3)`);
-    assert.is((error as ReplayError).code, 'replay_error');
-  }
-  const state = throws(() => replay.forkAt(0).modifyState({ x: 1 }));
-  assert.instance(state, NotImplementedError);
-  assert.match(state.message, /chain\.fork/);
-  const platform = await rejects(() => Replay.fromPlatform(original.trace_id!));
-  assert.instance(platform, ReplayError);
-  assert.match(platform.message, /needs connected mode/);
-  const missing = await rejects(() => Replay.load('0123456789abcdef0123456789abcdef', { dbPath: dbOf(t) }));
-  assert.is((missing as ReplayError).code, 'trace_not_found');
-  assert.match(missing.message, /trace '0123456789abcdef0123456789abcdef' not found/);
-});
+area.scenario(
+  'step out of range (inspect, forkAt, negative); modifyState; fromPlatform; unknown trace',
+  { rows: ['error:replay-step-range', 'error:modify-state'], backends: ['sqlite'] },
+  async (t) => {
+    const desk = makeDesk(dbOf(t));
+    const original = await desk.agent.run('Where is order 42?');
+    const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
+    assert.is(replay.length, 4);
+    for (const [work, n] of [
+      [() => replay.inspect(4), 4],
+      [() => replay.inspect(-1), -1],
+      [() => replay.forkAt(99), 99],
+      [() => replay.forkAt(-3), -3],
+    ] as const) {
+      const error = throws(work);
+      assert.instance(error, ReplayError);
+      assert.is(error.message, `Step ${n} out of range (0-3)`);
+      assert.is((error as ReplayError).code, 'replay_error');
+    }
+    const state = throws(() => replay.forkAt(0).modifyState({ x: 1 }));
+    assert.instance(state, NotImplementedError);
+    assert.match(state.message, /chain\.fork/);
+    const platform = await rejects(() => Replay.fromPlatform(original.trace_id!));
+    assert.instance(platform, ReplayError);
+    assert.match(platform.message, /needs connected mode/);
+    const missing = await rejects(() => Replay.load('0123456789abcdef0123456789abcdef', { dbPath: dbOf(t) }));
+    assert.is((missing as ReplayError).code, 'trace_not_found');
+    assert.match(missing.message, /trace '0123456789abcdef0123456789abcdef' not found/);
+  },
+);
 
 area.scenario('recorded mode: an unchanged rerun calls no model, repeats no side effect, makes a new identical trace', { backends: ['sqlite'] }, async (t) => {
   const desk = makeDesk(dbOf(t));
@@ -126,18 +142,38 @@ area.scenario('recorded mode: an unchanged rerun calls no model, repeats no side
   assert.is(live.calls, 0, 'no model was called');
   assert.equal(desk.executed, { lookup_order: ['42', '42'], refund: ['42'] }, 'read_only ran again; the refund did not');
   assert.ok(result.trace_id && result.trace_id !== original.trace_id, 'a new trace');
-  assert.equal(result.toJSON(), { original_output: 'Done: refunded 50 USD on order 42.', new_output: 'Done: refunded 50 USD on order 42.', steps_executed: 6, trace_id: result.trace_id });
+  assert.equal(result.toJSON(), {
+    original_output: 'Done: refunded 50 USD on order 42.',
+    new_output: 'Done: refunded 50 USD on order 42.',
+    steps_executed: 6,
+    trace_id: result.trace_id,
+  });
   assert.equal(result.counts, { recordedModelCalls: 3, liveModelCalls: 0, liveToolCalls: 1, recordedToolCalls: 1, overriddenToolCalls: 0 });
   const comparison = await fork.compare(result);
   assert.is(comparison.diverged_at, null);
   assert.is(comparison.original_steps.length, 6);
-  assert.equal(comparison.new_steps!.map((s) => s.span_name), DESK_STEPS);
+  assert.equal(
+    comparison.new_steps!.map((s) => s.span_name),
+    DESK_STEPS,
+  );
   assert.match(await fork.diff(result), /^No divergence/);
   const rerun = await Replay.load(result.trace_id!, { dbPath: dbOf(t) });
   assert.is(rerun.inspect(0).attributes['agentkit.replay.source_trace_id'], original.trace_id);
   assert.is(rerun.inspect(0).attributes['agentkit.replay.fork_step'], 2);
-  assert.equal(rerun.steps().filter((s) => s.span_name.startsWith('llm.')).map((s) => s.attributes['agentkit.replay.llm_source']), ['recorded', 'recorded', 'recorded']);
-  assert.equal(rerun.steps().filter((s) => s.span_name.startsWith('tool.')).map((s) => s.attributes['agentkit.replay.tool_source']), ['live', 'recorded']);
+  assert.equal(
+    rerun
+      .steps()
+      .filter((s) => s.span_name.startsWith('llm.'))
+      .map((s) => s.attributes['agentkit.replay.llm_source']),
+    ['recorded', 'recorded', 'recorded'],
+  );
+  assert.equal(
+    rerun
+      .steps()
+      .filter((s) => s.span_name.startsWith('tool.'))
+      .map((s) => s.attributes['agentkit.replay.tool_source']),
+    ['live', 'recorded'],
+  );
 });
 
 area.scenario('recorded mode with a changed prompt: diverges at the first model step and goes live from there', { backends: ['sqlite'] }, async (t) => {
@@ -157,7 +193,9 @@ area.scenario('recorded mode with a changed prompt: diverges at the first model 
   assert.match(text, /^Diverged at step 1 \(llm\.chat_completion\): the output changed\./);
   assert.match(text, /\n- Checking order 42\.\n\+ Certainly\. Checking order 42\./);
 
-  const strict = await rejects(() => replay.forkAt(0).modifyPrompt('Be polite.').withDeterminism('recorded', { onMiss: 'error' }).rerun({ llm: deskModel(), toolRegistry: desk.registry }));
+  const strict = await rejects(() =>
+    replay.forkAt(0).modifyPrompt('Be polite.').withDeterminism('recorded', { onMiss: 'error' }).rerun({ llm: deskModel(), toolRegistry: desk.registry }),
+  );
   assert.instance(strict, ReplayError);
   assert.is(strict.message, "model call 1 of agent 'desk' does not match the recorded request, and onMiss is 'error'");
 
@@ -176,47 +214,65 @@ area.scenario('side-effecting tools never run unless allowed; read_only tools do
   assert.match(other.message, /allowSideEffects: true/);
   assert.equal(desk.executed, { lookup_order: ['42', '1001'], refund: ['42'] }, 'the lookup ran, the refund did not');
 
-  const allowed = await replay.forkAt(0).modifyInput({ input: 'Please refund order 1001.' }).withDeterminism('live', { allowSideEffects: true }).rerun({ llm: deskModel(), toolRegistry: desk.registry });
+  const allowed = await replay
+    .forkAt(0)
+    .modifyInput({ input: 'Please refund order 1001.' })
+    .withDeterminism('live', { allowSideEffects: true })
+    .rerun({ llm: deskModel(), toolRegistry: desk.registry });
   assert.is(allowed.new_output, 'Done: refunded 1200 USD on order 1001.');
   assert.equal(desk.executed.refund, ['42', '1001'], 'allowed explicitly, it ran');
 
-  const overridden = await replay.forkAt(0).withToolOverride('refund', { refunded: false, reason: 'sandbox' }).withDeterminism('live').rerun({ llm: deskModel(), toolRegistry: desk.registry });
+  const overridden = await replay
+    .forkAt(0)
+    .withToolOverride('refund', { refunded: false, reason: 'sandbox' })
+    .withDeterminism('live')
+    .rerun({ llm: deskModel(), toolRegistry: desk.registry });
   assert.is(overridden.new_output, 'Done: {"refunded":false,"reason":"sandbox"}.');
   assert.is(overridden.counts.overriddenToolCalls, 1);
   assert.equal(desk.executed.refund, ['42', '1001']);
 });
 
-area.scenario('reconstruction: a trace without reconstruction attributes, an unregistered tool, a model that cannot be rebuilt', { rows: ['error:rerun-old-trace'], backends: ['sqlite'] }, async (t) => {
-  const desk = makeDesk(dbOf(t));
-  const original = await desk.agent.run('Please refund order 42.');
-  const trace = await new TraceStore({ dbPath: dbOf(t) }).getTrace(original.trace_id!);
-  for (const key of ['agent.config', 'agent.tools', 'agent.guardrails', 'agent.llm.config']) delete trace.spans[0]!.attributes[key];
-  const old = await rejects(() => new Replay(trace).forkAt(0).rerun({ llm: deskModel(), toolRegistry: desk.registry }));
-  assert.instance(old, ReplayError);
-  assert.is(
-    old.message,
-    `cannot rerun trace '${original.trace_id}': span 'agent.desk' has no reconstruction attributes (agent.config, agent.tools, agent.guardrails, agent.llm.config), so the agent cannot be rebuilt from it; record the run again with agentkit 0.1.7 or later (every agent.<name> span carries them)`,
-  );
+area.scenario(
+  'reconstruction: a trace without reconstruction attributes, an unregistered tool, a model that cannot be rebuilt',
+  { rows: ['error:rerun-old-trace'], backends: ['sqlite'] },
+  async (t) => {
+    const desk = makeDesk(dbOf(t));
+    const original = await desk.agent.run('Please refund order 42.');
+    const trace = await new TraceStore({ dbPath: dbOf(t) }).getTrace(original.trace_id!);
+    for (const key of ['agent.config', 'agent.tools', 'agent.guardrails', 'agent.llm.config']) delete trace.spans[0]!.attributes[key];
+    const old = await rejects(() => new Replay(trace).forkAt(0).rerun({ llm: deskModel(), toolRegistry: desk.registry }));
+    assert.instance(old, ReplayError);
+    assert.is(
+      old.message,
+      `cannot rerun trace '${original.trace_id}': span 'agent.desk' has no reconstruction attributes (agent.config, agent.tools, agent.guardrails, agent.llm.config), so the agent cannot be rebuilt from it; record the run again with agentkit 0.1.7 or later (every agent.<name> span carries them)`,
+    );
 
-  const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
-  const unbound = await rejects(() => replay.forkAt(0).rerun({ llm: deskModel(), toolRegistry: new ToolRegistry() }));
-  assert.instance(unbound, ReplayError);
-  assert.match(unbound.message, /^cannot rerun agent 'desk': tool 'lookup_order' cannot be rebound \(no tool of that name is registered\) and would have to run; import the module that defines it/);
+    const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
+    const unbound = await rejects(() => replay.forkAt(0).rerun({ llm: deskModel(), toolRegistry: new ToolRegistry() }));
+    assert.instance(unbound, ReplayError);
+    assert.match(
+      unbound.message,
+      /^cannot rerun agent 'desk': tool 'lookup_order' cannot be rebound \(no tool of that name is registered\) and would have to run; import the module that defines it/,
+    );
 
-  // withTools supplies what the registry lacks.
-  const supplied = await replay.forkAt(0).withTools([desk.agent.tools[0]!, desk.agent.tools[1]!]).rerun({ llm: deskModel(), toolRegistry: new ToolRegistry() });
-  assert.is(supplied.new_output, 'Done: refunded 50 USD on order 42.');
+    // withTools supplies what the registry lacks.
+    const supplied = await replay
+      .forkAt(0)
+      .withTools([desk.agent.tools[0]!, desk.agent.tools[1]!])
+      .rerun({ llm: deskModel(), toolRegistry: new ToolRegistry() });
+    assert.is(supplied.new_output, 'Done: refunded 50 USD on order 42.');
 
-  // A function model cannot be rebuilt: fine while the trace answers, a clear error when a live call is needed.
-  const offline = await replay.forkAt(0).rerun({ toolRegistry: desk.registry });
-  assert.is(offline.counts.recordedModelCalls, 3);
-  const needsModel = await rejects(() => replay.forkAt(0).modifyPrompt('Be polite.').rerun({ toolRegistry: desk.registry }));
-  assert.instance(needsModel, ReplayError);
-  assert.match(needsModel.message, /^agent 'desk' needs a live model call but its 'function' model cannot be rebuilt from the trace/);
-  // The registered agent of the same name fills in the model and tools.
-  const registered = await replay.forkAt(0).modifyPrompt('Be polite.').rerun({ agent: desk.agent, toolRegistry: new ToolRegistry() });
-  assert.is(registered.new_output, 'Certainly. Done: refunded 50 USD on order 42.');
-});
+    // A function model cannot be rebuilt: fine while the trace answers, a clear error when a live call is needed.
+    const offline = await replay.forkAt(0).rerun({ toolRegistry: desk.registry });
+    assert.is(offline.counts.recordedModelCalls, 3);
+    const needsModel = await rejects(() => replay.forkAt(0).modifyPrompt('Be polite.').rerun({ toolRegistry: desk.registry }));
+    assert.instance(needsModel, ReplayError);
+    assert.match(needsModel.message, /^agent 'desk' needs a live model call but its 'function' model cannot be rebuilt from the trace/);
+    // The registered agent of the same name fills in the model and tools.
+    const registered = await replay.forkAt(0).modifyPrompt('Be polite.').rerun({ agent: desk.agent, toolRegistry: new ToolRegistry() });
+    assert.is(registered.new_output, 'Certainly. Done: refunded 50 USD on order 42.');
+  },
+);
 
 area.scenario('payload capture off: the prompt does not round-trip, modifications still apply, the model goes live', { backends: ['sqlite'] }, async (t) => {
   const desk = makeDesk(dbOf(t), { prompt: 'You are a polite desk.' });
@@ -233,7 +289,10 @@ area.scenario('payload capture off: the prompt does not round-trip, modification
 
 area.scenario('an agent nested in a Chain is rerun from its own span and compared with its own steps', { backends: ['sqlite'] }, async (t) => {
   const desk = makeDesk(dbOf(t));
-  const chain = new Chain('support_flow').addNode('prepare', (state) => ({ input: `${String(state.input)} Thanks.` })).addNode('answer', desk.agent).connect('prepare', 'answer');
+  const chain = new Chain('support_flow')
+    .addNode('prepare', (state) => ({ input: `${String(state.input)} Thanks.` }))
+    .addNode('answer', desk.agent)
+    .connect('prepare', 'answer');
   const run = await withTraceDestination(dbOf(t), () => chain.run('Where is order 42?'));
   assert.is(run.status, 'completed');
   const traceId = (await new TraceStore({ dbPath: dbOf(t) }).listTraces())[0]!.trace_id;
@@ -247,37 +306,63 @@ area.scenario('an agent nested in a Chain is rerun from its own span and compare
   assert.is(result.original_output, 'Order 42: 50 USD.');
   assert.is(result.new_output, 'Certainly. Order 42: 50 USD.');
   const comparison = await fork.compare(result);
-  assert.equal(comparison.original_steps.map((s) => [s.step, s.span_name]), [[0, 'agent.desk'], [1, 'llm.chat_completion'], [2, 'tool.lookup_order'], [3, 'llm.chat_completion']]);
+  assert.equal(
+    comparison.original_steps.map((s) => [s.step, s.span_name]),
+    [
+      [0, 'agent.desk'],
+      [1, 'llm.chat_completion'],
+      [2, 'tool.lookup_order'],
+      [3, 'llm.chat_completion'],
+    ],
+  );
   assert.is(comparison.diverged_at, 1);
 });
 
-area.scenario('a Swarm member is rerun from its own span: its handoff tool (made at run time) is answered from the trace', { backends: ['sqlite'] }, async (t) => {
-  const triage = new Agent({ name: 'triage', systemPrompt: 'Route the customer.', llm: new ScriptedModel([{ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund question' } }] }]) });
-  const billing = new Agent({ name: 'billing', systemPrompt: 'Answer billing questions.', llm: new ScriptedModel(['Billing here: refunds take 5 days.']) });
-  const swarm = new Swarm({ name: 'desk', agents: [triage, billing], entrypoint: 'triage', handoffs: { triage: ['billing'] }, traceDb: dbOf(t) });
-  const run = await swarm.run('How long do refunds take?');
-  const replay = await Replay.load(run.trace_id!, { dbPath: dbOf(t) });
-  const names = replay.steps().map((s) => s.span_name);
-  assert.is(names[0], 'swarm.desk');
-  const triageStep = names.indexOf('agent.triage');
-  const tools = JSON.parse(replay.inspect(triageStep).attributes['agent.tools'] as string) as Array<{ name: string; ends_run?: boolean; replay_class: string }>;
-  assert.equal(tools.map((d) => [d.name, d.ends_run, d.replay_class]), [['handoff_to_billing', true, 'idempotent']]);
+area.scenario(
+  'a Swarm member is rerun from its own span: its handoff tool (made at run time) is answered from the trace',
+  { backends: ['sqlite'] },
+  async (t) => {
+    const triage = new Agent({
+      name: 'triage',
+      systemPrompt: 'Route the customer.',
+      llm: new ScriptedModel([{ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund question' } }] }]),
+    });
+    const billing = new Agent({ name: 'billing', systemPrompt: 'Answer billing questions.', llm: new ScriptedModel(['Billing here: refunds take 5 days.']) });
+    const swarm = new Swarm({ name: 'desk', agents: [triage, billing], entrypoint: 'triage', handoffs: { triage: ['billing'] }, traceDb: dbOf(t) });
+    const run = await swarm.run('How long do refunds take?');
+    const replay = await Replay.load(run.trace_id!, { dbPath: dbOf(t) });
+    const names = replay.steps().map((s) => s.span_name);
+    assert.is(names[0], 'swarm.desk');
+    const triageStep = names.indexOf('agent.triage');
+    const tools = JSON.parse(replay.inspect(triageStep).attributes['agent.tools'] as string) as Array<{
+      name: string;
+      ends_run?: boolean;
+      replay_class: string;
+    }>;
+    assert.equal(
+      tools.map((d) => [d.name, d.ends_run, d.replay_class]),
+      [['handoff_to_billing', true, 'idempotent']],
+    );
 
-  const fork = replay.forkAt(triageStep);
-  const same = await fork.rerun();
-  assert.equal([same.new_output, same.original_output], ['Handed off to billing.', 'Handed off to billing.']);
-  assert.equal([same.counts.recordedModelCalls, same.counts.recordedToolCalls], [1, 1]);
-  assert.is((await fork.compare(same)).diverged_at, null);
+    const fork = replay.forkAt(triageStep);
+    const same = await fork.rerun();
+    assert.equal([same.new_output, same.original_output], ['Handed off to billing.', 'Handed off to billing.']);
+    assert.equal([same.counts.recordedModelCalls, same.counts.recordedToolCalls], [1, 1]);
+    assert.is((await fork.compare(same)).diverged_at, null);
 
-  const changed = await replay.forkAt(triageStep).modifyPrompt('Answer directly.').rerun({ llm: new FunctionModel(() => 'Refunds take 5 days.') });
-  assert.is(changed.new_output, 'Refunds take 5 days.');
-  assert.is((await replay.forkAt(triageStep).compare(changed)).diverged_at, 1);
+    const changed = await replay
+      .forkAt(triageStep)
+      .modifyPrompt('Answer directly.')
+      .rerun({ llm: new FunctionModel(() => 'Refunds take 5 days.') });
+    assert.is(changed.new_output, 'Refunds take 5 days.');
+    assert.is((await replay.forkAt(triageStep).compare(changed)).diverged_at, 1);
 
-  const billingStep = names.indexOf('agent.billing');
-  const second = await replay.forkAt(billingStep + 1).rerun();
-  assert.is(second.new_output, 'Billing here: refunds take 5 days.');
-  assert.is(second.original_output, 'Billing here: refunds take 5 days.');
-});
+    const billingStep = names.indexOf('agent.billing');
+    const second = await replay.forkAt(billingStep + 1).rerun();
+    assert.is(second.new_output, 'Billing here: refunds take 5 days.');
+    assert.is(second.original_output, 'Billing here: refunds take 5 days.');
+  },
+);
 
 area.scenario('saveAsTest appends the four fields, creating the file and folder, never rewriting earlier lines', { backends: ['sqlite'] }, async (t) => {
   const desk = makeDesk(dbOf(t));

@@ -55,27 +55,42 @@ function calculator(log: string[] = []) {
 area.scenario('two tool calls in one turn: the result, the records, and the exact history the model saw', { backends: ['sqlite'] }, async (t) => {
   const log: string[] = [];
   const llm = new ScriptedModel([
-    { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }, { name: 'lookup', arguments: { city: 'Paris' } }], usage: usage(40, 12) },
+    {
+      toolCalls: [
+        { name: 'add', arguments: { a: 2, b: 3 } },
+        { name: 'lookup', arguments: { city: 'Paris' } },
+      ],
+      usage: usage(40, 12),
+    },
     { text: '5, and Paris has 2.1M people.', usage: usage(90, 9) },
   ]);
-  const agent = new Agent({ name: 'helper', systemPrompt: 'Be exact.', llm, tools: calculator(log), traceDb: t.backend.kind === 'sqlite' ? t.backend.dbPath : '' });
+  const agent = new Agent({
+    name: 'helper',
+    systemPrompt: 'Be exact.',
+    llm,
+    tools: calculator(log),
+    traceDb: t.backend.kind === 'sqlite' ? t.backend.dbPath : '',
+  });
   const result = await agent.run('2+3, and how big is Paris?');
   assert.match(result.execution_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.match(result.trace_id ?? '', /^[0-9a-f]{32}$/);
   assert.ok(result.latency_ms > 0);
-  assert.equal({ ...result, execution_id: '', trace_id: '', latency_ms: 0 }, {
-    output: '5, and Paris has 2.1M people.',
-    trace_id: '',
-    execution_id: '',
-    status: 'completed',
-    pending_interrupt: null,
-    tokens_used: 151,
-    latency_ms: 0,
-    tool_calls: [
-      { iteration: 0, tool_name: 'add', arguments: { a: 2, b: 3 }, tool_call_id: 'call_1', output: 5 },
-      { iteration: 0, tool_name: 'lookup', arguments: { city: 'Paris' }, tool_call_id: 'call_2', output: { city: 'Paris', population: 2100000 } },
-    ],
-  });
+  assert.equal(
+    { ...result, execution_id: '', trace_id: '', latency_ms: 0 },
+    {
+      output: '5, and Paris has 2.1M people.',
+      trace_id: '',
+      execution_id: '',
+      status: 'completed',
+      pending_interrupt: null,
+      tokens_used: 151,
+      latency_ms: 0,
+      tool_calls: [
+        { iteration: 0, tool_name: 'add', arguments: { a: 2, b: 3 }, tool_call_id: 'call_1', output: 5 },
+        { iteration: 0, tool_name: 'lookup', arguments: { city: 'Paris' }, tool_call_id: 'call_2', output: { city: 'Paris', population: 2100000 } },
+      ],
+    },
+  );
   assert.equal(log, ['add 2 3', 'lookup Paris']);
   const opening: Message[] = [
     { role: 'system', content: 'Be exact.' },
@@ -99,7 +114,11 @@ area.scenario('two tool calls in one turn: the result, the records, and the exac
     ],
   ]);
   assert.equal(llm.requests[0]!.tools, [
-    { name: 'add', description: 'Add two numbers', parameters: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+    {
+      name: 'add',
+      description: 'Add two numbers',
+      parameters: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } },
+    },
     { name: 'lookup', description: 'Look a city up', parameters: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } } },
   ]);
 });
@@ -122,11 +141,20 @@ area.scenario('unknown tools, invalid arguments, non-JSON arguments and tool err
     { role: 'tool', tool_call_id: 'call_2', name: 'add', content: "Error: invalid arguments for tool 'add': /a: must be number", is_error: true },
     { role: 'tool', tool_call_id: 'call_3', name: 'lookup', content: 'Error: no such city: Atlantis', is_error: true },
   ]);
-  assert.equal(result.tool_calls.map((c) => c.error), ["Unknown tool 'teleport'", "invalid arguments for tool 'add': /a: must be number", 'no such city: Atlantis']);
+  assert.equal(
+    result.tool_calls.map((c) => c.error),
+    ["Unknown tool 'teleport'", "invalid arguments for tool 'add': /a: must be number", 'no such city: Atlantis'],
+  );
 
   const raw = new FunctionModel((messages) =>
     messages.at(-1)!.role === 'user'
-      ? { text: '', toolCalls: [{ id: 'x1', name: 'add', arguments: {}, raw_arguments: '{"a": 1, "b":' }], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: 'm', finishReason: 'tool_calls' }
+      ? {
+          text: '',
+          toolCalls: [{ id: 'x1', name: 'add', arguments: {}, raw_arguments: '{"a": 1, "b":' }],
+          usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+          model: 'm',
+          finishReason: 'tool_calls',
+        }
       : 'ok',
   );
   const second = await new Agent({ name: 'raw', llm: raw, tools: calculator(), trace: false }).run('go');
@@ -155,20 +183,32 @@ area.scenario('a model still calling tools at maxIterations: MaxIterationsError,
   const looping = { toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] };
   const llm = new ScriptedModel([looping, looping, looping]);
   const agent = new Agent({ name: 'loopy', llm, tools: calculator(), config: { maxIterations: 2 }, trace: false });
-  const error = await agent.run('count').then(() => null, (e: unknown) => e);
+  const error = await agent.run('count').then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, MaxIterationsError);
   assert.is((error as MaxIterationsError).code, 'max_iterations_exceeded');
   assert.is((error as Error).message, "agent 'loopy' reached maxIterations (2) without a final answer; the model was still calling tools (last turn: add)");
   assert.is(llm.calls, 2);
-  assert.throws(() => new Agent({ name: 'x', llm, config: { maxIterations: 0 } }), (e: unknown) => e instanceof ConfigError && e.message === 'maxIterations must be an integer from 1 to 100, got 0');
+  assert.throws(
+    () => new Agent({ name: 'x', llm, config: { maxIterations: 0 } }),
+    (e: unknown) => e instanceof ConfigError && e.message === 'maxIterations must be an integer from 1 to 100, got 0',
+  );
   assert.throws(() => new Agent({ name: 'x', llm, config: { maxIterations: 101 } }), /from 1 to 100, got 101/);
 });
 
 area.scenario('a script that runs out fails clearly instead of repeating its last turn', { backends: 'none' }, async () => {
   const llm = new ScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] }]);
-  const error = await new Agent({ name: 'short', llm, tools: calculator(), trace: false }).run('go').then(() => null, (e: unknown) => e);
+  const error = await new Agent({ name: 'short', llm, tools: calculator(), trace: false }).run('go').then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, ScriptExhaustedError);
-  assert.is((error as Error).message, 'ScriptedModel: call 2 but the script has 1 turn; script one turn per model call (a tool-calling agent needs a final text turn)');
+  assert.is(
+    (error as Error).message,
+    'ScriptedModel: call 2 but the script has 1 turn; script one turn per model call (a tool-calling agent needs a final text turn)',
+  );
   assert.is(llm.calls, 2);
   assert.is(llm.remaining, 0);
 });
@@ -177,12 +217,16 @@ area.scenario('a system prompt function of the context; sampling settings, histo
   const llm = new ScriptedModel(['Bonjour Ada']);
   const agent = new Agent({
     name: 'polyglot',
-    systemPrompt: ({ context, input, agentName, executionId }) => `Answer in ${(context as { lang: string }).lang}. (${agentName}, ${executionId}, ${input.length})`,
+    systemPrompt: ({ context, input, agentName, executionId }) =>
+      `Answer in ${(context as { lang: string }).lang}. (${agentName}, ${executionId}, ${input.length})`,
     llm,
     config: { temperature: 0.3, maxTokens: 99, topP: 0.9, seed: 1, stop: ['END'], toolChoice: 'auto' },
     trace: false,
   });
-  const history: Message[] = [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'noted' }];
+  const history: Message[] = [
+    { role: 'user', content: 'earlier' },
+    { role: 'assistant', content: 'noted' },
+  ];
   const result = await agent.run('Hi', { context: { lang: 'French' }, executionId: 'exec-42', history });
   assert.is(result.execution_id, 'exec-42');
   assert.is(result.trace_id, null, 'no trace id when tracing is off');
@@ -235,17 +279,24 @@ area.scenario('stream(): deltas word by word, tool calls and results, usage, the
     { type: 'usage', usage: { inputTokens: 20, outputTokens: 4, totalTokens: 24 } },
   ]);
   assert.is(done.type, 'done');
-  assert.equal({ ...done.result, latency_ms: 0 }, {
-    output: 'It is 42.',
-    trace_id: null,
-    execution_id: 'e-s',
-    status: 'completed',
-    pending_interrupt: null,
-    tokens_used: 39,
-    latency_ms: 0,
-    tool_calls: [{ iteration: 0, tool_name: 'add', arguments: { a: 20, b: 22 }, tool_call_id: 'call_1', output: 42 }],
+  assert.equal(
+    { ...done.result, latency_ms: 0 },
+    {
+      output: 'It is 42.',
+      trace_id: null,
+      execution_id: 'e-s',
+      status: 'completed',
+      pending_interrupt: null,
+      tokens_used: 39,
+      latency_ms: 0,
+      tool_calls: [{ iteration: 0, tool_name: 'add', arguments: { a: 20, b: 22 }, tool_call_id: 'call_1', output: 42 }],
+    },
+  );
+  assert.equal(llm.received[1]!.at(-2), {
+    role: 'assistant',
+    content: 'Let me add.',
+    tool_calls: [{ id: 'call_1', name: 'add', arguments: { a: 20, b: 22 } }],
   });
-  assert.equal(llm.received[1]!.at(-2), { role: 'assistant', content: 'Let me add.', tool_calls: [{ id: 'call_1', name: 'add', arguments: { a: 20, b: 22 } }] });
 });
 
 area.scenario('a stream failure is thrown after the events before it; stopping early aborts the run', { backends: 'none' }, async () => {
@@ -253,7 +304,10 @@ area.scenario('a stream failure is thrown after the events before it; stopping e
   const seen: string[] = [];
   const error = await (async () => {
     for await (const event of new Agent({ name: 'f', llm: failing, tools: calculator(), trace: false }).stream('x')) seen.push(event.type);
-  })().then(() => null, (e: unknown) => e);
+  })().then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, ScriptExhaustedError);
   assert.equal(seen, ['text_delta', 'text_delta', 'tool_call_start', 'tool_call_end', 'usage', 'tool_result']);
 
@@ -290,7 +344,10 @@ area.scenario('an abort signal cancels a run with its reason', { backends: 'none
   const controller = new AbortController();
   const reason = new Error('cancelled by user');
   setTimeout(() => controller.abort(reason), 30);
-  const error = await new Agent({ name: 'a', llm, trace: false }).run('x', { signal: controller.signal }).then(() => null, (e: unknown) => e);
+  const error = await new Agent({ name: 'a', llm, trace: false }).run('x', { signal: controller.signal }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.is(error, reason);
 });
 
@@ -300,7 +357,10 @@ area.scenario('a control-flow signal from a tool leaves the loop untouched inste
   }
   const pausing = tool({ name: 'approve', registry: false, execute: () => Promise.reject(new PauseSignal('needs approval')) });
   const llm = new ScriptedModel([{ toolCalls: [{ name: 'approve' }] }, 'unreachable']);
-  const error = await new Agent({ name: 'p', llm, tools: [pausing], trace: false }).run('x').then(() => null, (e: unknown) => e);
+  const error = await new Agent({ name: 'p', llm, tools: [pausing], trace: false }).run('x').then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, PauseSignal);
   assert.is(llm.calls, 1);
 });
@@ -308,7 +368,15 @@ area.scenario('a control-flow signal from a tool leaves the loop untouched inste
 area.scenario('hooks see every boundary with JSON state, and a run can continue from a saved state', { backends: 'none' }, async () => {
   const boundaries: string[] = [];
   const saved: LoopState[] = [];
-  const llm = new ScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }, { name: 'add', arguments: { a: 3, b: 4 } }] }, 'sum done']);
+  const llm = new ScriptedModel([
+    {
+      toolCalls: [
+        { name: 'add', arguments: { a: 1, b: 2 } },
+        { name: 'add', arguments: { a: 3, b: 4 } },
+      ],
+    },
+    'sum done',
+  ]);
   const agent = new Agent({ name: 'hooked', systemPrompt: 'S', llm, tools: calculator(), trace: false });
   await agent.run('add', {
     hooks: {
@@ -316,7 +384,8 @@ area.scenario('hooks see every boundary with JSON state, and a run can continue 
         boundaries.push(`turn:${state.turn} (${state.messages.length} messages, exec ${run.executionId})`);
         saved.push(JSON.parse(JSON.stringify(state)) as LoopState);
       },
-      beforeToolCall: (_run, state, call) => void boundaries.push(`turn:${state.turn}/tool:${call.name} ${JSON.stringify(call.arguments)} (${state.messages.length} messages)`),
+      beforeToolCall: (_run, state, call) =>
+        void boundaries.push(`turn:${state.turn}/tool:${call.name} ${JSON.stringify(call.arguments)} (${state.messages.length} messages)`),
       afterToolCall: (_run, state, call, outcome) => void boundaries.push(`after ${call.id} ${outcome.content} (${state.messages.length} messages)`),
     },
     executionId: 'h-1',
@@ -332,7 +401,9 @@ area.scenario('hooks see every boundary with JSON state, and a run can continue 
   // Re-enter at the saved second turn: the model sees exactly the saved history, no tool runs again.
   const resumedModel = new ScriptedModel(['sum done again']);
   const log: string[] = [];
-  const resumed = await new Agent({ name: 'hooked', systemPrompt: 'S', llm: resumedModel, tools: calculator(log), trace: false }).run('add', { startState: saved[1]! });
+  const resumed = await new Agent({ name: 'hooked', systemPrompt: 'S', llm: resumedModel, tools: calculator(log), trace: false }).run('add', {
+    startState: saved[1]!,
+  });
   assert.is(resumed.output, 'sum done again');
   assert.equal(resumedModel.received[0], saved[1]!.messages);
   assert.equal(log, []);
@@ -343,10 +414,25 @@ area.scenario('tools: replay_class defaults and validation, names, and the regis
   const plain = tool({ name: 'plain_tool', execute: () => 1 });
   assert.is(plain.replayClass, 'side_effecting');
   assert.is(defaultToolRegistry.get('plain_tool'), plain, 'tools join the default registry when constructed');
-  assert.equal(plain.toDict(), { name: 'plain_tool', description: '', tool_type: 'function', origin: 'function', parameters: { type: 'object', properties: {} }, replay_class: 'side_effecting', config: {} });
-  assert.throws(() => tool({ name: 'bad_class', replayClass: 'sometimes' as never, execute: () => 1 }), (e: unknown) => e instanceof ConfigError && e.message === `tool 'bad_class': replay_class must be one of read_only, idempotent, side_effecting, got "sometimes"`);
+  assert.equal(plain.toDict(), {
+    name: 'plain_tool',
+    description: '',
+    tool_type: 'function',
+    origin: 'function',
+    parameters: { type: 'object', properties: {} },
+    replay_class: 'side_effecting',
+    config: {},
+  });
+  assert.throws(
+    () => tool({ name: 'bad_class', replayClass: 'sometimes' as never, execute: () => 1 }),
+    (e: unknown) =>
+      e instanceof ConfigError && e.message === `tool 'bad_class': replay_class must be one of read_only, idempotent, side_effecting, got "sometimes"`,
+  );
   assert.throws(() => tool({ name: 'has space', execute: () => 1 }), /tool name "has space" is invalid/);
-  assert.throws(() => tool({ name: 'arr', parameters: Type.Array(Type.String()) as never, execute: () => 1 }), /parameters must be a JSON schema of type 'object'/);
+  assert.throws(
+    () => tool({ name: 'arr', parameters: Type.Array(Type.String()) as never, execute: () => 1 }),
+    /parameters must be a JSON schema of type 'object'/,
+  );
   assert.throws(() => new Agent({ name: 'dup', llm: new ScriptedModel([]), tools: [plain, plain] }), /two tools are named 'plain_tool'/);
 
   const job = new ToolRegistry(defaultToolRegistry);

@@ -80,7 +80,14 @@ async function provider(t: { defer(fn: () => unknown): void }, replies: Paramete
 }
 
 function model(server: FakeProvider, extra: Partial<ConstructorParameters<typeof AnthropicModel>[0]> = {}) {
-  return new AnthropicModel({ model: 'claude-3-5-haiku-latest', apiKey: KEY, baseUrl: `${server.url}/v1`, defaultMaxTokens: 1024, retryBaseDelayMs: 1, ...extra });
+  return new AnthropicModel({
+    model: 'claude-3-5-haiku-latest',
+    apiKey: KEY,
+    baseUrl: `${server.url}/v1`,
+    defaultMaxTokens: 1024,
+    retryBaseDelayMs: 1,
+    ...extra,
+  });
 }
 
 const message = {
@@ -117,7 +124,16 @@ area.scenario('a whole answer with tool use: the exact request and the parsed tu
 
 const ev = (type: string, data: Record<string, unknown>) => ({ event: type, data: JSON.stringify({ type, ...data }) });
 const streamed = [
-  ev('message_start', { message: { id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-3-5-haiku-20241022', content: [], usage: { input_tokens: 95, output_tokens: 1 } } }),
+  ev('message_start', {
+    message: {
+      id: 'msg_2',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-3-5-haiku-20241022',
+      content: [],
+      usage: { input_tokens: 95, output_tokens: 1 },
+    },
+  }),
   ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   ev('ping', {}),
   ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Let me ' } }),
@@ -152,7 +168,11 @@ area.scenario('a streamed answer split in 5-byte pieces: deltas, tool use, usage
 
 area.scenario('429 then 529 then success: retried with the same request', { backends: 'none' }, async (t) => {
   const server = await provider(t, [
-    { status: 429, headers: { 'retry-after': '0' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } },
+    {
+      status: 429,
+      headers: { 'retry-after': '0' },
+      json: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } },
+    },
     { status: 529, json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
     { json: message },
   ]);
@@ -174,7 +194,10 @@ area.scenario('errors: 400 names provider, status and the API message; malformed
   const where = `${server.url}/v1/messages`;
   const messages: string[] = [];
   const capture = async (work: () => Promise<unknown>) => {
-    const error = await work().then(() => null, (e: unknown) => e);
+    const error = await work().then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(error, LLMProviderError, String(error));
     messages.push((error as Error).message);
   };
@@ -211,7 +234,10 @@ area.scenario('configuration: no key in it, ANTHROPIC_API_KEY required, rebuilt 
     default_max_tokens: 1024,
   });
   assert.not.match(JSON.stringify(config), KEY);
-  assert.throws(() => new AnthropicModel({ model: 'claude-3-5-haiku-latest', env: {} }), (e: unknown) => e instanceof ConfigError && e.message === 'anthropic: no API key: pass apiKey or set ANTHROPIC_API_KEY');
+  assert.throws(
+    () => new AnthropicModel({ model: 'claude-3-5-haiku-latest', env: {} }),
+    (e: unknown) => e instanceof ConfigError && e.message === 'anthropic: no API key: pass apiKey or set ANTHROPIC_API_KEY',
+  );
   const rebuilt = createModel(config, { env: { ANTHROPIC_API_KEY: KEY } });
   await original.complete(request);
   await rebuilt.complete(request);

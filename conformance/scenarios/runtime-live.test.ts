@@ -21,7 +21,12 @@ const families: Array<{ name: string; keyEnv: string; keyRequired: boolean; buil
       keyRequired: OPENAI_COMPATIBLE_PRESETS[provider].keyRequired,
       build: (model: string, baseUrl?: string) => new OpenAICompatibleModel({ provider, model, baseUrl, maxRetries: 3 }),
     })),
-  { name: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', keyRequired: true, build: (model: string, baseUrl?: string) => new AnthropicModel({ model, baseUrl, maxRetries: 3 }) },
+  {
+    name: 'anthropic',
+    keyEnv: 'ANTHROPIC_API_KEY',
+    keyRequired: true,
+    build: (model: string, baseUrl?: string) => new AnthropicModel({ model, baseUrl, maxRetries: 3 }),
+  },
 ];
 
 for (const family of families) {
@@ -29,7 +34,11 @@ for (const family of families) {
   const modelVar = `AGENTKIT_LIVE_${upper}_MODEL`;
   const baseVar = `AGENTKIT_LIVE_${upper}_BASE_URL`;
   const model = env[modelVar];
-  const needs = [family.keyRequired && !env[family.keyEnv] ? family.keyEnv : null, model ? null : modelVar, family.name === 'azure' && !env[baseVar] ? baseVar : null].filter(Boolean);
+  const needs = [
+    family.keyRequired && !env[family.keyEnv] ? family.keyEnv : null,
+    model ? null : modelVar,
+    family.name === 'azure' && !env[baseVar] ? baseVar : null,
+  ].filter(Boolean);
   const label = `${family.name}: an agent calls a tool and answers, whole and streamed`;
   if (needs.length > 0) {
     test.skip(label);

@@ -68,7 +68,11 @@ const completion = {
   choices: [
     {
       index: 0,
-      message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }],
+      },
       finish_reason: 'tool_calls',
     },
   ],
@@ -104,7 +108,12 @@ area.scenario('a whole answer with a tool call: the exact request and the parsed
 });
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null) {
-  return JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta, finish_reason: finish }] });
+  return JSON.stringify({
+    id: 'chatcmpl-2',
+    object: 'chat.completion.chunk',
+    model: 'gpt-4o-mini-2024-07-18',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
 }
 
 const streamedToolTurn = [
@@ -116,7 +125,15 @@ const streamedToolTurn = [
   { data: chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"Rome"}' } }] }) },
   { data: chunk({ tool_calls: [{ index: 1, id: 'call_m', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Milan"}' } }] }) },
   { data: chunk({}, 'tool_calls') },
-  { data: JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', model: 'gpt-4o-mini-2024-07-18', choices: [], usage: { prompt_tokens: 70, completion_tokens: 31, total_tokens: 101 } }) },
+  {
+    data: JSON.stringify({
+      id: 'chatcmpl-2',
+      object: 'chat.completion.chunk',
+      model: 'gpt-4o-mini-2024-07-18',
+      choices: [],
+      usage: { prompt_tokens: 70, completion_tokens: 31, total_tokens: 101 },
+    }),
+  },
   { data: '[DONE]' },
 ];
 
@@ -190,7 +207,12 @@ area.scenario('5xx until retries run out: LLMProviderError naming provider, stat
 
 area.scenario('401 is not retried; the message names the status and never the key', { backends: 'none' }, async (t) => {
   const server = await provider(t, () => ({ status: 401, json: { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } } }));
-  const error = await model(server).complete(request).then(() => null, (e: unknown) => e);
+  const error = await model(server)
+    .complete(request)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.instance(error, LLMProviderError);
   assert.is((error as LLMProviderError).message, `openai: HTTP 401 from POST ${server.url}/v1/chat/completions: Incorrect API key provided`);
   assert.not.match((error as Error).message, KEY);
@@ -199,7 +221,12 @@ area.scenario('401 is not retried; the message names the status and never the ke
 
 area.scenario('a Retry-After longer than agentkit waits fails at once, saying so', { backends: 'none' }, async (t) => {
   const server = await provider(t, () => ({ status: 429, headers: { 'retry-after': '3600' }, json: { error: { message: 'quota' } } }));
-  const error = await model(server, { maxRetryDelayMs: 1000 }).complete(request).then(() => null, (e: unknown) => e);
+  const error = await model(server, { maxRetryDelayMs: 1000 })
+    .complete(request)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.instance(error, LLMProviderError);
   assert.match((error as Error).message, /HTTP 429 .*: quota \(the server asks to retry after 3600 s, longer than the 1000 ms agentkit waits\)$/);
   assert.is(server.requests.length, 1);
@@ -244,7 +271,12 @@ area.scenario('malformed answers: not JSON, no choices, a broken chunk, a stream
 
 area.scenario('a server that never answers: timeout after timeoutMs, as LLMProviderError', { backends: 'none' }, async (t) => {
   const server = await provider(t, () => ({ hang: true }));
-  const error = await model(server, { timeoutMs: 150, maxRetries: 1 }).complete(request).then(() => null, (e: unknown) => e);
+  const error = await model(server, { timeoutMs: 150, maxRetries: 1 })
+    .complete(request)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.instance(error, LLMProviderError);
   assert.is((error as Error).message, `openai: timed out after 150 ms (POST ${server.url}/v1/chat/completions, 2 attempts)`);
   assert.is((error as LLMProviderError).httpStatus, null);
@@ -256,7 +288,12 @@ area.scenario('the caller aborting stops the call with its own reason', { backen
   const controller = new AbortController();
   const reason = new Error('user cancelled');
   setTimeout(() => controller.abort(reason), 50);
-  const error = await model(server).complete(request, { signal: controller.signal }).then(() => null, (e: unknown) => e);
+  const error = await model(server)
+    .complete(request, { signal: controller.signal })
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.is(error, reason);
 });
 
@@ -286,34 +323,70 @@ area.scenario('presets: base URL and <PROVIDER>_API_KEY per provider; local serv
     assert.equal(m.toConfig(), { provider: name, model: 'm', base_url: baseUrl, api_key_env: env, timeout_ms: 60_000, max_retries: 2 });
   }
   for (const local of ['ollama', 'vllm', 'lmstudio'] as const) new OpenAICompatibleModel({ provider: local, model: 'm', env: {} });
-  assert.throws(() => new OpenAICompatibleModel({ provider: 'groq', model: 'm', env: {} }), (e: unknown) => e instanceof ConfigError && e.message === 'groq: no API key: pass apiKey or set GROQ_API_KEY');
-  assert.throws(() => new OpenAICompatibleModel({ provider: 'azure', model: 'm', apiKey: 'k' }), (e: unknown) => e instanceof ConfigError && /azure: baseUrl is required/.test(e.message));
+  assert.throws(
+    () => new OpenAICompatibleModel({ provider: 'groq', model: 'm', env: {} }),
+    (e: unknown) => e instanceof ConfigError && e.message === 'groq: no API key: pass apiKey or set GROQ_API_KEY',
+  );
+  assert.throws(
+    () => new OpenAICompatibleModel({ provider: 'azure', model: 'm', apiKey: 'k' }),
+    (e: unknown) => e instanceof ConfigError && /azure: baseUrl is required/.test(e.message),
+  );
   assert.throws(() => new OpenAICompatibleModel({ provider: 'nope' as never, model: 'm' }), /unknown OpenAI-compatible provider 'nope'/);
   assert.throws(() => new OpenAICompatibleModel({ model: 'm', apiKey: 'k', baseUrl: 'https://user:pw@gw.example/v1' }), /must not carry credentials/);
 });
 
-area.scenario('a preset pointed at a gateway: key from its variable; Azure sends api-key and api-version; Ollama sends no auth', { backends: 'none' }, async (t) => {
-  const server = await provider(t, () => ({ json: completion }));
-  await new OpenAICompatibleModel({ provider: 'groq', model: 'llama-3.1-8b-instant', baseUrl: `${server.url}/openai/v1/`, env: { GROQ_API_KEY: 'gsk-env-key' } }).complete(request);
-  await new OpenAICompatibleModel({ provider: 'azure', model: 'gpt-4o', baseUrl: `${server.url}/openai/deployments/gpt-4o`, apiVersion: '2024-10-21', env: { AZURE_API_KEY: 'az-key' } }).complete(request);
-  await new OpenAICompatibleModel({ provider: 'ollama', model: 'llama3.2', baseUrl: `${server.url}/v1`, env: {} }).complete(request);
-  await new OpenAICompatibleModel({ provider: 'custom', model: 'm', baseUrl: `${server.url}/gw`, apiKeyEnv: 'MY_GATEWAY_KEY', headers: { 'x-team': 'blue' }, env: { MY_GATEWAY_KEY: 'gw-key' } }).complete(request);
-  const [groq, azure, ollama, custom] = server.requests;
-  assert.is(groq!.path, '/openai/v1/chat/completions');
-  assert.is(groq!.headers.authorization, 'Bearer gsk-env-key');
-  assert.is(azure!.path, '/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21');
-  assert.is(azure!.headers['api-key'], 'az-key');
-  assert.is(azure!.headers.authorization, undefined);
-  assert.is(ollama!.path, '/v1/chat/completions');
-  assert.is(ollama!.headers.authorization, undefined);
-  assert.is(custom!.path, '/gw/chat/completions');
-  assert.is(custom!.headers.authorization, 'Bearer gw-key');
-  assert.is(custom!.headers['x-team'], 'blue');
-});
+area.scenario(
+  'a preset pointed at a gateway: key from its variable; Azure sends api-key and api-version; Ollama sends no auth',
+  { backends: 'none' },
+  async (t) => {
+    const server = await provider(t, () => ({ json: completion }));
+    await new OpenAICompatibleModel({
+      provider: 'groq',
+      model: 'llama-3.1-8b-instant',
+      baseUrl: `${server.url}/openai/v1/`,
+      env: { GROQ_API_KEY: 'gsk-env-key' },
+    }).complete(request);
+    await new OpenAICompatibleModel({
+      provider: 'azure',
+      model: 'gpt-4o',
+      baseUrl: `${server.url}/openai/deployments/gpt-4o`,
+      apiVersion: '2024-10-21',
+      env: { AZURE_API_KEY: 'az-key' },
+    }).complete(request);
+    await new OpenAICompatibleModel({ provider: 'ollama', model: 'llama3.2', baseUrl: `${server.url}/v1`, env: {} }).complete(request);
+    await new OpenAICompatibleModel({
+      provider: 'custom',
+      model: 'm',
+      baseUrl: `${server.url}/gw`,
+      apiKeyEnv: 'MY_GATEWAY_KEY',
+      headers: { 'x-team': 'blue' },
+      env: { MY_GATEWAY_KEY: 'gw-key' },
+    }).complete(request);
+    const [groq, azure, ollama, custom] = server.requests;
+    assert.is(groq!.path, '/openai/v1/chat/completions');
+    assert.is(groq!.headers.authorization, 'Bearer gsk-env-key');
+    assert.is(azure!.path, '/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21');
+    assert.is(azure!.headers['api-key'], 'az-key');
+    assert.is(azure!.headers.authorization, undefined);
+    assert.is(ollama!.path, '/v1/chat/completions');
+    assert.is(ollama!.headers.authorization, undefined);
+    assert.is(custom!.path, '/gw/chat/completions');
+    assert.is(custom!.headers.authorization, 'Bearer gw-key');
+    assert.is(custom!.headers['x-team'], 'blue');
+  },
+);
 
 area.scenario('toConfig never holds the key or header values, and rebuilds an equal model', { backends: 'none' }, async (t) => {
   const server = await provider(t, () => ({ json: completion }));
-  const original = new OpenAICompatibleModel({ provider: 'openrouter', model: 'anthropic/claude-3.5-haiku', apiKey: KEY, baseUrl: `${server.url}/api/v1`, headers: { 'HTTP-Referer': 'https://secret.example', Authorization: 'Bearer other' }, timeoutMs: 5000, maxRetries: 4 });
+  const original = new OpenAICompatibleModel({
+    provider: 'openrouter',
+    model: 'anthropic/claude-3.5-haiku',
+    apiKey: KEY,
+    baseUrl: `${server.url}/api/v1`,
+    headers: { 'HTTP-Referer': 'https://secret.example', Authorization: 'Bearer other' },
+    timeoutMs: 5000,
+    maxRetries: 4,
+  });
   const config = original.toConfig();
   assert.equal(config, {
     provider: 'openrouter',

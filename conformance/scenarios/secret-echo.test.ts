@@ -42,47 +42,58 @@ async function everyCheckpointRow(t: ScenarioContext): Promise<string> {
   }
 }
 
-area.scenario('a provider quoting the key: masked in the 500 detail, the log, the checkpoints and the spans', { surfaces: ['http'], timeoutMs: 30_000 }, async (t) => {
-  const provider = await startFakeProvider(() => ({ status: 401, json: { error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at https://example.invalid/keys.`, code: 'invalid_api_key' } } }));
-  t.defer(() => provider.close());
-  const checkpointer = checkpointerFor(t.backend);
-  t.defer(() => checkpointer.close());
-  const traceDb = path.join(t.cwd, 'traces.db');
-  const agent = new Agent({
-    name: 'echo',
-    systemPrompt: 'Answer.',
-    llm: new OpenAICompatibleModel({ model: 'gpt-4o-mini', apiKey: KEY, baseUrl: `${provider.url}/v1`, maxRetries: 0 }),
-    checkpointer,
-    traceDb,
-  });
-  const log: string[] = [];
-  const server = await startAgentServer(toServeTarget(agent, { traceDb }), { host: '127.0.0.1', port: 0, token: TOKEN, log: (line) => log.push(line) });
-  t.defer(() => server.close());
+area.scenario(
+  'a provider quoting the key: masked in the 500 detail, the log, the checkpoints and the spans',
+  { surfaces: ['http'], timeoutMs: 30_000 },
+  async (t) => {
+    const provider = await startFakeProvider(() => ({
+      status: 401,
+      json: { error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at https://example.invalid/keys.`, code: 'invalid_api_key' } },
+    }));
+    t.defer(() => provider.close());
+    const checkpointer = checkpointerFor(t.backend);
+    t.defer(() => checkpointer.close());
+    const traceDb = path.join(t.cwd, 'traces.db');
+    const agent = new Agent({
+      name: 'echo',
+      systemPrompt: 'Answer.',
+      llm: new OpenAICompatibleModel({ model: 'gpt-4o-mini', apiKey: KEY, baseUrl: `${provider.url}/v1`, maxRetries: 0 }),
+      checkpointer,
+      traceDb,
+    });
+    const log: string[] = [];
+    const server = await startAgentServer(toServeTarget(agent, { traceDb }), { host: '127.0.0.1', port: 0, token: TOKEN, log: (line) => log.push(line) });
+    t.defer(() => server.close());
 
-  const response = await fetch(`${server.url}/run`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ input: `please use ${TOKEN}` }) });
-  const text = await response.text();
-  assert.ok(response.status >= 500, `${response.status} ${text}`);
-  assert.ok(provider.requests.length >= 1, 'the provider was called with the key');
-  assert.is(provider.requests[0]!.headers.authorization, `Bearer ${KEY}`);
-  assert.not.ok(text.includes(KEY), `HTTP body: ${text}`);
-  assert.match(text, /Incorrect API key provided: \[REDACTED\]/);
+    const response = await fetch(`${server.url}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ input: `please use ${TOKEN}` }),
+    });
+    const text = await response.text();
+    assert.ok(response.status >= 500, `${response.status} ${text}`);
+    assert.ok(provider.requests.length >= 1, 'the provider was called with the key');
+    assert.is(provider.requests[0]!.headers.authorization, `Bearer ${KEY}`);
+    assert.not.ok(text.includes(KEY), `HTTP body: ${text}`);
+    assert.match(text, /Incorrect API key provided: \[REDACTED\]/);
 
-  await flushTraces();
-  const logged = log.join('\n');
-  assert.ok(logged.includes('agentkit serve:'), `the failure is logged: ${logged}`);
-  assert.not.ok(logged.includes(KEY), `log: ${logged}`);
+    await flushTraces();
+    const logged = log.join('\n');
+    assert.ok(logged.includes('agentkit serve:'), `the failure is logged: ${logged}`);
+    assert.not.ok(logged.includes(KEY), `log: ${logged}`);
 
-  const rows = await everyCheckpointRow(t);
-  assert.ok(rows.includes('REDACTED'), `the failed run's error is in its terminal row: ${rows.slice(0, 500)}`);
-  assert.not.ok(rows.includes(KEY), 'no checkpoint row holds the key');
-  assert.not.ok(rows.includes(TOKEN), 'no checkpoint row holds the serve token (it was in the input)');
+    const rows = await everyCheckpointRow(t);
+    assert.ok(rows.includes('REDACTED'), `the failed run's error is in its terminal row: ${rows.slice(0, 500)}`);
+    assert.not.ok(rows.includes(KEY), 'no checkpoint row holds the key');
+    assert.not.ok(rows.includes(TOKEN), 'no checkpoint row holds the serve token (it was in the input)');
 
-  const db = new Database(traceDb, { readonly: true });
-  const spans = JSON.stringify(db.prepare('SELECT * FROM spans').all());
-  db.close();
-  assert.ok(spans.length > 10 && spans.includes('REDACTED'), 'spans were written, with the masked text');
-  assert.not.ok(spans.includes(KEY), 'no span holds the key');
-  assert.not.ok(spans.includes(TOKEN), 'no span holds the serve token');
-});
+    const db = new Database(traceDb, { readonly: true });
+    const spans = JSON.stringify(db.prepare('SELECT * FROM spans').all());
+    db.close();
+    assert.ok(spans.length > 10 && spans.includes('REDACTED'), 'spans were written, with the masked text');
+    assert.not.ok(spans.includes(KEY), 'no span holds the key');
+    assert.not.ok(spans.includes(TOKEN), 'no span holds the serve token');
+  },
+);
 
 area.run();

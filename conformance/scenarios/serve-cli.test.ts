@@ -40,23 +40,27 @@ async function serveProcess(t: ScenarioContext, args: string[], env: Record<stri
   return { proc, url: url!.replace('0.0.0.0', '127.0.0.1') };
 }
 
-area.scenario('agent serve: serves a factory target, answers runs, and stops gracefully on SIGTERM with traces flushed', { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  await writeRunners(t);
-  const { proc, url } = await serveProcess(t, ['runners.mts:makeWeather', '--port', '0', '--host', '127.0.0.1']);
-  assert.match(proc.stderr(), /agentkit: serving agent 'weather' on http:\/\/127\.0\.0\.1:\d+ \(GET \/health, POST \/run, POST \/run\/stream\)\n/);
-  const client = new AgentClient({ baseUrl: url });
-  assert.equal((await client.health()).data, { status: 'ok' });
-  const run = await client.run('weather in Paris');
-  assert.not.match(proc.stderr(), /WARNING/, 'a loopback bind does not warn');
-  assert.is(run.data?.output, 'It is 15 degrees in Paris.');
-  proc.child.kill('SIGTERM');
-  const exit = await proc.exited;
-  assert.equal(exit, { code: 0, signal: null });
-  assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n$/);
-  assert.is(proc.stdout(), '');
-  const trace = await new TraceStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).getTrace(run.data!.trace_id!);
-  assert.is(trace.name, 'agent.weather', 'the trace was flushed before exit');
-});
+area.scenario(
+  'agent serve: serves a factory target, answers runs, and stops gracefully on SIGTERM with traces flushed',
+  { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    await writeRunners(t);
+    const { proc, url } = await serveProcess(t, ['runners.mts:makeWeather', '--port', '0', '--host', '127.0.0.1']);
+    assert.match(proc.stderr(), /agentkit: serving agent 'weather' on http:\/\/127\.0\.0\.1:\d+ \(GET \/health, POST \/run, POST \/run\/stream\)\n/);
+    const client = new AgentClient({ baseUrl: url });
+    assert.equal((await client.health()).data, { status: 'ok' });
+    const run = await client.run('weather in Paris');
+    assert.not.match(proc.stderr(), /WARNING/, 'a loopback bind does not warn');
+    assert.is(run.data?.output, 'It is 15 degrees in Paris.');
+    proc.child.kill('SIGTERM');
+    const exit = await proc.exited;
+    assert.equal(exit, { code: 0, signal: null });
+    assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n$/);
+    assert.is(proc.stdout(), '');
+    const trace = await new TraceStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).getTrace(run.data!.trace_id!);
+    assert.is(trace.name, 'agent.weather', 'the trace was flushed before exit');
+  },
+);
 
 /** An agent file whose model always answers `reply`: rewriting it is the change `--reload` must pick up. */
 async function writeEchoAgent(t: ScenarioContext, reply: string): Promise<void> {
@@ -69,81 +73,102 @@ export const echo = new Agent({ name: 'echo', llm: new FunctionModel(() => ${JSO
   );
 }
 
-area.scenario('agent serve --reload: a changed source file restarts the server with the new code; the server never outlives its supervisor', { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 }, async (t) => {
-  await writeEchoAgent(t, 'version one');
-  const proc = startCli(['agent', 'serve', 'echo.mts:echo', '--reload', '--port', '0', '--host', '127.0.0.1'], { cwd: t.cwd, env: t.env });
-  t.defer(() => proc.kill());
-  await proc.waitForStderr(/agentkit: watching \S+ for changes/);
-  const [, first] = await proc.waitForStderr(/serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
-  assert.is((await new AgentClient({ baseUrl: first! }).run('hi')).data?.output, 'version one');
+area.scenario(
+  'agent serve --reload: a changed source file restarts the server with the new code; the server never outlives its supervisor',
+  { rows: ['cli:agent serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 },
+  async (t) => {
+    await writeEchoAgent(t, 'version one');
+    const proc = startCli(['agent', 'serve', 'echo.mts:echo', '--reload', '--port', '0', '--host', '127.0.0.1'], { cwd: t.cwd, env: t.env });
+    t.defer(() => proc.kill());
+    await proc.waitForStderr(/agentkit: watching \S+ for changes/);
+    const [, first] = await proc.waitForStderr(/serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+    assert.is((await new AgentClient({ baseUrl: first! }).run('hi')).data?.output, 'version one');
 
-  await writeEchoAgent(t, 'version two');
-  const [, second] = await proc.waitForStderr(/echo\.mts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
-  assert.is((await new AgentClient({ baseUrl: second! }).run('hi')).data?.output, 'version two');
-  assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n/, 'the old server was stopped gracefully');
+    await writeEchoAgent(t, 'version two');
+    const [, second] = await proc.waitForStderr(/echo\.mts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
+    assert.is((await new AgentClient({ baseUrl: second! }).run('hi')).data?.output, 'version two');
+    assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n/, 'the old server was stopped gracefully');
 
-  // SIGKILL the supervisor: it cannot forward anything, yet its server must stop (it watches the supervisor's pipe).
-  proc.child.kill('SIGKILL');
-  await proc.exited;
-  const deadline = Date.now() + 20_000;
-  let refused = false;
-  while (!refused && Date.now() < deadline) {
-    refused = await fetch(`${second}/health`).then(() => false, () => true);
-    if (!refused) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assert.ok(refused, 'the server stopped once its supervisor was gone');
-});
+    // SIGKILL the supervisor: it cannot forward anything, yet its server must stop (it watches the supervisor's pipe).
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    const deadline = Date.now() + 20_000;
+    let refused = false;
+    while (!refused && Date.now() < deadline) {
+      refused = await fetch(`${second}/health`).then(
+        () => false,
+        () => true,
+      );
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(refused, 'the server stopped once its supervisor was gone');
+  },
+);
 
-area.scenario('agent serve: a Chain target pauses over HTTP and is resumed with agentkit resume', { rows: ['cli:agent serve', 'cli:resume'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  await writeRunners(t);
-  const { proc, url } = await serveProcess(t, ['runners.mts:refund', '--port', '0', '--host', '127.0.0.1']);
-  assert.match(proc.stderr(), /serving chain 'refund' on http:\/\/127\.0\.0\.1:\d+ \(GET \/health, POST \/run\)\n/);
-  const paused = await new AgentClient({ baseUrl: url }).run('refund order 7');
-  assert.is(paused.data?.status, 'paused');
-  const resumed = await t.bin(['resume', paused.data!.execution_id, '--runner', 'runners.mts:refund']);
-  assert.is(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stdout, /status: completed/);
-  proc.child.kill('SIGTERM');
-  assert.is((await proc.exited).code, 0);
-});
+area.scenario(
+  'agent serve: a Chain target pauses over HTTP and is resumed with agentkit resume',
+  { rows: ['cli:agent serve', 'cli:resume'], surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    await writeRunners(t);
+    const { proc, url } = await serveProcess(t, ['runners.mts:refund', '--port', '0', '--host', '127.0.0.1']);
+    assert.match(proc.stderr(), /serving chain 'refund' on http:\/\/127\.0\.0\.1:\d+ \(GET \/health, POST \/run\)\n/);
+    const paused = await new AgentClient({ baseUrl: url }).run('refund order 7');
+    assert.is(paused.data?.status, 'paused');
+    const resumed = await t.bin(['resume', paused.data!.execution_id, '--runner', 'runners.mts:refund']);
+    assert.is(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /status: completed/);
+    proc.child.kill('SIGTERM');
+    assert.is((await proc.exited).code, 0);
+  },
+);
 
-area.scenario('agent serve: token from the flag or AGENTKIT_SERVE_TOKEN (the flag wins); a non-loopback bind without one warns', { rows: ['cli:agent serve'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  await writeRunners(t);
-  const fromEnv = await serveProcess(t, ['runners.mts:weather', '--port', '0', '--host', '127.0.0.1'], { AGENTKIT_SERVE_TOKEN: 'env-token' });
-  assert.match(fromEnv.proc.stderr(), /with bearer auth/);
-  assert.is((await new AgentClient({ baseUrl: fromEnv.url }).run('hi')).error?.status, 401);
-  assert.is((await new AgentClient({ baseUrl: fromEnv.url, token: 'env-token' }).run('hi')).data?.output, 'You said: hi');
-  fromEnv.proc.child.kill('SIGTERM');
-  await fromEnv.proc.exited;
+area.scenario(
+  'agent serve: token from the flag or AGENTKIT_SERVE_TOKEN (the flag wins); a non-loopback bind without one warns',
+  { rows: ['cli:agent serve'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    await writeRunners(t);
+    const fromEnv = await serveProcess(t, ['runners.mts:weather', '--port', '0', '--host', '127.0.0.1'], { AGENTKIT_SERVE_TOKEN: 'env-token' });
+    assert.match(fromEnv.proc.stderr(), /with bearer auth/);
+    assert.is((await new AgentClient({ baseUrl: fromEnv.url }).run('hi')).error?.status, 401);
+    assert.is((await new AgentClient({ baseUrl: fromEnv.url, token: 'env-token' }).run('hi')).data?.output, 'You said: hi');
+    fromEnv.proc.child.kill('SIGTERM');
+    await fromEnv.proc.exited;
 
-  const flagWins = await serveProcess(t, ['runners.mts:weather', '--port', '0', '--host', '127.0.0.1', '--auth-token', 'flag-token'], { AGENTKIT_SERVE_TOKEN: 'env-token' });
-  assert.is((await new AgentClient({ baseUrl: flagWins.url, token: 'env-token' }).run('hi')).error?.status, 401);
-  assert.is((await new AgentClient({ baseUrl: flagWins.url, token: 'flag-token' }).run('hi')).data?.status, 'completed');
-  flagWins.proc.child.kill('SIGTERM');
-  await flagWins.proc.exited;
+    const flagWins = await serveProcess(t, ['runners.mts:weather', '--port', '0', '--host', '127.0.0.1', '--auth-token', 'flag-token'], {
+      AGENTKIT_SERVE_TOKEN: 'env-token',
+    });
+    assert.is((await new AgentClient({ baseUrl: flagWins.url, token: 'env-token' }).run('hi')).error?.status, 401);
+    assert.is((await new AgentClient({ baseUrl: flagWins.url, token: 'flag-token' }).run('hi')).data?.status, 'completed');
+    flagWins.proc.child.kill('SIGTERM');
+    await flagWins.proc.exited;
 
-  const exposed = await serveProcess(t, ['runners.mts:weather', '--port', '0']);
-  await exposed.proc.waitForStderr(/WARNING: serving on a non-loopback address \(0\.0\.0\.0\) with NO authentication/);
-  assert.equal((await new AgentClient({ baseUrl: exposed.url }).health()).data, { status: 'ok' });
-  exposed.proc.child.kill('SIGINT');
-  assert.is((await exposed.proc.exited).code, 0);
-});
+    const exposed = await serveProcess(t, ['runners.mts:weather', '--port', '0']);
+    await exposed.proc.waitForStderr(/WARNING: serving on a non-loopback address \(0\.0\.0\.0\) with NO authentication/);
+    assert.equal((await new AgentClient({ baseUrl: exposed.url }).health()).data, { status: 'ok' });
+    exposed.proc.child.kill('SIGINT');
+    assert.is((await exposed.proc.exited).code, 0);
+  },
+);
 
-area.scenario('agent serve: targets that do not resolve fail with a message naming the file, attribute and what was found', { rows: ['cli:agent serve'], backends: 'none', surfaces: ['cli'] }, async (t) => {
-  await writeRunners(t);
-  const missingFile = await t.cli(['agent', 'serve', 'nope.ts:agent', '--port', '0']);
-  assert.is(missingFile.code, 2);
-  assert.match(missingFile.stderr, /nope\.ts/);
-  const missingAttr = await t.cli(['agent', 'serve', 'runners.mts:agnet', '--port', '0']);
-  assert.is(missingAttr.code, 2);
-  assert.match(missingAttr.stderr, /has no attribute 'agnet'; it exports: makeWeather, notARunner, weather/);
-  const notRunner = await t.cli(['agent', 'serve', 'runners.mts:notARunner', '--port', '0']);
-  assert.is(notRunner.code, 2);
-  assert.match(notRunner.stderr, /cannot serve an object with keys hello: expected an Agent, Chain, Swarm or Supervisor/);
-  const badPort = await t.cli(['agent', 'serve', 'runners.mts:weather', '--port', '99999']);
-  assert.is(badPort.code, 2);
-  assert.is(badPort.stdout, '');
-});
+area.scenario(
+  'agent serve: targets that do not resolve fail with a message naming the file, attribute and what was found',
+  { rows: ['cli:agent serve'], backends: 'none', surfaces: ['cli'] },
+  async (t) => {
+    await writeRunners(t);
+    const missingFile = await t.cli(['agent', 'serve', 'nope.ts:agent', '--port', '0']);
+    assert.is(missingFile.code, 2);
+    assert.match(missingFile.stderr, /nope\.ts/);
+    const missingAttr = await t.cli(['agent', 'serve', 'runners.mts:agnet', '--port', '0']);
+    assert.is(missingAttr.code, 2);
+    assert.match(missingAttr.stderr, /has no attribute 'agnet'; it exports: makeWeather, notARunner, weather/);
+    const notRunner = await t.cli(['agent', 'serve', 'runners.mts:notARunner', '--port', '0']);
+    assert.is(notRunner.code, 2);
+    assert.match(notRunner.stderr, /cannot serve an object with keys hello: expected an Agent, Chain, Swarm or Supervisor/);
+    const badPort = await t.cli(['agent', 'serve', 'runners.mts:weather', '--port', '99999']);
+    assert.is(badPort.code, 2);
+    assert.is(badPort.stdout, '');
+  },
+);
 
 async function mcpClient(t: ScenarioContext, args: string[]) {
   const transport = new StdioClientTransport({
@@ -159,40 +184,54 @@ async function mcpClient(t: ScenarioContext, args: string[]) {
   return client;
 }
 
-area.scenario('mcp serve: the MCP SDK client lists and calls the agent and its tools over stdio, errors as error results', { rows: ['cli:mcp serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  await writeRunners(t);
-  const client = await mcpClient(t, ['runners.mts:weather', '--expose-tools']);
-  const { tools } = await client.listTools();
-  assert.equal(tools.map((tool) => tool.name), ['weather', 'get_weather']);
-  assert.match(tools[0]!.description ?? '', /^Invoke the 'weather' agent\. Answers weather questions\./);
-  assert.equal(tools[1]!.inputSchema.required, ['city']);
+area.scenario(
+  'mcp serve: the MCP SDK client lists and calls the agent and its tools over stdio, errors as error results',
+  { rows: ['cli:mcp serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    await writeRunners(t);
+    const client = await mcpClient(t, ['runners.mts:weather', '--expose-tools']);
+    const { tools } = await client.listTools();
+    assert.equal(
+      tools.map((tool) => tool.name),
+      ['weather', 'get_weather'],
+    );
+    assert.match(tools[0]!.description ?? '', /^Invoke the 'weather' agent\. Answers weather questions\./);
+    assert.equal(tools[1]!.inputSchema.required, ['city']);
 
-  const answer = await client.callTool({ name: 'weather', arguments: { input: 'weather in Oslo' } });
-  assert.equal(answer.content, [{ type: 'text', text: 'It is 14 degrees in Oslo.' }]);
-  const direct = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
-  assert.equal(direct.content, [{ type: 'text', text: '{"city":"Oslo","degrees":14}' }]);
+    const answer = await client.callTool({ name: 'weather', arguments: { input: 'weather in Oslo' } });
+    assert.equal(answer.content, [{ type: 'text', text: 'It is 14 degrees in Oslo.' }]);
+    const direct = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+    assert.equal(direct.content, [{ type: 'text', text: '{"city":"Oslo","degrees":14}' }]);
 
-  const invalid = await client.callTool({ name: 'get_weather', arguments: { town: 'Oslo' } });
-  assert.is(invalid.isError, true);
-  assert.match(JSON.stringify(invalid.content), /invalid arguments for tool 'get_weather'/);
-  const failing = await client.callTool({ name: 'weather', arguments: { input: 'explode' } });
-  assert.is(failing.isError, true);
-  assert.equal(failing.content, [{ type: 'text', text: 'Error: the model exploded' }]);
-});
+    const invalid = await client.callTool({ name: 'get_weather', arguments: { town: 'Oslo' } });
+    assert.is(invalid.isError, true);
+    assert.match(JSON.stringify(invalid.content), /invalid arguments for tool 'get_weather'/);
+    const failing = await client.callTool({ name: 'weather', arguments: { input: 'explode' } });
+    assert.is(failing.isError, true);
+    assert.equal(failing.content, [{ type: 'text', text: 'Error: the model exploded' }]);
+  },
+);
 
-area.scenario('mcp serve: a paused chain answers with the pause and its execution id; --name renames the tool', { rows: ['cli:mcp serve'], surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
-  await writeRunners(t);
-  const client = await mcpClient(t, ['runners.mts:refund', '--name', 'refunds']);
-  const { tools } = await client.listTools();
-  assert.equal(tools.map((tool) => tool.name), ['refunds']);
-  const paused = await client.callTool({ name: 'refunds', arguments: { input: 'refund order 9' } });
-  assert.not.ok(paused.isError);
-  const text = (paused.content as Array<{ text: string }>)[0]!.text;
-  const id = /execution_id=([0-9a-f-]{36})\./.exec(text)?.[1];
-  assert.ok(id, text);
-  assert.match(text, /^paused: manager_approval; execution_id=[0-9a-f-]{36}\. Nothing after the pause ran\./);
-  const resumed = await t.cli(['resume', id!, '--runner', 'runners.mts:refund']);
-  assert.is(resumed.code, 0, resumed.stderr);
-});
+area.scenario(
+  'mcp serve: a paused chain answers with the pause and its execution id; --name renames the tool',
+  { rows: ['cli:mcp serve'], surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    await writeRunners(t);
+    const client = await mcpClient(t, ['runners.mts:refund', '--name', 'refunds']);
+    const { tools } = await client.listTools();
+    assert.equal(
+      tools.map((tool) => tool.name),
+      ['refunds'],
+    );
+    const paused = await client.callTool({ name: 'refunds', arguments: { input: 'refund order 9' } });
+    assert.not.ok(paused.isError);
+    const text = (paused.content as Array<{ text: string }>)[0]!.text;
+    const id = /execution_id=([0-9a-f-]{36})\./.exec(text)?.[1];
+    assert.ok(id, text);
+    assert.match(text, /^paused: manager_approval; execution_id=[0-9a-f-]{36}\. Nothing after the pause ran\./);
+    const resumed = await t.cli(['resume', id!, '--runner', 'runners.mts:refund']);
+    assert.is(resumed.code, 0, resumed.stderr);
+  },
+);
 
 area.run();

@@ -37,7 +37,10 @@ area.scenario('NUL and friends round-trip through the run, the checkpoints and t
   await flushTraces();
   const trace = await new TraceStore({ dbPath: traceDb }).getTrace(body.trace_id);
   const spans = JSON.stringify(trace.spans);
-  assert.ok(spans.includes(JSON.stringify(TEXT).slice(1, -1)) || spans.includes(JSON.stringify(JSON.stringify(TEXT)).slice(1, -1)), 'the trace holds the exact text');
+  assert.ok(
+    spans.includes(JSON.stringify(TEXT).slice(1, -1)) || spans.includes(JSON.stringify(JSON.stringify(TEXT)).slice(1, -1)),
+    'the trace holds the exact text',
+  );
 });
 
 area.run();

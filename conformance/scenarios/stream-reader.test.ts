@@ -32,7 +32,10 @@ area.scenario('valid events arrive in order, typed, across chunk boundaries', an
       'data: {"type":"done"}\n\n',
     ),
   );
-  assert.equal(events.map((e) => e.type), ['delta', 'tool_call', 'paused', 'done']);
+  assert.equal(
+    events.map((e) => e.type),
+    ['delta', 'tool_call', 'paused', 'done'],
+  );
   const paused = events[2];
   assert.ok(paused?.type === 'paused');
   if (paused?.type === 'paused') assert.is(paused.execution_id, 'e1');

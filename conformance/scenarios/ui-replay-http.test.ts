@@ -39,7 +39,11 @@ class Browser {
   }
 
   async request(method: string, route: string, body?: unknown, options: { csrf?: boolean } = {}) {
-    const response = await fetch(`${this.url}${route}`, { method, headers: this.headers(body !== undefined, options.csrf ?? true), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${this.url}${route}`, {
+      method,
+      headers: this.headers(body !== undefined, options.csrf ?? true),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     for (const line of response.headers.getSetCookie()) {
       const pair = line.split(';')[0]!;
       this.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
@@ -69,7 +73,11 @@ class Browser {
           if (end >= 0) {
             const frame = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
-            const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+            const data = frame
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .map((l) => l.slice(6))
+              .join('\n');
             if (data) return JSON.parse(data) as Record<string, any>;
             continue;
           }
@@ -110,7 +118,12 @@ async function setup(t: ScenarioContext, runners: unknown[]) {
 area.scenario(
   'fork, modify, rerun with spans streaming while the agent runs, compare, save as test',
   {
-    rows: ['route:POST /api/replay/{trace_id}/fork', 'route:PATCH /api/replay/forks/{fork_id}', 'route:POST /api/replay/forks/{fork_id}/rerun', 'route:POST /api/replay/forks/{fork_id}/save-as-test'],
+    rows: [
+      'route:POST /api/replay/{trace_id}/fork',
+      'route:PATCH /api/replay/forks/{fork_id}',
+      'route:POST /api/replay/forks/{fork_id}/rerun',
+      'route:POST /api/replay/forks/{fork_id}/save-as-test',
+    ],
     backends: ['sqlite', 'postgres'],
     surfaces: ['http'],
     timeoutMs: 40_000,
@@ -130,13 +143,16 @@ area.scenario(
     assert.is(created.status, 201, created.text);
     const fork = created.json();
     assert.match(fork.fork_id, /^[0-9a-f-]{36}$/);
-    assert.equal({ ...fork, fork_id: null }, {
-      fork_id: null,
-      trace_id: original.trace_id,
-      step: toolStep,
-      modifications: { prompt: null, input: null, tool_responses: [], llm_params: null },
-      rerun: null,
-    });
+    assert.equal(
+      { ...fork, fork_id: null },
+      {
+        fork_id: null,
+        trace_id: original.trace_id,
+        step: toolStep,
+        modifications: { prompt: null, input: null, tool_responses: [], llm_params: null },
+        rerun: null,
+      },
+    );
     assert.equal((await browser.request('GET', `/api/replay/forks/${fork.fork_id}`)).json(), fork);
 
     // Compare and save need a rerun (or an explicit expected output).
@@ -148,16 +164,25 @@ area.scenario(
     assert.is(earlySave.json().code, 'fork_not_rerun');
 
     // Modifications: each field replaces the stored one; a tool response per tool name; LLM params merge.
-    let patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, { input: 'What is the weather in Bergen?', llm_params: { temperature: 0.2 } });
+    let patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, {
+      input: 'What is the weather in Bergen?',
+      llm_params: { temperature: 0.2 },
+    });
     assert.is(patched.status, 200, patched.text);
-    patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, { tool_response: { tool_name: 'other_tool', response: 'x' }, llm_params: { seed: 7 } });
+    patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, {
+      tool_response: { tool_name: 'other_tool', response: 'x' },
+      llm_params: { seed: 7 },
+    });
     assert.equal(patched.json().modifications, {
       prompt: null,
       input: 'What is the weather in Bergen?',
       tool_responses: [{ tool_name: 'other_tool', response: 'x' }],
       llm_params: { temperature: 0.2, seed: 7 },
     });
-    patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, { prompt: 'Be brief.', tool_response: { tool_name: 'other_tool', response: { ok: true } } });
+    patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, {
+      prompt: 'Be brief.',
+      tool_response: { tool_name: 'other_tool', response: { ok: true } },
+    });
     assert.equal(patched.json().modifications.tool_responses, [{ tool_name: 'other_tool', response: { ok: true } }]);
     assert.is(patched.json().modifications.prompt, 'Be brief.');
     const state = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, { state: { x: 1 } });
@@ -203,139 +228,165 @@ area.scenario(
     assert.is(saved.status, 200, saved.text);
     const file = path.join(t.cwd, '.agentkit', 'regression_tests.jsonl');
     assert.is(saved.json().path, file);
-    assert.equal({ ...saved.json().record, created_at: null }, { input: 'What is the weather in Bergen?', expected_output: 'It is 16 degrees in Bergen.', trace_id: original.trace_id, created_at: null });
+    assert.equal(
+      { ...saved.json().record, created_at: null },
+      { input: 'What is the weather in Bergen?', expected_output: 'It is 16 degrees in Bergen.', trace_id: original.trace_id, created_at: null },
+    );
     const explicit = await browser.request('POST', `/api/replay/forks/${fork.fork_id}/save-as-test`, { input: 'weather in Oslo', expected_output: 'cold' });
     assert.is(explicit.status, 200);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.equal(lines, [saved.json().record, explicit.json().record]);
     const pathField = await browser.request('POST', `/api/replay/forks/${fork.fork_id}/save-as-test`, { path: '/tmp/evil.jsonl' });
     assert.is(pathField.status, 400, 'the file is never taken from the request');
   },
 );
 
-area.scenario('replay route errors: 404 unknown trace or fork, 400 step out of range, 503 without a runner, 422 when the agent cannot be rebuilt', { rows: ['error:no-runner', 'error:modify-state'], backends: ['sqlite'], surfaces: ['http'] }, async (t) => {
-  const gate = new Gate();
-  const agent = forecaster(gate, localDb(t));
-  const original = await agent.run('What is the weather in Oslo?');
-  const browser = await setup(t, []);
+area.scenario(
+  'replay route errors: 404 unknown trace or fork, 400 step out of range, 503 without a runner, 422 when the agent cannot be rebuilt',
+  { rows: ['error:no-runner', 'error:modify-state'], backends: ['sqlite'], surfaces: ['http'] },
+  async (t) => {
+    const gate = new Gate();
+    const agent = forecaster(gate, localDb(t));
+    const original = await agent.run('What is the weather in Oslo?');
+    const browser = await setup(t, []);
 
-  const unknownTrace = await browser.request('POST', '/api/replay/0123456789abcdef0123456789abcdef/fork', { step: 0 });
-  assert.is(unknownTrace.status, 404);
-  assert.is(unknownTrace.json().code, 'trace_not_found');
-  const outOfRange = await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 99 });
-  assert.is(outOfRange.status, 400, outOfRange.text);
-  assert.is(outOfRange.json().code, 'replay_error');
-  assert.match(outOfRange.json().detail, /^Step 99 out of range \(0-\d+\)$/);
-  assert.is((await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 'one' })).status, 400);
+    const unknownTrace = await browser.request('POST', '/api/replay/0123456789abcdef0123456789abcdef/fork', { step: 0 });
+    assert.is(unknownTrace.status, 404);
+    assert.is(unknownTrace.json().code, 'trace_not_found');
+    const outOfRange = await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 99 });
+    assert.is(outOfRange.status, 400, outOfRange.text);
+    assert.is(outOfRange.json().code, 'replay_error');
+    assert.match(outOfRange.json().detail, /^Step 99 out of range \(0-\d+\)$/);
+    assert.is((await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 'one' })).status, 400);
 
-  for (const [method, route, body] of [
-    ['GET', '/api/replay/forks/nope', undefined],
-    ['PATCH', '/api/replay/forks/nope', { prompt: 'x' }],
-    ['POST', '/api/replay/forks/nope/rerun', undefined],
-    ['GET', '/api/replay/forks/nope/compare', undefined],
-    ['POST', '/api/replay/forks/nope/save-as-test', {}],
-  ] as const) {
-    const response = await browser.request(method, route, body);
-    assert.is(response.status, 404, `${method} ${route}: ${response.text}`);
-    assert.is(response.json().code, 'fork_not_found');
-  }
+    for (const [method, route, body] of [
+      ['GET', '/api/replay/forks/nope', undefined],
+      ['PATCH', '/api/replay/forks/nope', { prompt: 'x' }],
+      ['POST', '/api/replay/forks/nope/rerun', undefined],
+      ['GET', '/api/replay/forks/nope/compare', undefined],
+      ['POST', '/api/replay/forks/nope/save-as-test', {}],
+    ] as const) {
+      const response = await browser.request(method, route, body);
+      assert.is(response.status, 404, `${method} ${route}: ${response.text}`);
+      assert.is(response.json().code, 'fork_not_found');
+    }
 
-  const fork = (await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 0 })).json();
-  const noRunner = await browser.request('POST', `/api/replay/forks/${fork.fork_id}/rerun`);
-  assert.is(noRunner.status, 503, noRunner.text);
-  assert.is(noRunner.json().code, 'no_runner');
-  assert.match(noRunner.json().detail, /agent 'forecaster'.*--agent/);
+    const fork = (await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 0 })).json();
+    const noRunner = await browser.request('POST', `/api/replay/forks/${fork.fork_id}/rerun`);
+    assert.is(noRunner.status, 503, noRunner.text);
+    assert.is(noRunner.json().code, 'no_runner');
+    assert.match(noRunner.json().detail, /agent 'forecaster'.*--agent/);
 
-  // A registered agent of that name whose tool is gone and unanswered: the rerun cannot rebuild it (422).
-  const stripped = new Agent({ name: 'forecaster', systemPrompt: 'x', llm: new FunctionModel(() => 'x') });
-  const other = await setup(t, [stripped]);
-  const fork2 = (await other.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 0 })).json();
-  await other.request('PATCH', `/api/replay/forks/${fork2.fork_id}`, { input: 'What is the weather in Paris?' });
-  const broken = await other.request('POST', `/api/replay/forks/${fork2.fork_id}/rerun`);
-  assert.is(broken.status, 422, broken.text);
-  assert.is(broken.json().code, 'reconstruction_failed');
-  assert.match(broken.json().detail, /tool 'get_weather' cannot be rebound/);
+    // A registered agent of that name whose tool is gone and unanswered: the rerun cannot rebuild it (422).
+    const stripped = new Agent({ name: 'forecaster', systemPrompt: 'x', llm: new FunctionModel(() => 'x') });
+    const other = await setup(t, [stripped]);
+    const fork2 = (await other.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 0 })).json();
+    await other.request('PATCH', `/api/replay/forks/${fork2.fork_id}`, { input: 'What is the weather in Paris?' });
+    const broken = await other.request('POST', `/api/replay/forks/${fork2.fork_id}/rerun`);
+    assert.is(broken.status, 422, broken.text);
+    assert.is(broken.json().code, 'reconstruction_failed');
+    assert.match(broken.json().detail, /tool 'get_weather' cannot be rebound/);
 
-  // A rerun stopped before its first turn by an input guardrail: the stream's error event, nothing half-saved.
-  const weather = weatherAgent({ traceDb: localDb(t) });
-  const sunny = await weather.run('What is the weather in Oslo?');
-  const guarded = await setup(t, [weather]);
-  const fork3 = (await guarded.request('POST', `/api/replay/${sunny.trace_id}/fork`, { step: 0 })).json();
-  await guarded.request('PATCH', `/api/replay/forks/${fork3.fork_id}`, { input: 'a forbidden question' });
-  const stream = await guarded.rerun(fork3.fork_id);
-  assert.is(stream.status, 200);
-  const events: Array<Record<string, any>> = [];
-  for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
-  const last = events.at(-1)!;
-  assert.is(last.type, 'error', JSON.stringify(events));
-  assert.is(last.code, 'guardrail_blocked');
-  assert.match(last.detail, /forbidden/);
-  const notRerun = await guarded.request('GET', `/api/replay/forks/${fork3.fork_id}/compare`);
-  assert.is(notRerun.status, 409, 'a failed rerun leaves the fork without a rerun');
-});
+    // A rerun stopped before its first turn by an input guardrail: the stream's error event, nothing half-saved.
+    const weather = weatherAgent({ traceDb: localDb(t) });
+    const sunny = await weather.run('What is the weather in Oslo?');
+    const guarded = await setup(t, [weather]);
+    const fork3 = (await guarded.request('POST', `/api/replay/${sunny.trace_id}/fork`, { step: 0 })).json();
+    await guarded.request('PATCH', `/api/replay/forks/${fork3.fork_id}`, { input: 'a forbidden question' });
+    const stream = await guarded.rerun(fork3.fork_id);
+    assert.is(stream.status, 200);
+    const events: Array<Record<string, any>> = [];
+    for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
+    const last = events.at(-1)!;
+    assert.is(last.type, 'error', JSON.stringify(events));
+    assert.is(last.code, 'guardrail_blocked');
+    assert.match(last.detail, /forbidden/);
+    const notRerun = await guarded.request('GET', `/api/replay/forks/${fork3.fork_id}/compare`);
+    assert.is(notRerun.status, 409, 'a failed rerun leaves the fork without a rerun');
+  },
+);
 
-area.scenario('replay routes need a session (401) and writes need the CSRF token (403)', { rows: ['route:POST /api/replay/{trace_id}/fork'], backends: ['sqlite', 'postgres'], surfaces: ['http'] }, async (t) => {
-  const agent = forecaster(new Gate(), localDb(t));
-  const original = await agent.run('What is the weather in Oslo?');
-  const browser = await setup(t, [agent]);
-  const fork = (await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 0 })).json();
-  const anonymous = new Browser(browser.url);
-  await anonymous.request('GET', '/api/auth/status');
-  const routes = [
-    ['POST', `/api/replay/${original.trace_id}/fork`, { step: 0 }],
-    ['GET', `/api/replay/forks/${fork.fork_id}`, undefined],
-    ['PATCH', `/api/replay/forks/${fork.fork_id}`, { prompt: 'x' }],
-    ['POST', `/api/replay/forks/${fork.fork_id}/rerun`, undefined],
-    ['GET', `/api/replay/forks/${fork.fork_id}/compare`, undefined],
-    ['POST', `/api/replay/forks/${fork.fork_id}/save-as-test`, {}],
-  ] as const;
-  for (const [method, route, body] of routes) {
-    const response = await anonymous.request(method, route, body);
-    assert.is(response.status, 401, `${method} ${route}: ${response.text}`);
-    assert.is(response.json().code, 'not_authenticated');
-    if (method === 'GET') continue;
-    const noToken = await browser.request(method, route, body, { csrf: false });
-    assert.is(noToken.status, 403, `${method} ${route}: ${noToken.text}`);
-    assert.is(noToken.json().code, 'csrf_failed');
-  }
-  assert.equal((await browser.request('GET', `/api/replay/forks/${fork.fork_id}`)).json().modifications.prompt, null, 'nothing was changed');
-});
+area.scenario(
+  'replay routes need a session (401) and writes need the CSRF token (403)',
+  { rows: ['route:POST /api/replay/{trace_id}/fork'], backends: ['sqlite', 'postgres'], surfaces: ['http'] },
+  async (t) => {
+    const agent = forecaster(new Gate(), localDb(t));
+    const original = await agent.run('What is the weather in Oslo?');
+    const browser = await setup(t, [agent]);
+    const fork = (await browser.request('POST', `/api/replay/${original.trace_id}/fork`, { step: 0 })).json();
+    const anonymous = new Browser(browser.url);
+    await anonymous.request('GET', '/api/auth/status');
+    const routes = [
+      ['POST', `/api/replay/${original.trace_id}/fork`, { step: 0 }],
+      ['GET', `/api/replay/forks/${fork.fork_id}`, undefined],
+      ['PATCH', `/api/replay/forks/${fork.fork_id}`, { prompt: 'x' }],
+      ['POST', `/api/replay/forks/${fork.fork_id}/rerun`, undefined],
+      ['GET', `/api/replay/forks/${fork.fork_id}/compare`, undefined],
+      ['POST', `/api/replay/forks/${fork.fork_id}/save-as-test`, {}],
+    ] as const;
+    for (const [method, route, body] of routes) {
+      const response = await anonymous.request(method, route, body);
+      assert.is(response.status, 401, `${method} ${route}: ${response.text}`);
+      assert.is(response.json().code, 'not_authenticated');
+      if (method === 'GET') continue;
+      const noToken = await browser.request(method, route, body, { csrf: false });
+      assert.is(noToken.status, 403, `${method} ${route}: ${noToken.text}`);
+      assert.is(noToken.json().code, 'csrf_failed');
+    }
+    assert.equal((await browser.request('GET', `/api/replay/forks/${fork.fork_id}`)).json().modifications.prompt, null, 'nothing was changed');
+  },
+);
 
-area.scenario('docs/ui.md replay example: run the desk once, fork its trace in the UI, change the prompt, rerun, save as test', { rows: ['route:POST /api/replay/forks/{fork_id}/rerun', 'route:POST /api/replay/forks/{fork_id}/save-as-test'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 }, async (t) => {
-  const example = path.join(root, 'examples/replay/ui-desk.ts');
-  const once = await runTsFile([example], { cwd: t.cwd, env: { ...process.env, ...t.env } });
-  assert.is(once.code, 0, once.stderr);
-  assert.match(once.stdout, /^Order 42 is delivered\.\ntrace_id: [0-9a-f]{32}\n$/);
-  const traceId = /trace_id: (\S+)/.exec(once.stdout)![1]!;
-  const reset = await t.bin(['ui', 'reset-password', '--username', 'alice', '--password-stdin'], { stdin: 'a long passphrase\n' });
-  assert.is(reset.code, 0, reset.stderr);
-  const ui = startCli(['ui', '--port', '0', '--no-open', '--agent', `${example}:desk`], { cwd: t.cwd, env: t.env });
-  t.defer(() => ui.kill());
-  const [, url] = await ui.waitForStderr(/serving on (http:\/\/\S+)/, 30_000);
-  assert.match(ui.stderr(), /registered agent 'desk'/);
-  const browser = new Browser(url!);
-  await browser.request('GET', '/api/auth/status');
-  assert.is((await browser.request('POST', '/api/auth/login', { username: 'alice', password: 'a long passphrase' })).status, 200);
+area.scenario(
+  'docs/ui.md replay example: run the desk once, fork its trace in the UI, change the prompt, rerun, save as test',
+  {
+    rows: ['route:POST /api/replay/forks/{fork_id}/rerun', 'route:POST /api/replay/forks/{fork_id}/save-as-test'],
+    backends: ['sqlite'],
+    surfaces: ['cli'],
+    timeoutMs: 60_000,
+  },
+  async (t) => {
+    const example = path.join(root, 'examples/replay/ui-desk.ts');
+    const once = await runTsFile([example], { cwd: t.cwd, env: { ...process.env, ...t.env } });
+    assert.is(once.code, 0, once.stderr);
+    assert.match(once.stdout, /^Order 42 is delivered\.\ntrace_id: [0-9a-f]{32}\n$/);
+    const traceId = /trace_id: (\S+)/.exec(once.stdout)![1]!;
+    const reset = await t.bin(['ui', 'reset-password', '--username', 'alice', '--password-stdin'], { stdin: 'a long passphrase\n' });
+    assert.is(reset.code, 0, reset.stderr);
+    const ui = startCli(['ui', '--port', '0', '--no-open', '--agent', `${example}:desk`], { cwd: t.cwd, env: t.env });
+    t.defer(() => ui.kill());
+    const [, url] = await ui.waitForStderr(/serving on (http:\/\/\S+)/, 30_000);
+    assert.match(ui.stderr(), /registered agent 'desk'/);
+    const browser = new Browser(url!);
+    await browser.request('GET', '/api/auth/status');
+    assert.is((await browser.request('POST', '/api/auth/login', { username: 'alice', password: 'a long passphrase' })).status, 200);
 
-  const fork = await browser.request('POST', `/api/replay/${traceId}/fork`, { step: 0 });
-  assert.is(fork.status, 201, fork.text);
-  const forkId = fork.json().fork_id as string;
-  assert.is((await browser.request('PATCH', `/api/replay/forks/${forkId}`, { prompt: 'Be polite.' })).status, 200);
-  const stream = await browser.rerun(forkId);
-  assert.is(stream.status, 200);
-  const events: Array<Record<string, any>> = [];
-  for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
-  const done = events.at(-1)!;
-  assert.is(done.type, 'done', JSON.stringify(done));
-  assert.is(done.result.new_output, 'Certainly! Order 42 is delivered.');
-  assert.is(done.result.original_output, 'Order 42 is delivered.');
-  assert.is(events.filter((e) => e.type === 'span').length, done.result.steps_executed);
-  const saved = await browser.request('POST', `/api/replay/forks/${forkId}/save-as-test`, {});
-  assert.is(saved.status, 200, saved.text);
-  const lines = (await readFile(path.join(t.cwd, '.agentkit', 'regression_tests.jsonl'), 'utf8')).trim().split('\n');
-  assert.equal({ ...JSON.parse(lines[0]!), created_at: null }, { input: 'Where is order 42?', expected_output: 'Certainly! Order 42 is delivered.', trace_id: traceId, created_at: null });
-  ui.child.kill('SIGTERM');
-  assert.is((await ui.exited).code, 0, ui.stderr());
-});
+    const fork = await browser.request('POST', `/api/replay/${traceId}/fork`, { step: 0 });
+    assert.is(fork.status, 201, fork.text);
+    const forkId = fork.json().fork_id as string;
+    assert.is((await browser.request('PATCH', `/api/replay/forks/${forkId}`, { prompt: 'Be polite.' })).status, 200);
+    const stream = await browser.rerun(forkId);
+    assert.is(stream.status, 200);
+    const events: Array<Record<string, any>> = [];
+    for (let event = await stream.next(); event; event = await stream.next()) events.push(event);
+    const done = events.at(-1)!;
+    assert.is(done.type, 'done', JSON.stringify(done));
+    assert.is(done.result.new_output, 'Certainly! Order 42 is delivered.');
+    assert.is(done.result.original_output, 'Order 42 is delivered.');
+    assert.is(events.filter((e) => e.type === 'span').length, done.result.steps_executed);
+    const saved = await browser.request('POST', `/api/replay/forks/${forkId}/save-as-test`, {});
+    assert.is(saved.status, 200, saved.text);
+    const lines = (await readFile(path.join(t.cwd, '.agentkit', 'regression_tests.jsonl'), 'utf8')).trim().split('\n');
+    assert.equal(
+      { ...JSON.parse(lines[0]!), created_at: null },
+      { input: 'Where is order 42?', expected_output: 'Certainly! Order 42 is delivered.', trace_id: traceId, created_at: null },
+    );
+    ui.child.kill('SIGTERM');
+    assert.is((await ui.exited).code, 0, ui.stderr());
+  },
+);
 
 area.run();

@@ -27,7 +27,9 @@ export const issueRefund = tool({
     // First call: pauses the run. On resume the tool runs again from the top and interrupt() returns the decision.
     const decision = interrupt('refund_approval', { order_id, amount });
     const approver = typeof decision.metadata.approver === 'string' ? decision.metadata.approver : 'a manager';
-    return decision.approved ? `Refunded $${amount} on order ${order_id}, approved by ${approver}.` : `Refund of $${amount} on order ${order_id} was rejected by ${approver}.`;
+    return decision.approved
+      ? `Refunded $${amount} on order ${order_id}, approved by ${approver}.`
+      : `Refund of $${amount} on order ${order_id} was rejected by ${approver}.`;
   },
 });
 

@@ -41,9 +41,7 @@ export function buildRefundChain(checkpointer: Checkpointer): Chain {
 /** The runner the CLI loads: a zero-argument factory, so each command gets its own checkpointer. */
 export function refundChain(): Chain {
   const url = process.env.DATABASE_URL;
-  const checkpointer = url
-    ? new PostgresCheckpointer(url, { schema: process.env.AGENTKIT_PG_SCHEMA ?? 'agentkit' })
-    : new SQLiteCheckpointer();
+  const checkpointer = url ? new PostgresCheckpointer(url, { schema: process.env.AGENTKIT_PG_SCHEMA ?? 'agentkit' }) : new SQLiteCheckpointer();
   return buildRefundChain(checkpointer);
 }
 

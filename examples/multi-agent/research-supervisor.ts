@@ -42,7 +42,11 @@ export function buildEditor(checkpointer: Checkpointer): Supervisor {
     systemPrompt: 'You edit the quarterly report.',
     workers: [
       { role: 'researcher', description: 'finds facts', agent: new Agent({ name: 'researcher', llm: researcherModel(), tools: [lookupFacts] }) },
-      { role: 'writer', description: 'writes prose', agent: new Agent({ name: 'writer', llm: new FunctionModel((m) => `In Q3, ${String(m.at(-1)!.content).replace('Write a summary of: ', '')}.`) }) },
+      {
+        role: 'writer',
+        description: 'writes prose',
+        agent: new Agent({ name: 'writer', llm: new FunctionModel((m) => `In Q3, ${String(m.at(-1)!.content).replace('Write a summary of: ', '')}.`) }),
+      },
     ],
     checkpointer,
   });

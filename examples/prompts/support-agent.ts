@@ -22,7 +22,12 @@ export const support = new Agent({
   name: 'support',
   systemPrompt: registry.ref('support', { label: 'production', variables: { company: 'Acme' } }),
   // Answers with the prompt's last line, so a run shows which version it used.
-  llm: new FunctionModel((messages) => ({ text: `[${String(messages[0]?.content ?? '').trim().split('\n').at(-1)}] Order 42 ships today.` })),
+  llm: new FunctionModel((messages) => ({
+    text: `[${String(messages[0]?.content ?? '')
+      .trim()
+      .split('\n')
+      .at(-1)}] Order 42 ships today.`,
+  })),
 });
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {

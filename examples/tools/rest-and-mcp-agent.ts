@@ -43,7 +43,12 @@ const agent = new Agent({
   name: 'orders',
   systemPrompt: 'You answer questions about orders.',
   llm: new ScriptedModel([
-    { toolCalls: [{ name: 'get_order', arguments: { id: 'A-17' } }, { name: 'multiply', arguments: { a: 21, b: 2 } }] },
+    {
+      toolCalls: [
+        { name: 'get_order', arguments: { id: 'A-17' } },
+        { name: 'multiply', arguments: { a: 21, b: 2 } },
+      ],
+    },
     'Order A-17 totals 21 EUR; two of them cost 42 EUR.',
   ]),
   tools: [getOrder, ...calculator],

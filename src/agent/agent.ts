@@ -148,7 +148,9 @@ export class Agent {
     this.checkpointer = options.checkpointer ?? null;
     this.agentPathLabel = options.agentPathLabel ?? `agent:${options.name}`;
     if (typeof this.agentPathLabel !== 'string' || this.agentPathLabel === '' || this.agentPathLabel.includes('/')) {
-      throw new ConfigError(`agent '${options.name}': agentPathLabel must be a non-empty path segment without '/', not ${JSON.stringify(options.agentPathLabel)}`);
+      throw new ConfigError(
+        `agent '${options.name}': agentPathLabel must be a non-empty path segment without '/', not ${JSON.stringify(options.agentPathLabel)}`,
+      );
     }
     this.options = { ...options };
     const byName = new Map<string, Tool>();
@@ -286,7 +288,9 @@ export class Agent {
       try {
         llm = createModel(definition.llm, options.secrets);
       } catch (error) {
-        throw new ReconstructionError(`cannot rebuild the model of agent '${definition.name}': ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ReconstructionError(`cannot rebuild the model of agent '${definition.name}': ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       }
     }
     return new Agent({
@@ -312,8 +316,7 @@ export class Agent {
     if (typeof input !== 'string') throw new ConfigError(`agent '${this.name}': input must be a string`);
     const placement = plan?.placement ?? placeRun(this, options.executionId);
     const start: Start =
-      plan?.start ??
-      (options.startState ? { kind: 'state', input, state: options.startState } : { kind: 'input', input, history: options.history ?? [] });
+      plan?.start ?? (options.startState ? { kind: 'state', input, state: options.startState } : { kind: 'input', input, history: options.history ?? [] });
     const executionId = placement.executionId;
     // Before reading the active context: until tracing is set up, no context manager carries it.
     ensureTracing();
@@ -377,9 +380,17 @@ export class Agent {
   }
 
   /** Input guardrails, then the opening history: system prompt, earlier conversation, the input. */
-  private async initialState(run: AgentRun, input: string, history: readonly Message[], onRegistryPrompt: (resolved: ResolvedRegistryPrompt) => void): Promise<LoopState> {
+  private async initialState(
+    run: AgentRun,
+    input: string,
+    history: readonly Message[],
+    onRegistryPrompt: (resolved: ResolvedRegistryPrompt) => void,
+  ): Promise<LoopState> {
     if (hasGuardrails(run.guardrails, 'input')) await runGuardrails(run.guardrails, 'input', input, run);
-    const prompt = typeof this.systemPrompt === 'string' ? this.systemPrompt : await this.resolveSystemPrompt({ context: run.context, input, agentName: this.name, executionId: run.executionId }, onRegistryPrompt);
+    const prompt =
+      typeof this.systemPrompt === 'string'
+        ? this.systemPrompt
+        : await this.resolveSystemPrompt({ context: run.context, input, agentName: this.name, executionId: run.executionId }, onRegistryPrompt);
     if (typeof prompt !== 'string') throw new ConfigError(`agent '${this.name}': the system prompt function returned ${typeof prompt}, not a string`);
     const messages: Message[] = [];
     if (prompt !== '') messages.push(systemMessage(prompt));

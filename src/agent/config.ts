@@ -45,15 +45,21 @@ export function agentConfig(options: AgentConfigOptions = {}): AgentConfig {
     throw new ConfigError(`maxIterations must be an integer from 1 to 100, got ${String(maxIterations)}`);
   }
   const number = (name: string, value: number | undefined, check: (v: number) => boolean, rule: string) => {
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || !check(value))) throw new ConfigError(`${name} must be ${rule}, got ${String(value)}`);
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || !check(value)))
+      throw new ConfigError(`${name} must be ${rule}, got ${String(value)}`);
   };
   number('temperature', options.temperature, (v) => v >= 0 && v <= 2, 'a number from 0 to 2');
   number('maxTokens', options.maxTokens, (v) => Number.isInteger(v) && v > 0, 'a positive integer');
   number('topP', options.topP, (v) => v > 0 && v <= 1, 'a number in (0, 1]');
   number('seed', options.seed, Number.isInteger, 'an integer');
-  if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((s) => typeof s !== 'string'))) throw new ConfigError('stop must be a list of strings');
+  if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((s) => typeof s !== 'string')))
+    throw new ConfigError('stop must be a list of strings');
   const choice = options.toolChoice;
-  if (choice !== undefined && !['auto', 'none', 'required'].includes(choice as string) && !(typeof choice === 'object' && choice !== null && typeof choice.name === 'string')) {
+  if (
+    choice !== undefined &&
+    !['auto', 'none', 'required'].includes(choice as string) &&
+    !(typeof choice === 'object' && choice !== null && typeof choice.name === 'string')
+  ) {
     throw new ConfigError(`toolChoice must be 'auto', 'none', 'required' or { name }, got ${JSON.stringify(choice)}`);
   }
   return { ...options, maxIterations };

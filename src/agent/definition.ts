@@ -30,7 +30,9 @@ export const RECONSTRUCTION_ATTRIBUTES = [AGENT_ATTR.config, AGENT_ATTR.tools, A
 export function agentDefinitionFromAttributes(attributes: Record<string, unknown>, spanName?: string): AgentDefinition {
   const missing = RECONSTRUCTION_ATTRIBUTES.filter((key) => typeof attributes[key] !== 'string');
   if (missing.length > 0) {
-    throw new ReconstructionError(`the root span has no ${missing.join(', ')}: this trace was not recorded with reconstruction attributes, so the agent cannot be rebuilt from it`);
+    throw new ReconstructionError(
+      `the root span has no ${missing.join(', ')}: this trace was not recorded with reconstruction attributes, so the agent cannot be rebuilt from it`,
+    );
   }
   const name = typeof attributes[AGENT_ATTR.name] === 'string' ? (attributes[AGENT_ATTR.name] as string) : spanName?.replace(/^agent\./, '');
   if (!name) throw new ReconstructionError('the root span has no agent.name');
@@ -40,7 +42,11 @@ export function agentDefinitionFromAttributes(attributes: Record<string, unknown
     system_prompt: typeof prompt === 'string' ? prompt : null,
     llm: decode<LlmConfig>(attributes, AGENT_ATTR.llmConfig, (v) => isObject(v) && typeof v.provider === 'string' && typeof v.model === 'string'),
     tools: decode<ToolDict[]>(attributes, AGENT_ATTR.tools, (v) => Array.isArray(v) && v.every((t) => isObject(t) && typeof t.name === 'string')),
-    guardrails: decode<GuardrailDict[]>(attributes, AGENT_ATTR.guardrails, (v) => Array.isArray(v) && v.every((g) => isObject(g) && typeof g.name === 'string')),
+    guardrails: decode<GuardrailDict[]>(
+      attributes,
+      AGENT_ATTR.guardrails,
+      (v) => Array.isArray(v) && v.every((g) => isObject(g) && typeof g.name === 'string'),
+    ),
     config: decode<AgentConfigDict>(attributes, AGENT_ATTR.config, (v) => isObject(v) && typeof v.max_iterations === 'number'),
   };
 }

@@ -1,6 +1,15 @@
 /** Agents: the tool loop, streaming, results, and rebuilding an agent from its trace. */
 export { Agent, type AgentOptions, type PromptContext, type RebuildOptions, type RunOptions, type SystemPrompt } from './agent.js';
-export { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, DEFAULT_MAX_ITERATIONS, type AgentConfig, type AgentConfigDict, type AgentConfigOptions } from './config.js';
+export {
+  agentConfig,
+  agentConfigDict,
+  agentConfigFromDict,
+  samplingSettings,
+  DEFAULT_MAX_ITERATIONS,
+  type AgentConfig,
+  type AgentConfigDict,
+  type AgentConfigOptions,
+} from './config.js';
 export { agentDefinitionFromAttributes, RECONSTRUCTION_ATTRIBUTES, type AgentDefinition } from './definition.js';
 export { MaxIterationsError, ReconstructionError } from './errors.js';
 export { isRegistryPrompt, PROMPT_ATTR, type RegistryPrompt, type ResolvedRegistryPrompt } from './registry-prompt.js';

@@ -58,7 +58,10 @@ test('the signals a finished run gave its model and tools are collected, and eac
   assert.is(model.seen.length, 4, 'two model calls a run');
   assert.is(toolSignals.length, 2, 'one tool call a run');
   // Compared in a function of their own, so no local of this one keeps a signal alive for the collection below.
-  const [separate, toolGotRunSignal] = ((first, second) => [first !== second, toolSignals[0]!.deref() === first])(model.seen[0]!.deref(), model.seen[2]!.deref());
+  const [separate, toolGotRunSignal] = ((first, second) => [first !== second, toolSignals[0]!.deref() === first])(
+    model.seen[0]!.deref(),
+    model.seen[2]!.deref(),
+  );
   assert.ok(separate, 'two runs never share a signal');
   assert.ok(toolGotRunSignal, "the tool gets its run's signal");
 

@@ -45,7 +45,8 @@ export function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Pr
       if (run.payloads) attributes[TOOL_ATTR.args] = call.raw_arguments ?? JSON.stringify(call.arguments);
       span.setAttributes(attributes);
     }
-    if (hasGuardrails(run.guardrails, 'tool_call')) await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
+    if (hasGuardrails(run.guardrails, 'tool_call'))
+      await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
     const invoke = () =>
       invokeTool(tool, call, {
         toolCallId: call.id,

@@ -39,7 +39,10 @@ test('nodes get a private copy of the state, the context and their position', as
     })
     .connect('mutate', 'read');
   await chain.run(undefined, { state: { list: [1] }, context: { user: 'u1' }, executionId: 'e1' });
-  assert.equal(seen, [['mutate', 0, { user: 'u1' }, 'copies', null], ['read', 1, [1]]]);
+  assert.equal(seen, [
+    ['mutate', 0, { user: 'u1' }, 'copies', null],
+    ['read', 1, [1]],
+  ]);
 });
 
 test('conditions route to the first match, an unconditional edge is the fallback, no match ends the run', async () => {
@@ -61,7 +64,9 @@ test('conditions route to the first match, an unconditional edge is the fallback
     assert.instance(error, ChainRoutingError);
     assert.match((error as Error).message, "no edge out of 'check' matched");
   }
-  const fallback = build().addNode('other', () => ({ path: 'other' })).connect('check', 'other');
+  const fallback = build()
+    .addNode('other', () => ({ path: 'other' }))
+    .connect('check', 'other');
   assert.is((await fallback.run(null, { state: { amount: 5 } })).final_state.path, 'other');
 });
 
@@ -81,7 +86,10 @@ test('cycles loop until their condition stops them, capped by maxIterations', as
     assert.unreachable();
   } catch (error) {
     assert.instance(error, ChainCycleError);
-    assert.is((error as Error).message, "chain 'loop': edge 'review' -> 'draft' would be taken for the 3rd time, over its cap of 2 (maxIterations); the cycle did not exit");
+    assert.is(
+      (error as Error).message,
+      "chain 'loop': edge 'review' -> 'draft' would be taken for the 3rd time, over its cap of 2 (maxIterations); the cycle did not exit",
+    );
   }
   try {
     await loop().run(null, { state: { want: 50 } });
@@ -113,7 +121,10 @@ test('misbuilt chains are refused with the reason', async () => {
   assert.throws(() => chain.addNode('run_end', () => 2), /invalid node id/);
   assert.throws(() => chain.addNode('x', 42 as never), /must be a function \(state, ctx\) or an object with run/);
   assert.throws(() => chain.connect('a', 'nope'), /no node 'nope'/);
-  chain.addNode('b', () => 1).addNode('c', () => 1).connect('a', 'b');
+  chain
+    .addNode('b', () => 1)
+    .addNode('c', () => 1)
+    .connect('a', 'b');
   assert.throws(() => chain.connect('a', 'c'), /already has an unconditional edge/);
   assert.throws(() => new Chain(''), /non-empty name/);
   assert.throws(() => new Chain('x', { maxSteps: 0 }), /maxSteps must be a positive integer/);
@@ -129,13 +140,18 @@ test('state must stay JSON; inputs must be JSON', async () => {
     () => assert.unreachable(),
     (error: Error) => {
       assert.instance(error, ChainError);
-      assert.is(error.message, "chain 'json': the state after node 'a' is not JSON ($.when: a Map instance (return a plain object, or give the class a toJSON())); checkpoints store the state as JSON");
+      assert.is(
+        error.message,
+        "chain 'json': the state after node 'a' is not JSON ($.when: a Map instance (return a plain object, or give the class a toJSON())); checkpoints store the state as JSON",
+      );
     },
   );
-  await chain.run(() => 1).then(
-    () => assert.unreachable(),
-    (error: Error) => assert.instance(error, ValidationError),
-  );
+  await chain
+    .run(() => 1)
+    .then(
+      () => assert.unreachable(),
+      (error: Error) => assert.instance(error, ValidationError),
+    );
 });
 
 test('without a checkpointer a chain cannot pause, resume or fork', async () => {
@@ -147,8 +163,14 @@ test('without a checkpointer a chain cannot pause, resume or fork', async () => 
       assert.match(error.message, "'memory' called interrupt('approve') at 'ask' but has no checkpointer");
     },
   );
-  await chain.resume('x').then(() => assert.unreachable(), (error: Error) => assert.match(error.message, 'has no checkpointer, so there is nothing to resume'));
-  await chain.fork('x').then(() => assert.unreachable(), (error: Error) => assert.match(error.message, 'nothing to fork'));
+  await chain.resume('x').then(
+    () => assert.unreachable(),
+    (error: Error) => assert.match(error.message, 'has no checkpointer, so there is nothing to resume'),
+  );
+  await chain.fork('x').then(
+    () => assert.unreachable(),
+    (error: Error) => assert.match(error.message, 'nothing to fork'),
+  );
 });
 
 test('a runner node gets state[inputKey], runs inside the chain scope, and its output is stored', async () => {

@@ -181,7 +181,9 @@ export class Chain<S extends JsonRecord = JsonRecord> {
       if (!resume && paused) {
         const value = explicit ?? fallback;
         if (!value) {
-          throw new ChainResumeError(`Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`);
+          throw new ChainResumeError(
+            `Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
+          );
         }
         const claimed = await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner });
         if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
@@ -196,7 +198,12 @@ export class Chain<S extends JsonRecord = JsonRecord> {
       return inChainSpan(this.name, attributes, (span) => {
         const traceId = traceIdOf(span);
         if (position.kind === 'done') {
-          return finishWithoutNodes(this.settings(), { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId }, position.lastIndex, position.output);
+          return finishWithoutNodes(
+            this.settings(),
+            { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId },
+            position.lastIndex,
+            position.output,
+          );
         }
         return execute(this.settings(), {
           executionId,
@@ -227,7 +234,9 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     let base = await latestForkable(checkpointer, executionId, { checkpointId: options.checkpointId });
     if (base && !this.isChainRow(base)) {
       if (options.checkpointId != null) {
-        throw new ChainCheckpointError(`checkpoint '${options.checkpointId}' was written by '${base.chain_name}' at '${base.node_id}', not by a node of chain '${this.name}'`);
+        throw new ChainCheckpointError(
+          `checkpoint '${options.checkpointId}' was written by '${base.chain_name}' at '${base.node_id}', not by a node of chain '${this.name}'`,
+        );
       }
       base = await this.latestChainRow(checkpointer, executionId);
     }
@@ -295,17 +304,23 @@ export class Chain<S extends JsonRecord = JsonRecord> {
   ): Promise<{ position: Position; decision: { value: Resume; claimed: PendingInterrupt } | null; paused: boolean }> {
     if (!base) {
       // The run failed before any node completed (and before start rows existed): its terminal row holds the state it started with.
-      return { position: { kind: 'node', node: this.graph.entry(), state: { ...latest.state_snapshot, ...patch }, counters: {}, step: 0, lastIndex: -1 }, decision: null, paused: false };
+      return {
+        position: { kind: 'node', node: this.graph.entry(), state: { ...latest.state_snapshot, ...patch }, counters: {}, step: 0, lastIndex: -1 },
+        decision: null,
+        paused: false,
+      };
     }
     // Rows newest first down to the newest row this chain wrote for a step (hosted runners write rows of their own).
     const rows = await rowsDownTo(checkpointer, executionId, (row) => this.isChainRow(row));
     const row = rows.at(-1);
     if (!row || !this.isChainRow(row)) {
-      throw new ChainCheckpointError(`execution '${executionId}' has no checkpoint written by chain '${this.name}' to resume from (latest rows are '${base.chain_name}')`);
+      throw new ChainCheckpointError(
+        `execution '${executionId}' has no checkpoint written by chain '${this.name}' to resume from (latest rows are '${base.chain_name}')`,
+      );
     }
     // A claimed decision whose node never completed: the chain's own (its row is the decision row) or a hosted
     // runner's (a decision row above the chain's interrupted row).
-    const recorded = decisionOf(row) ?? (row.status === 'interrupted' ? rows.map((r) => decisionOf(r)).find((d) => d !== null) ?? null : null);
+    const recorded = decisionOf(row) ?? (row.status === 'interrupted' ? (rows.map((r) => decisionOf(r)).find((d) => d !== null) ?? null) : null);
     const decision = recorded ? { value: recorded.value, claimed: recorded.claimed } : null;
     const paused = !decision && base.status === 'interrupted' && !isRunEnd(latest);
     return { position: this.positionAfter(row, { ...row.state_snapshot, ...patch }, false), decision, paused };
@@ -320,7 +335,9 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     if (row.node_id === FORK_ORIGIN || row.step_type === 'fork_origin' || row.step_type === 'run_start') {
       const startNode = isPlainObject(row.node_input) ? row.node_input.start_node : undefined;
       if (typeof startNode !== 'string' || !this.graph.has(startNode)) {
-        throw new ChainResumeError(`${row.step_type === 'run_start' ? 'start row' : 'fork origin'} '${row.checkpoint_id}' records start node ${JSON.stringify(startNode)}, which chain '${this.name}' does not have`);
+        throw new ChainResumeError(
+          `${row.step_type === 'run_start' ? 'start row' : 'fork origin'} '${row.checkpoint_id}' records start node ${JSON.stringify(startNode)}, which chain '${this.name}' does not have`,
+        );
       }
       return { kind: 'node', node: startNode, state, counters, step: row.iteration, lastIndex: row.node_index - 1 };
     }

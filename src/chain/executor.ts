@@ -133,9 +133,22 @@ export async function execute(settings: ChainSettings, start: Start): Promise<Ch
 }
 
 /** Write the terminal row of a run that finished without any node: a resume of a run whose last node had completed. */
-export async function finishWithoutNodes(settings: ChainSettings, start: Omit<Start, 'node' | 'resume'>, lastIndex: number, output: unknown): Promise<ChainResult> {
+export async function finishWithoutNodes(
+  settings: ChainSettings,
+  start: Omit<Start, 'node' | 'resume'>,
+  lastIndex: number,
+  output: unknown,
+): Promise<ChainResult> {
   await settings.checkpointer?.put(
-    runEndRow({ executionId: start.executionId, chainName: settings.name, status: 'completed', state: start.state, nodeIndex: lastIndex + 1, iteration: start.step, agentPath: currentScope()?.agentPath ?? null }),
+    runEndRow({
+      executionId: start.executionId,
+      chainName: settings.name,
+      status: 'completed',
+      state: start.state,
+      nodeIndex: lastIndex + 1,
+      iteration: start.step,
+      agentPath: currentScope()?.agentPath ?? null,
+    }),
   );
   return {
     output,

@@ -91,7 +91,10 @@ export class Graph<S extends JsonRecord = JsonRecord> {
   readonly edges: EdgeDef<S>[] = [];
   private layout: Layout | undefined;
 
-  constructor(private readonly chainName: string, private entryId?: string) {}
+  constructor(
+    private readonly chainName: string,
+    private entryId?: string,
+  ) {}
 
   addNode(id: string, body: NodeFunction<S> | Runner, options: NodeOptions = {}): void {
     if (typeof id !== 'string' || id === '' || id === '__fork_origin__' || id === 'run_end') {
@@ -108,7 +111,8 @@ export class Graph<S extends JsonRecord = JsonRecord> {
 
   connect(source: string, target: string, options: EdgeOptions<S> = {}): void {
     for (const id of [source, target]) {
-      if (!this.nodes.has(id)) throw new ChainError(`chain '${this.chainName}': cannot connect '${source}' -> '${target}': no node '${id}' (add nodes before connecting them)`);
+      if (!this.nodes.has(id))
+        throw new ChainError(`chain '${this.chainName}': cannot connect '${source}' -> '${target}': no node '${id}' (add nodes before connecting them)`);
     }
     if (options.condition !== undefined && typeof options.condition !== 'function') {
       throw new ChainError(`chain '${this.chainName}': the condition of '${source}' -> '${target}' must be a function of the state`);
@@ -216,6 +220,6 @@ export class Graph<S extends JsonRecord = JsonRecord> {
 }
 
 function ordinal(n: number): string {
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
   return `${n}${suffix}`;
 }

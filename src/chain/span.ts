@@ -10,11 +10,7 @@ import { payloadsEnabled } from '../tracing/attributes.js';
 import { jsonAttribute } from '../tracing/json-attribute.js';
 
 /** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK, a throw ends it ERROR. */
-export function inChainSpan(
-  chainName: string,
-  attributes: Attributes,
-  fn: (span: Span) => Promise<ChainResult>,
-): Promise<ChainResult> {
+export function inChainSpan(chainName: string, attributes: Attributes, fn: (span: Span) => Promise<ChainResult>): Promise<ChainResult> {
   return trace.getTracer('agentkit').startActiveSpan(`chain.${chainName}`, { attributes }, async (span) => {
     try {
       const result = await fn(span);

@@ -7,9 +7,24 @@ import type { Checkpoint } from '../types.js';
 
 /** Every checkpoint column, in insert order. */
 export const CHECKPOINT_FIELDS = [
-  'checkpoint_id', 'execution_id', 'chain_name', 'node_id', 'node_index', 'status', 'step_type', 'run_status',
-  'parent_checkpoint_id', 'state_snapshot', 'node_input', 'node_output', 'iteration', 'iteration_counters',
-  'interrupt_reason', 'interrupt_context', 'agent_path', 'created_at',
+  'checkpoint_id',
+  'execution_id',
+  'chain_name',
+  'node_id',
+  'node_index',
+  'status',
+  'step_type',
+  'run_status',
+  'parent_checkpoint_id',
+  'state_snapshot',
+  'node_input',
+  'node_output',
+  'iteration',
+  'iteration_counters',
+  'interrupt_reason',
+  'interrupt_context',
+  'agent_path',
+  'created_at',
 ] as const satisfies readonly (keyof Checkpoint)[];
 
 /** The columns holding JSON (jsonb on Postgres, text on SQLite). */
@@ -27,11 +42,15 @@ export function checkpointColumns(createdAt = 'created_at'): string {
  * the node output are left null: the caller sets them per row (`STATE_PARAM`, `OUTPUT_PARAM`: a delta, an output
  * stored as state keys).
  */
-export function fieldParams(json: (value: unknown) => unknown, freeText: (value: string) => unknown = (value) => value): ReadonlyArray<(row: Checkpoint) => unknown> {
+export function fieldParams(
+  json: (value: unknown) => unknown,
+  freeText: (value: string) => unknown = (value) => value,
+): ReadonlyArray<(row: Checkpoint) => unknown> {
   return CHECKPOINT_FIELDS.map((field) => {
     if (field === 'state_snapshot' || field === 'node_output') return () => null;
     if (JSON_FIELDS.has(field)) return (row: Checkpoint) => (row[field] === null || row[field] === undefined ? null : json(row[field]));
-    if (field === 'interrupt_reason') return (row: Checkpoint) => (typeof row.interrupt_reason === 'string' ? freeText(row.interrupt_reason) : row.interrupt_reason);
+    if (field === 'interrupt_reason')
+      return (row: Checkpoint) => (typeof row.interrupt_reason === 'string' ? freeText(row.interrupt_reason) : row.interrupt_reason);
     return (row: Checkpoint) => row[field];
   });
 }

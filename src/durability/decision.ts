@@ -34,7 +34,9 @@ export interface RecordedDecision {
 /** The claim, checked: a Resume value (unknown keys dropped) and a non-empty `claimedBy`. */
 export function checkClaim(claim: Claim): Claim {
   if (!claim || typeof claim.claimedBy !== 'string' || claim.claimedBy === '') {
-    throw new ValidationError('a claim needs claimedBy: a non-empty string naming the claimer', [{ path: '/claimedBy', message: 'must be a non-empty string' }]);
+    throw new ValidationError('a claim needs claimedBy: a non-empty string naming the claimer', [
+      { path: '/claimedBy', message: 'must be a non-empty string' },
+    ]);
   }
   return { resume: toResume(claim.resume), claimedBy: claim.claimedBy };
 }

@@ -22,7 +22,9 @@ test('texts under the threshold and texts DEFLATE saves less than a quarter of s
   assert.ok(short.length < COMPRESS_MIN_CHARS);
   assert.equal(storedDeltaForm(short), { text: short, deflated: null });
   // Random printable characters: DEFLATE's Huffman stage saves 13-18% at best.
-  const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => c !== '"' && c !== '\\').join('');
+  const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))
+    .filter((c) => c !== '"' && c !== '\\')
+    .join('');
   const noise = JSON.stringify({ append: { text: [...randomBytes(2000)].map((b) => printable[b % printable.length]).join('') } });
   assert.equal(storedDeltaForm(noise), { text: noise, deflated: null });
 });

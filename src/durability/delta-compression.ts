@@ -41,6 +41,8 @@ export function deltaText(checkpointId: string, text: string | null | undefined,
   try {
     return inflateRawSync(deflated).toString('utf8');
   } catch (error) {
-    throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: its compressed delta is damaged (${(error as Error).message})`, { cause: error });
+    throw new ChainCheckpointError(`checkpoint '${checkpointId}' cannot be read: its compressed delta is damaged (${(error as Error).message})`, {
+      cause: error,
+    });
   }
 }

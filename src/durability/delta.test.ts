@@ -1,7 +1,17 @@
 import * as assert from 'uvu/assert';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ChainCheckpointError } from './errors.js';
-import { DeltaWriter, ResolvedStateCache, SNAPSHOT_MIN_BYTES, applyDelta, jsonEqual, outputFromState, outputKeys, resolveStatesSync, type StoredRow } from './delta.js';
+import {
+  DeltaWriter,
+  ResolvedStateCache,
+  SNAPSHOT_MIN_BYTES,
+  applyDelta,
+  jsonEqual,
+  outputFromState,
+  outputKeys,
+  resolveStatesSync,
+  type StoredRow,
+} from './delta.js';
 import type { JsonRecord } from './json.js';
 
 const test = suite('delta checkpoints (encoding)');
@@ -18,7 +28,10 @@ function roundTrip(states: JsonRecord[]): { stored: StoredRow[]; read: JsonRecor
 }
 
 test('an agent history grows by appended messages: each row stores only its new messages, and reads back whole', () => {
-  const messages: JsonRecord[] = [{ role: 'system', content: 'You help.' }, { role: 'user', content: 'hi' }];
+  const messages: JsonRecord[] = [
+    { role: 'system', content: 'You help.' },
+    { role: 'user', content: 'hi' },
+  ];
   const states: JsonRecord[] = [];
   for (let turn = 0; turn < 5; turn++) {
     // The same array, pushed onto between rows (what an Agent does), so the writer must keep its own copy.
@@ -44,7 +57,11 @@ test('chain state: changed keys are set, removed keys unset, text appended, equa
     { input: 'stop', log: 'x', items: [{ n: 2 }], nested: { k: [1, 3] }, when: '2026-01-01T00:00:00.000Z' },
   ];
   const { stored, read } = roundTrip(states);
-  assert.equal(stored[1]!.state_snapshot, { set: { extra: true }, append: { log: 'b', items: [{ n: 2 }] } }, 're-created equal values (the Date and its text) are not stored again');
+  assert.equal(
+    stored[1]!.state_snapshot,
+    { set: { extra: true }, append: { log: 'b', items: [{ n: 2 }] } },
+    're-created equal values (the Date and its text) are not stored again',
+  );
   assert.equal(stored[2]!.state_snapshot, { set: { input: 'stop', log: 'x', items: [{ n: 2 }], nested: { k: [1, 3] } }, unset: ['extra'] });
   assert.equal(read, JSON.parse(JSON.stringify(states)));
 });
@@ -71,7 +88,10 @@ test('snapshots: a growing history is written once; a key rewritten at every ste
   assert.ok(rewrites.length >= 10, `snapshots at ${rewrites.join(', ')}`);
   const gaps = rewrites.slice(1).map((r, i) => r - rewrites[i]!);
   // Each row rewrites a ~4-6 KB blob: a snapshot once the deltas pass max(16 KB, 4 x the state), every 5 rows or so.
-  assert.ok(Math.max(...gaps) <= Math.ceil(SNAPSHOT_MIN_BYTES / 2048) + 1 && Math.min(...gaps) >= 2, `replay between snapshots stays bounded (gaps ${gaps.join(', ')})`);
+  assert.ok(
+    Math.max(...gaps) <= Math.ceil(SNAPSHOT_MIN_BYTES / 2048) + 1 && Math.min(...gaps) >= 2,
+    `replay between snapshots stays bounded (gaps ${gaps.join(', ')})`,
+  );
 });
 
 test('a node output made of state keys is stored as those keys', () => {
@@ -85,7 +105,10 @@ test('a node output made of state keys is stored as those keys', () => {
   assert.equal(output, { log: ['a', 'b'] });
   (output.log as string[]).push('c');
   assert.equal(log, ['a', 'b'], 'the output read back is a copy');
-  assert.throws(() => outputFromState(state, '["gone"]', 'c1'), (e: unknown) => /checkpoint 'c1' cannot be read: its output names state key 'gone'/.test((e as Error).message));
+  assert.throws(
+    () => outputFromState(state, '["gone"]', 'c1'),
+    (e: unknown) => /checkpoint 'c1' cannot be read: its output names state key 'gone'/.test((e as Error).message),
+  );
 });
 
 test('a finished run and a forgotten execution start again from a full snapshot', () => {
@@ -112,9 +135,18 @@ test('reading: bases fetched from the store, a missing base or a bad delta is a 
   });
   assert.equal(fetched, [['c1']]);
   assert.equal(states.get('c2'), { list: [1, 2, 3] });
-  assert.throws(() => resolveStatesSync([stored[2]!], () => [stored[1]!]), (e: unknown) => e instanceof ChainCheckpointError && /checkpoint 'c1' cannot be read: its base checkpoint 'c0' is missing/.test((e as Error).message));
-  assert.throws(() => applyDelta({ s: 1 }, { append: { s: 'x' } }, 'cx'), (e: unknown) => /checkpoint 'cx' cannot be read: its delta appends to 's'/.test((e as Error).message));
-  assert.throws(() => applyDelta({ s: 1 }, { s: 2 }, 'cy'), (e: unknown) => /checkpoint 'cy' cannot be read: its delta has an unknown part 's'/.test((e as Error).message));
+  assert.throws(
+    () => resolveStatesSync([stored[2]!], () => [stored[1]!]),
+    (e: unknown) => e instanceof ChainCheckpointError && /checkpoint 'c1' cannot be read: its base checkpoint 'c0' is missing/.test((e as Error).message),
+  );
+  assert.throws(
+    () => applyDelta({ s: 1 }, { append: { s: 'x' } }, 'cx'),
+    (e: unknown) => /checkpoint 'cx' cannot be read: its delta appends to 's'/.test((e as Error).message),
+  );
+  assert.throws(
+    () => applyDelta({ s: 1 }, { s: 2 }, 'cy'),
+    (e: unknown) => /checkpoint 'cy' cannot be read: its delta has an unknown part 's'/.test((e as Error).message),
+  );
   // Rows of one result do not share objects: a caller may modify one without changing another.
   const both = resolveStatesSync(stored, () => []);
   (both.get('c1')!.list as number[]).push(99);
@@ -137,7 +169,10 @@ test('reading forward in batches: the last state read per execution is remembere
   const fetched: string[][] = [];
   const read = (rows: StoredRow[]) => {
     const states = resolveStatesSync(rows, (ids) => (fetched.push(ids), chain(ids)), cache);
-    cache.rememberLast(rows.map((row) => ({ checkpoint_id: row.checkpoint_id, execution_id: 'e1' })), states);
+    cache.rememberLast(
+      rows.map((row) => ({ checkpoint_id: row.checkpoint_id, execution_id: 'e1' })),
+      states,
+    );
     return states;
   };
   // The first batch starts mid-chain: its base chain is fetched once.
@@ -152,10 +187,16 @@ test('reading forward in batches: the last state read per execution is remembere
   assert.equal(second.get('c5'), { list: [1, 2, 3, 4, 5, 6] });
   // A single row built on a remembered state is a copy too.
   (second.get('c5')!.list as number[]).push(98);
-  const alone = resolveStatesSync([{ checkpoint_id: 'c6', delta_base: 'c5', state_snapshot: { append: { list: [7] } } }], () => assert.unreachable('c5 is remembered') as never, cache);
+  const alone = resolveStatesSync(
+    [{ checkpoint_id: 'c6', delta_base: 'c5', state_snapshot: { append: { list: [7] } } }],
+    () => assert.unreachable('c5 is remembered') as never,
+    cache,
+  );
   assert.equal(alone.get('c6'), { list: [1, 2, 3, 4, 5, 6, 7] });
   (alone.get('c6')!.list as number[]).push(97);
-  assert.equal(resolveStatesSync([{ checkpoint_id: 'c6', delta_base: 'c5', state_snapshot: { append: { list: [7] } } }], () => [], cache).get('c6'), { list: [1, 2, 3, 4, 5, 6, 7] });
+  assert.equal(resolveStatesSync([{ checkpoint_id: 'c6', delta_base: 'c5', state_snapshot: { append: { list: [7] } } }], () => [], cache).get('c6'), {
+    list: [1, 2, 3, 4, 5, 6, 7],
+  });
   // Without the cache the same batch fetches its chain again.
   resolveStatesSync(stored.slice(4, 6), (ids) => (fetched.push(ids), chain(ids)));
   assert.equal(fetched, [['c1'], ['c3']]);
@@ -185,13 +226,19 @@ test('jsonEqual compares as JSON', () => {
 
 test('a refused appended item is named by its index in the whole array, also when the caller pushes onto the stored array', () => {
   const writer = new DeltaWriter();
-  const messages: unknown[] = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
+  const messages: unknown[] = [
+    { role: 'user', content: 'hi' },
+    { role: 'assistant', content: 'hello' },
+  ];
   writer.encode({ checkpoint_id: 'a', execution_id: 'e', step_type: 'llm_call', state_snapshot: { messages } });
   // The same array, grown in place (what an Agent does): the writer's own copy says where the new items start.
   messages.push({ role: 'tool', content: 'ok' }, { role: 'tool', content: new Map() });
   assert.throws(
     () => writer.encode({ checkpoint_id: 'b', execution_id: 'e', step_type: 'llm_call', state_snapshot: { messages } }),
-    (error: Error) => error.name === 'ValidationError' && error.message === 'checkpoint field state_snapshot is not JSON ($.state_snapshot.messages[3].content: a Map instance (return a plain object, or give the class a toJSON()))',
+    (error: Error) =>
+      error.name === 'ValidationError' &&
+      error.message ===
+        'checkpoint field state_snapshot is not JSON ($.state_snapshot.messages[3].content: a Map instance (return a plain object, or give the class a toJSON()))',
   );
 });
 

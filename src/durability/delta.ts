@@ -267,7 +267,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function applyDelta(base: JsonRecord, delta: unknown, checkpointId: string): JsonRecord {
   if (!isPlainObject(delta)) throw corrupt(checkpointId, 'its delta is not an object');
   // A full state written over a delta row by hand (without clearing delta_base) is refused, not half-applied.
-  for (const part of Object.keys(delta)) if (part !== 'set' && part !== 'append' && part !== 'unset') throw corrupt(checkpointId, `its delta has an unknown part '${part}'`);
+  for (const part of Object.keys(delta))
+    if (part !== 'set' && part !== 'append' && part !== 'unset') throw corrupt(checkpointId, `its delta has an unknown part '${part}'`);
   const doc = delta as DeltaDoc;
   const state: JsonRecord = { ...base };
   for (const key of doc.unset ?? []) delete state[key];
@@ -304,7 +305,11 @@ export async function resolveStates(
 }
 
 /** `resolveStates` with a synchronous fetch (SQLite). */
-export function resolveStatesSync(rows: readonly StoredRow[], fetchChains: (ids: string[]) => StoredRow[], cache?: ResolvedStateCache): Map<string, JsonRecord> {
+export function resolveStatesSync(
+  rows: readonly StoredRow[],
+  fetchChains: (ids: string[]) => StoredRow[],
+  cache?: ResolvedStateCache,
+): Map<string, JsonRecord> {
   const missing = missingBases(rows, cache);
   return resolveAll(rows, missing.length > 0 ? fetchChains(missing) : [], cache);
 }
@@ -405,7 +410,8 @@ function resolveAll(rows: readonly StoredRow[], fetched: readonly StoredRow[], c
   const out = new Map<string, JsonRecord>();
   for (const row of rows) out.set(row.checkpoint_id, resolve(row.checkpoint_id));
   if (rows.length > 1 || fromCache) {
-    for (const row of rows) if (row.delta_base !== null || shared.has(row.checkpoint_id)) out.set(row.checkpoint_id, structuredClone(out.get(row.checkpoint_id)!));
+    for (const row of rows)
+      if (row.delta_base !== null || shared.has(row.checkpoint_id)) out.set(row.checkpoint_id, structuredClone(out.get(row.checkpoint_id)!));
   }
   return out;
 }

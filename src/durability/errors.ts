@@ -30,11 +30,7 @@ export class ExecutionBusy extends AgentkitError {
  * terminal row, a checkpoint naming a node the chain does not have.
  */
 export class ChainCheckpointError extends AgentkitError {
-  constructor(
-    message: string,
-    options?: ErrorOptions,
-    code: 'chain_checkpoint_error' | 'chain_resume_error' = 'chain_checkpoint_error',
-  ) {
+  constructor(message: string, options?: ErrorOptions, code: 'chain_checkpoint_error' | 'chain_resume_error' = 'chain_checkpoint_error') {
     super(code, message, options);
   }
 }

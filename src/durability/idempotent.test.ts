@@ -20,8 +20,7 @@ test.afterEach(async (ctx) => {
   await rm(ctx.dir, { recursive: true, force: true });
 });
 
-const inRun = <T>(checkpointer: SQLiteCheckpointer, executionId: string, fn: () => T) =>
-  runInScope({ executionId, runnerName: 'test', checkpointer }, fn);
+const inRun = <T>(checkpointer: SQLiteCheckpointer, executionId: string, fn: () => T) => runInScope({ executionId, runnerName: 'test', checkpointer }, fn);
 
 test('rules 2-4: once per execution and arguments; sync and async bodies', async ({ checkpointer }) => {
   const calls: string[] = [];
@@ -90,14 +89,20 @@ test('rule 6: a hit returns the JSON form; null and void results are cached too'
 
 test('rule 1: keyFn replaces the arguments, but two functions never share a key', async ({ checkpointer }) => {
   const calls: string[] = [];
-  const charge = idempotent(function charge(order: { id: string; note: string }) {
-    calls.push(`charge ${order.note}`);
-    return order.note;
-  }, { keyFn: (order) => order.id });
-  const refund = idempotent(function refund(order: { id: string; note: string }) {
-    calls.push(`refund ${order.note}`);
-    return order.note;
-  }, { keyFn: (order) => order.id });
+  const charge = idempotent(
+    function charge(order: { id: string; note: string }) {
+      calls.push(`charge ${order.note}`);
+      return order.note;
+    },
+    { keyFn: (order) => order.id },
+  );
+  const refund = idempotent(
+    function refund(order: { id: string; note: string }) {
+      calls.push(`refund ${order.note}`);
+      return order.note;
+    },
+    { keyFn: (order) => order.id },
+  );
   await inRun(checkpointer, 'e', async () => {
     assert.is(await charge({ id: 'o1', note: 'first' }), 'first');
     assert.is(await charge({ id: 'o1', note: 'second' }), 'first', 'same key: cached despite other arguments');
@@ -131,7 +136,10 @@ test('rule 7: a non-JSON result raises IdempotencyError at the first call and st
 });
 
 test('an anonymous function needs a name; a name qualifies the identity', async ({ checkpointer }) => {
-  assert.throws(() => idempotent(() => 1), (error: unknown) => error instanceof ConfigError && /needs a named function or \{ name \}/.test((error as Error).message));
+  assert.throws(
+    () => idempotent(() => 1),
+    (error: unknown) => error instanceof ConfigError && /needs a named function or \{ name \}/.test((error as Error).message),
+  );
   let runs = 0;
   const named = idempotent(() => ++runs, { name: 'billing.charge' });
   await inRun(checkpointer, 'e', async () => {

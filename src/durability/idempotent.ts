@@ -31,10 +31,7 @@ export interface IdempotentOptions<A extends unknown[]> {
  * Wrap `fn` (sync or async) so it runs once per execution and key. The wrapper always returns a promise. Throws
  * ConfigError at wrap time when the function has no identity (an anonymous function without `name`).
  */
-export function idempotent<A extends unknown[], R>(
-  fn: (...args: A) => R,
-  options: IdempotentOptions<A> = {},
-): (...args: A) => Promise<Awaited<R>> {
+export function idempotent<A extends unknown[], R>(fn: (...args: A) => R, options: IdempotentOptions<A> = {}): (...args: A) => Promise<Awaited<R>> {
   if (typeof fn !== 'function') throw new ConfigError('idempotent() needs a function');
   const identity = options.name ?? fn.name;
   if (!identity) {
@@ -62,7 +59,9 @@ export function idempotent<A extends unknown[], R>(
 
 /** `<identity>:<sha256 hex>` of the identity and the call's key part (readable in the store, collision-free). */
 export function functionKey(identity: string, part: readonly ['key' | 'args', unknown]): string {
-  const digest = createHash('sha256').update(stableStringify([identity, part])).digest('hex');
+  const digest = createHash('sha256')
+    .update(stableStringify([identity, part]))
+    .digest('hex');
   return `${identity}:${digest}`;
 }
 

@@ -64,17 +64,22 @@ export async function withExecutionLease<T>(checkpointer: Checkpointer, executio
     );
   }
   let warned = false;
-  const timer = setInterval(() => {
-    checkpointer.renewLease(executionId, owner, ttl).then(
-      (held) => {
-        if (!held && !warned) {
-          warned = true;
-          process.emitWarning(`agentkit: the lease of execution '${executionId}' expired while this process was running it (its event loop stalled for longer than the lease); another process may take it over`);
-        }
-      },
-      () => undefined,
-    );
-  }, Math.max(30, Math.floor(ttl / 3)));
+  const timer = setInterval(
+    () => {
+      checkpointer.renewLease(executionId, owner, ttl).then(
+        (held) => {
+          if (!held && !warned) {
+            warned = true;
+            process.emitWarning(
+              `agentkit: the lease of execution '${executionId}' expired while this process was running it (its event loop stalled for longer than the lease); another process may take it over`,
+            );
+          }
+        },
+        () => undefined,
+      );
+    },
+    Math.max(30, Math.floor(ttl / 3)),
+  );
   timer.unref();
   try {
     return await fn(owner);
@@ -83,7 +88,9 @@ export async function withExecutionLease<T>(checkpointer: Checkpointer, executio
     const release = checkpointer
       .releaseLease(executionId, owner)
       .catch((error: unknown) => {
-        process.emitWarning(`agentkit: could not release the lease of execution '${executionId}' (it expires by itself): ${error instanceof Error ? error.message : String(error)}`);
+        process.emitWarning(
+          `agentkit: could not release the lease of execution '${executionId}' (it expires by itself): ${error instanceof Error ? error.message : String(error)}`,
+        );
       })
       .finally(() => {
         if (inFlight.get(executionId) === release) inFlight.delete(executionId);

@@ -29,9 +29,15 @@ test('defaults: schema agentkit; pool sizes are checked', async () => {
   assert.is(checkpointer.schema, 'agentkit');
   await checkpointer.close();
   for (const sizes of [{ minPoolSize: 3, maxPoolSize: 2 }, { maxPoolSize: 0 }, { minPoolSize: -1 }, { minPoolSize: 1.5 }]) {
-    assert.throws(() => new PostgresCheckpointer(nowhere, sizes), (error: unknown) => error instanceof ConfigError && /invalid Postgres pool size/.test((error as Error).message));
+    assert.throws(
+      () => new PostgresCheckpointer(nowhere, sizes),
+      (error: unknown) => error instanceof ConfigError && /invalid Postgres pool size/.test((error as Error).message),
+    );
   }
-  assert.throws(() => new PostgresCheckpointer(''), (error: unknown) => error instanceof ConfigError);
+  assert.throws(
+    () => new PostgresCheckpointer(''),
+    (error: unknown) => error instanceof ConfigError,
+  );
 });
 
 test.run();

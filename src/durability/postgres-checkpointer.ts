@@ -55,7 +55,9 @@ const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
 /** What resolving a delta needs of each row it is built on. */
 const CHAIN_COLUMNS = 'checkpoint_id, delta_base, state_snapshot, state_delta, state_delta_z';
-const CHAIN_SELECT = CHAIN_COLUMNS.split(', ').map((column) => `c.${column}`).join(', ');
+const CHAIN_SELECT = CHAIN_COLUMNS.split(', ')
+  .map((column) => `c.${column}`)
+  .join(', ');
 
 /** A row a delta is built on, as the recursive read returns it (state_snapshot decoded by pg, or by JSON in json_agg). */
 interface ChainRow {
@@ -140,10 +142,13 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    * safe to race; refuses (StoreVersionError) a schema migrated by a newer agentkit.
    */
   setup(): Promise<void> {
-    this.ready ??= this.migrate().then(() => notifyCheckpointerOpened(this), (error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
+    this.ready ??= this.migrate().then(
+      () => notifyCheckpointerOpened(this),
+      (error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      },
+    );
     return this.ready;
   }
 
@@ -153,7 +158,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    */
   async isSetUp(): Promise<boolean> {
     if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
-    const result = await this.pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [this.schema, 'schema_version']);
+    const result = await this.pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [
+      this.schema,
+      'schema_version',
+    ]);
     return (result.rowCount ?? 0) > 0;
   }
 
@@ -179,7 +187,9 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
-    return this.readOne('agentkit_cp_last', `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`, [executionId]);
+    return this.readOne('agentkit_cp_last', `SELECT ${COLUMNS} FROM ${this.s}.checkpoints WHERE execution_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`, [
+      executionId,
+    ]);
   }
 
   async getById(checkpointId: string): Promise<Checkpoint | null> {
@@ -266,10 +276,9 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
-    const result = await this.query<PendingInterrupt>(
-      `DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING ${PENDING_COLUMNS}`,
-      [executionId],
-    );
+    const result = await this.query<PendingInterrupt>(`DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING ${PENDING_COLUMNS}`, [
+      executionId,
+    ]);
     return result.rows[0] ? fromPgPending(result.rows[0]) : null;
   }
 
@@ -335,7 +344,11 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async releaseLease(executionId: string, owner: string): Promise<void> {
-    await this.query({ name: 'agentkit_lease_release', text: `DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2`, values: [executionId, owner] });
+    await this.query({
+      name: 'agentkit_lease_release',
+      text: `DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2`,
+      values: [executionId, owner],
+    });
   }
 
   async deleteExecution(executionId: string): Promise<number> {
@@ -352,10 +365,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {
-    const result = await this.query<{ result: JsonValue }>(
-      `SELECT result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 AND function_key = $2`,
-      [executionId, functionKey],
-    );
+    const result = await this.query<{ result: JsonValue }>(`SELECT result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 AND function_key = $2`, [
+      executionId,
+      functionKey,
+    ]);
     return result.rowCount ? decodePgJson(result.rows[0]!.result) : undefined;
   }
 
@@ -384,10 +397,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
         [cutoff],
       );
       for (const row of await this.toCheckpoints(boundary.rows, client)) {
-        await client.query(`UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL, state_delta_z = NULL WHERE checkpoint_id = $2`, [
-          encodePgJsonText(JSON.stringify(row.state_snapshot)),
-          row.checkpoint_id,
-        ]);
+        await client.query(
+          `UPDATE ${this.s}.checkpoints SET state_snapshot = $1::jsonb, delta_base = NULL, state_delta = NULL, state_delta_z = NULL WHERE checkpoint_id = $2`,
+          [encodePgJsonText(JSON.stringify(row.state_snapshot)), row.checkpoint_id],
+        );
       }
       const result = await client.query<{ n: number }>(
         `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE ${pruned} RETURNING 1),
@@ -502,7 +515,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       }
       await client.query('COMMIT');
     } catch (error) {
-      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      const broken = await client.query('ROLLBACK').then(
+        () => undefined,
+        (rollbackError: unknown) => rollbackError as Error,
+      );
       client.release(broken);
       released = true;
       throw asStorageError(error, this.storeName);
@@ -597,19 +613,29 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    * Replace delta states by full ones. The bases they need come in one recursive query, or, when the statement that
    * read `rows` read them too (`chain`: `withChain`, `chainOf`), from there.
    */
-  private async resolveDeltas(rows: CheckpointRow[], checkpoints: Checkpoint[], client?: pg.PoolClient, cache?: ResolvedStateCache, chain?: ChainRow[]): Promise<void> {
+  private async resolveDeltas(
+    rows: CheckpointRow[],
+    checkpoints: Checkpoint[],
+    client?: pg.PoolClient,
+    cache?: ResolvedStateCache,
+    chain?: ChainRow[],
+  ): Promise<void> {
     if (!rows.some((row) => row.delta_base != null)) return;
     const stored: StoredRow[] = checkpoints.map((c, i) => storedRow({ ...rows[i]!, state_snapshot: c.state_snapshot }, c.checkpoint_id));
     const toStored = (row: ChainRow) => storedRow({ ...row, state_snapshot: decodePgJson(row.state_snapshot) }, row.checkpoint_id);
-    const states = await resolveStates(stored, async (ids) => {
-      if (chain) return chain.map(toStored);
-      const run = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (client ? client.query<R>(sql, params) : this.query<R>(sql, params));
-      const result = await run<ChainRow>(
-        `WITH RECURSIVE ${chainOf(this.s, `(SELECT unnest($1::text[]) AS delta_base)`)} SELECT ${CHAIN_COLUMNS} FROM chain`,
-        [ids],
-      );
-      return result.rows.map(toStored);
-    }, cache);
+    const states = await resolveStates(
+      stored,
+      async (ids) => {
+        if (chain) return chain.map(toStored);
+        const run = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (client ? client.query<R>(sql, params) : this.query<R>(sql, params));
+        const result = await run<ChainRow>(
+          `WITH RECURSIVE ${chainOf(this.s, `(SELECT unnest($1::text[]) AS delta_base)`)} SELECT ${CHAIN_COLUMNS} FROM chain`,
+          [ids],
+        );
+        return result.rows.map(toStored);
+      },
+      cache,
+    );
     for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
   }
 
@@ -625,7 +651,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       await client.query('COMMIT');
       return value;
     } catch (error) {
-      const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError: unknown) => rollbackError as Error);
+      const broken = await client.query('ROLLBACK').then(
+        () => undefined,
+        (rollbackError: unknown) => rollbackError as Error,
+      );
       client.release(broken);
       released = true;
       throw asStorageError(error, this.storeName);

@@ -28,7 +28,10 @@ test('a row without a timestamp gets one in the stored format; a given one is ke
 test('a given timestamp in another format is refused, naming the field and the value', () => {
   const error = refusal(() => completeCheckpoint({ ...write, created_at: '2026-11-27 10:00:00' }));
   assert.is(error.message, 'checkpoint field created_at must be an ISO-8601 UTC timestamp with microseconds, not "2026-11-27 10:00:00"');
-  assert.equal(error.issues.map((i) => i.path), ['/created_at']);
+  assert.equal(
+    error.issues.map((i) => i.path),
+    ['/created_at'],
+  );
 });
 
 test('iteration counters must be integers; the bad key is named', () => {

@@ -76,7 +76,12 @@ function redactRow(row: Checkpoint): Checkpoint {
   const nodeOutput = redactValue(row.node_output);
   const interruptReason = redactValue(row.interrupt_reason);
   const interruptContext = redactValue(row.interrupt_context);
-  if (nodeInput === row.node_input && nodeOutput === row.node_output && interruptReason === row.interrupt_reason && interruptContext === row.interrupt_context) {
+  if (
+    nodeInput === row.node_input &&
+    nodeOutput === row.node_output &&
+    interruptReason === row.interrupt_reason &&
+    interruptContext === row.interrupt_context
+  ) {
     return row;
   }
   return { ...row, node_input: nodeInput, node_output: nodeOutput, interrupt_reason: interruptReason, interrupt_context: interruptContext };
@@ -103,9 +108,12 @@ export function completePending(checkpoint: Checkpoint, pending: PendingInterrup
 
 /** A lease request: a non-empty owner and a whole, positive time to live in milliseconds. */
 export function checkLease(owner: string, ttlMs: number): void {
-  if (typeof owner !== 'string' || owner === '') throw new ValidationError('a lease owner must be a non-empty string', [{ path: '/owner', message: 'must be a non-empty string' }]);
+  if (typeof owner !== 'string' || owner === '')
+    throw new ValidationError('a lease owner must be a non-empty string', [{ path: '/owner', message: 'must be a non-empty string' }]);
   if (!Number.isInteger(ttlMs) || ttlMs < 1) {
-    throw new ValidationError(`a lease time to live must be a positive whole number of milliseconds, not ${String(ttlMs)}`, [{ path: '/ttlMs', message: 'must be a positive integer' }]);
+    throw new ValidationError(`a lease time to live must be a positive whole number of milliseconds, not ${String(ttlMs)}`, [
+      { path: '/ttlMs', message: 'must be a positive integer' },
+    ]);
   }
 }
 

@@ -59,9 +59,7 @@ export async function latestForkable(
   const found = await checkpointer.getById(options.checkpointId);
   if (!found) return null;
   if (found.execution_id !== executionId) {
-    throw new ChainCheckpointError(
-      `checkpoint '${options.checkpointId}' belongs to execution '${found.execution_id}', not '${executionId}'`,
-    );
+    throw new ChainCheckpointError(`checkpoint '${options.checkpointId}' belongs to execution '${found.execution_id}', not '${executionId}'`);
   }
   if (isRunEnd(found)) {
     throw new ChainCheckpointError(

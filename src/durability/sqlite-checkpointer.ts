@@ -388,7 +388,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   #startThread(statements: Statements): void {
     if (this.#thread !== undefined || this.#commitThreadMode === 'off' || this.replicaSource() === null) return;
-    this.#thread = CommitThread.start(path.resolve(this.dbPath), { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL, baseGoneMessage: BASE_GONE_MESSAGE }, { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS }) ?? null;
+    this.#thread =
+      CommitThread.start(
+        path.resolve(this.dbPath),
+        { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL, baseGoneMessage: BASE_GONE_MESSAGE },
+        { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS },
+      ) ?? null;
   }
 
   /**
@@ -532,9 +537,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     checkLease(owner, ttlMs);
     const { db, statements } = this.writable();
     const now = Date.now();
-    const row = db
-      .transaction(() => statements.acquireLease.get({ id: executionId, owner, expires: now + ttlMs, at: utcNow(), now }))
-      .immediate();
+    const row = db.transaction(() => statements.acquireLease.get({ id: executionId, owner, expires: now + ttlMs, at: utcNow(), now })).immediate();
     return row !== undefined;
   }
 
@@ -591,9 +594,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async fetchUnsynced(limit: number, projectId?: string): Promise<UnsyncedCheckpoint[]> {
     const max = listLimit(limit);
     const { statements } = this.open();
-    const rows = (
-      projectId === undefined ? statements.unsynced.all(max) : statements.unsyncedForProject.all(projectId, max)
-    ) as Array<CheckpointRow & { sequence: number; project_id: string }>;
+    const rows = (projectId === undefined ? statements.unsynced.all(max) : statements.unsyncedForProject.all(projectId, max)) as Array<
+      CheckpointRow & { sequence: number; project_id: string }
+    >;
     const checkpoints = this.toCheckpointsNow(rows, this.#outboxStates);
     this.#outboxStates.rememberLast(checkpoints, new Map(checkpoints.map((c) => [c.checkpoint_id, c.state_snapshot])));
     return rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: row.sequence, project_id: row.project_id }));
@@ -606,9 +609,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
 
   async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
     const { db, statements } = this.writable();
-    return db
-      .transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0))
-      .immediate();
+    return db.transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0)).immediate();
   }
 
   /**
@@ -620,9 +621,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     this.#commitQueued();
     const { db } = this.open();
     const pending = (db.prepare('SELECT count(*) AS n FROM pending_interrupts').get() as { n: number }).n;
-    const failed = (db.prepare(`SELECT count(*) AS n FROM (
+    const failed = (
+      db
+        .prepare(`SELECT count(*) AS n FROM (
         SELECT status, run_status, ROW_NUMBER() OVER (PARTITION BY exec_key ORDER BY created_at DESC, rowid DESC) AS rn
-        FROM checkpoints) WHERE rn = 1 AND (status IN ('failed', 'interrupted') OR run_status = 'failed')`).get() as { n: number }).n;
+        FROM checkpoints) WHERE rn = 1 AND (status IN ('failed', 'interrupted') OR run_status = 'failed')`)
+        .get() as { n: number }
+    ).n;
     return { pending, failed };
   }
 
@@ -731,7 +736,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private toCheckpointsNow(rows: CheckpointRow[], cache?: ResolvedStateCache): Checkpoint[] {
     const checkpoints = rows.map(toCheckpoint);
     if (rows.some((row) => row.delta_base != null)) {
-      const stored: StoredRow[] = checkpoints.map((c, i) => ({ checkpoint_id: c.checkpoint_id, delta_base: (rows[i]!.delta_base as string | null) ?? null, state_snapshot: c.state_snapshot }));
+      const stored: StoredRow[] = checkpoints.map((c, i) => ({
+        checkpoint_id: c.checkpoint_id,
+        delta_base: (rows[i]!.delta_base as string | null) ?? null,
+        state_snapshot: c.state_snapshot,
+      }));
       const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids), cache);
       for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
     }

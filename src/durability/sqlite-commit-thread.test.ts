@@ -25,7 +25,14 @@ const EXECUTIONS = Array.from({ length: 6 }, (_, i) => `exec-${i}`);
 function round(checkpointer: SQLiteCheckpointer, n: number) {
   return Promise.all(
     EXECUTIONS.map((id) =>
-      checkpointer.put({ execution_id: id, chain_name: 'c', node_id: `n${n}`, node_index: n, checkpoint_id: `${id}-${String(n).padStart(3, '0')}`, state_snapshot: { log: Array.from({ length: n + 1 }, (_, i) => `entry ${i} of ${id}`) } }),
+      checkpointer.put({
+        execution_id: id,
+        chain_name: 'c',
+        node_id: `n${n}`,
+        node_index: n,
+        checkpoint_id: `${id}-${String(n).padStart(3, '0')}`,
+        state_snapshot: { log: Array.from({ length: n + 1 }, (_, i) => `entry ${i} of ${id}`) },
+      }),
     ),
   );
 }
@@ -48,7 +55,11 @@ test('concurrent runs move their group commits to the thread: rows are stored as
   let n = await untilOnThread(checkpointer);
   for (const end = n + 20; n < end; n++) {
     const rows = await round(checkpointer, n);
-    assert.equal(rows.map((r) => (r.state_snapshot.log as string[]).length), EXECUTIONS.map(() => n + 1), 'each put returns its row as stored');
+    assert.equal(
+      rows.map((r) => (r.state_snapshot.log as string[]).length),
+      EXECUTIONS.map(() => n + 1),
+      'each put returns its row as stored',
+    );
   }
   assert.ok(checkpointer.usesCommitThread);
   for (const id of EXECUTIONS) {
@@ -62,10 +73,23 @@ test('concurrent runs move their group commits to the thread: rows are stored as
     // Storage order is write order within each execution (the outbox and getLast rely on it), every row has its
     // execution's key, and rows after the first are deltas against the one before.
     for (const id of EXECUTIONS) {
-      const stored = db.prepare('SELECT checkpoint_id, delta_base, exec_key FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(id) as Array<{ checkpoint_id: string; delta_base: string | null; exec_key: number | null }>;
-      assert.equal(stored.map((r) => r.checkpoint_id), Array.from({ length: n }, (_, i) => `${id}-${String(i).padStart(3, '0')}`));
-      assert.ok(stored.every((r) => r.exec_key !== null), 'every row has its execution key');
-      assert.ok(stored.slice(1).every((r, i) => r.delta_base === null || r.delta_base === stored[i]!.checkpoint_id), 'deltas are against the row before');
+      const stored = db.prepare('SELECT checkpoint_id, delta_base, exec_key FROM checkpoints WHERE execution_id = ? ORDER BY rowid').all(id) as Array<{
+        checkpoint_id: string;
+        delta_base: string | null;
+        exec_key: number | null;
+      }>;
+      assert.equal(
+        stored.map((r) => r.checkpoint_id),
+        Array.from({ length: n }, (_, i) => `${id}-${String(i).padStart(3, '0')}`),
+      );
+      assert.ok(
+        stored.every((r) => r.exec_key !== null),
+        'every row has its execution key',
+      );
+      assert.ok(
+        stored.slice(1).every((r, i) => r.delta_base === null || r.delta_base === stored[i]!.checkpoint_id),
+        'deltas are against the row before',
+      );
       assert.ok(stored.filter((r) => r.delta_base !== null).length >= n - 2, 'rows after the first are deltas');
     }
   } finally {
@@ -73,7 +97,9 @@ test('concurrent runs move their group commits to the thread: rows are stored as
   }
 });
 
-test("on the thread, a turn's first 12 puts are sent ahead as they are made, the rest at the end of the turn, and every row lands in order", async ({ dir }) => {
+test("on the thread, a turn's first 12 puts are sent ahead as they are made, the rest at the end of the turn, and every row lands in order", async ({
+  dir,
+}) => {
   const file = path.join(dir, 'local.db');
   const checkpointer = new SQLiteCheckpointer(file);
   const sent: number[] = [];
@@ -88,8 +114,13 @@ test("on the thread, a turn's first 12 puts are sent ahead as they are made, the
       sent.length = 0;
       const ids = Array.from({ length: count }, (_, i) => `ahead-${count}-${String(i).padStart(2, '0')}`);
       // All in one turn: no await between the puts.
-      const rows = await Promise.all(ids.map((id, i) => checkpointer.put({ execution_id: id, chain_name: 'c', node_id: 'n', checkpoint_id: `${id}-cp`, state_snapshot: { i } })));
-      assert.equal(rows.map((r) => r.checkpoint_id), ids.map((id) => `${id}-cp`));
+      const rows = await Promise.all(
+        ids.map((id, i) => checkpointer.put({ execution_id: id, chain_name: 'c', node_id: 'n', checkpoint_id: `${id}-cp`, state_snapshot: { i } })),
+      );
+      assert.equal(
+        rows.map((r) => r.checkpoint_id),
+        ids.map((id) => `${id}-cp`),
+      );
       assert.equal(sent, count > 12 ? [12, count - 12] : [count], `${count} puts in one turn`);
     }
   } finally {
@@ -99,13 +130,19 @@ test("on the thread, a turn's first 12 puts are sent ahead as they are made, the
   const db = new Database(file, { readonly: true });
   try {
     const stored = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE execution_id LIKE 'ahead-20-%' ORDER BY rowid").pluck().all();
-    assert.equal(stored, Array.from({ length: 20 }, (_, i) => `ahead-20-${String(i).padStart(2, '0')}-cp`), 'stored in the order put');
+    assert.equal(
+      stored,
+      Array.from({ length: 20 }, (_, i) => `ahead-20-${String(i).padStart(2, '0')}-cp`),
+      'stored in the order put',
+    );
   } finally {
     db.close();
   }
 });
 
-test('on the thread, a delta row whose base another process deleted comes back refused: the batch is written again here, every row once and in order, then the thread goes on', async ({ dir }) => {
+test('on the thread, a delta row whose base another process deleted comes back refused: the batch is written again here, every row once and in order, then the thread goes on', async ({
+  dir,
+}) => {
   const file = path.join(dir, 'local.db');
   const checkpointer = new SQLiteCheckpointer(file);
   const other = new SQLiteCheckpointer(file, { commitThread: 'off' });
@@ -115,25 +152,47 @@ test('on the thread, a delta row whose base another process deleted comes back r
     const gone = EXECUTIONS[0]!;
     assert.is(await other.deleteExecution(gone), n + 1);
     const rows = await round(checkpointer, n + 1);
-    assert.equal(rows.map((r) => (r.state_snapshot.log as string[]).length), EXECUTIONS.map(() => n + 2));
+    assert.equal(
+      rows.map((r) => (r.state_snapshot.log as string[]).length),
+      EXECUTIONS.map(() => n + 2),
+    );
     assert.ok(checkpointer.usesCommitThread, 'the thread was resumed after the refused batch');
     const reader = new Database(file, { readonly: true });
     try {
-      const stored = reader.prepare('SELECT execution_id, delta_base FROM checkpoints WHERE node_id = ? ORDER BY rowid').all(`n${n + 1}`) as Array<{ execution_id: string; delta_base: string | null }>;
-      assert.equal(stored.map((r) => r.execution_id), EXECUTIONS, 'every row once, in order');
+      const stored = reader.prepare('SELECT execution_id, delta_base FROM checkpoints WHERE node_id = ? ORDER BY rowid').all(`n${n + 1}`) as Array<{
+        execution_id: string;
+        delta_base: string | null;
+      }>;
+      assert.equal(
+        stored.map((r) => r.execution_id),
+        EXECUTIONS,
+        'every row once, in order',
+      );
       // A refused batch is written again row by row here, each row whole (its executions were forgotten).
-      assert.ok(stored.every((r) => r.delta_base === null), 'the refused batch was written again as full rows');
+      assert.ok(
+        stored.every((r) => r.delta_base === null),
+        'the refused batch was written again as full rows',
+      );
     } finally {
       reader.close();
     }
-    assert.equal((await other.list(gone)).map((r) => r.node_id), [`n${n + 1}`]);
+    assert.equal(
+      (await other.list(gone)).map((r) => r.node_id),
+      [`n${n + 1}`],
+    );
     assert.equal((await other.getLast(gone))!.state_snapshot, { log: Array.from({ length: n + 2 }, (_, i) => `entry ${i} of ${gone}`) });
     await round(checkpointer, n + 2);
     const reader2 = new Database(file, { readonly: true });
     try {
-      const next = reader2.prepare('SELECT delta_base FROM checkpoints WHERE node_id = ? ORDER BY rowid').pluck().all(`n${n + 2}`);
+      const next = reader2
+        .prepare('SELECT delta_base FROM checkpoints WHERE node_id = ? ORDER BY rowid')
+        .pluck()
+        .all(`n${n + 2}`);
       assert.is(next.length, EXECUTIONS.length);
-      assert.ok(next.every((base) => base !== null), 'the next batch is deltas again');
+      assert.ok(
+        next.every((base) => base !== null),
+        'the next batch is deltas again',
+      );
     } finally {
       reader2.close();
     }
@@ -156,7 +215,10 @@ test("commitThread: 'off' keeps every group commit on the caller's thread", asyn
   } finally {
     await checkpointer.close();
   }
-  assert.throws(() => new SQLiteCheckpointer(path.join(dir, 'x.db'), { commitThread: 'always' as 'auto' }), /commitThread must be 'auto' or 'off', got "always"/);
+  assert.throws(
+    () => new SQLiteCheckpointer(path.join(dir, 'x.db'), { commitThread: 'always' as 'auto' }),
+    /commitThread must be 'auto' or 'off', got "always"/,
+  );
 });
 
 test('on the thread, a row that cannot be written fails only its own put, and the batches after it land in order', async ({ dir }) => {
@@ -171,13 +233,22 @@ test('on the thread, a row that cannot be written fails only its own put, and th
     ];
     // A later turn of the event loop: another batch, sent while the first may still be on the thread.
     await new Promise((resolve) => setImmediate(resolve));
-    const second = [checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'd', checkpoint_id: 'd' }), checkpointer.put({ execution_id: 'e2', chain_name: 'c', node_id: 'x', checkpoint_id: 'x' })];
+    const second = [
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'd', checkpoint_id: 'd' }),
+      checkpointer.put({ execution_id: 'e2', chain_name: 'c', node_id: 'x', checkpoint_id: 'x' }),
+    ];
     const results = await Promise.allSettled([...first, ...second]);
-    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    assert.equal(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
     const failure = (results[1] as PromiseRejectedResult).reason as Error;
     assert.instance(failure, ChainCheckpointError);
     assert.is(failure.message, "checkpoint 'taken' already exists");
-    assert.equal((await checkpointer.list('e1')).map((r) => r.node_id), ['a', 'b', 'c', 'd']);
+    assert.equal(
+      (await checkpointer.list('e1')).map((r) => r.node_id),
+      ['a', 'b', 'c', 'd'],
+    );
     // The thread writes again after the failure.
     await round(checkpointer, 100);
     assert.ok(checkpointer.usesCommitThread);
@@ -224,13 +295,20 @@ test('when the thread dies with batches in flight, the checkpointer writes their
     holder.exec('COMMIT');
     await dead;
     const rows = await puts;
-    assert.equal(rows.map((r) => r.node_id), EXECUTIONS.map(() => `n${n}`));
+    assert.equal(
+      rows.map((r) => r.node_id),
+      EXECUTIONS.map(() => `n${n}`),
+    );
     assert.is(checkpointer.usesCommitThread, false);
     await round(checkpointer, n + 1);
     assert.is(checkpointer.usesCommitThread, false, 'a lost thread is not started again');
     for (const id of EXECUTIONS) {
       const stored = (await checkpointer.list(id, { limit: 1000 })).map((r) => r.node_id);
-      assert.equal(stored, Array.from({ length: n + 2 }, (_, i) => `n${i}`), 'every row once, in order');
+      assert.equal(
+        stored,
+        Array.from({ length: n + 2 }, (_, i) => `n${i}`),
+        'every row once, in order',
+      );
       assert.equal((await checkpointer.getLast(id))!.state_snapshot, { log: Array.from({ length: n + 2 }, (_, i) => `entry ${i} of ${id}`) });
     }
   } finally {
@@ -250,7 +328,11 @@ async function threadOnTable(dir: string): Promise<{ setup: Database.Database; t
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
   setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE keys (id TEXT PRIMARY KEY)');
-  const thread = CommitThread.start(file, { insert: INSERT_T, ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)', baseGoneMessage: BASE_GONE_T }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
+  const thread = CommitThread.start(
+    file,
+    { insert: INSERT_T, ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)', baseGoneMessage: BASE_GONE_T },
+    { busyTimeoutMs: 1000, lockWaitMs: 5000 },
+  )!;
   const deadline = Date.now() + 10_000;
   while (!thread.ready) {
     if (Date.now() >= deadline) {
@@ -266,14 +348,27 @@ async function threadOnTable(dir: string): Promise<{ setup: Database.Database; t
 test('the thread itself: a failed batch halts it until resume, a vanished base is its own code, nothing of a failed batch is stored', async ({ dir }) => {
   const { setup, thread } = await threadOnTable(dir);
   try {
-    await thread.commit([{ ensure: 'k1', params: ['a', 1] }, { ensure: null, params: ['b', 1] }]);
-    const failed = await thread.commit([{ ensure: 'k2', params: ['c', 1] }, { ensure: null, params: ['a', 1] }]).catch((error: unknown) => error);
+    await thread.commit([
+      { ensure: 'k1', params: ['a', 1] },
+      { ensure: null, params: ['b', 1] },
+    ]);
+    const failed = await thread
+      .commit([
+        { ensure: 'k2', params: ['c', 1] },
+        { ensure: null, params: ['a', 1] },
+      ])
+      .catch((error: unknown) => error);
     assert.instance(failed, CommitFailed);
     assert.match((failed as CommitFailed).code!, /^SQLITE_CONSTRAINT/);
     const halted = await thread.commit([{ ensure: null, params: ['d', 1] }]).catch((error: unknown) => error);
     assert.is((halted as CommitFailed).code, HALTED, 'a batch after a failed one is refused until resume');
     thread.resume();
-    const gone = await thread.commit([{ ensure: null, params: ['e', 1] }, { ensure: null, params: ['f', 0] }]).catch((error: unknown) => error);
+    const gone = await thread
+      .commit([
+        { ensure: null, params: ['e', 1] },
+        { ensure: null, params: ['f', 0] },
+      ])
+      .catch((error: unknown) => error);
     assert.is((gone as CommitFailed).code, BASE_GONE);
     thread.resume();
     await thread.commit([{ ensure: null, params: ['g', 1] }]);
@@ -302,7 +397,11 @@ test('the thread itself: a thread that dies with a batch in flight rejects it as
     assert.is(new WritePriority().contended, false);
     setup.exec('COMMIT');
     assert.is(thread.ready, false);
-    assert.instance(await thread.commit([{ ensure: null, params: ['b', 1] }]).catch((error: unknown) => error), ThreadLost, 'a lost thread takes no more batches');
+    assert.instance(
+      await thread.commit([{ ensure: null, params: ['b', 1] }]).catch((error: unknown) => error),
+      ThreadLost,
+      'a lost thread takes no more batches',
+    );
     assert.equal(setup.prepare('SELECT id FROM t').pluck().all(), []);
   } finally {
     setup.close();
@@ -315,7 +414,11 @@ test('the thread itself: one that dies of an uncaught SqliteError (a bare { code
   setup.pragma('journal_mode = WAL');
   try {
     // The insert names a table the store does not have: preparing it throws on the thread, uncaught.
-    const thread = CommitThread.start(file, { insert: 'INSERT INTO missing_table (id) VALUES (?)', ensureExecution: 'SELECT ?', baseGoneMessage: 'unused' }, { busyTimeoutMs: 1000, lockWaitMs: 5000 })!;
+    const thread = CommitThread.start(
+      file,
+      { insert: 'INSERT INTO missing_table (id) VALUES (?)', ensureExecution: 'SELECT ?', baseGoneMessage: 'unused' },
+      { busyTimeoutMs: 1000, lockWaitMs: 5000 },
+    )!;
     const worker = (thread as unknown as { worker: Worker }).worker;
     await new Promise((resolve) => worker.once('exit', resolve));
     assert.is(thread.ready, false);

@@ -53,7 +53,6 @@ export class ThreadLost extends Error {
   }
 }
 
-
 interface InFlight {
   resolve: () => void;
   reject: (error: Error) => void;

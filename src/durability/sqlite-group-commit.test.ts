@@ -22,8 +22,14 @@ test('concurrent puts all commit, in the order they were made', async ({ dir }) 
   try {
     const ids = Array.from({ length: 100 }, (_, i) => `cp-${String(i).padStart(3, '0')}`);
     const rows = await Promise.all(ids.map((id, i) => checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: id })));
-    assert.equal(rows.map((r) => r.checkpoint_id), ids);
-    assert.equal((await checkpointer.list('e1', { limit: 1000 })).map((r) => r.checkpoint_id), ids);
+    assert.equal(
+      rows.map((r) => r.checkpoint_id),
+      ids,
+    );
+    assert.equal(
+      (await checkpointer.list('e1', { limit: 1000 })).map((r) => r.checkpoint_id),
+      ids,
+    );
     // Storage order too (rowid): replication reads unsynced rows in it, and list() alone sorts by created_at.
     const reader = new Database(path.join(dir, 'local.db'), { readonly: true });
     try {
@@ -51,15 +57,26 @@ test('a delta row whose base another process deleted is written whole, inside a 
     const [gone, kept] = await Promise.all([writer.put(row('gone', 'c', ['1', '2', '3'])), writer.put(row('kept', 'c', ['1', '2', '3']))]);
     const reader = new Database(file, { readonly: true });
     try {
-      const stored = reader.prepare('SELECT checkpoint_id, execution_id, delta_base, state_snapshot FROM checkpoints WHERE node_id = ? ORDER BY rowid').all('c') as Array<Record<string, string | null>>;
-      assert.equal(stored.map((r) => [r.checkpoint_id, r.delta_base === null]), [[gone!.checkpoint_id, true], [kept!.checkpoint_id, false]]);
+      const stored = reader
+        .prepare('SELECT checkpoint_id, execution_id, delta_base, state_snapshot FROM checkpoints WHERE node_id = ? ORDER BY rowid')
+        .all('c') as Array<Record<string, string | null>>;
+      assert.equal(
+        stored.map((r) => [r.checkpoint_id, r.delta_base === null]),
+        [
+          [gone!.checkpoint_id, true],
+          [kept!.checkpoint_id, false],
+        ],
+      );
       assert.equal(JSON.parse(stored[0]!.state_snapshot!), { items: ['1', '2', '3'] });
       assert.equal(JSON.parse(stored[1]!.state_snapshot!), { append: { items: ['3'] } });
     } finally {
       reader.close();
     }
     assert.equal((await other.getLast('gone'))!.state_snapshot, { items: ['1', '2', '3'] });
-    assert.equal((await other.list('kept')).map((r) => (r.state_snapshot.items as string[]).length), [1, 2, 3]);
+    assert.equal(
+      (await other.list('kept')).map((r) => (r.state_snapshot.items as string[]).length),
+      [1, 2, 3],
+    );
   } finally {
     await writer.close();
     await other.close();
@@ -75,11 +92,17 @@ test('a row that cannot be written fails only its own put', async ({ dir }) => {
       checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'dup', checkpoint_id: 'taken' }),
       checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'c', checkpoint_id: 'c' }),
     ]);
-    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     const failure = (results[1] as PromiseRejectedResult).reason as Error;
     assert.instance(failure, ChainCheckpointError);
     assert.is(failure.message, "checkpoint 'taken' already exists");
-    assert.equal((await checkpointer.list('e1')).map((r) => r.node_id), ['a', 'b', 'c']);
+    assert.equal(
+      (await checkpointer.list('e1')).map((r) => r.node_id),
+      ['a', 'b', 'c'],
+    );
   } finally {
     await checkpointer.close();
   }
@@ -101,17 +124,34 @@ test('putWrites joins the group commit and stays atomic: a failing pair writes n
       ]),
       checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'c', checkpoint_id: 'c' }),
     ]);
-    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.equal(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.is(((results[1] as PromiseRejectedResult).reason as Error).message, "checkpoint 'taken' already exists");
-    assert.equal(((results[2] as PromiseFulfilledResult<Array<{ checkpoint_id: string }>>).value).map((r) => r.checkpoint_id), ['ok-1', 'ok-2']);
+    assert.equal(
+      (results[2] as PromiseFulfilledResult<Array<{ checkpoint_id: string }>>).value.map((r) => r.checkpoint_id),
+      ['ok-1', 'ok-2'],
+    );
     assert.equal(await checkpointer.list('e2'), [], 'neither row of the failed pair');
-    assert.equal((await checkpointer.list('e3')).map((r) => r.node_id), ['last', 'run_end']);
-    assert.equal((await checkpointer.list('e1')).map((r) => r.node_id), ['a', 'b', 'c']);
+    assert.equal(
+      (await checkpointer.list('e3')).map((r) => r.node_id),
+      ['last', 'run_end'],
+    );
+    assert.equal(
+      (await checkpointer.list('e1')).map((r) => r.node_id),
+      ['a', 'b', 'c'],
+    );
     // Alone in its turn, a pair is one transaction too.
-    await checkpointer.putWrites([
-      { execution_id: 'e4', chain_name: 'c', node_id: 'x', checkpoint_id: 'x' },
-      { execution_id: 'e4', chain_name: 'c', node_id: 'y', checkpoint_id: 'b' },
-    ]).then(() => assert.unreachable('a duplicate id'), (error: Error) => assert.is(error.message, "checkpoint 'b' already exists"));
+    await checkpointer
+      .putWrites([
+        { execution_id: 'e4', chain_name: 'c', node_id: 'x', checkpoint_id: 'x' },
+        { execution_id: 'e4', chain_name: 'c', node_id: 'y', checkpoint_id: 'b' },
+      ])
+      .then(
+        () => assert.unreachable('a duplicate id'),
+        (error: Error) => assert.is(error.message, "checkpoint 'b' already exists"),
+      );
     assert.equal(await checkpointer.list('e4'), []);
     assert.equal(await checkpointer.putWrites([]), []);
   } finally {
@@ -131,7 +171,10 @@ test('close commits puts it has accepted; a put after close is refused', async (
   );
   const reopened = new SQLiteCheckpointer(file);
   try {
-    assert.equal((await reopened.list('e1')).map((r) => r.checkpoint_id), ['last']);
+    assert.equal(
+      (await reopened.list('e1')).map((r) => r.checkpoint_id),
+      ['last'],
+    );
   } finally {
     await reopened.close();
   }
@@ -146,7 +189,11 @@ test('while another connection holds the write lock, puts wait without blocking 
     await checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'n0', checkpoint_id: 'r0', state_snapshot: state(1) });
     holder.prepare('BEGIN IMMEDIATE').run();
     let settled = 0;
-    const puts = [1, 2].map((i) => checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: `r${i}`, state_snapshot: state(i + 1) }).then((row) => ((settled += 1), row)));
+    const puts = [1, 2].map((i) =>
+      checkpointer
+        .put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: `r${i}`, state_snapshot: state(i + 1) })
+        .then((row) => ((settled += 1), row)),
+    );
     // The event loop keeps turning (a blocked loop would fire none of these timers in time) and nothing is written.
     const started = Date.now();
     for (let tick = 0; tick < 20; tick++) await new Promise((r) => setTimeout(r, 5));
@@ -155,7 +202,10 @@ test('while another connection holds the write lock, puts wait without blocking 
     // A put made while the batch waits joins it, after it.
     const late = checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: 'n3', checkpoint_id: 'r3', state_snapshot: state(4) });
     holder.prepare('COMMIT').run();
-    assert.equal((await Promise.all([...puts, late])).map((r) => r.checkpoint_id), ['r1', 'r2', 'r3']);
+    assert.equal(
+      (await Promise.all([...puts, late])).map((r) => r.checkpoint_id),
+      ['r1', 'r2', 'r3'],
+    );
     const reader = new Database(file, { readonly: true });
     try {
       const rows = reader.prepare('SELECT checkpoint_id, delta_base FROM checkpoints ORDER BY rowid').all();
@@ -174,7 +224,10 @@ test('while another connection holds the write lock, puts wait without blocking 
     // (here in vain: the holder is on this thread), instead of failing at once.
     holder.prepare('BEGIN IMMEDIATE').run();
     const blocked = Date.now();
-    const failure = await checkpointer.putIdempotent('e1', 'k', 1).then(() => null, (error: { code?: string }) => error);
+    const failure = await checkpointer.putIdempotent('e1', 'k', 1).then(
+      () => null,
+      (error: { code?: string }) => error,
+    );
     assert.is(failure?.code, 'SQLITE_BUSY');
     assert.ok(Date.now() - blocked >= 4000, `waited ${Date.now() - blocked} ms for the lock`);
     holder.prepare('ROLLBACK').run();

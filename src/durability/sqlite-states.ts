@@ -33,12 +33,15 @@ export const SQLITE_CHAINS_SQL = `WITH RECURSIVE chain(checkpoint_id, delta_base
  * output's JSON text when it was stored as state keys (rows selected with `*`; rows of a store older than delta
  * checkpoints are left as they are).
  */
-export function withFullStates<R extends { checkpoint_id: string; state_snapshot: string; node_output?: string | null; delta_base?: string | null; output_keys?: string | null }>(
-  db: Database.Database,
-  rows: R[],
-): R[] {
+export function withFullStates<
+  R extends { checkpoint_id: string; state_snapshot: string; node_output?: string | null; delta_base?: string | null; output_keys?: string | null },
+>(db: Database.Database, rows: R[]): R[] {
   if (!rows.some((row) => row.delta_base != null || row.output_keys != null)) return rows;
-  const stored: StoredRow[] = rows.map((row) => ({ checkpoint_id: row.checkpoint_id, delta_base: row.delta_base ?? null, state_snapshot: JSON.parse(row.state_snapshot) as unknown }));
+  const stored: StoredRow[] = rows.map((row) => ({
+    checkpoint_id: row.checkpoint_id,
+    delta_base: row.delta_base ?? null,
+    state_snapshot: JSON.parse(row.state_snapshot) as unknown,
+  }));
   const chains = db.prepare(SQLITE_CHAINS_SQL);
   const states = resolveStatesSync(stored, (ids) =>
     (chains.all(JSON.stringify(ids)) as Array<{ checkpoint_id: string; delta_base: string | null; state_snapshot: string }>).map((row) => ({

@@ -18,7 +18,8 @@ const LOST_SQLSTATE = /^(08|57P0[1-4]|53300)/;
 /** Node socket errors of an unreachable or dropped server. */
 const LOST_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** node-postgres' own messages for a connection that died (they carry no code). */
-const LOST_MESSAGE = /Connection terminated|connection error and is not queryable|Client was closed|timeout exceeded when trying to connect|Connection terminated due to connection timeout/i;
+const LOST_MESSAGE =
+  /Connection terminated|connection error and is not queryable|Client was closed|timeout exceeded when trying to connect|Connection terminated due to connection timeout/i;
 
 /** What kind of outage `error` is, for the message; null when it is not a connection failure. */
 export function outageReason(error: unknown): string | null {

@@ -45,11 +45,26 @@ function format(ms: number, counter: number, at: number): string {
   const high = Math.floor(ms / 0x100000000);
   const low = ms >>> 0;
   return (
-    HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + HEX[low >>> 24]! + HEX[(low >>> 16) & 0xff]! + '-' +
-    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
-    HEX[0x70 | ((counter >>> 28) & 0x0f)]! + HEX[(counter >>> 20) & 0xff]! + '-' +
-    HEX[0x80 | ((counter >>> 14) & 0x3f)]! + HEX[(counter >>> 6) & 0xff]! + '-' +
-    HEX[((counter << 2) & 0xfc) | (pool[at + 4]! & 0x03)]! + HEX[pool[at + 5]!]! + HEX[pool[at + 6]!]! + HEX[pool[at + 7]!]! + HEX[pool[at + 8]!]! + HEX[pool[at + 9]!]!
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    HEX[low >>> 24]! +
+    HEX[(low >>> 16) & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | ((counter >>> 28) & 0x0f)]! +
+    HEX[(counter >>> 20) & 0xff]! +
+    '-' +
+    HEX[0x80 | ((counter >>> 14) & 0x3f)]! +
+    HEX[(counter >>> 6) & 0xff]! +
+    '-' +
+    HEX[((counter << 2) & 0xfc) | (pool[at + 4]! & 0x03)]! +
+    HEX[pool[at + 5]!]! +
+    HEX[pool[at + 6]!]! +
+    HEX[pool[at + 7]!]! +
+    HEX[pool[at + 8]!]! +
+    HEX[pool[at + 9]!]!
   );
 }
 

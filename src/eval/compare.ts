@@ -53,7 +53,18 @@ export function compareRuns(baseline: EvalRunRecord, candidate: EvalRunRecord, o
   const flipped = (from: boolean): FlippedCase[] =>
     scored.flatMap(([b, c]) => {
       const names = scorers.filter((s) => b.per_scorer[s]?.passed === from && c.per_scorer[s]?.passed === !from);
-      return names.length === 0 ? [] : [{ baseline_ordinal: b.ordinal, candidate_ordinal: c.ordinal, input: inputPreview(c.input), scorers: names, baseline_trace_id: b.trace_id, candidate_trace_id: c.trace_id }];
+      return names.length === 0
+        ? []
+        : [
+            {
+              baseline_ordinal: b.ordinal,
+              candidate_ordinal: c.ordinal,
+              input: inputPreview(c.input),
+              scorers: names,
+              baseline_trace_id: b.trace_id,
+              candidate_trace_id: c.trace_id,
+            },
+          ];
     });
   return {
     baseline_run_id: baseline.run_id,

@@ -66,7 +66,8 @@ export async function curate(options: CurateOptions = {}): Promise<CurateResult>
   if (!(CURATE_FILTERS as readonly string[]).includes(filter)) throw new EvalUsageError(`unknown filter '${filter}'; filters: ${CURATE_FILTERS.join(', ')}`);
   const limit = options.limit ?? 200;
   if (!Number.isInteger(limit) || limit < 1) throw new EvalUsageError(`limit must be a positive integer, got ${String(limit)}`);
-  if (options.sinceHours !== undefined && !(options.sinceHours > 0)) throw new EvalUsageError(`since must be a positive number of hours, got ${String(options.sinceHours)}`);
+  if (options.sinceHours !== undefined && !(options.sinceHours > 0))
+    throw new EvalUsageError(`since must be a positive number of hours, got ${String(options.sinceHours)}`);
   const store = new TraceStore({ dbPath: options.dbPath ?? localDbPath(options) });
   return store.read((db) => pick(db, filter, options, limit), { cases: [], skipped: 0 });
 }
@@ -84,9 +85,16 @@ function pick(db: Database.Database, filter: CurateFilter, options: CurateOption
   }
   if (filter === 'favorites') where.push('s.trace_id IN (SELECT trace_id FROM trace_annotations WHERE favorite = 1)');
   if (filter === 'noted') where.push("s.trace_id IN (SELECT trace_id FROM trace_annotations WHERE note IS NOT NULL AND note <> '')");
-  if (filter === 'guardrail') where.push(`s.trace_id IN (SELECT trace_id FROM guardrail_events WHERE outcome IN (${FAILING_GUARDRAIL_OUTCOMES.map((o) => `'${o}'`).join(', ')}))`);
+  if (filter === 'guardrail')
+    where.push(`s.trace_id IN (SELECT trace_id FROM guardrail_events WHERE outcome IN (${FAILING_GUARDRAIL_OUTCOMES.map((o) => `'${o}'`).join(', ')}))`);
   if (filter === 'failed') where.push("s.trace_id IN (SELECT trace_id FROM spans WHERE status = 'ERROR')");
-  const rows = (db.prepare(`SELECT s.trace_id, s.span_id, s.name, s.status, s.start_time, s.attributes FROM spans s WHERE ${where.join(' AND ')} ORDER BY s.start_time DESC, s.rowid DESC LIMIT @limit`).all(params) as SpanPick[]).reverse();
+  const rows = (
+    db
+      .prepare(
+        `SELECT s.trace_id, s.span_id, s.name, s.status, s.start_time, s.attributes FROM spans s WHERE ${where.join(' AND ')} ORDER BY s.start_time DESC, s.rowid DESC LIMIT @limit`,
+      )
+      .all(params) as SpanPick[]
+  ).reverse();
   const failure = filter === 'guardrail' || filter === 'failed';
   const reasons = failure ? reasonsOf(db, filter, rows) : new Map<string, string>();
   const createdAt = utcNow();
@@ -100,10 +108,19 @@ function pick(db: Database.Database, filter: CurateFilter, options: CurateOption
       skipped++;
       continue;
     }
-    const base = { input, trace_id: row.trace_id, span_id: row.span_id, agent_name: row.name.slice('agent.'.length), source: `curated:${filter}`, created_at: createdAt };
-    cases.push(failure
-      ? { ...base, expected_output: '', needs_review: true, actual_output: output, reason: reasons.get(row.trace_id) ?? filter }
-      : { ...base, expected_output: output });
+    const base = {
+      input,
+      trace_id: row.trace_id,
+      span_id: row.span_id,
+      agent_name: row.name.slice('agent.'.length),
+      source: `curated:${filter}`,
+      created_at: createdAt,
+    };
+    cases.push(
+      failure
+        ? { ...base, expected_output: '', needs_review: true, actual_output: output, reason: reasons.get(row.trace_id) ?? filter }
+        : { ...base, expected_output: output },
+    );
   }
   return { cases, skipped };
 }
@@ -112,7 +129,11 @@ function reasonsOf(db: Database.Database, filter: 'guardrail' | 'failed', rows: 
   const reasons = new Map<string, string>();
   for (const id of new Set(rows.map((r) => r.trace_id))) {
     if (filter === 'guardrail') {
-      const events = db.prepare(`SELECT guardrail_name, outcome, message FROM guardrail_events WHERE trace_id = ? AND outcome IN (${FAILING_GUARDRAIL_OUTCOMES.map((o) => `'${o}'`).join(', ')}) ORDER BY created_at`).all(id) as Array<{ guardrail_name: string; outcome: string; message: string | null }>;
+      const events = db
+        .prepare(
+          `SELECT guardrail_name, outcome, message FROM guardrail_events WHERE trace_id = ? AND outcome IN (${FAILING_GUARDRAIL_OUTCOMES.map((o) => `'${o}'`).join(', ')}) ORDER BY created_at`,
+        )
+        .all(id) as Array<{ guardrail_name: string; outcome: string; message: string | null }>;
       reasons.set(id, events.map((e) => `guardrail ${e.guardrail_name} ${e.outcome}${e.message ? `: ${e.message}` : ''}`).join('; '));
     } else {
       const failed = db.prepare("SELECT name FROM spans WHERE trace_id = ? AND status = 'ERROR' ORDER BY start_time").all(id) as Array<{ name: string }>;

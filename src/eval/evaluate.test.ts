@@ -25,29 +25,59 @@ test.afterEach(async (ctx) => {
 
 test('datasets: JSONL (replay records as is), CSV, JSON arrays, in-memory arrays; errors name file and line', async ({ dir }) => {
   const jsonl = path.join(dir, 'regression_tests.jsonl');
-  await writeFile(jsonl, [
-    JSON.stringify({ input: 'What is 2+2?', expected_output: '4', trace_id: 'a'.repeat(32), created_at: '2026-11-23T10:00:00.000000Z' }),
-    '',
-    JSON.stringify({ input: [{ type: 'text', text: 'Describe' }, { type: 'image', path: 'img/cat.png' }], expected: 'a cat', tag: 'vision' }),
-  ].join('\n'));
+  await writeFile(
+    jsonl,
+    [
+      JSON.stringify({ input: 'What is 2+2?', expected_output: '4', trace_id: 'a'.repeat(32), created_at: '2026-11-23T10:00:00.000000Z' }),
+      '',
+      JSON.stringify({
+        input: [
+          { type: 'text', text: 'Describe' },
+          { type: 'image', path: 'img/cat.png' },
+        ],
+        expected: 'a cat',
+        tag: 'vision',
+      }),
+    ].join('\n'),
+  );
   const loaded = loadDataset(jsonl);
   assert.is(loaded.name, 'regression_tests.jsonl');
   assert.equal(loaded.cases[0], { input: 'What is 2+2?', expected_output: '4', trace_id: 'a'.repeat(32), created_at: '2026-11-23T10:00:00.000000Z' });
-  assert.equal(loaded.cases[1], { input: [{ type: 'text', text: 'Describe' }, { type: 'image', path: path.join(dir, 'img/cat.png') }], expected: 'a cat', expected_output: 'a cat', tag: 'vision' });
+  assert.equal(loaded.cases[1], {
+    input: [
+      { type: 'text', text: 'Describe' },
+      { type: 'image', path: path.join(dir, 'img/cat.png') },
+    ],
+    expected: 'a cat',
+    expected_output: 'a cat',
+    tag: 'vision',
+  });
 
   const csv = path.join(dir, 'cases.csv');
   await writeFile(csv, 'input,expected_output,topic\n"Hello, world",hi,greeting\nBye,,farewell\n');
-  assert.equal(loadDataset(csv).cases, [{ input: 'Hello, world', expected_output: 'hi', topic: 'greeting' }, { input: 'Bye', topic: 'farewell' }]);
+  assert.equal(loadDataset(csv).cases, [
+    { input: 'Hello, world', expected_output: 'hi', topic: 'greeting' },
+    { input: 'Bye', topic: 'farewell' },
+  ]);
   const array = path.join(dir, 'cases.json');
   await writeFile(array, JSON.stringify([{ input: { order: 42 }, expected_output: 'ok' }]));
   assert.equal(loadDataset(array).cases, [{ input: { order: 42 }, expected_output: 'ok' }]);
   assert.equal(loadDataset([{ input: 'x', expected: 3 }]), { name: 'inline', cases: [{ input: 'x', expected: 3, expected_output: '3' }] });
 
   await writeFile(jsonl, '{"input":"a"}\n{not json}\n');
-  assert.throws(() => loadDataset(jsonl), (e: Error) => e instanceof EvalError && e.message.startsWith(`${jsonl} line 2 is not JSON`));
+  assert.throws(
+    () => loadDataset(jsonl),
+    (e: Error) => e instanceof EvalError && e.message.startsWith(`${jsonl} line 2 is not JSON`),
+  );
   await writeFile(jsonl, '{"input":"a"}\n{"expected_output":"b"}\n');
-  assert.throws(() => loadDataset(jsonl), (e: Error) => e.message === `${jsonl} line 2: the case has no "input"`);
-  assert.throws(() => loadDataset(path.join(dir, 'missing.jsonl')), (e: Error) => e.message === `dataset not found: ${path.join(dir, 'missing.jsonl')}`);
+  assert.throws(
+    () => loadDataset(jsonl),
+    (e: Error) => e.message === `${jsonl} line 2: the case has no "input"`,
+  );
+  assert.throws(
+    () => loadDataset(path.join(dir, 'missing.jsonl')),
+    (e: Error) => e.message === `dataset not found: ${path.join(dir, 'missing.jsonl')}`,
+  );
   await writeFile(array, '{"input":"a"}');
   assert.throws(() => loadDataset(array), /must hold a JSON array of cases/);
 });
@@ -63,7 +93,14 @@ test('evaluate: errored cases never end the run, scorers see every case, runs pe
     await new Promise((r) => setTimeout(r, 10));
     inFlight--;
     if (input === 'crash') throw new Error('upstream timed out');
-    if (input === 'pause') return { status: 'paused', output: '', execution_id: 'exec-9', pending_interrupt: { reason: 'approval', node_id: 'turn:0/tool:refund', context: {} }, trace_id: 'f'.repeat(32) };
+    if (input === 'pause')
+      return {
+        status: 'paused',
+        output: '',
+        execution_id: 'exec-9',
+        pending_interrupt: { reason: 'approval', node_id: 'turn:0/tool:refund', context: {} },
+        trace_id: 'f'.repeat(32),
+      };
     return { output: String(input).toUpperCase(), trace_id: null };
   };
   const dataset = [
@@ -78,17 +115,28 @@ test('evaluate: errored cases never end the run, scorers see every case, runs pe
     if (output === 'JUDGE-BREAKS') throw new Error('judge offline');
     return { score: testCase.note === 'kept' ? 1 : 0.5, passed: true };
   });
-  const results = await evaluate(target, dataset, ['exact_match', picky], { dbPath, concurrency: 3, runName: 'unit', onProgress: (p) => progress.push(p.done) });
+  const results = await evaluate(target, dataset, ['exact_match', picky], {
+    dbPath,
+    concurrency: 3,
+    runName: 'unit',
+    onProgress: (p) => progress.push(p.done),
+  });
   assert.is(maxInFlight, 3, 'concurrency bounds cases in flight');
   assert.equal(progress, [1, 2, 3, 4, 5, 6]);
-  assert.equal(results.cases.map((c) => c.error === null), [true, true, false, false, true, false]);
+  assert.equal(
+    results.cases.map((c) => c.error === null),
+    [true, true, false, false, true, false],
+  );
   assert.is(results.cases[2]!.error, 'upstream timed out');
   assert.match(results.cases[3]!.error!, /^paused: approval \(tool 'refund'\); execution_id=exec-9\. Nothing after the pause ran\./);
   assert.is(results.cases[3]!.trace_id, 'f'.repeat(32), 'a paused run keeps its trace id');
   assert.is(results.cases[5]!.error, "scorer 'picky' failed: judge offline");
   assert.equal(results.cases[5]!.per_scorer, {}, 'an errored case is unscored');
   assert.equal(results.scorecard, {
-    metrics: [{ name: 'exact_match', avg_score: 2 / 3, pass_rate: 2 / 3, n: 3 }, { name: 'picky', avg_score: 2 / 3, pass_rate: 1, n: 3 }],
+    metrics: [
+      { name: 'exact_match', avg_score: 2 / 3, pass_rate: 2 / 3, n: 3 },
+      { name: 'picky', avg_score: 2 / 3, pass_rate: 1, n: 3 },
+    ],
     overall_pass_rate: 5 / 6,
     total_cases: 6,
     errored: 3,
@@ -107,8 +155,14 @@ test('evaluate: errored cases never end the run, scorers see every case, runs pe
   assert.ok(persisted);
   assert.equal(stored, record);
   assert.equal(store.resolveRun('unit').run_id, results.run_id);
-  assert.equal(store.listRuns().map((r) => r.run_id), [results.run_id]);
-  assert.throws(() => store.resolveRun('nope'), (e: Error) => e instanceof EvalError && e.message === `eval run 'nope' not found in ${dbPath} (neither a run id nor a run name)`);
+  assert.equal(
+    store.listRuns().map((r) => r.run_id),
+    [results.run_id],
+  );
+  assert.throws(
+    () => store.resolveRun('nope'),
+    (e: Error) => e instanceof EvalError && e.message === `eval run 'nope' not found in ${dbPath} (neither a run id nor a run name)`,
+  );
 
   const unsaved = await evaluate((input: unknown) => String(input), [{ input: 'z', expected_output: 'z' }], ['exact_match'], { dbPath, persist: false });
   assert.is(unsaved.persisted, false);
@@ -123,7 +177,15 @@ test('evaluate: an Agent target that throws is an errored case that still names 
     return { text: last.toUpperCase() };
   });
   const agent = new Agent({ name: 'echo', llm });
-  const results = await evaluate(agent, [{ input: 'hi', expected_output: 'HI' }, { input: 'boom', expected_output: 'BOOM' }], ['exact_match'], { dbPath, concurrency: 2 });
+  const results = await evaluate(
+    agent,
+    [
+      { input: 'hi', expected_output: 'HI' },
+      { input: 'boom', expected_output: 'BOOM' },
+    ],
+    ['exact_match'],
+    { dbPath, concurrency: 2 },
+  );
   const [ok, failed] = results.cases;
   assert.is(ok!.error, null);
   assert.match(failed!.error ?? '', /the provider is down/);
@@ -141,10 +203,22 @@ test('evaluate: usage mistakes are thrown before any case runs', async ({ dir })
     return 'x';
   };
   const dbPath = path.join(dir, 'local.db');
-  await evaluate(target, [{ input: 'a' }], ['nope'], { dbPath }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /^unknown scorer 'nope'; available: exact_match, contains/));
-  await evaluate(target, [{ input: 'a' }], ['exact_match'], { dbPath, gate: { failUnder: ['contains=0.5'] } }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /names scorer 'contains'/));
-  await evaluate(target, [{ input: 'a' }], ['exact_match'], { dbPath, concurrency: 0 }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /concurrency must be a positive integer/));
-  await evaluate({ nothing: true } as never, [{ input: 'a' }], ['exact_match'], { dbPath }).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /function or an object with a run\(\) method/));
+  await evaluate(target, [{ input: 'a' }], ['nope'], { dbPath }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /^unknown scorer 'nope'; available: exact_match, contains/),
+  );
+  await evaluate(target, [{ input: 'a' }], ['exact_match'], { dbPath, gate: { failUnder: ['contains=0.5'] } }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /names scorer 'contains'/),
+  );
+  await evaluate(target, [{ input: 'a' }], ['exact_match'], { dbPath, concurrency: 0 }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /concurrency must be a positive integer/),
+  );
+  await evaluate({ nothing: true } as never, [{ input: 'a' }], ['exact_match'], { dbPath }).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /function or an object with a run\(\) method/),
+  );
   assert.is(calls, 0);
 });
 
@@ -154,11 +228,16 @@ test('compare: pairs by ordinal then input, excludes errored pairs, flags regres
   const baseline = await evaluate((input: unknown) => `a${String(input).slice(1)}`, inputs, ['exact_match'], { dbPath, runName: 'base' });
   // The candidate's dataset is reordered, gets 4 cases wrong, one errors and one is new.
   const reordered = [...inputs].reverse().concat([{ input: 'q-new', expected_output: 'x' }]);
-  const candidate = await evaluate((input: unknown) => {
-    const n = Number(String(input).slice(1));
-    if (n === 7) throw new Error('flaky tool');
-    return n < 4 ? 'wrong' : `a${n}`;
-  }, reordered, ['exact_match'], { dbPath, runName: 'cand' });
+  const candidate = await evaluate(
+    (input: unknown) => {
+      const n = Number(String(input).slice(1));
+      if (n === 7) throw new Error('flaky tool');
+      return n < 4 ? 'wrong' : `a${n}`;
+    },
+    reordered,
+    ['exact_match'],
+    { dbPath, runName: 'cand' },
+  );
   const store = new EvalStore({ dbPath });
   const c = compareRuns(store.resolveRun('base'), store.resolveRun('cand'), { tolerance: 0.1 });
   assert.is(c.compared, 19);

@@ -64,11 +64,17 @@ export interface EvalResults extends EvalRunRecord {
 }
 
 /** Run an eval. Throws EvalError / ConfigError / EvalUsageError for a run that cannot start; never for a case. */
-export async function evaluate(target: EvalTarget, dataset: DatasetSource, scorers: ReadonlyArray<ScorerSpec> = ['exact_match'], options: EvaluateOptions = {}): Promise<EvalResults> {
+export async function evaluate(
+  target: EvalTarget,
+  dataset: DatasetSource,
+  scorers: ReadonlyArray<ScorerSpec> = ['exact_match'],
+  options: EvaluateOptions = {},
+): Promise<EvalResults> {
   const concurrency = options.concurrency ?? 4;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`concurrency must be a positive integer, got ${String(concurrency)}`);
   const maxErrorRate = options.gate?.maxErrorRate ?? null;
-  if (maxErrorRate !== null && !(maxErrorRate >= 0 && maxErrorRate <= 1)) throw new ConfigError(`maxErrorRate must be between 0 and 1, got ${String(maxErrorRate)}`);
+  if (maxErrorRate !== null && !(maxErrorRate >= 0 && maxErrorRate <= 1))
+    throw new ConfigError(`maxErrorRate must be between 0 and 1, got ${String(maxErrorRate)}`);
   const resolved = resolveScorers(scorers, options.scorerOptions);
   const names = resolved.map((s) => s.name);
   const rules: GateRule[] = (options.gate?.failUnder ?? []).map(parseRule);
@@ -130,7 +136,9 @@ export async function evaluate(target: EvalTarget, dataset: DatasetSource, score
     const exported = await exportQueuedRuns(store, { env: options.env ?? process.env });
     if (exported?.error) process.emitWarning(`eval export: ${exported.error}; the run stays queued`, { code: 'AGENTKIT_EVAL_EXPORT' });
     if (exported && exported.rejected.length > 0) {
-      process.emitWarning(`eval export: the Platform refused ${exported.rejected.map((r) => `${r.id} (${r.reason})`).join(', ')}`, { code: 'AGENTKIT_EVAL_EXPORT' });
+      process.emitWarning(`eval export: the Platform refused ${exported.rejected.map((r) => `${r.id} (${r.reason})`).join(', ')}`, {
+        code: 'AGENTKIT_EVAL_EXPORT',
+      });
     }
   }
   return results;

@@ -31,11 +31,21 @@ export function exportPosture(store: EvalStore, options: PostureOptions = {}): E
   const source = env.AGENTKIT_API_KEY ? 'env' : existsSync(credentials) ? 'file' : null;
   const envValue = env.AGENTKIT_EXPORT_EVALS?.trim().toLowerCase();
   const disabledBy =
-    options.exportEvals === false ? 'connect({ exportEvals: false })'
-    : options.exportEvals === undefined && (envValue === '0' || envValue === 'false') ? 'AGENTKIT_EXPORT_EVALS=0'
-    : source === null ? 'not connected'
-    : null;
-  return { connected: source !== null, source, credentials_file: credentials, enabled: disabledBy === null, disabled_by: disabledBy, queued_runs: store.unsyncedRuns(0).total };
+    options.exportEvals === false
+      ? 'connect({ exportEvals: false })'
+      : options.exportEvals === undefined && (envValue === '0' || envValue === 'false')
+        ? 'AGENTKIT_EXPORT_EVALS=0'
+        : source === null
+          ? 'not connected'
+          : null;
+  return {
+    connected: source !== null,
+    source,
+    credentials_file: credentials,
+    enabled: disabledBy === null,
+    disabled_by: disabledBy,
+    queued_runs: store.unsyncedRuns(0).total,
+  };
 }
 
 export type { ExportedEvalRun };

@@ -22,7 +22,10 @@ export function faithfulness(options: FaithfulnessOptions): Scorer {
   if (!options.model || typeof options.model.complete !== 'function') throw new TypeError('faithfulness: a judge model is required');
   if (!(threshold >= 0 && threshold <= 1)) throw new TypeError(`faithfulness: threshold must be between 0 and 1, got ${threshold}`);
   const ask = async (system: string, user: string) =>
-    firstJsonObject((await options.model.complete({ messages: [systemMessage(system), userMessage(user)], settings: { temperature: 0 } })).text, 'faithfulness');
+    firstJsonObject(
+      (await options.model.complete({ messages: [systemMessage(system), userMessage(user)], settings: { temperature: 0 } })).text,
+      'faithfulness',
+    );
   return {
     name: 'faithfulness',
     async score({ input, output, case: testCase }) {

@@ -44,7 +44,10 @@ test('a rule naming a scorer the run does not use is a usage error listing the s
     checkRuleNames([parseRule('exact_mach=0.5')], ['exact_match', 'contains']);
     assert.unreachable();
   } catch (error) {
-    assert.is((error as Error).message, "threshold rule 'exact_mach=0.5' names scorer 'exact_mach', which this run does not use (scorers: exact_match, contains; or 'overall')");
+    assert.is(
+      (error as Error).message,
+      "threshold rule 'exact_mach=0.5' names scorer 'exact_mach', which this run does not use (scorers: exact_match, contains; or 'overall')",
+    );
   }
   checkRuleNames([parseRule('overall=0.5'), parseRule('contains=0.1')], ['contains']);
 });
@@ -57,7 +60,13 @@ test('outcomes: passed, failed on a missed rule, invalid over the error rate or 
     { error: 'boom', per_scorer: {} },
   ];
   const card = buildScorecard(['exact_match', 'contains'], cases);
-  assert.equal(card.metrics.map((m) => [m.name, m.pass_rate, m.n]), [['exact_match', 2 / 3, 3], ['contains', 2 / 3, 3]]);
+  assert.equal(
+    card.metrics.map((m) => [m.name, m.pass_rate, m.n]),
+    [
+      ['exact_match', 2 / 3, 3],
+      ['contains', 2 / 3, 3],
+    ],
+  );
   assert.is(card.overall_pass_rate, 4 / 6, 'passed verdicts over all verdicts');
   assert.equal([card.total_cases, card.errored], [4, 1]);
 

@@ -41,7 +41,9 @@ export function parseRule(text: string): GateRule {
 export function checkRuleNames(rules: readonly GateRule[], scorerNames: readonly string[]): void {
   for (const rule of rules) {
     if (rule.scorer !== 'overall' && !scorerNames.includes(rule.scorer)) {
-      throw new EvalUsageError(`threshold rule '${rule.text}' names scorer '${rule.scorer}', which this run does not use (scorers: ${scorerNames.join(', ')}; or 'overall')`);
+      throw new EvalUsageError(
+        `threshold rule '${rule.text}' names scorer '${rule.scorer}', which this run does not use (scorers: ${scorerNames.join(', ')}; or 'overall')`,
+      );
     }
   }
 }
@@ -53,9 +55,12 @@ export function decideGate(scorecard: Scorecard, rules: readonly GateRule[], max
   const checks: string[] = [];
   let missed = false;
   for (const rule of rules) {
-    const actual = rule.scorer === 'overall'
-      ? (rule.field === 'pass_rate' ? scorecard.overall_pass_rate : overallAverage(scorecard))
-      : scorecard.metrics.find((m) => m.name === rule.scorer)?.[rule.field];
+    const actual =
+      rule.scorer === 'overall'
+        ? rule.field === 'pass_rate'
+          ? scorecard.overall_pass_rate
+          : overallAverage(scorecard)
+        : scorecard.metrics.find((m) => m.name === rule.scorer)?.[rule.field];
     const ok = actual !== undefined && actual >= rule.minimum - 1e-12;
     if (!ok) missed = true;
     checks.push(`${rule.scorer}.${rule.field}=${actual === undefined ? 'missing' : round(actual)} >= ${round(rule.minimum)}: ${ok ? 'PASS' : 'FAIL'}`);

@@ -32,19 +32,25 @@ export function llmJudge(options: LlmJudgeOptions): Scorer {
   const threshold = options.threshold ?? 0.5;
   const name = options.name ?? 'llm_judge';
   if (!options.model || typeof options.model.complete !== 'function') throw new TypeError(`${name}: a judge model is required`);
-  if (scale !== 'binary' && !(Number.isInteger(scale) && scale >= 2)) throw new TypeError(`${name}: scale must be 'binary' or an integer of at least 2, got ${String(scale)}`);
+  if (scale !== 'binary' && !(Number.isInteger(scale) && scale >= 2))
+    throw new TypeError(`${name}: scale must be 'binary' or an integer of at least 2, got ${String(scale)}`);
   if (!(threshold >= 0 && threshold <= 1)) throw new TypeError(`${name}: threshold must be between 0 and 1, got ${threshold}`);
-  const answerShape = scale === 'binary' ? '{"passed": true or false, "reason": "<one sentence>"}' : `{"score": <integer 1-${scale}>, "reason": "<one sentence>"}`;
+  const answerShape =
+    scale === 'binary' ? '{"passed": true or false, "reason": "<one sentence>"}' : `{"score": <integer 1-${scale}>, "reason": "<one sentence>"}`;
   const system = [
-    'You are an impartial evaluator of an AI assistant\'s answer.',
+    "You are an impartial evaluator of an AI assistant's answer.",
     `Criteria: ${criteria}.`,
     options.rubric ? `Rubric:\n${options.rubric}` : '',
     `Reply with JSON only: ${answerShape}`,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   return {
     name,
     async score({ input, output, expected }) {
-      const user = [`Question:\n${inputText(input)}`, expected === undefined ? '' : `Reference answer:\n${expected}`, `Answer to evaluate:\n${output}`].filter(Boolean).join('\n\n');
+      const user = [`Question:\n${inputText(input)}`, expected === undefined ? '' : `Reference answer:\n${expected}`, `Answer to evaluate:\n${output}`]
+        .filter(Boolean)
+        .join('\n\n');
       const reply = await options.model.complete({ messages: [systemMessage(system), userMessage(user)], settings: { temperature: 0 } });
       const verdict = firstJsonObject(reply.text, name);
       const reason = typeof verdict.reason === 'string' ? verdict.reason : null;
@@ -56,7 +62,8 @@ export function llmJudge(options: LlmJudgeOptions): Scorer {
         else throw new Error(`${name}: the judge's answer has no boolean "passed"`);
       } else {
         const raw = Number(verdict.score);
-        if (!Number.isFinite(raw) || raw < 1 || raw > scale) throw new Error(`${name}: the judge's score ${JSON.stringify(verdict.score)} is not within 1-${scale}`);
+        if (!Number.isFinite(raw) || raw < 1 || raw > scale)
+          throw new Error(`${name}: the judge's score ${JSON.stringify(verdict.score)} is not within 1-${scale}`);
         score = (raw - 1) / (scale - 1);
       }
       return { passed: score >= threshold, score, reason };

@@ -30,14 +30,19 @@ export interface Scorer {
 }
 
 /** What a custom scorer function may return: a verdict (passed defaults to score >= 0.5), a boolean, or a score. */
-export type CustomScore = { score: number; passed?: boolean; reason?: string | null } | { passed: boolean; score?: number; reason?: string | null } | boolean | number;
+export type CustomScore =
+  | { score: number; passed?: boolean; reason?: string | null }
+  | { passed: boolean; score?: number; reason?: string | null }
+  | boolean
+  | number;
 
 /** A custom scorer as a plain function, sync or async. */
 export type ScorerFunction = (input: EvalInput, output: string, expected: string | undefined, testCase: EvalDatasetCase) => CustomScore | Promise<CustomScore>;
 
 /** A scorer named `name` from a function `(input, output, expected, case) => { score, passed, reason }`. */
 export function scorer(name: string, fn: ScorerFunction): Scorer {
-  if (typeof name !== 'string' || !/^[A-Za-z_][\w-]*$/.test(name)) throw new TypeError(`scorer name ${JSON.stringify(name)} must be a word (letters, digits, _ and -)`);
+  if (typeof name !== 'string' || !/^[A-Za-z_][\w-]*$/.test(name))
+    throw new TypeError(`scorer name ${JSON.stringify(name)} must be a word (letters, digits, _ and -)`);
   return {
     name,
     async score({ input, output, expected, case: testCase }) {
@@ -52,7 +57,14 @@ export function toVerdict(value: unknown, name: string): ScorerVerdict {
   if (typeof value === 'number' && Number.isFinite(value)) return { passed: value >= 0.5, score: value, reason: null };
   if (value !== null && typeof value === 'object') {
     const v = value as { score?: unknown; passed?: unknown; reason?: unknown };
-    const score = typeof v.score === 'number' && Number.isFinite(v.score) ? v.score : typeof v.passed === 'boolean' && v.score === undefined ? (v.passed ? 1 : 0) : undefined;
+    const score =
+      typeof v.score === 'number' && Number.isFinite(v.score)
+        ? v.score
+        : typeof v.passed === 'boolean' && v.score === undefined
+          ? v.passed
+            ? 1
+            : 0
+          : undefined;
     const passed = typeof v.passed === 'boolean' ? v.passed : score !== undefined ? score >= 0.5 : undefined;
     if (score !== undefined && passed !== undefined) return { passed, score, reason: v.reason === undefined || v.reason === null ? null : String(v.reason) };
   }

@@ -28,7 +28,10 @@ test('built-ins: exact_match trims, contains ignores case, json_valid, regex_mat
   const [fixed] = resolveScorers(['regex_match'], { pattern: '^\\d{3}$' });
   assert.is((await run(fixed!, '123', 'no')).passed, true);
   assert.is((await run(fixed!, '1234')).passed, false);
-  await run(regex!, 'x', '(').then(() => assert.unreachable(), (error: Error) => assert.match(error.message, /regex_match: invalid pattern/));
+  await run(regex!, 'x', '(').then(
+    () => assert.unreachable(),
+    (error: Error) => assert.match(error.message, /regex_match: invalid pattern/),
+  );
 });
 
 test('custom scorers: functions (sync, async, boolean, number), objects, wrong returns throw', async () => {
@@ -47,12 +50,18 @@ test('custom scorers: functions (sync, async, boolean, number), objects, wrong r
   assert.equal(await run(numFn!, 'x'), { passed: false, score: 0.4, reason: null });
   assert.is((await run(obj!, 'x')).passed, true);
   const [broken] = resolveScorers([scorer('broken', () => 'yes' as unknown as boolean)]);
-  await run(broken!, 'x').then(() => assert.unreachable(), (error: Error) => assert.is(error.message, `scorer 'broken' returned "yes"; expected { score, passed, reason }, a boolean or a number`));
+  await run(broken!, 'x').then(
+    () => assert.unreachable(),
+    (error: Error) => assert.is(error.message, `scorer 'broken' returned "yes"; expected { score, passed, reason }, a boolean or a number`),
+  );
 });
 
 test('unknown scorer: an EvalError (exit 3) listing every built-in; duplicates and missing judge models too', () => {
-  assert.throws(() => resolveScorers(['exact_match', 'exactmatch']), (error: EvalError) =>
-    error instanceof EvalError && error.exitCode === 3 && error.message === `unknown scorer 'exactmatch'; available: ${BUILTIN_SCORERS.join(', ')}`);
+  assert.throws(
+    () => resolveScorers(['exact_match', 'exactmatch']),
+    (error: EvalError) =>
+      error instanceof EvalError && error.exitCode === 3 && error.message === `unknown scorer 'exactmatch'; available: ${BUILTIN_SCORERS.join(', ')}`,
+  );
   assert.throws(() => resolveScorers(['contains', 'contains']), /scorer 'contains' is listed twice/);
   assert.throws(() => resolveScorers(['llm_judge']), /scorer 'llm_judge' needs a judge model: pass scorerOptions.judgeModel \(SDK\) or --judge-model \(CLI\)/);
   assert.throws(() => resolveScorers([]), /no scorers given/);
@@ -75,7 +84,10 @@ test('llm_judge: binary and scaled verdicts from a deterministic model; criteria
   assert.equal(await run(scaled!, 'Paris'), { passed: true, score: 1, reason: 'graded' });
   assert.equal(await run(scaled!, 'Lyon'), { passed: false, score: 0.25, reason: 'graded' });
   const [vague] = resolveScorers(['llm_judge'], { judgeModel: new FunctionModel(() => ({ text: 'I think it is fine' })) });
-  await run(vague!, 'x').then(() => assert.unreachable(), (error: Error) => assert.match(error.message, /llm_judge: the model's answer holds no JSON object/));
+  await run(vague!, 'x').then(
+    () => assert.unreachable(),
+    (error: Error) => assert.match(error.message, /llm_judge: the model's answer holds no JSON object/),
+  );
   assert.throws(() => resolveScorers(['llm_judge'], { judgeModel: model, llmJudge: { scale: 1 } }), /scale must be 'binary' or an integer of at least 2/);
 });
 
@@ -87,7 +99,10 @@ test('faithfulness: share of claims the context supports; no context errors; no 
       return { text: JSON.stringify({ claims: user.includes('nothing') ? [] : ['Refunds take 5 days.', 'Refunds are free.', 'The moon is cheese.'] }) };
     }
     const context = user.split('Claims:')[0]!;
-    const claims = user.split('Claims:\n')[1]!.split('\n').map((l) => l.replace(/^\d+\. /, ''));
+    const claims = user
+      .split('Claims:\n')[1]!
+      .split('\n')
+      .map((l) => l.replace(/^\d+\. /, ''));
     return { text: JSON.stringify({ verdicts: claims.map((claim) => ({ claim, supported: context.includes(claim.replace('.', '')) })) }) };
   });
   const [faith] = resolveScorers(['faithfulness'], { judgeModel: model });
@@ -96,7 +111,10 @@ test('faithfulness: share of claims the context supports; no context errors; no 
   const lenient = resolveScorers(['faithfulness'], { judgeModel: model, faithfulnessThreshold: 0.6 })[0]!;
   assert.is((await run(lenient, 'same', undefined, { context: 'Refunds take 5 days. Refunds are free' })).passed, true);
   assert.equal(await run(faith!, 'nothing to say', undefined, { context: 'x' }), { passed: true, score: 1, reason: 'the output makes no claims' });
-  await run(faith!, 'x').then(() => assert.unreachable(), (error: Error) => assert.is(error.message, 'faithfulness: the case has no "context" or "contexts"'));
+  await run(faith!, 'x').then(
+    () => assert.unreachable(),
+    (error: Error) => assert.is(error.message, 'faithfulness: the case has no "context" or "contexts"'),
+  );
 });
 
 test.run();

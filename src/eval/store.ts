@@ -88,7 +88,18 @@ export class EvalStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const c of run.cases) {
-        insert.run(c.case_id, run.run_id, c.ordinal, JSON.stringify(c.input), c.expected_output, c.actual_output, c.trace_id, JSON.stringify(c.per_scorer), c.error, c.latency_ms);
+        insert.run(
+          c.case_id,
+          run.run_id,
+          c.ordinal,
+          JSON.stringify(c.input),
+          c.expected_output,
+          c.actual_output,
+          c.trace_id,
+          JSON.stringify(c.per_scorer),
+          c.error,
+          c.latency_ms,
+        );
       }
     });
   }
@@ -97,9 +108,11 @@ export class EvalStore {
   listRuns(options: { runName?: string; limit?: number } = {}): EvalRunSummary[] {
     const limit = options.limit ?? 100;
     return this.read((db) => {
-      const rows = (options.runName === undefined
-        ? db.prepare('SELECT * FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT ?').all(limit)
-        : db.prepare('SELECT * FROM eval_runs WHERE run_name = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(options.runName, limit)) as RunRow[];
+      const rows = (
+        options.runName === undefined
+          ? db.prepare('SELECT * FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT ?').all(limit)
+          : db.prepare('SELECT * FROM eval_runs WHERE run_name = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(options.runName, limit)
+      ) as RunRow[];
       return rows.map(summaryOf);
     }, []);
   }
@@ -125,11 +138,14 @@ export class EvalStore {
 
   /** Runs not yet exported, oldest first, at most `limit`; and how many there are in all. */
   unsyncedRuns(limit = 10): { runs: EvalRunRecord[]; total: number } {
-    return this.read((db) => {
-      const total = (db.prepare('SELECT count(*) AS n FROM eval_runs WHERE synced = 0').get() as { n: number }).n;
-      const rows = db.prepare('SELECT * FROM eval_runs WHERE synced = 0 ORDER BY started_at, rowid LIMIT ?').all(limit) as RunRow[];
-      return { runs: rows.map((row) => withCases(db, row)), total };
-    }, { runs: [], total: 0 });
+    return this.read(
+      (db) => {
+        const total = (db.prepare('SELECT count(*) AS n FROM eval_runs WHERE synced = 0').get() as { n: number }).n;
+        const rows = db.prepare('SELECT * FROM eval_runs WHERE synced = 0 ORDER BY started_at, rowid LIMIT ?').all(limit) as RunRow[];
+        return { runs: rows.map((row) => withCases(db, row)), total };
+      },
+      { runs: [], total: 0 },
+    );
   }
 
   /** Mark runs exported (connected mode calls this after the Platform accepted them). */

@@ -36,20 +36,27 @@ export interface CaseCall {
 }
 
 /** A callable form of `target`, and the name runs record for it. Throws EvalError for anything else. */
-export function adaptTarget(target: EvalTarget, fallbackName = 'agent'): { name: string; call(input: EvalInput, testCase: EvalDatasetCase, at: CaseCall): Promise<TargetOutput> } {
+export function adaptTarget(
+  target: EvalTarget,
+  fallbackName = 'agent',
+): { name: string; call(input: EvalInput, testCase: EvalDatasetCase, at: CaseCall): Promise<TargetOutput> } {
   if (typeof target === 'function') {
     const fn = target;
     return {
       name: fn.name || fallbackName,
       call: (input, testCase, at) =>
-        withSpan('eval.case', { attributes: { 'eval.run_id': at.runId, 'eval.case_ordinal': at.ordinal }, ...(at.dbPath ? { dbPath: at.dbPath } : {}) }, async (span) => {
-          try {
-            const out = outputOf(await fn(input, testCase));
-            return { output: out.output, traceId: out.traceId ?? span.spanContext().traceId };
-          } catch (error) {
-            throw error instanceof CaseFailure ? error : new CaseFailure(error, span.spanContext().traceId);
-          }
-        }),
+        withSpan(
+          'eval.case',
+          { attributes: { 'eval.run_id': at.runId, 'eval.case_ordinal': at.ordinal }, ...(at.dbPath ? { dbPath: at.dbPath } : {}) },
+          async (span) => {
+            try {
+              const out = outputOf(await fn(input, testCase));
+              return { output: out.output, traceId: out.traceId ?? span.spanContext().traceId };
+            } catch (error) {
+              throw error instanceof CaseFailure ? error : new CaseFailure(error, span.spanContext().traceId);
+            }
+          },
+        ),
     };
   }
   if (target !== null && typeof target === 'object' && typeof (target as { run?: unknown }).run === 'function') {
@@ -80,8 +87,10 @@ export function outputOf(result: unknown): { output: string; traceId: string | n
   if (typeof result === 'object') {
     const r = result as { output?: unknown; trace_id?: unknown; status?: unknown; execution_id?: unknown; pending_interrupt?: unknown };
     const traceId = typeof r.trace_id === 'string' ? r.trace_id : null;
-    if (r.status === 'paused') throw new CaseFailure(describePause(String(r.execution_id ?? ''), (r.pending_interrupt ?? null) as Parameters<typeof describePause>[1]), traceId);
-    if ('output' in r) return { output: typeof r.output === 'string' ? r.output : r.output === undefined || r.output === null ? '' : JSON.stringify(r.output), traceId };
+    if (r.status === 'paused')
+      throw new CaseFailure(describePause(String(r.execution_id ?? ''), (r.pending_interrupt ?? null) as Parameters<typeof describePause>[1]), traceId);
+    if ('output' in r)
+      return { output: typeof r.output === 'string' ? r.output : r.output === undefined || r.output === null ? '' : JSON.stringify(r.output), traceId };
     return { output: JSON.stringify(result), traceId };
   }
   return { output: String(result), traceId: null };
@@ -92,7 +101,10 @@ export class CaseFailure extends Error {
   readonly trace_id: string | null;
 
   constructor(cause: unknown, traceId: string | null) {
-    super(typeof cause === 'string' ? cause : cause instanceof Error ? cause.message || cause.name : String(cause), typeof cause === 'string' ? undefined : { cause });
+    super(
+      typeof cause === 'string' ? cause : cause instanceof Error ? cause.message || cause.name : String(cause),
+      typeof cause === 'string' ? undefined : { cause },
+    );
     this.name = 'CaseFailure';
     this.trace_id = traceId;
   }

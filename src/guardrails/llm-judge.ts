@@ -32,7 +32,10 @@ export class LLMJudgeGuardrail extends Guardrail {
 
   async check(text: string, context: GuardrailContext): Promise<GuardrailVerdict> {
     const prompt = `Criteria: ${this.criteria}\n\nContent (${context.position.replace('_', ' ')}):\n<<<\n${text}\n>>>`;
-    const response = await this.llm.complete({ messages: [systemMessage(JUDGE_SYSTEM), userMessage(prompt)], settings: { temperature: 0 } }, { signal: context.signal });
+    const response = await this.llm.complete(
+      { messages: [systemMessage(JUDGE_SYSTEM), userMessage(prompt)], settings: { temperature: 0 } },
+      { signal: context.signal },
+    );
     return parseJudgement(response.text);
   }
 

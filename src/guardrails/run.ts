@@ -43,7 +43,12 @@ export function hasGuardrails(guardrails: readonly Guardrail[], position: Guardr
  * Check `text` with every guardrail of `position`. Returns each result; throws GuardrailBlockedError after recording
  * when a blocking guardrail fails (or errors with `onError: 'block'`).
  */
-export async function runGuardrails(guardrails: readonly Guardrail[], position: GuardrailPosition, text: string, run: GuardrailRunContext): Promise<GuardrailResult[]> {
+export async function runGuardrails(
+  guardrails: readonly Guardrail[],
+  position: GuardrailPosition,
+  text: string,
+  run: GuardrailRunContext,
+): Promise<GuardrailResult[]> {
   const here = guardrails.filter((g) => g.position === position);
   if (here.length === 0) return [];
   const context: GuardrailContext = { agentName: run.agentName, executionId: run.executionId, position, context: run.context, signal: run.signal };
@@ -59,42 +64,46 @@ export async function runGuardrails(guardrails: readonly Guardrail[], position: 
 }
 
 async function checkOne(g: Guardrail, text: string, context: GuardrailContext, run: GuardrailRunContext): Promise<GuardrailResult> {
-  return agentkitTracer().startActiveSpan(SPAN.guardrail(g.name), { attributes: { [GUARDRAIL_ATTR.name]: g.name, [GUARDRAIL_ATTR.position]: g.position, [GUARDRAIL_ATTR.blocking]: g.blocking }, startTime: preciseNow() }, async (span) => {
-    let outcome: GuardrailOutcome;
-    let message: string | null = null;
-    try {
-      const verdict = await g.check(text, context);
-      outcome = verdict.passed ? 'passed' : g.blocking ? 'blocked' : 'warned';
-      message = verdict.message ?? null;
-    } catch (error) {
-      if (context.signal.aborted) {
-        span.end(preciseNow());
-        throw context.signal.reason;
+  return agentkitTracer().startActiveSpan(
+    SPAN.guardrail(g.name),
+    { attributes: { [GUARDRAIL_ATTR.name]: g.name, [GUARDRAIL_ATTR.position]: g.position, [GUARDRAIL_ATTR.blocking]: g.blocking }, startTime: preciseNow() },
+    async (span) => {
+      let outcome: GuardrailOutcome;
+      let message: string | null = null;
+      try {
+        const verdict = await g.check(text, context);
+        outcome = verdict.passed ? 'passed' : g.blocking ? 'blocked' : 'warned';
+        message = verdict.message ?? null;
+      } catch (error) {
+        if (context.signal.aborted) {
+          span.end(preciseNow());
+          throw context.signal.reason;
+        }
+        message = error instanceof Error ? error.message : String(error);
+        // An errored blocking check blocks unless told to allow: the text was not checked.
+        outcome = g.blocking && g.onError === 'block' ? 'blocked' : 'errored';
+        if (outcome === 'blocked') message = `the check failed: ${message}`;
+        else span.recordException(error instanceof Error ? error : new Error(message));
       }
-      message = error instanceof Error ? error.message : String(error);
-      // An errored blocking check blocks unless told to allow: the text was not checked.
-      outcome = g.blocking && g.onError === 'block' ? 'blocked' : 'errored';
-      if (outcome === 'blocked') message = `the check failed: ${message}`;
-      else span.recordException(error instanceof Error ? error : new Error(message));
-    }
-    span.setAttribute(GUARDRAIL_ATTR.outcome, outcome);
-    if (message !== null) span.setAttribute(GUARDRAIL_ATTR.message, message);
-    span.setStatus(outcome === 'passed' || outcome === 'warned' ? { code: SpanStatusCode.OK } : { code: SpanStatusCode.ERROR, message: message ?? outcome });
-    const recording = span.isRecording();
-    traceWriter().enqueueGuardrailEvent(run.dbPath, {
-      // Time-ordered (UUID v7): the table's primary key takes each event at its end, not on a random page.
-      event_id: timeOrderedId(),
-      trace_id: recording ? span.spanContext().traceId : null,
-      span_id: recording ? span.spanContext().spanId : null,
-      agent_name: run.agentName,
-      guardrail_name: g.name,
-      position: g.position,
-      outcome,
-      blocking: g.blocking,
-      message,
-      created_at: utcNow(),
-    });
-    span.end(preciseNow());
-    return { name: g.name, outcome, message };
-  });
+      span.setAttribute(GUARDRAIL_ATTR.outcome, outcome);
+      if (message !== null) span.setAttribute(GUARDRAIL_ATTR.message, message);
+      span.setStatus(outcome === 'passed' || outcome === 'warned' ? { code: SpanStatusCode.OK } : { code: SpanStatusCode.ERROR, message: message ?? outcome });
+      const recording = span.isRecording();
+      traceWriter().enqueueGuardrailEvent(run.dbPath, {
+        // Time-ordered (UUID v7): the table's primary key takes each event at its end, not on a random page.
+        event_id: timeOrderedId(),
+        trace_id: recording ? span.spanContext().traceId : null,
+        span_id: recording ? span.spanContext().spanId : null,
+        agent_name: run.agentName,
+        guardrail_name: g.name,
+        position: g.position,
+        outcome,
+        blocking: g.blocking,
+        message,
+        created_at: utcNow(),
+      });
+      span.end(preciseNow());
+      return { name: g.name, outcome, message };
+    },
+  );
 }

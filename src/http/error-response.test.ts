@@ -15,7 +15,10 @@ test('415 names the missing or wrong content type; 405 is method_not_allowed', (
 });
 
 test('at most 20 issues listed, the detail naming the total; long paths clipped', () => {
-  const errors = Array.from({ length: 600 }, (_, i) => ({ path: `/body/${'k'.repeat(i === 0 ? 5000 : 3)}${i}`, message: 'must NOT have additional properties' }));
+  const errors = Array.from({ length: 600 }, (_, i) => ({
+    path: `/body/${'k'.repeat(i === 0 ? 5000 : 3)}${i}`,
+    message: 'must NOT have additional properties',
+  }));
   const mapped = toErrorResponse({ status: 400, errors });
   assert.is(mapped.body.errors!.length, MAX_LISTED_ISSUES);
   assert.match(mapped.body.detail, /\(20 of 600 problems listed\)$/);
@@ -25,8 +28,14 @@ test('at most 20 issues listed, the detail naming the total; long paths clipped'
 
 test('JSON limits: depth and key count refused on raw bytes, strings ignored, linear on 3 million levels', () => {
   checkJsonLimits(Buffer.from(`{"a":"${'{'.repeat(500)}:::"}`), { maxDepth: 2, maxKeys: 1 });
-  assert.throws(() => checkJsonLimits(Buffer.from('[[[1]]]'), { maxDepth: 2, maxKeys: 10 }), (e: unknown) => e instanceof JsonLimitError && e.type === 'entity.too.deep');
-  assert.throws(() => checkJsonLimits(Buffer.from('{"a":1,"b":2}'), { maxDepth: 2, maxKeys: 1 }), (e: unknown) => e instanceof JsonLimitError && e.type === 'entity.too.many.keys');
+  assert.throws(
+    () => checkJsonLimits(Buffer.from('[[[1]]]'), { maxDepth: 2, maxKeys: 10 }),
+    (e: unknown) => e instanceof JsonLimitError && e.type === 'entity.too.deep',
+  );
+  assert.throws(
+    () => checkJsonLimits(Buffer.from('{"a":1,"b":2}'), { maxDepth: 2, maxKeys: 1 }),
+    (e: unknown) => e instanceof JsonLimitError && e.type === 'entity.too.many.keys',
+  );
   checkJsonLimits(Buffer.from('{"a\\"":"b\\\\","c":[1,{"d":2}]}'), { maxDepth: 3, maxKeys: 3 });
   assert.throws(() => checkJsonLimits(Buffer.from('['.repeat(3_000_000)), { maxDepth: 64, maxKeys: 10 }), /deeper than 64 levels/);
 });
@@ -39,7 +48,11 @@ test('routes match exactly: case, trailing slash, dot segments and encodings do 
   assert.equal(table.match('DELETE', '/health'), { kind: 'method_not_allowed', path: '/health', allow: ['GET', 'HEAD'] });
   assert.is(table.match('HEAD', '/health').kind, 'matched');
   assert.is((table.match('GET', '/executions/stats') as { route: { path: string } }).route.path, '/executions/stats');
-  assert.equal(table.match('GET', '/executions/e%201'), { kind: 'matched', route: { method: 'GET', path: '/executions/{id}', key: 'GET /executions/{id}' }, params: { id: 'e%201' } });
+  assert.equal(table.match('GET', '/executions/e%201'), {
+    kind: 'matched',
+    route: { method: 'GET', path: '/executions/{id}', key: 'GET /executions/{id}' },
+    params: { id: 'e%201' },
+  });
   assert.is(table.match('GET', '/executions/..').kind, 'not_found');
 });
 

@@ -75,7 +75,9 @@ export function toErrorResponse(error: unknown, context: ErrorContext | number =
     if (status === 404) return { status: 404, body: { detail: `no route ${error.path ?? ''}`.trim(), code: 'not_found' }, serverFault: false };
     if (status === 405) return { status: 405, body: { detail: error.message ?? 'method not allowed', code: 'method_not_allowed' }, serverFault: false };
     if (status === 415) {
-      const detail = contentType ? `unsupported Content-Type ${JSON.stringify(contentType)}; send application/json` : 'the request has no Content-Type; send application/json';
+      const detail = contentType
+        ? `unsupported Content-Type ${JSON.stringify(contentType)}; send application/json`
+        : 'the request has no Content-Type; send application/json';
       return validationFailed(detail, []);
     }
     if (status === 400) return validationFailed(describe(items) || error.message || 'invalid request', items);

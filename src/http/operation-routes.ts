@@ -66,7 +66,8 @@ export class OperationRoutes implements RouteRegistrar {
 
   #add(method: Method, path: string, handler: RouteHandler): void {
     const key = `${method.toUpperCase()} ${documentPath(path)}`;
-    if (!this.known.has(key)) throw new Error(`no operation '${key}' in the document: a handler needs a declared route (routes: ${[...this.known].join(', ')})`);
+    if (!this.known.has(key))
+      throw new Error(`no operation '${key}' in the document: a handler needs a declared route (routes: ${[...this.known].join(', ')})`);
     if (this.#handlers.has(key)) throw new Error(`'${key}' has a handler already`);
     this.#handlers.set(key, handler);
   }

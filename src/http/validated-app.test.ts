@@ -27,7 +27,10 @@ test('a handler must name an operation of the document: a typo fails when the ap
     () => createValidatedApp({ doc, maxBodyBytes: 1024, routes: (app) => app.get('/item/:item_id', () => undefined) }),
     /no operation 'GET \/item\/\{item_id\}' in the document/,
   );
-  assert.throws(() => createValidatedApp({ doc, maxBodyBytes: 1024, routes: (app) => app.post('/items/latest', () => undefined) }), /no operation 'POST \/items\/latest'/);
+  assert.throws(
+    () => createValidatedApp({ doc, maxBodyBytes: 1024, routes: (app) => app.post('/items/latest', () => undefined) }),
+    /no operation 'POST \/items\/latest'/,
+  );
 });
 
 test('the matched operation runs its handler with decoded parameters; literal paths win; an operation with no handler is a 404', async () => {

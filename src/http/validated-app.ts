@@ -318,7 +318,9 @@ export function hardenServer(server: Server): void {
   // CONNECT is no route of ours; without a listener Node would drop the socket without a word.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     const body = JSON.stringify({ detail: 'CONNECT is not supported', code: 'method_not_allowed' });
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -332,6 +334,8 @@ export function hardenServer(server: Server): void {
           ? [408, 'Request Timeout', 'validation_failed', 'the request was not received in time']
           : [400, 'Bad Request', 'validation_failed', 'malformed HTTP request'];
     const body = JSON.stringify({ detail, code, ...(code === 'validation_failed' ? { errors: [] } : {}) });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -22,10 +22,17 @@ const doc = [
 
 test('markdown sections follow headings (not inside fenced code) and keep the heading path', () => {
   const sections = markdownSections(doc);
-  assert.equal(sections.map((s) => s.heading), ['Guide', 'Guide > Install', 'Guide > Install > Linux', 'Reference']);
+  assert.equal(
+    sections.map((s) => s.heading),
+    ['Guide', 'Guide > Install', 'Guide > Install > Linux', 'Reference'],
+  );
   assert.ok(doc.slice(sections[1]!.start, sections[1]!.end).includes('# not a heading inside code'));
   const chunks = chunkText(doc, sections, { chunkSize: 200, overlap: 20 });
-  assert.equal(chunks.map((c) => c.heading), ['Guide', 'Guide > Install', 'Guide > Install > Linux', 'Reference'], 'no chunk crosses a heading');
+  assert.equal(
+    chunks.map((c) => c.heading),
+    ['Guide', 'Guide > Install', 'Guide > Install > Linux', 'Reference'],
+    'no chunk crosses a heading',
+  );
   for (const c of chunks) assert.is(doc.slice(c.start, c.end), c.content);
 });
 
@@ -51,7 +58,14 @@ test('paragraphs are packed up to the size; long ones cut at sentences; overlap 
 
 test('a word longer than the size is cut; bad sizes are refused', () => {
   const text = 'x'.repeat(130);
-  assert.equal(chunkText(text, undefined, { chunkSize: 50, overlap: 0 }).map((c) => [c.start, c.end]), [[0, 50], [50, 100], [100, 130]]);
+  assert.equal(
+    chunkText(text, undefined, { chunkSize: 50, overlap: 0 }).map((c) => [c.start, c.end]),
+    [
+      [0, 50],
+      [50, 100],
+      [100, 130],
+    ],
+  );
   assert.throws(() => chunkText(text, undefined, { chunkSize: 10 }), /chunkSize/);
   assert.throws(() => chunkText(text, undefined, { chunkSize: 100, overlap: 100 }), /overlap/);
   assert.equal(chunkText('   \n\n  '), []);

@@ -42,11 +42,16 @@ interface Span {
 }
 
 /** Cut `text` into chunks within `sections` (default: one section, the whole text). */
-export function chunkText(text: string, sections: readonly Section[] = [{ start: 0, end: text.length, heading: null, page: null }], options: ChunkingOptions = {}): Chunk[] {
+export function chunkText(
+  text: string,
+  sections: readonly Section[] = [{ start: 0, end: text.length, heading: null, page: null }],
+  options: ChunkingOptions = {},
+): Chunk[] {
   const size = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const overlap = options.overlap ?? DEFAULT_OVERLAP;
   if (!(Number.isInteger(size) && size >= 50)) throw new RangeError(`chunkSize must be a whole number of at least 50, got ${size}`);
-  if (!(Number.isInteger(overlap) && overlap >= 0 && overlap < size)) throw new RangeError(`overlap must be a whole number from 0 to chunkSize - 1, got ${overlap}`);
+  if (!(Number.isInteger(overlap) && overlap >= 0 && overlap < size))
+    throw new RangeError(`overlap must be a whole number from 0 to chunkSize - 1, got ${overlap}`);
   const chunks: Chunk[] = [];
   for (const section of sections) {
     const units = splitUnits(text, trim(text, section), size);

@@ -16,7 +16,10 @@ export function embedderForNewBase(env: Env, given?: Embedder): Embedder {
   const url = env.AGENTKIT_KB_EMBEDDING_URL;
   const model = env.AGENTKIT_KB_EMBEDDING_MODEL;
   if (url && model) return new OpenAIEmbedder({ baseUrl: url, model, apiKey: apiKey(env) });
-  if (url || model) throw new ConfigError('set both AGENTKIT_KB_EMBEDDING_URL and AGENTKIT_KB_EMBEDDING_MODEL to use an embeddings endpoint (or neither for the local embedder)');
+  if (url || model)
+    throw new ConfigError(
+      'set both AGENTKIT_KB_EMBEDDING_URL and AGENTKIT_KB_EMBEDDING_MODEL to use an embeddings endpoint (or neither for the local embedder)',
+    );
   return new HashingEmbedder();
 }
 
@@ -29,12 +32,15 @@ export function embedderForRecorded(name: string, spec: EmbedderSpec, env: Env, 
     const candidate = given.spec;
     const sameDims = candidate.dimensions === 0 || spec.dimensions === 0 || candidate.dimensions === spec.dimensions;
     if (!sameEmbedder({ ...candidate, dimensions: 0 }, { ...spec, dimensions: 0 }) || !sameDims) {
-      throw new ConfigError(`knowledge base '${name}' was built with the ${describeEmbedder(spec)} embedder, not ${describeEmbedder(candidate)}: use that embedder, or clear the base first`);
+      throw new ConfigError(
+        `knowledge base '${name}' was built with the ${describeEmbedder(spec)} embedder, not ${describeEmbedder(candidate)}: use that embedder, or clear the base first`,
+      );
     }
     return given;
   }
   if (spec.kind === 'hashing') return new HashingEmbedder(spec.dimensions);
-  if (spec.kind === 'openai' && spec.base_url) return new OpenAIEmbedder({ baseUrl: spec.base_url, model: spec.model, apiKey: apiKey(env), dimensions: spec.dimensions || undefined });
+  if (spec.kind === 'openai' && spec.base_url)
+    return new OpenAIEmbedder({ baseUrl: spec.base_url, model: spec.model, apiKey: apiKey(env), dimensions: spec.dimensions || undefined });
   throw new ConfigError(`knowledge base '${name}' was built with the ${describeEmbedder(spec)} embedder: pass that embedder to open it`);
 }
 

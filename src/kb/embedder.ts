@@ -28,7 +28,8 @@ export class HashingEmbedder implements Embedder {
   readonly spec: EmbedderSpec;
 
   constructor(dimensions = 256) {
-    if (!(Number.isInteger(dimensions) && dimensions >= 8 && dimensions <= 4096)) throw new RangeError(`dimensions must be a whole number from 8 to 4096, got ${dimensions}`);
+    if (!(Number.isInteger(dimensions) && dimensions >= 8 && dimensions <= 4096))
+      throw new RangeError(`dimensions must be a whole number from 8 to 4096, got ${dimensions}`);
     this.spec = { kind: 'hashing', model: 'fnv1a-words-bigrams', dimensions };
   }
 

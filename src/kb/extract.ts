@@ -38,14 +38,26 @@ export async function readSource(file: string, shown = file): Promise<Buffer> {
     return await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : error instanceof Error ? error.message : String(error);
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : error instanceof Error
+              ? error.message
+              : String(error);
     throw new KbFileError(shown, `cannot read: ${reason}`);
   }
 }
 
 function decodeUtf8(bytes: Buffer, shown: string): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    return new TextDecoder('utf-8', { fatal: true })
+      .decode(bytes)
+      .replace(/^\uFEFF/, '')
+      .replace(/\r\n?/g, '\n');
   } catch {
     throw new KbFileError(shown, 'not UTF-8 text');
   }
@@ -55,7 +67,14 @@ async function extractPdf(bytes: Buffer, shown: string): Promise<Extracted> {
   const { getDocument, VerbosityLevel } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   let document;
   try {
-    document = await getDocument({ data: new Uint8Array(bytes), verbosity: VerbosityLevel.ERRORS, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: true }).promise;
+    document = await getDocument({
+      data: new Uint8Array(bytes),
+      verbosity: VerbosityLevel.ERRORS,
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      stopAtErrors: true,
+    }).promise;
   } catch (error) {
     throw new KbFileError(shown, `not a readable PDF (${error instanceof Error ? error.message : String(error)})`);
   }

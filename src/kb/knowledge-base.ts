@@ -142,20 +142,22 @@ export class KnowledgeBase {
     this.given = options.embedder;
     this.db = openKbStore(this.dir, create);
     try {
-      this.db.transaction(() => {
-        if (getMeta(this.db, 'created_at') === undefined) {
-          const size = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-          const overlap = options.overlap ?? DEFAULT_OVERLAP;
-          try {
-            chunkText('', undefined, { chunkSize: size, overlap });
-          } catch (error) {
-            throw new ConfigError(`knowledge base '${name}': ${(error as Error).message}`);
+      this.db
+        .transaction(() => {
+          if (getMeta(this.db, 'created_at') === undefined) {
+            const size = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+            const overlap = options.overlap ?? DEFAULT_OVERLAP;
+            try {
+              chunkText('', undefined, { chunkSize: size, overlap });
+            } catch (error) {
+              throw new ConfigError(`knowledge base '${name}': ${(error as Error).message}`);
+            }
+            setMeta(this.db, 'created_at', utcNow());
+            setMeta(this.db, 'chunk_size', String(size));
+            setMeta(this.db, 'overlap', String(overlap));
           }
-          setMeta(this.db, 'created_at', utcNow());
-          setMeta(this.db, 'chunk_size', String(size));
-          setMeta(this.db, 'overlap', String(overlap));
-        }
-      }).immediate();
+        })
+        .immediate();
       const recorded = this.recordedEmbedder();
       if (recorded) this.embedderCache = embedderForRecorded(name, recorded, this.env, this.given);
     } catch (error) {
@@ -198,25 +200,33 @@ export class KnowledgeBase {
    */
   async delete(source: string): Promise<{ documents: number; chunks: number }> {
     const full = path.resolve(this.cwd, source);
-    return this.db.transaction(() => {
-      const docs = this.db.prepare("SELECT id, chunk_count FROM documents WHERE source = ? OR substr(source, 1, length(?) + 1) = ? || ?").all(full, full, full, path.sep) as Array<{ id: number; chunk_count: number }>;
-      if (docs.length === 0) throw new NotFoundError('not_found', `${source} is not in knowledge base '${this.name}'`);
-      for (const doc of docs) this.removeDocument(doc.id);
-      bumpGeneration(this.db);
-      setMeta(this.db, 'updated_at', utcNow());
-      return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunk_count, 0) };
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const docs = this.db
+          .prepare('SELECT id, chunk_count FROM documents WHERE source = ? OR substr(source, 1, length(?) + 1) = ? || ?')
+          .all(full, full, full, path.sep) as Array<{ id: number; chunk_count: number }>;
+        if (docs.length === 0) throw new NotFoundError('not_found', `${source} is not in knowledge base '${this.name}'`);
+        for (const doc of docs) this.removeDocument(doc.id);
+        bumpGeneration(this.db);
+        setMeta(this.db, 'updated_at', utcNow());
+        return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunk_count, 0) };
+      })
+      .immediate();
   }
 
   /** Remove every document and chunk, and forget the embedder (the next `add` may use another). */
   async clear(): Promise<{ documents: number; chunks: number }> {
-    const result = this.db.transaction(() => {
-      const counts = this.counts();
-      this.db.exec("DELETE FROM chunks; DELETE FROM documents; INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); DELETE FROM kb_meta WHERE key = 'embedder';");
-      bumpGeneration(this.db);
-      setMeta(this.db, 'updated_at', utcNow());
-      return counts;
-    }).immediate();
+    const result = this.db
+      .transaction(() => {
+        const counts = this.counts();
+        this.db.exec(
+          "DELETE FROM chunks; DELETE FROM documents; INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); DELETE FROM kb_meta WHERE key = 'embedder';",
+        );
+        bumpGeneration(this.db);
+        setMeta(this.db, 'updated_at', utcNow());
+        return counts;
+      })
+      .immediate();
     this.embedderCache = this.given;
     this.vectors.reset();
     return result;
@@ -259,7 +269,13 @@ export class KnowledgeBase {
 
   /** Every source in the base with its chunk count, sorted. */
   async sources(): Promise<Array<{ source: string; format: string; chunks: number; size_bytes: number; added_at: string }>> {
-    return this.db.prepare('SELECT source, format, chunk_count AS chunks, size_bytes, added_at FROM documents ORDER BY source').all() as Array<{ source: string; format: string; chunks: number; size_bytes: number; added_at: string }>;
+    return this.db.prepare('SELECT source, format, chunk_count AS chunks, size_bytes, added_at FROM documents ORDER BY source').all() as Array<{
+      source: string;
+      format: string;
+      chunks: number;
+      size_bytes: number;
+      added_at: string;
+    }>;
   }
 
   /**
@@ -328,26 +344,43 @@ export class KnowledgeBase {
     try {
       const bytes = await readSource(file, shown);
       const hash = createHash('sha256').update(bytes).digest('hex');
-      const existing = this.db.prepare('SELECT id, content_hash, chunk_count FROM documents WHERE source = ?').get(file) as { id: number; content_hash: string; chunk_count: number } | undefined;
+      const existing = this.db.prepare('SELECT id, content_hash, chunk_count FROM documents WHERE source = ?').get(file) as
+        | { id: number; content_hash: string; chunk_count: number }
+        | undefined;
       if (existing?.content_hash === hash) return { source: file, status: 'unchanged', chunks: existing.chunk_count };
       const extracted = await extract(file, bytes, shown);
-      const chunks = chunkText(extracted.text, extracted.sections, { chunkSize: Number(getMeta(this.db, 'chunk_size')), overlap: Number(getMeta(this.db, 'overlap')) });
+      const chunks = chunkText(extracted.text, extracted.sections, {
+        chunkSize: Number(getMeta(this.db, 'chunk_size')),
+        overlap: Number(getMeta(this.db, 'overlap')),
+      });
       const embedder = this.embedder;
-      const vectors = chunks.length > 0 ? await embedder.embed(chunks.map((c) => (c.heading ? `${c.heading}\n${c.content}` : c.content)), signal) : [];
-      this.db.transaction(() => {
-        const recorded = this.recordedEmbedder();
-        if (!recorded) setMeta(this.db, 'embedder', JSON.stringify(embedder.spec));
-        const current = this.db.prepare('SELECT id FROM documents WHERE source = ?').get(file) as { id: number } | undefined;
-        if (current) this.removeDocument(current.id);
-        const doc = this.db.prepare('INSERT INTO documents (source, format, content_hash, size_bytes, chars, chunk_count, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(file, extracted.format, hash, bytes.length, extracted.text.length, chunks.length, utcNow());
-        const insert = this.db.prepare('INSERT INTO chunks (document_id, ordinal, content, heading, page, start_char, end_char, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-        chunks.forEach((c, i) => {
-          const v = vectors[i]!;
-          insert.run(doc.lastInsertRowid, c.ordinal, c.content, c.heading, c.page, c.start, c.end, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
-        });
-        bumpGeneration(this.db);
-        setMeta(this.db, 'updated_at', utcNow());
-      }).immediate();
+      const vectors =
+        chunks.length > 0
+          ? await embedder.embed(
+              chunks.map((c) => (c.heading ? `${c.heading}\n${c.content}` : c.content)),
+              signal,
+            )
+          : [];
+      this.db
+        .transaction(() => {
+          const recorded = this.recordedEmbedder();
+          if (!recorded) setMeta(this.db, 'embedder', JSON.stringify(embedder.spec));
+          const current = this.db.prepare('SELECT id FROM documents WHERE source = ?').get(file) as { id: number } | undefined;
+          if (current) this.removeDocument(current.id);
+          const doc = this.db
+            .prepare('INSERT INTO documents (source, format, content_hash, size_bytes, chars, chunk_count, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+            .run(file, extracted.format, hash, bytes.length, extracted.text.length, chunks.length, utcNow());
+          const insert = this.db.prepare(
+            'INSERT INTO chunks (document_id, ordinal, content, heading, page, start_char, end_char, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          );
+          chunks.forEach((c, i) => {
+            const v = vectors[i]!;
+            insert.run(doc.lastInsertRowid, c.ordinal, c.content, c.heading, c.page, c.start, c.end, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+          });
+          bumpGeneration(this.db);
+          setMeta(this.db, 'updated_at', utcNow());
+        })
+        .immediate();
       return { source: file, status: existing ? 'updated' : 'added', chunks: chunks.length };
     } catch (error) {
       if (signal?.aborted) throw error;

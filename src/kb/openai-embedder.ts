@@ -75,7 +75,11 @@ export class OpenAIEmbedder implements Embedder {
   private vectors(body: unknown, count: number, where: string): Float32Array[] {
     const data = (body as { data?: unknown } | null)?.data;
     if (!Array.isArray(data) || data.length !== count) {
-      throw new LLMProviderError(PROVIDER, 200, `${PROVIDER}: POST ${where} returned ${Array.isArray(data) ? data.length : 'no'} embeddings for ${count} inputs`);
+      throw new LLMProviderError(
+        PROVIDER,
+        200,
+        `${PROVIDER}: POST ${where} returned ${Array.isArray(data) ? data.length : 'no'} embeddings for ${count} inputs`,
+      );
     }
     const ordered = [...data].sort((a, b) => Number((a as { index?: number }).index ?? 0) - Number((b as { index?: number }).index ?? 0));
     return ordered.map((item) => {
@@ -84,7 +88,8 @@ export class OpenAIEmbedder implements Embedder {
         throw new LLMProviderError(PROVIDER, 200, `${PROVIDER}: POST ${where} returned an embedding that is not a list of numbers`);
       }
       if (this.dims === 0) this.dims = embedding.length;
-      if (embedding.length !== this.dims) throw new LLMProviderError(PROVIDER, 200, `${PROVIDER}: POST ${where} returned ${embedding.length} dimensions, expected ${this.dims}`);
+      if (embedding.length !== this.dims)
+        throw new LLMProviderError(PROVIDER, 200, `${PROVIDER}: POST ${where} returned ${embedding.length} dimensions, expected ${this.dims}`);
       return normalise(Float32Array.from(embedding as number[]));
     });
   }

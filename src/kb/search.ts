@@ -55,7 +55,9 @@ export function keywordSearch(db: Database.Database, query: string, topK: number
   if (match === null) return [];
   // The best rowids first (FTS5 sorts by its configured rank without touching other tables), then their rows.
   const rows = db
-    .prepare(`SELECT ${COLUMNS}, f.rank AS rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id ORDER BY f.rank`)
+    .prepare(
+      `SELECT ${COLUMNS}, f.rank AS rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id ORDER BY f.rank`,
+    )
     .all(match, topK) as Array<Row & { rank: number }>;
   return rows.map(({ rank, ...row }) => ({ ...row, score: -rank }));
 }
@@ -137,5 +139,7 @@ function normalised(hits: SearchResult[]): Map<number, number> {
 
 function fetchRows(db: Database.Database, ids: number[]): Row[] {
   if (ids.length === 0) return [];
-  return db.prepare(`SELECT ${COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[];
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (${ids.map(() => '?').join(',')})`)
+    .all(...ids) as Row[];
 }

@@ -61,7 +61,8 @@ export function openKbStore(dir: string, create: boolean): Database.Database {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > LADDER.length) throw new ConfigError(`${file} was written by a newer agentkit (knowledge base schema ${version}, this one knows ${LADDER.length})`);
+    if (version > LADDER.length)
+      throw new ConfigError(`${file} was written by a newer agentkit (knowledge base schema ${version}, this one knows ${LADDER.length})`);
     for (let v = version + 1; v <= LADDER.length; v++) {
       db.transaction(() => {
         if ((db.pragma('user_version', { simple: true }) as number) >= v) return;

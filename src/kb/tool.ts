@@ -59,13 +59,20 @@ class KnowledgeBaseTool extends Tool {
 
   async execute(args: JsonObject): Promise<unknown> {
     const query = String(args.query ?? '');
-    const topK = typeof args.top_k === 'number' ? args.top_k : this.options.topK ?? 4;
+    const topK = typeof args.top_k === 'number' ? args.top_k : (this.options.topK ?? 4);
     const mode = this.options.mode ?? this.kb.defaultMode;
     return withSpan(`retrieval.${this.kb.name}`, {}, async (span) => {
       span.setAttributes({ [RETRIEVAL_ATTR.query]: query, [RETRIEVAL_ATTR.mode]: mode, [RETRIEVAL_ATTR.kb]: this.kb.name });
       const hits = await this.kb.search(query, { topK, mode });
       span.setAttributes({ [RETRIEVAL_ATTR.docIds]: JSON.stringify(hits.map((h) => h.id)), [RETRIEVAL_ATTR.resultCount]: hits.length });
-      return hits.map((h) => ({ id: h.id, source: path.basename(h.source), heading: h.heading, page: h.page, score: Number(h.score.toFixed(4)), content: h.content }));
+      return hits.map((h) => ({
+        id: h.id,
+        source: path.basename(h.source),
+        heading: h.heading,
+        page: h.page,
+        score: Number(h.score.toFixed(4)),
+        content: h.content,
+      }));
     });
   }
 }

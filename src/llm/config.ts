@@ -72,7 +72,8 @@ export function normaliseBaseUrl(provider: string, url: string | null | undefine
   } catch {
     throw new ConfigError(`${provider}: baseUrl '${url}' is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${provider}: baseUrl must be http or https, got '${parsed.protocol}'`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(`${provider}: baseUrl must be http or https, got '${parsed.protocol}'`);
   if (parsed.username || parsed.password) throw new ConfigError(`${provider}: baseUrl must not carry credentials; pass apiKey or headers instead`);
   return url.replace(/\/+$/, '');
 }

@@ -19,7 +19,13 @@ export interface ModelSecrets {
  * such a model explicitly instead.
  */
 export function createModel(config: LlmConfig, secrets: ModelSecrets = {}): ChatModel {
-  const headers = secrets.headers ? Object.fromEntries(Object.keys(config.headers ?? secrets.headers).filter((h) => h in secrets.headers!).map((h) => [h, secrets.headers![h]!])) : undefined;
+  const headers = secrets.headers
+    ? Object.fromEntries(
+        Object.keys(config.headers ?? secrets.headers)
+          .filter((h) => h in secrets.headers!)
+          .map((h) => [h, secrets.headers![h]!]),
+      )
+    : undefined;
   const common = {
     model: config.model,
     apiKey: secrets.apiKey,

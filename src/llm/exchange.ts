@@ -50,7 +50,10 @@ export async function* streamOnce(wire: WireFormat, call: Exchange): AsyncGenera
       return;
     }
     try {
-      yield* wire.streamEvents(where, readSse(response.body, () => deadline.reset()));
+      yield* wire.streamEvents(
+        where,
+        readSse(response.body, () => deadline.reset()),
+      );
     } catch (error) {
       throw streamFailure(error, deadline, call.transport, where, call.signal);
     }

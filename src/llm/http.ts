@@ -91,7 +91,10 @@ export async function postJson(options: TransportOptions, url: string, headers: 
         await sleep(backoffMs(options.retry, attempt - 1), signal);
         continue;
       }
-      throw new LLMProviderError(options.provider, null, `${options.provider}: ${reason} (POST ${where}, ${attempt} attempt${attempt > 1 ? 's' : ''})`, { cause: error, attempts: attempt });
+      throw new LLMProviderError(options.provider, null, `${options.provider}: ${reason} (POST ${where}, ${attempt} attempt${attempt > 1 ? 's' : ''})`, {
+        cause: error,
+        attempts: attempt,
+      });
     }
     if (response.ok) return { response, deadline, attempts: attempt };
 
@@ -112,12 +115,21 @@ export async function postJson(options: TransportOptions, url: string, headers: 
       continue;
     }
     const gaveUp = isRetryableStatus(response.status) ? ` after ${attempt} attempts` : '';
-    throw new LLMProviderError(options.provider, response.status, `${options.provider}: HTTP ${response.status} from POST ${where}${gaveUp}: ${detail}`, { attempts: attempt });
+    throw new LLMProviderError(options.provider, response.status, `${options.provider}: HTTP ${response.status} from POST ${where}${gaveUp}: ${detail}`, {
+      attempts: attempt,
+    });
   }
 }
 
 /** Read a whole body under the deadline; a timeout or transport failure becomes LLMProviderError. */
-export async function readText(response: Response, deadline: Deadline, options: TransportOptions, where: string, attempts: number, signal?: AbortSignal): Promise<string> {
+export async function readText(
+  response: Response,
+  deadline: Deadline,
+  options: TransportOptions,
+  where: string,
+  attempts: number,
+  signal?: AbortSignal,
+): Promise<string> {
   try {
     return await response.text();
   } catch (error) {

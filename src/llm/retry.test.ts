@@ -21,15 +21,24 @@ test('Retry-After as seconds or HTTP date; retry-after-ms first; garbage ignored
 
 test('backoff grows exponentially with full jitter and a cap', () => {
   const policy = { maxRetries: 5, baseDelayMs: 100, maxDelayMs: 1000 };
-  assert.equal([0, 1, 2, 3, 4].map((n) => backoffMs(policy, n, () => 0.999999)), [99, 199, 399, 799, 999]);
-  assert.is(backoffMs(policy, 3, () => 0), 0);
+  assert.equal(
+    [0, 1, 2, 3, 4].map((n) => backoffMs(policy, n, () => 0.999999)),
+    [99, 199, 399, 799, 999],
+  );
+  assert.is(
+    backoffMs(policy, 3, () => 0),
+    0,
+  );
 });
 
 test('sleep rejects with the abort reason', async () => {
   const controller = new AbortController();
   const reason = new Error('stop');
   setTimeout(() => controller.abort(reason), 5);
-  const error = await sleep(10_000, controller.signal).then(() => null, (e: unknown) => e);
+  const error = await sleep(10_000, controller.signal).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.is(error, reason);
 });
 

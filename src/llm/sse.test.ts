@@ -21,7 +21,9 @@ async function all(stream: ReadableStream<Uint8Array>): Promise<SseEvent[]> {
 }
 
 test('events, multi-line data, comments, event names and every line ending', async () => {
-  const events = await all(body([': comment\n', 'event: message_start\ndata: {"a":1}\n\n', 'data: line one\r\ndata: line two\r\n\r\n', 'data:no-space\r\rdata: last']));
+  const events = await all(
+    body([': comment\n', 'event: message_start\ndata: {"a":1}\n\n', 'data: line one\r\ndata: line two\r\n\r\n', 'data:no-space\r\rdata: last']),
+  );
   assert.equal(events, [
     { event: 'message_start', data: '{"a":1}' },
     { event: 'message', data: 'line one\nline two' },
@@ -36,10 +38,14 @@ test('chunks split anywhere, even inside a multi-byte character or between CR an
   for (const size of [1, 2, 3, 5, 7]) {
     const pieces: Uint8Array[] = [];
     for (let i = 0; i < bytes.length; i += size) pieces.push(bytes.slice(i, i + size));
-    assert.equal(await all(body(pieces)), [
-      { event: 'message', data: '{"text":"héllo ✓"}' },
-      { event: 'message', data: '[DONE]' },
-    ], `pieces of ${size}`);
+    assert.equal(
+      await all(body(pieces)),
+      [
+        { event: 'message', data: '{"text":"héllo ✓"}' },
+        { event: 'message', data: '[DONE]' },
+      ],
+      `pieces of ${size}`,
+    );
   }
 });
 

@@ -32,7 +32,12 @@ async function exchange(lines: string[], count: number): Promise<Array<Record<st
   return answers;
 }
 
-const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const init = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 
 test('not JSON -> -32700; not JSON-RPC -> -32600; bad tools/call params -> -32602; a valid line is still served', async () => {
   const answers = await exchange(
@@ -50,7 +55,14 @@ test('not JSON -> -32700; not JSON-RPC -> -32600; bad tools/call params -> -3260
   );
   const byId = (id: unknown) => answers.filter((a) => a.id === id);
   const errors = answers.filter((a) => a.error).map((a) => [a.id, (a.error as { code: number }).code]);
-  assert.equal(errors, [[null, -32700], [null, -32600], [1, -32600], [null, -32600], [2, -32602], [3, -32602]]);
+  assert.equal(errors, [
+    [null, -32700],
+    [null, -32600],
+    [1, -32600],
+    [null, -32600],
+    [2, -32602],
+    [3, -32602],
+  ]);
   assert.match(String((byId(2)[0]!.error as { message: string }).message), /^Invalid params: tools\/call needs "params.name"/);
   assert.ok(byId(0)[0]!.result, 'initialize still answered');
   const call = byId(4)[0]!.result as { content: Array<{ text: string }>; isError: boolean };

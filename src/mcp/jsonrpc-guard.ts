@@ -17,7 +17,11 @@ export function checkJsonRpcLine(line: string): { id: Id; code: number; message:
     return { id: null, code: -32700, message: `Parse error: ${error instanceof Error ? error.message : 'not JSON'}` };
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    return { id: null, code: -32600, message: Array.isArray(message) ? 'Invalid Request: batches are not supported' : 'Invalid Request: a message must be a JSON object' };
+    return {
+      id: null,
+      code: -32600,
+      message: Array.isArray(message) ? 'Invalid Request: batches are not supported' : 'Invalid Request: a message must be a JSON object',
+    };
   }
   const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
   const id: Id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
@@ -35,7 +39,8 @@ export function checkJsonRpcLine(line: string): { id: Id; code: number; message:
   }
   if (m.method === 'tools/call') {
     const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
-    if (!params || typeof params.name !== 'string') return { id, code: -32602, message: 'Invalid params: tools/call needs "params.name" (the tool name, a string)' };
+    if (!params || typeof params.name !== 'string')
+      return { id, code: -32602, message: 'Invalid params: tools/call needs "params.name" (the tool name, a string)' };
     if (params.arguments !== undefined && (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))) {
       return { id, code: -32602, message: 'Invalid params: "params.arguments" must be an object' };
     }

@@ -35,14 +35,23 @@ async function connect(exposeTools: boolean, name?: string) {
   await server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(clientSide);
-  return { client, close: async () => { await client.close(); await server.close(); } };
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
 test('lists one primary tool taking input; --expose-tools adds the agent tools without clashes', async () => {
   const plain = await connect(false);
   try {
     const { tools } = await plain.client.listTools();
-    assert.equal(tools.map((t) => t.name), ['refund_bot']);
+    assert.equal(
+      tools.map((t) => t.name),
+      ['refund_bot'],
+    );
     assert.equal(tools[0]!.inputSchema.required, ['input']);
     assert.match(tools[0]!.description ?? '', /Invoke the 'refund bot' agent\. Handles refunds\./);
   } finally {
@@ -51,7 +60,10 @@ test('lists one primary tool taking input; --expose-tools adds the agent tools w
   const exposed = await connect(true, 'refunds');
   try {
     const { tools } = await exposed.client.listTools();
-    assert.equal(tools.map((t) => t.name), ['refunds', 'lookup_order', 'refund_bot']);
+    assert.equal(
+      tools.map((t) => t.name),
+      ['refunds', 'lookup_order', 'refund_bot'],
+    );
   } finally {
     await exposed.close();
   }

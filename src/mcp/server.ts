@@ -44,7 +44,8 @@ export function listedTools(target: McpTarget, options: McpServeOptions = {}): L
     },
     async call(args) {
       const input = args.input;
-      if (input !== undefined && typeof input !== 'string') throw new Error(`'input' argument must be a string, not ${input === null ? 'null' : typeof input}.`);
+      if (input !== undefined && typeof input !== 'string')
+        throw new Error(`'input' argument must be a string, not ${input === null ? 'null' : typeof input}.`);
       if (typeof input !== 'string' || input.trim() === '') throw new Error("'input' argument is required and cannot be empty.");
       return target.run(input);
     },
@@ -88,7 +89,10 @@ export async function createMcpServer(target: McpTarget, options: McpServeOption
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) {
-      return { content: [{ type: 'text' as const, text: `Error: unknown tool '${request.params.name}'. Tools: ${tools.map((t) => t.name).join(', ')}.` }], isError: true };
+      return {
+        content: [{ type: 'text' as const, text: `Error: unknown tool '${request.params.name}'. Tools: ${tools.map((t) => t.name).join(', ')}.` }],
+        isError: true,
+      };
     }
     try {
       const text = await tool.call(request.params.arguments ?? {});
@@ -102,11 +106,7 @@ export async function createMcpServer(target: McpTarget, options: McpServeOption
 }
 
 /** Serve over stdio (the process's own streams unless given) until stdin closes. Resolves once connected. */
-export async function serveMcpStdio(
-  target: McpTarget,
-  options: McpServeOptions = {},
-  streams: { stdin?: Readable; stdout?: Writable } = {},
-): Promise<Server> {
+export async function serveMcpStdio(target: McpTarget, options: McpServeOptions = {}, streams: { stdin?: Readable; stdout?: Writable } = {}): Promise<Server> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const server = await createMcpServer(target, options);
   const stdin = streams.stdin ?? process.stdin;

@@ -47,7 +47,12 @@ export function copyTable(source: Database.Database, target: Database.Database, 
       if ((value === undefined || value === null) && c in derived) return derived[c]!(row);
       return value;
     });
-    if ((spec.required ?? []).some((c) => { const v = values[columns.indexOf(c)]; return v === undefined || v === null || v === ''; })) {
+    if (
+      (spec.required ?? []).some((c) => {
+        const v = values[columns.indexOf(c)];
+        return v === undefined || v === null || v === '';
+      })
+    ) {
       counts.invalid++;
       continue;
     }

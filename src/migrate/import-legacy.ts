@@ -92,11 +92,18 @@ function importOne(db: Database.Database, kind: LegacyKind, source: string, show
   let legacy: Database.Database | undefined;
   try {
     if (kind !== 'prompts') legacy = openLegacy(source, shown);
-    const result = db.transaction(() => {
-      const outcome = kind === 'prompts' ? importPromptDir(source, db, shown) : { counts: (kind === 'traces' ? importSpans : importCheckpoints)(legacy!, db, shown), warnings: [] };
-      db.prepare('INSERT INTO legacy_imports (kind, source, imported_at, counts) VALUES (?, ?, ?, ?) ON CONFLICT(kind, source) DO UPDATE SET imported_at = excluded.imported_at, counts = excluded.counts').run(kind, key, utcNow(), JSON.stringify(outcome.counts));
-      return outcome;
-    }).immediate();
+    const result = db
+      .transaction(() => {
+        const outcome =
+          kind === 'prompts'
+            ? importPromptDir(source, db, shown)
+            : { counts: (kind === 'traces' ? importSpans : importCheckpoints)(legacy!, db, shown), warnings: [] };
+        db.prepare(
+          'INSERT INTO legacy_imports (kind, source, imported_at, counts) VALUES (?, ?, ?, ?) ON CONFLICT(kind, source) DO UPDATE SET imported_at = excluded.imported_at, counts = excluded.counts',
+        ).run(kind, key, utcNow(), JSON.stringify(outcome.counts));
+        return outcome;
+      })
+      .immediate();
     return { ...base, status: 'imported', counts: result.counts, warnings: result.warnings };
   } catch (error) {
     const message = error instanceof LegacySourceError ? error.message : `${shown}: ${error instanceof Error ? error.message : String(error)}`;

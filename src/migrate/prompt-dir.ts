@@ -35,15 +35,20 @@ export function importPromptDir(dir: string, target: Database.Database, shown: s
   const warnings: string[] = [];
   const counts = { prompts: 0, versions: 0, versions_present: 0, labels: 0, fragments: 0 };
   const legacyFragments = readFragments(path.join(dir, 'fragments'), shown);
-  const insertFragment = target.prepare("INSERT OR IGNORE INTO prompt_fragments (name, content, created_at, updated_at, origin) VALUES (?, ?, ?, ?, 'migrated')");
+  const insertFragment = target.prepare(
+    "INSERT OR IGNORE INTO prompt_fragments (name, content, created_at, updated_at, origin) VALUES (?, ?, ?, ?, 'migrated')",
+  );
   const now = new Date().toISOString();
   for (const [name, content] of Object.entries(legacyFragments)) counts.fragments += insertFragment.run(name, content, now, now).changes;
-  const lookupFragment = (name: string) => legacyFragments[name] ?? (target.prepare('SELECT content FROM prompt_fragments WHERE name = ?').get(name) as { content: string } | undefined)?.content;
+  const lookupFragment = (name: string) =>
+    legacyFragments[name] ?? (target.prepare('SELECT content FROM prompt_fragments WHERE name = ?').get(name) as { content: string } | undefined)?.content;
 
   for (const entry of readdirSync(dir).sort()) {
     const promptDir = path.join(dir, entry);
     if (entry === 'fragments' || entry.startsWith('.') || !statSync(promptDir).isDirectory()) continue;
-    const header = readYaml(path.join(promptDir, 'prompt.yaml'), shown, true) as { slug?: string; name?: string; description?: string; tags?: unknown } | undefined;
+    const header = readYaml(path.join(promptDir, 'prompt.yaml'), shown, true) as
+      | { slug?: string; name?: string; description?: string; tags?: unknown }
+      | undefined;
     const name = String(header?.slug ?? header?.name ?? entry);
     const versions = readVersions(promptDir, shown);
     if (versions.length === 0) {
@@ -55,12 +60,16 @@ export function importPromptDir(dir: string, target: Database.Database, shown: s
     const latest = Math.max(head?.latest_version ?? 0, ...numbers.values());
     if (!head) {
       const tags = Array.isArray(header?.tags) ? header.tags.map(String) : [];
-      target.prepare('INSERT INTO prompts (name, description, tags, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(name, String(header?.description ?? ''), JSON.stringify(tags), latest, versions[0]!.created_at, now);
+      target
+        .prepare('INSERT INTO prompts (name, description, tags, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(name, String(header?.description ?? ''), JSON.stringify(tags), latest, versions[0]!.created_at, now);
       counts.prompts++;
     } else if (latest > head.latest_version) {
       target.prepare('UPDATE prompts SET latest_version = ?, updated_at = ? WHERE name = ?').run(latest, now, name);
     }
-    const insert = target.prepare("INSERT OR IGNORE INTO prompt_versions (name, version, template, variables, fragments, metadata, created_at, created_by, origin, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'migrated', 1)");
+    const insert = target.prepare(
+      "INSERT OR IGNORE INTO prompt_versions (name, version, template, variables, fragments, metadata, created_at, created_by, origin, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'migrated', 1)",
+    );
     for (const legacy of versions) {
       const number = numbers.get(legacy)!;
       let fragments: Record<string, string>;
@@ -72,7 +81,16 @@ export function importPromptDir(dir: string, target: Database.Database, shown: s
       }
       const variables = legacy.variables ?? templateVariables(legacy.template, fragments);
       const metadata = String(number) === legacy.version ? legacy.metadata : { ...legacy.metadata, legacy_version: legacy.version };
-      const changes = insert.run(name, number, legacy.template, JSON.stringify(variables), JSON.stringify(fragments), JSON.stringify(metadata), legacy.created_at, legacy.created_by).changes;
+      const changes = insert.run(
+        name,
+        number,
+        legacy.template,
+        JSON.stringify(variables),
+        JSON.stringify(fragments),
+        JSON.stringify(metadata),
+        legacy.created_at,
+        legacy.created_by,
+      ).changes;
       if (changes > 0) counts.versions++;
       else counts.versions_present++;
     }
@@ -85,7 +103,9 @@ export function importPromptDir(dir: string, target: Database.Database, shown: s
         warnings.push(`${shown}/${entry}/aliases.yaml: alias '${label}' -> ${String(value)} not imported (no such version, or not a valid label)`);
         continue;
       }
-      counts.labels += target.prepare('INSERT OR IGNORE INTO prompt_labels (name, label, version, updated_at) VALUES (?, ?, ?, ?)').run(name, label, number, now).changes;
+      counts.labels += target
+        .prepare('INSERT OR IGNORE INTO prompt_labels (name, label, version, updated_at) VALUES (?, ?, ?, ?)')
+        .run(name, label, number, now).changes;
     }
   }
   return { counts, warnings };
@@ -154,6 +174,8 @@ function readYaml(file: string, shown: string, optional = false): unknown {
   try {
     return parse(text);
   } catch (error) {
-    throw new LegacySourceError(`${shown}/${path.relative(path.dirname(path.dirname(file)), file)}: not valid YAML (${(error as Error).message.split('\n')[0]!.replace(/:$/, '')})`);
+    throw new LegacySourceError(
+      `${shown}/${path.relative(path.dirname(path.dirname(file)), file)}: not valid YAML (${(error as Error).message.split('\n')[0]!.replace(/:$/, '')})`,
+    );
   }
 }

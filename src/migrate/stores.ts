@@ -40,8 +40,16 @@ export function importCheckpoints(source: Database.Database, target: Database.Da
     required: ['execution_id', 'node_id', 'chain_name'],
   });
   if (checkpoints === null) throw new LegacySourceError(`${shown} has no checkpoints table: not an agentkit checkpoint store`);
-  const pending = copyTable(source, target, { table: 'pending_interrupts', derived: { context: () => '{}', created_at: () => now }, required: ['execution_id', 'chain_name', 'node_id', 'reason'] });
-  const idempotency = copyTable(source, target, { table: 'idempotency_cache', derived: { created_at: () => now }, required: ['execution_id', 'function_key', 'result'] });
+  const pending = copyTable(source, target, {
+    table: 'pending_interrupts',
+    derived: { context: () => '{}', created_at: () => now },
+    required: ['execution_id', 'chain_name', 'node_id', 'reason'],
+  });
+  const idempotency = copyTable(source, target, {
+    table: 'idempotency_cache',
+    derived: { created_at: () => now },
+    required: ['execution_id', 'function_key', 'result'],
+  });
   return {
     checkpoints: checkpoints.copied,
     checkpoints_present: checkpoints.present,

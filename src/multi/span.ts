@@ -20,7 +20,8 @@ export interface TraceOptions {
 export function inRootSpan<T>(name: string, attributes: Attributes, options: TraceOptions, fn: (span: Span, traceId: string | null) => Promise<T>): Promise<T> {
   ensureTracing();
   const active = otelContext.active();
-  const parent = options.trace === false ? suppressTracing(active) : setTraceDestination(active, options.traceDb ?? traceDestinationOf(active) ?? localDbPath());
+  const parent =
+    options.trace === false ? suppressTracing(active) : setTraceDestination(active, options.traceDb ?? traceDestinationOf(active) ?? localDbPath());
   return withSpan(name, { parent }, async (span) => {
     const recording = span.isRecording();
     if (recording) span.setAttributes(attributes);

@@ -55,7 +55,11 @@ test('a malformed file is a one-line ConfigError naming it; with the key in the 
 test('targets: http(s) only, no credentials, query or fragment; masking', () => {
   assert.is(normalizeTarget(' https://platform.example.com/base/ '), 'https://platform.example.com/base');
   for (const bad of ['ftp://x', 'not a url', 'http://user:pw@host', 'http://host/?q=1', 'http://host/#f']) {
-    assert.throws(() => normalizeTarget(bad), (e: unknown) => e instanceof ConfigError && !(e as Error).message.includes('pw'), bad);
+    assert.throws(
+      () => normalizeTarget(bad),
+      (e: unknown) => e instanceof ConfigError && !(e as Error).message.includes('pw'),
+      bad,
+    );
   }
   assert.is(maskKey('ak_live_0123456789abcdef'), 'ak_liv…cdef');
   assert.is(maskKey('short_key_12'), '…12');

@@ -64,7 +64,8 @@ function startThread(): Worker | null {
     const fail = (reason: string) => {
       failed = true;
       worker = null;
-      for (const id of [...waiting.keys()]) settle(id, { synced: 0, quarantined: {}, outcome: 'unavailable', error: `the replication drain thread stopped (${reason})` });
+      for (const id of [...waiting.keys()])
+        settle(id, { synced: 0, quarantined: {}, outcome: 'unavailable', error: `the replication drain thread stopped (${reason})` });
     };
     thread.on('error', (error) => fail(threadErrorText(error)));
     thread.on('exit', (code) => fail(`exit code ${code}`));

@@ -61,7 +61,9 @@ function acquire(source: ReplicaSource): Held | null {
   }
   if (!entry) {
     const checkpointer =
-      source.driver === 'sqlite' ? new SQLiteCheckpointer(source.path) : new PostgresCheckpointer(source.url, { schema: source.schema, minPoolSize: 0, maxPoolSize: 2 });
+      source.driver === 'sqlite'
+        ? new SQLiteCheckpointer(source.path)
+        : new PostgresCheckpointer(source.url, { schema: source.schema, minPoolSize: 0, maxPoolSize: 2 });
     entry = { checkpointer, inode, busy: 0, idle: null };
     held.set(key, entry);
   }

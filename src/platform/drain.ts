@@ -37,7 +37,12 @@ export async function drainOnce(checkpointer: ReplicatingCheckpointer, connectio
       return { ...result, outcome: 'unavailable', error: `cannot read the outbox: ${(error as Error).message}` };
     }
     if (rows.length === 0) return result;
-    const outcome = await sendBatch(checkpointer, client, connection, rows.map((r) => toWire(r.checkpoint, r.sequence)));
+    const outcome = await sendBatch(
+      checkpointer,
+      client,
+      connection,
+      rows.map((r) => toWire(r.checkpoint, r.sequence)),
+    );
     result.synced += outcome.synced;
     Object.assign(result.quarantined, outcome.quarantined);
     if (outcome.stop) return { ...result, outcome: outcome.stop, error: outcome.error };
@@ -94,7 +99,11 @@ async function sendBatch(
   return outcome;
 }
 
-async function quarantine(checkpointer: ReplicatingCheckpointer, outcome: BatchOutcome, rejected: Array<{ id: string; reason: string }>): Promise<BatchOutcome> {
+async function quarantine(
+  checkpointer: ReplicatingCheckpointer,
+  outcome: BatchOutcome,
+  rejected: Array<{ id: string; reason: string }>,
+): Promise<BatchOutcome> {
   const reasons = Object.fromEntries(rejected.map((r) => [r.id, r.reason]));
   if (!supportsQuarantine(checkpointer)) {
     return { ...outcome, stop: 'no-quarantine', error: `the Platform rejected ${rejected.length} row(s) and this checkpointer cannot quarantine them` };

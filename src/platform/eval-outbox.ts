@@ -55,7 +55,10 @@ async function drain(store: EvalStore, connection: Connection): Promise<EvalExpo
   const outcome: EvalExportOutcome = { sent: 0, rejected: [], error: null };
   const skipped = new Set<string>();
   for (;;) {
-    const runs = store.unsyncedRuns(BATCH + skipped.size).runs.filter((run) => !skipped.has(run.run_id)).slice(0, BATCH);
+    const runs = store
+      .unsyncedRuns(BATCH + skipped.size)
+      .runs.filter((run) => !skipped.has(run.run_id))
+      .slice(0, BATCH);
     if (runs.length === 0) return outcome;
     try {
       const result = await client.ingestEvalRuns(runs.map(exportPayload), connection.project);

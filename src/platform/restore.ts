@@ -111,7 +111,8 @@ async function writeLatest(checkpointer: Checkpointer, write: ReturnType<typeof 
  */
 function restoreFailure(executionId: string, target: string, error: unknown): unknown {
   if (!(error instanceof PlatformError)) return error;
-  const why = error.httpStatus === null ? `is unreachable (${unreachableReason(error)})` : `answered HTTP ${error.httpStatus}${error.detail ? `: ${error.detail}` : ''}`;
+  const why =
+    error.httpStatus === null ? `is unreachable (${unreachableReason(error)})` : `answered HTTP ${error.httpStatus}${error.detail ? `: ${error.detail}` : ''}`;
   return new PlatformError(
     `cannot restore execution '${executionId}': the local store has no record of it and the Platform at ${target} ${why}; ` +
       'try again when the Platform answers, or set AGENTKIT_RESTORE_FROM_PLANE=0 to use the local store alone',

@@ -110,23 +110,47 @@ export class PromptRegistry {
       const used = templateVariables(template, fragments);
       const variables = options.variables ?? used;
       const undeclared = used.filter((v) => !variables.includes(v));
-      if (undeclared.length > 0) throw new PromptError(`prompt '${name}': the template uses undeclared variable${undeclared.length > 1 ? 's' : ''} ${undeclared.map((v) => `'${v}'`).join(', ')} (declared: ${variables.join(', ') || 'none'})`);
+      if (undeclared.length > 0)
+        throw new PromptError(
+          `prompt '${name}': the template uses undeclared variable${undeclared.length > 1 ? 's' : ''} ${undeclared.map((v) => `'${v}'`).join(', ')} (declared: ${variables.join(', ') || 'none'})`,
+        );
       const metadata = options.metadata ?? {};
       const now = utcNow();
       const head = db.prepare('SELECT latest_version FROM prompts WHERE name = ?').get(name) as { latest_version: number } | undefined;
       let version = head?.latest_version ?? 0;
       let created = false;
-      const latest = head ? (db.prepare('SELECT template, variables, fragments, metadata FROM prompt_versions WHERE name = ? AND version = ?').get(name, version) as Pick<VersionRow, 'template' | 'variables' | 'fragments' | 'metadata'>) : undefined;
-      const same = latest && latest.template === template && latest.variables === JSON.stringify(variables) && latest.fragments === JSON.stringify(fragments) && latest.metadata === JSON.stringify(metadata);
+      const latest = head
+        ? (db.prepare('SELECT template, variables, fragments, metadata FROM prompt_versions WHERE name = ? AND version = ?').get(name, version) as Pick<
+            VersionRow,
+            'template' | 'variables' | 'fragments' | 'metadata'
+          >)
+        : undefined;
+      const same =
+        latest &&
+        latest.template === template &&
+        latest.variables === JSON.stringify(variables) &&
+        latest.fragments === JSON.stringify(fragments) &&
+        latest.metadata === JSON.stringify(metadata);
       if (!same) {
         version += 1;
         created = true;
         if (head) {
-          db.prepare('UPDATE prompts SET latest_version = ?, updated_at = ?, description = coalesce(?, description), tags = coalesce(?, tags) WHERE name = ?').run(version, now, options.description ?? null, options.tags ? JSON.stringify(options.tags) : null, name);
+          db.prepare(
+            'UPDATE prompts SET latest_version = ?, updated_at = ?, description = coalesce(?, description), tags = coalesce(?, tags) WHERE name = ?',
+          ).run(version, now, options.description ?? null, options.tags ? JSON.stringify(options.tags) : null, name);
         } else {
-          db.prepare('INSERT INTO prompts (name, description, tags, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(name, options.description ?? '', JSON.stringify(options.tags ?? []), version, now, now);
+          db.prepare('INSERT INTO prompts (name, description, tags, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+            name,
+            options.description ?? '',
+            JSON.stringify(options.tags ?? []),
+            version,
+            now,
+            now,
+          );
         }
-        db.prepare('INSERT INTO prompt_versions (name, version, template, variables, fragments, metadata, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(name, version, template, JSON.stringify(variables), JSON.stringify(fragments), JSON.stringify(metadata), now, options.createdBy ?? null);
+        db.prepare(
+          'INSERT INTO prompt_versions (name, version, template, variables, fragments, metadata, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(name, version, template, JSON.stringify(variables), JSON.stringify(fragments), JSON.stringify(metadata), now, options.createdBy ?? null);
       }
       for (const label of options.labels ?? []) putLabel(db, name, label, version, now);
       return { version: readVersion(db, name, version)!, created };
@@ -139,33 +163,54 @@ export class PromptRegistry {
    */
   async load(name: string, options: LoadOptions = {}): Promise<PromptVersion> {
     if (options.version !== undefined && options.label !== undefined) throw new PromptError(`prompt '${name}': give a version or a label, not both`);
-    return this.read((db) => resolveVersion(db, name, options), () => { throw unknownPrompt(name); });
+    return this.read(
+      (db) => resolveVersion(db, name, options),
+      () => {
+        throw unknownPrompt(name);
+      },
+    );
   }
 
   /** Every version of a prompt, oldest first. Throws NotFoundError for an unknown prompt. */
   async versions(name: string): Promise<PromptVersion[]> {
-    return this.read((db) => {
-      const rows = db.prepare('SELECT version FROM prompt_versions WHERE name = ? ORDER BY version').all(name) as Array<{ version: number }>;
-      if (rows.length === 0) throw unknownPrompt(name);
-      return rows.map((r) => readVersion(db, name, r.version)!);
-    }, () => { throw unknownPrompt(name); });
+    return this.read(
+      (db) => {
+        const rows = db.prepare('SELECT version FROM prompt_versions WHERE name = ? ORDER BY version').all(name) as Array<{ version: number }>;
+        if (rows.length === 0) throw unknownPrompt(name);
+        return rows.map((r) => readVersion(db, name, r.version)!);
+      },
+      () => {
+        throw unknownPrompt(name);
+      },
+    );
   }
 
   /** Every prompt: name, latest version, number of versions, labels; sorted by name. */
   async list(): Promise<PromptSummary[]> {
-    return this.read((db) => {
-      const prompts = db.prepare('SELECT p.name, p.description, p.tags, p.latest_version, p.updated_at, (SELECT count(*) FROM prompt_versions v WHERE v.name = p.name) AS versions FROM prompts p ORDER BY p.name').all() as Array<{ name: string; description: string; tags: string; latest_version: number; updated_at: string; versions: number }>;
-      const labels = db.prepare('SELECT name, label, version FROM prompt_labels ORDER BY name, label').all() as Array<{ name: string; label: string; version: number }>;
-      return prompts.map((p) => ({
-        name: p.name,
-        description: p.description,
-        tags: JSON.parse(p.tags) as string[],
-        latest_version: p.latest_version,
-        versions: p.versions,
-        labels: Object.fromEntries(labels.filter((l) => l.name === p.name).map((l) => [l.label, l.version])),
-        updated_at: p.updated_at,
-      }));
-    }, () => []);
+    return this.read(
+      (db) => {
+        const prompts = db
+          .prepare(
+            'SELECT p.name, p.description, p.tags, p.latest_version, p.updated_at, (SELECT count(*) FROM prompt_versions v WHERE v.name = p.name) AS versions FROM prompts p ORDER BY p.name',
+          )
+          .all() as Array<{ name: string; description: string; tags: string; latest_version: number; updated_at: string; versions: number }>;
+        const labels = db.prepare('SELECT name, label, version FROM prompt_labels ORDER BY name, label').all() as Array<{
+          name: string;
+          label: string;
+          version: number;
+        }>;
+        return prompts.map((p) => ({
+          name: p.name,
+          description: p.description,
+          tags: JSON.parse(p.tags) as string[],
+          latest_version: p.latest_version,
+          versions: p.versions,
+          labels: Object.fromEntries(labels.filter((l) => l.name === p.name).map((l) => [l.label, l.version])),
+          updated_at: p.updated_at,
+        }));
+      },
+      () => [],
+    );
   }
 
   /**
@@ -206,18 +251,25 @@ export class PromptRegistry {
     this.write((db) => {
       collectFragments(content, (other) => (other === name ? content : fragmentContent(db, other)));
       const now = utcNow();
-      db.prepare('INSERT INTO prompt_fragments (name, content, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at').run(name, content, now, now);
+      db.prepare(
+        'INSERT INTO prompt_fragments (name, content, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at',
+      ).run(name, content, now, now);
     });
   }
 
   /** A fragment's current content. Throws NotFoundError for an unknown fragment. */
   async fragment(name: string): Promise<string> {
     const notFound = () => new NotFoundError('not_found', `fragment '${name}' is not registered`);
-    return this.read((db) => {
-      const content = fragmentContent(db, name);
-      if (content === undefined) throw notFound();
-      return content;
-    }, () => { throw notFound(); });
+    return this.read(
+      (db) => {
+        const content = fragmentContent(db, name);
+        if (content === undefined) throw notFound();
+        return content;
+      },
+      () => {
+        throw notFound();
+      },
+    );
   }
 
   /**
@@ -234,7 +286,7 @@ export class PromptRegistry {
       async resolve(prompt: PromptContext): Promise<ResolvedRegistryPrompt> {
         // A numbered version never changes, so it is read once; a label or "latest" is read at every run.
         const version = options.version !== undefined ? (pinned ??= await registry.load(name, options)) : await registry.load(name, options);
-        const vars = typeof options.variables === 'function' ? await options.variables(prompt) : options.variables ?? {};
+        const vars = typeof options.variables === 'function' ? await options.variables(prompt) : (options.variables ?? {});
         const resolved: ResolvedRegistryPrompt = { text: version.render(vars), name, version: version.version };
         const label = options.label ?? (options.version === undefined ? LATEST_LABEL : undefined);
         if (label !== undefined) resolved.label = label;
@@ -288,7 +340,9 @@ function fragmentContent(db: Database.Database, name: string): string | undefine
 }
 
 function putLabel(db: Database.Database, name: string, label: string, version: number, now: string): void {
-  db.prepare('INSERT INTO prompt_labels (name, label, version, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name, label) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at').run(name, label, version, now);
+  db.prepare(
+    'INSERT INTO prompt_labels (name, label, version, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name, label) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at',
+  ).run(name, label, version, now);
 }
 
 function resolveVersion(db: Database.Database, name: string, options: LoadOptions): PromptVersion {
@@ -296,7 +350,8 @@ function resolveVersion(db: Database.Database, name: string, options: LoadOption
   if (!head) throw unknownPrompt(name);
   let version = head.latest_version;
   if (options.version !== undefined) {
-    if (!Number.isInteger(options.version) || options.version < 1) throw new PromptError(`prompt '${name}': a version is a positive whole number, got ${String(options.version)}`);
+    if (!Number.isInteger(options.version) || options.version < 1)
+      throw new PromptError(`prompt '${name}': a version is a positive whole number, got ${String(options.version)}`);
     version = options.version;
   } else if (options.label !== undefined && options.label !== LATEST_LABEL) {
     const row = db.prepare('SELECT version FROM prompt_labels WHERE name = ? AND label = ?').get(name, options.label) as { version: number } | undefined;
@@ -312,9 +367,15 @@ function resolveVersion(db: Database.Database, name: string, options: LoadOption
 }
 
 function readVersion(db: Database.Database, name: string, version: number): PromptVersion | undefined {
-  const row = db.prepare('SELECT v.name, v.version, v.template, v.variables, v.fragments, v.metadata, v.created_at, v.created_by, v.origin, p.description, p.tags FROM prompt_versions v JOIN prompts p ON p.name = v.name WHERE v.name = ? AND v.version = ?').get(name, version) as VersionRow | undefined;
+  const row = db
+    .prepare(
+      'SELECT v.name, v.version, v.template, v.variables, v.fragments, v.metadata, v.created_at, v.created_by, v.origin, p.description, p.tags FROM prompt_versions v JOIN prompts p ON p.name = v.name WHERE v.name = ? AND v.version = ?',
+    )
+    .get(name, version) as VersionRow | undefined;
   if (!row) return undefined;
-  const labels = (db.prepare('SELECT label FROM prompt_labels WHERE name = ? AND version = ? ORDER BY label').all(name, version) as Array<{ label: string }>).map((r) => r.label);
+  const labels = (
+    db.prepare('SELECT label FROM prompt_labels WHERE name = ? AND version = ? ORDER BY label').all(name, version) as Array<{ label: string }>
+  ).map((r) => r.label);
   const record: PromptVersionRecord = {
     name: row.name,
     version: row.version,
@@ -331,4 +392,3 @@ function readVersion(db: Database.Database, name: string, version: number): Prom
   };
   return new PromptVersion(record);
 }
-

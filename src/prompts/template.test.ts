@@ -21,9 +21,18 @@ test('fragments nest and may use variables; a value is never expanded again', ()
 });
 
 test('missing variables, unknown fragments and cycles are PromptErrors naming them', () => {
-  assert.throws(() => substitute('{{a}} {{b}} {{c}}', { b: 'x' }, "prompt 'p' v1"), (e: Error) => e instanceof PromptError && e.message === "prompt 'p' v1: missing variables 'a', 'c'");
-  assert.throws(() => collectFragments('{{@nope}}', () => undefined), (e: Error) => e.message === "fragment 'nope' is not registered");
-  assert.throws(() => collectFragments('{{@a}}', (n) => ({ a: '{{@b}}', b: '{{@a}}' })[n]), (e: Error) => e.message === "fragment 'a' includes itself (a -> b -> a)");
+  assert.throws(
+    () => substitute('{{a}} {{b}} {{c}}', { b: 'x' }, "prompt 'p' v1"),
+    (e: Error) => e instanceof PromptError && e.message === "prompt 'p' v1: missing variables 'a', 'c'",
+  );
+  assert.throws(
+    () => collectFragments('{{@nope}}', () => undefined),
+    (e: Error) => e.message === "fragment 'nope' is not registered",
+  );
+  assert.throws(
+    () => collectFragments('{{@a}}', (n) => ({ a: '{{@b}}', b: '{{@a}}' })[n]),
+    (e: Error) => e.message === "fragment 'a' includes itself (a -> b -> a)",
+  );
 });
 
 test.run();

@@ -37,7 +37,12 @@ function same(a: unknown, b: unknown): boolean {
 function sameModelOutput(key: (typeof MODEL_KEYS)[number], a: unknown, b: unknown): boolean {
   if (same(a, b)) return true;
   if (key !== 'gen_ai.response.tool_calls' || !Array.isArray(a) || !Array.isArray(b)) return false;
-  const strip = (calls: unknown[]) => calls.map((c) => ({ name: (c as { name?: unknown })?.name, arguments: (c as { arguments?: unknown })?.arguments, raw_arguments: (c as { raw_arguments?: unknown })?.raw_arguments }));
+  const strip = (calls: unknown[]) =>
+    calls.map((c) => ({
+      name: (c as { name?: unknown })?.name,
+      arguments: (c as { arguments?: unknown })?.arguments,
+      raw_arguments: (c as { raw_arguments?: unknown })?.raw_arguments,
+    }));
   return canonicalJson(strip(a)) === canonicalJson(strip(b));
 }
 

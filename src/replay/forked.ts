@@ -67,7 +67,13 @@ export class ForkedReplay {
   }
 
   /** The changes made so far (a copy). */
-  get modifications(): { prompt: string | RegistryPrompt | null; input: string | null; config: ConfigPatch; toolOverrides: Record<string, unknown>; tools: string[] } {
+  get modifications(): {
+    prompt: string | RegistryPrompt | null;
+    input: string | null;
+    config: ConfigPatch;
+    toolOverrides: Record<string, unknown>;
+    tools: string[];
+  } {
     return {
       prompt: this.mods.prompt,
       input: this.mods.input,
@@ -127,7 +133,9 @@ export class ForkedReplay {
 
   /** Not supported: a replay reruns from the top. Branch state with `chain.fork(executionId, { modifiedState })`. */
   modifyState(_state?: unknown): never {
-    throw new NotImplementedError('modifyState() is not supported by replay (a rerun starts from the top); branch state with chain.fork(executionId, { checkpointId, modifiedState }) instead');
+    throw new NotImplementedError(
+      'modifyState() is not supported by replay (a rerun starts from the top); branch state with chain.fork(executionId, { checkpointId, modifiedState }) instead',
+    );
   }
 
   /**
@@ -141,7 +149,15 @@ export class ForkedReplay {
       controller.abort(error);
       throw error;
     };
-    const { agent, input, model, guard } = rebuildAgent(this.replay.traceId, this.replay.trace.spans, this.agentSpan, this.mods, this.determinism, options, stop);
+    const { agent, input, model, guard } = rebuildAgent(
+      this.replay.traceId,
+      this.replay.trace.spans,
+      this.agentSpan,
+      this.mods,
+      this.determinism,
+      options,
+      stop,
+    );
     let marked = false;
     const result: AgentResult = await agent.run(input, {
       traceDb: this.replay.store.dbPath,
@@ -158,7 +174,9 @@ export class ForkedReplay {
         },
       },
     });
-    const steps = result.trace_id ? (await this.replay.store.spans(result.trace_id)).length : 1 + model.recordedCount + model.liveCount + result.tool_calls.length;
+    const steps = result.trace_id
+      ? (await this.replay.store.spans(result.trace_id)).length
+      : 1 + model.recordedCount + model.liveCount + result.tool_calls.length;
     return new ReplayRunResult({
       original_output: decodeValue(this.agentSpan.attributes[AGENT_ATTR.output] ?? null),
       new_output: result.output,

@@ -33,7 +33,8 @@ export function noModifications(): Modifications {
 /** The agent input a `modifyInput` value stands for: a string, an object's `input` string, else the value as JSON. */
 export function inputText(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { input?: unknown }).input === 'string') return (value as { input: string }).input;
+  if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { input?: unknown }).input === 'string')
+    return (value as { input: string }).input;
   if (value === undefined) throw new ConfigError('modifyInput needs a value (a string, or an object with an input string)');
   const text = JSON.stringify(value);
   if (text === undefined) throw new ConfigError(`modifyInput cannot use a ${typeof value} as an input`);
@@ -42,7 +43,20 @@ export function inputText(value: unknown): string {
 
 /** A patch split into configuration options and a model name; ConfigError for an unknown key. */
 export function splitConfigPatch(patch: ConfigPatch): { config: AgentConfigOptions; model: string | null } {
-  const known = new Set(['model', 'max_tokens', 'top_p', 'max_iterations', 'maxIterations', 'toolChoice', 'temperature', 'maxTokens', 'topP', 'seed', 'stop', 'parallelToolCalls']);
+  const known = new Set([
+    'model',
+    'max_tokens',
+    'top_p',
+    'max_iterations',
+    'maxIterations',
+    'toolChoice',
+    'temperature',
+    'maxTokens',
+    'topP',
+    'seed',
+    'stop',
+    'parallelToolCalls',
+  ]);
   for (const key of Object.keys(patch)) if (!known.has(key)) throw new ConfigError(`modifyConfig: unknown setting '${key}' (known: ${[...known].join(', ')})`);
   const { model, max_tokens, top_p, max_iterations, ...rest } = patch;
   const config: AgentConfigOptions = { ...rest };

@@ -29,5 +29,7 @@ export function promptModification(prompt: unknown, variables: Readonly<Record<s
     const { name, version } = prompt;
     return { registryPrompt: true, promptName: name, resolve: async () => ({ text, name, version }) };
   }
-  throw new ConfigError('modifyPrompt needs the new system prompt as a string, a registry reference (registry.ref(name, { version })) or a loaded version (registry.load(name, { version }))');
+  throw new ConfigError(
+    'modifyPrompt needs the new system prompt as a string, a registry reference (registry.ref(name, { version })) or a loaded version (registry.load(name, { version }))',
+  );
 }

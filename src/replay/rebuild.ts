@@ -43,10 +43,21 @@ export interface Rebuilt {
 }
 
 /** The agent to rerun and its input. ReplayError for anything missing, naming it and how to supply it. */
-export function rebuildAgent(traceId: string, spans: readonly Span[], agentSpan: Span, mods: Modifications, determinism: Determinism, sources: RebuildSources, stop: ToolGuard['stop']): Rebuilt {
+export function rebuildAgent(
+  traceId: string,
+  spans: readonly Span[],
+  agentSpan: Span,
+  mods: Modifications,
+  determinism: Determinism,
+  sources: RebuildSources,
+  stop: ToolGuard['stop'],
+): Rebuilt {
   const definition = definitionOf(traceId, agentSpan);
   const registered = sources.agent && sources.agent.name === definition.name ? sources.agent : undefined;
-  if (sources.agent && !registered) throw new ReplayError(`the registered agent is '${sources.agent.name}' but the trace's agent is '${definition.name}'; register the agent named '${definition.name}'`);
+  if (sources.agent && !registered)
+    throw new ReplayError(
+      `the registered agent is '${sources.agent.name}' but the trace's agent is '${definition.name}'; register the agent named '${definition.name}'`,
+    );
 
   const guard: ToolGuard = {
     recorded: recordedToolCalls(childrenOf(spans, agentSpan, 'tool.')),
@@ -71,7 +82,10 @@ export function rebuildAgent(traceId: string, spans: readonly Span[], agentSpan:
   const guardrailRegistry = sources.guardrailRegistry ?? currentGuardrailRegistry();
   const guardrails = definition.guardrails.map((dict): Guardrail => {
     const found = registered?.guardrails.find((g) => g.name === dict.name) ?? guardrailRegistry.get(dict.name);
-    if (!found) throw new ReplayError(`cannot rerun agent '${definition.name}': guardrail '${dict.name}' cannot be rebound (none of that name is registered); import the module that defines it (agentkit replay fork --agent <file>:<agent>)`);
+    if (!found)
+      throw new ReplayError(
+        `cannot rerun agent '${definition.name}': guardrail '${dict.name}' cannot be rebound (none of that name is registered); import the module that defines it (agentkit replay fork --agent <file>:<agent>)`,
+      );
     return found;
   });
 
@@ -85,7 +99,8 @@ export function rebuildAgent(traceId: string, spans: readonly Span[], agentSpan:
   const model = replayModel(definition, agentSpan, spans, mods, determinism, sources, registered);
   const systemPrompt = mods.prompt ?? definition.system_prompt ?? registered?.systemPrompt ?? '';
   const input = mods.input ?? agentSpan.attributes[AGENT_ATTR.input];
-  if (typeof input !== 'string') throw new ReplayError(`cannot rerun agent '${definition.name}': span ${agentSpan.span_id} has no agent.input; give one with modifyInput(...)`);
+  if (typeof input !== 'string')
+    throw new ReplayError(`cannot rerun agent '${definition.name}': span ${agentSpan.span_id} has no agent.input; give one with modifyInput(...)`);
   const agent = new Agent({ name: definition.name, systemPrompt, llm: model, tools, guardrails, config, checkpointer: null });
   return { agent, input, model, guard };
 }
@@ -104,11 +119,21 @@ function definitionOf(traceId: string, span: Span): AgentDefinition {
   }
 }
 
-function replayModel(definition: AgentDefinition, agentSpan: Span, spans: readonly Span[], mods: Modifications, determinism: Determinism, sources: RebuildSources, registered: Agent | undefined): ReplayModel {
+function replayModel(
+  definition: AgentDefinition,
+  agentSpan: Span,
+  spans: readonly Span[],
+  mods: Modifications,
+  determinism: Determinism,
+  sources: RebuildSources,
+  registered: Agent | undefined,
+): ReplayModel {
   const config = { ...definition.llm, ...(mods.model ? { model: mods.model } : {}) };
   const given = sources.llm ?? registered?.llm;
   if (given && mods.model && mods.model !== given.model) {
-    throw new ReplayError(`modifyConfig({ model: '${mods.model}' }) cannot change a model supplied in code ('${given.provider}' model '${given.model}'); pass the model you want with rerun({ llm })`);
+    throw new ReplayError(
+      `modifyConfig({ model: '${mods.model}' }) cannot change a model supplied in code ('${given.provider}' model '${given.model}'); pass the model you want with rerun({ llm })`,
+    );
   }
   let built: ChatModel | undefined;
   const live = (): ChatModel => {

@@ -42,7 +42,12 @@ function num(value: unknown): number | undefined {
 }
 
 /** What a call is matched on: the model, the messages, the tools' names and the recorded sampling settings. */
-function requestKey(model: string, messages: unknown, tools: string[] | undefined, settings: { temperature?: number; maxTokens?: number; topP?: number }): string {
+function requestKey(
+  model: string,
+  messages: unknown,
+  tools: string[] | undefined,
+  settings: { temperature?: number; maxTokens?: number; topP?: number },
+): string {
   return canonicalJson({ model, messages, tools: tools && tools.length > 0 ? tools : undefined, ...settings });
 }
 
@@ -119,11 +124,16 @@ export class ReplayModel implements ChatModel {
     const span = trace.getActiveSpan();
     if (!this.diverged) {
       const call = this.options.recorded[index];
-      const key = requestKey(this.model, request.messages, request.tools?.map((t) => t.name), {
-        temperature: request.settings?.temperature,
-        maxTokens: request.settings?.maxTokens,
-        topP: request.settings?.topP,
-      });
+      const key = requestKey(
+        this.model,
+        request.messages,
+        request.tools?.map((t) => t.name),
+        {
+          temperature: request.settings?.temperature,
+          maxTokens: request.settings?.maxTokens,
+          topP: request.settings?.topP,
+        },
+      );
       if (call && call.response && call.request !== null && call.request === key) {
         this.recordedCount++;
         span?.setAttribute(REPLAY_ATTR.llmSource, 'recorded');

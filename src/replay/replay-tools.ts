@@ -62,10 +62,26 @@ export class ReplayTool extends Tool {
 
   constructor(
     private readonly real: Tool | null,
-    dict: { name: string; description: string; parameters: JsonObject; replay_class: Tool['replayClass']; tool_type: string; origin: string; ends_run?: boolean },
+    dict: {
+      name: string;
+      description: string;
+      parameters: JsonObject;
+      replay_class: Tool['replayClass'];
+      tool_type: string;
+      origin: string;
+      ends_run?: boolean;
+    },
     private readonly guard: ToolGuard,
   ) {
-    super({ name: dict.name, description: dict.description, parameters: real?.parameters ?? dict.parameters, replayClass: real?.replayClass ?? dict.replay_class, registry: false, endsRun: real?.endsRun ?? dict.ends_run === true, timeoutMs: real?.timeoutMs });
+    super({
+      name: dict.name,
+      description: dict.description,
+      parameters: real?.parameters ?? dict.parameters,
+      replayClass: real?.replayClass ?? dict.replay_class,
+      registry: false,
+      endsRun: real?.endsRun ?? dict.ends_run === true,
+      timeoutMs: real?.timeoutMs,
+    });
     this.toolType = real?.toolType ?? dict.tool_type;
     this.origin = real?.origin ?? dict.origin;
   }
@@ -89,7 +105,11 @@ export class ReplayTool extends Tool {
       const why = this.real
         ? `is ${this.replayClass} and the trace has no recorded call with these arguments (${JSON.stringify(args).slice(0, 200)}) to answer it from, so it was not executed`
         : 'cannot be rebound and has no recorded call with these arguments';
-      this.guard.stop(new ReplayError(`rerun stopped: tool '${this.name}' ${why}; answer it with withToolOverride('${this.name}', response) or allow it to run with allowSideEffects: true`));
+      this.guard.stop(
+        new ReplayError(
+          `rerun stopped: tool '${this.name}' ${why}; answer it with withToolOverride('${this.name}', response) or allow it to run with allowSideEffects: true`,
+        ),
+      );
     }
     mark('recorded');
     if (!match.ok) throw new Error(match.text!);

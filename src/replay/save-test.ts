@@ -24,7 +24,8 @@ export function appendRegressionRecord(file: string, record: { input: unknown; e
   if (typeof file !== 'string' || file === '') throw new ConfigError('saveAsTest needs a file path');
   if (typeof record.input !== 'string') throw new ConfigError('saveAsTest needs input as a string');
   if (typeof record.expectedOutput !== 'string') throw new ConfigError('saveAsTest needs expectedOutput as a string');
-  if (typeof record.traceId !== 'string' || record.traceId === '') throw new ConfigError('saveAsTest needs a trace id: pass sourceTraceId (the rerun had no trace)');
+  if (typeof record.traceId !== 'string' || record.traceId === '')
+    throw new ConfigError('saveAsTest needs a trace id: pass sourceTraceId (the rerun had no trace)');
   const line: RegressionTestRecord = { input: record.input, expected_output: record.expectedOutput, trace_id: record.traceId, created_at: utcNow() };
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const prefix = existsSync(file) && !endsWithNewline(file) ? '\n' : '';

@@ -13,7 +13,11 @@ export function isAgentSpan(span: Span): boolean {
 /** The agent span a fork at `step` reruns. ReplayError when the trace has no agent span at all. */
 export function agentSpanFor(spans: readonly Span[], step: number, traceId: string): Span {
   const byId = new Map(spans.map((s) => [s.span_id, s]));
-  for (let span: Span | undefined = spans[step], hops = 0; span && hops <= spans.length; span = span.parent_span_id ? byId.get(span.parent_span_id) : undefined, hops++) {
+  for (
+    let span: Span | undefined = spans[step], hops = 0;
+    span && hops <= spans.length;
+    span = span.parent_span_id ? byId.get(span.parent_span_id) : undefined, hops++
+  ) {
     if (isAgentSpan(span)) return span;
   }
   const first = spans.find(isAgentSpan);

@@ -43,10 +43,7 @@ export interface ExecutionScope {
  * Run `fn` inside a new frame. Fields not given default to: no checkpointer, no agent path, no resume value. The
  * frame ends when `fn` (and everything it awaits) is done.
  */
-export function runInScope<T>(
-  scope: Pick<ExecutionScope, 'executionId' | 'runnerName'> & Partial<ExecutionScope>,
-  fn: () => T,
-): T {
+export function runInScope<T>(scope: Pick<ExecutionScope, 'executionId' | 'runnerName'> & Partial<ExecutionScope>, fn: () => T): T {
   const frame: ExecutionScope = {
     checkpointer: null,
     agentPath: null,

@@ -17,7 +17,13 @@ test('a served agent that pauses streams exactly one paused event, from the agen
   const dir = mkdtempSync(path.join(tmpdir(), 'agentkit-adapters-'));
   const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
   try {
-    const approve = tool({ name: 'approve', description: 'ask', parameters: Type.Object({}), registry: false, execute: () => interrupt('approval', { amount: 5 }).approved });
+    const approve = tool({
+      name: 'approve',
+      description: 'ask',
+      parameters: Type.Object({}),
+      registry: false,
+      execute: () => interrupt('approval', { amount: 5 }).approved,
+    });
     const agent = new Agent({ name: 'pauser', llm: new ScriptedModel([{ toolCalls: [{ name: 'approve' }] }]), tools: [approve], checkpointer, trace: false });
     const target = toServeTarget(agent, { traceDb: path.join(dir, 'local.db') });
     const events = [];

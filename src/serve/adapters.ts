@@ -87,7 +87,12 @@ async function* agentEvents(events: AsyncIterable<{ type: string; [key: string]:
       yield { type: 'tool_call', name: String(event.name), arguments: (event.arguments ?? {}) as Record<string, unknown> };
     } else if (event.type === 'paused') {
       // The agent says so itself, before its `done`: one `paused` event per pause.
-      yield { type: 'paused', reason: String(event.reason), execution_id: String(event.executionId), context: (event.context ?? {}) as Record<string, unknown> };
+      yield {
+        type: 'paused',
+        reason: String(event.reason),
+        execution_id: String(event.executionId),
+        context: (event.context ?? {}) as Record<string, unknown>,
+      };
     }
   }
 }

@@ -22,7 +22,9 @@ export function bearerToken(header: string | undefined): string | null {
 /** True when `header` is `Bearer <token>` with exactly `token`. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
   const presented = bearerToken(header);
-  const presentedDigest = createHash('sha256').update(presented ?? '').digest();
+  const presentedDigest = createHash('sha256')
+    .update(presented ?? '')
+    .digest();
   const expected = createHash('sha256').update(token).digest();
   // Compare digests even when the header is malformed, so every rejection takes the same path.
   return timingSafeEqual(presentedDigest, expected) && presented !== null;
@@ -46,6 +48,7 @@ export function normalizeToken(raw: string | undefined, source: string): string 
   const token = raw.trim();
   if (token === '') throw new Error(`${source} is empty (after trimming whitespace); give a token or leave it unset`);
   // eslint-disable-next-line no-control-regex
-  if (/[\s\x00-\x1f\x7f]/.test(token)) throw new Error(`${source} contains whitespace or control characters inside the token; a bearer token cannot carry them`);
+  if (/[\s\x00-\x1f\x7f]/.test(token))
+    throw new Error(`${source} contains whitespace or control characters inside the token; a bearer token cannot carry them`);
   return token;
 }

@@ -31,7 +31,11 @@ export function superviseWithReload(options: ReloadOptions): Promise<number> {
   const start = () => {
     // stdin is a pipe the child watches (AGENTKIT_RELOAD_CHILD): if this process dies, even by SIGKILL, the pipe
     // closes and the child shuts down instead of holding the port.
-    child = spawn(options.command[0]!, options.command.slice(1), { cwd: options.cwd, env: { ...options.env, [RELOAD_CHILD_ENV]: '1' }, stdio: ['pipe', 'inherit', 'inherit'] });
+    child = spawn(options.command[0]!, options.command.slice(1), {
+      cwd: options.cwd,
+      env: { ...options.env, [RELOAD_CHILD_ENV]: '1' },
+      stdio: ['pipe', 'inherit', 'inherit'],
+    });
   };
   const stopChild = () =>
     new Promise<void>((resolve) => {

@@ -57,7 +57,9 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
     await closeNow(server);
     throw error;
   }
-  log(`agentkit: serving ${target.kind} '${target.name}' on ${url} (GET /health, POST /run${target.stream ? ', POST /run/stream' : ''})${options.token ? ' with bearer auth' : ''}`);
+  log(
+    `agentkit: serving ${target.kind} '${target.name}' on ${url} (GET /health, POST /run${target.stream ? ', POST /run/stream' : ''})${options.token ? ' with bearer auth' : ''}`,
+  );
   const warning = exposureWarning(options.host, Boolean(options.token));
   if (warning) log(warning);
 
@@ -74,10 +76,7 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
         server.closeIdleConnections();
         if (inFlight > 0) {
           const limit = options.drainTimeoutMs ?? 30_000;
-          await Promise.race([
-            new Promise<void>((resolve) => (drained = resolve)),
-            new Promise<void>((resolve) => setTimeout(resolve, limit).unref()),
-          ]);
+          await Promise.race([new Promise<void>((resolve) => (drained = resolve)), new Promise<void>((resolve) => setTimeout(resolve, limit).unref())]);
         }
         server.closeAllConnections();
         await stopped;
@@ -110,7 +109,8 @@ export function rateLimitedStorageLog(log: (line: string) => void, windowMs = 10
       suppressed++;
       return;
     }
-    const more = suppressed > 0 ? ` (${suppressed} more storage failure${suppressed === 1 ? '' : 's'} in the last ${Math.round(windowMs / 1000)} s not shown)` : '';
+    const more =
+      suppressed > 0 ? ` (${suppressed} more storage failure${suppressed === 1 ? '' : 's'} in the last ${Math.round(windowMs / 1000)} s not shown)` : '';
     windowStart = time;
     suppressed = 0;
     log(`agentkit serve: ${describeErrorSafely(error)}${more}`);

@@ -57,8 +57,13 @@ test('a pre-v20 store upgrades in place and its checkpoint rows keep a NULL step
   const old = openLocalStore(file, { targetVersion: 19 });
   assert.is(schemaVersion(old), 19);
   const columns = old.prepare('PRAGMA table_info(checkpoints)').all() as Array<{ name: string }>;
-  assert.not.ok(columns.some((c) => c.name === 'step_type'), 'v19 has no step_type');
-  old.prepare("INSERT INTO checkpoints (id, checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('c1', 'c1', 'chain', 'e1', 'a', ?)").run(utcNow());
+  assert.not.ok(
+    columns.some((c) => c.name === 'step_type'),
+    'v19 has no step_type',
+  );
+  old
+    .prepare("INSERT INTO checkpoints (id, checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('c1', 'c1', 'chain', 'e1', 'a', ?)")
+    .run(utcNow());
   old.close();
   const upgraded = openLocalStore(file);
   try {
@@ -75,7 +80,13 @@ test('v28: executions get integer keys in the order they started; rows find thei
   const old = openLocalStore(file, { targetVersion: 27 });
   const insert = old.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES (?, 'chain', ?, 'a', ?)");
   // Two executions, interleaved; 'e-late' sorts first by id but started second.
-  for (const [id, execution] of [['c1', 'e-zeta'], ['c2', 'e-late'], ['c3', 'e-zeta'], ['c4', 'e-late']]) insert.run(id, execution, utcNow());
+  for (const [id, execution] of [
+    ['c1', 'e-zeta'],
+    ['c2', 'e-late'],
+    ['c3', 'e-zeta'],
+    ['c4', 'e-late'],
+  ])
+    insert.run(id, execution, utcNow());
   old.close();
   const upgraded = openLocalStore(file);
   try {
@@ -100,9 +111,21 @@ test('v28: executions get integer keys in the order they started; rows find thei
     const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
     assert.ok(indexes.includes('idx_cp_exec_key') && !indexes.includes('idx_cp_exec'), `indexes: ${indexes.join(', ')}`);
     // An execution's rows are read through its key's index, not by scanning for the random id.
-    const plan = (upgraded.prepare("EXPLAIN QUERY PLAN SELECT * FROM checkpoints WHERE exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?) ORDER BY created_at DESC, rowid DESC LIMIT 1").all('e-late') as Array<{ detail: string }>).map((row) => row.detail);
-    assert.ok(plan.some((detail) => /USING INDEX idx_cp_exec_key \(exec_key=\?\)/.test(detail)), plan.join(' | '));
-    assert.not.ok(plan.some((detail) => /^SCAN checkpoints/.test(detail)), plan.join(' | '));
+    const plan = (
+      upgraded
+        .prepare(
+          'EXPLAIN QUERY PLAN SELECT * FROM checkpoints WHERE exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?) ORDER BY created_at DESC, rowid DESC LIMIT 1',
+        )
+        .all('e-late') as Array<{ detail: string }>
+    ).map((row) => row.detail);
+    assert.ok(
+      plan.some((detail) => /USING INDEX idx_cp_exec_key \(exec_key=\?\)/.test(detail)),
+      plan.join(' | '),
+    );
+    assert.not.ok(
+      plan.some((detail) => /^SCAN checkpoints/.test(detail)),
+      plan.join(' | '),
+    );
   } finally {
     upgraded.close();
   }
@@ -112,7 +135,9 @@ test('v26: checkpoint_id becomes the key (no id index), rows and their write ord
   const file = path.join(dir, 'local.db');
   const old = openLocalStore(file, { targetVersion: 25 });
   assert.is(old.pragma('page_size', { simple: true }), 8192, 'a new file gets 8 KiB pages');
-  const insert = old.prepare("INSERT INTO checkpoints (id, checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at) VALUES (?, ?, 'chain', 'e1', 'a', ?, ?)");
+  const insert = old.prepare(
+    "INSERT INTO checkpoints (id, checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at) VALUES (?, ?, 'chain', 'e1', 'a', ?, ?)",
+  );
   for (const id of ['z', 'a', 'm']) insert.run(id, id, JSON.stringify({ id }), utcNow());
   old.close();
   const upgraded = openLocalStore(file);
@@ -124,7 +149,10 @@ test('v26: checkpoint_id becomes the key (no id index), rows and their write ord
     ]);
     const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
     assert.equal(indexes, ['idx_cp_exec_key', 'idx_cp_status_problem', 'idx_cp_unsynced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
-    assert.throws(() => upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('a', 'c', 'e', 'n', 'x')").run(), /UNIQUE/);
+    assert.throws(
+      () => upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('a', 'c', 'e', 'n', 'x')").run(),
+      /UNIQUE/,
+    );
   } finally {
     upgraded.close();
   }
@@ -133,9 +161,17 @@ test('v26: checkpoint_id becomes the key (no id index), rows and their write ord
 test('v30: the outbox reads unsynced checkpoints through idx_cp_unsynced in write order, with no sort; idx_cp_synced is gone', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const old = openLocalStore(file, { targetVersion: 29 });
-  const insert = old.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at, synced) VALUES (?, 'chain', 'e1', 'a', '{}', ?, ?)");
+  const insert = old.prepare(
+    "INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at, synced) VALUES (?, 'chain', 'e1', 'a', '{}', ?, ?)",
+  );
   // Timestamps out of write order, and some rows already pushed.
-  for (const [id, at, synced] of [['c1', '2026-01-03T00:00:00.000000Z', 0], ['c2', '2026-01-01T00:00:00.000000Z', 1], ['c3', '2026-01-02T00:00:00.000000Z', 0], ['c4', '2026-01-01T00:00:00.000000Z', 0]] as const) insert.run(id, at, synced);
+  for (const [id, at, synced] of [
+    ['c1', '2026-01-03T00:00:00.000000Z', 0],
+    ['c2', '2026-01-01T00:00:00.000000Z', 1],
+    ['c3', '2026-01-02T00:00:00.000000Z', 0],
+    ['c4', '2026-01-01T00:00:00.000000Z', 0],
+  ] as const)
+    insert.run(id, at, synced);
   old.close();
   const upgraded = openLocalStore(file);
   try {
@@ -146,10 +182,19 @@ test('v30: the outbox reads unsynced checkpoints through idx_cp_unsynced in writ
       ['SELECT rowid FROM checkpoints WHERE synced = 0 AND quarantine_reason IS NULL AND project_id = ? ORDER BY rowid ASC LIMIT ?', ['', 10]],
     ] as const) {
       const plan = (upgraded.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail);
-      assert.ok(plan.some((detail) => detail.includes('USING INDEX idx_cp_unsynced')), plan.join(' | '));
-      assert.not.ok(plan.some((detail) => detail.includes('TEMP B-TREE')), `no sort: ${plan.join(' | ')}`);
+      assert.ok(
+        plan.some((detail) => detail.includes('USING INDEX idx_cp_unsynced')),
+        plan.join(' | '),
+      );
+      assert.not.ok(
+        plan.some((detail) => detail.includes('TEMP B-TREE')),
+        `no sort: ${plan.join(' | ')}`,
+      );
     }
-    assert.equal(upgraded.prepare('SELECT checkpoint_id FROM checkpoints WHERE synced = 0 AND quarantine_reason IS NULL ORDER BY rowid ASC LIMIT 10').pluck().all(), ['c1', 'c3', 'c4']);
+    assert.equal(
+      upgraded.prepare('SELECT checkpoint_id FROM checkpoints WHERE synced = 0 AND quarantine_reason IS NULL ORDER BY rowid ASC LIMIT 10').pluck().all(),
+      ['c1', 'c3', 'c4'],
+    );
     assert.is(upgraded.prepare('SELECT count(*) FROM checkpoints INDEXED BY idx_cp_unsynced WHERE synced = 0').pluck().get(), 3);
   } finally {
     upgraded.close();
@@ -167,7 +212,10 @@ test('a store from a newer agentkit is refused with a clear message', ({ dir }) 
   } catch (error) {
     assert.instance(error, StoreVersionError);
     assert.is((error as StoreVersionError).code, 'store_version_error');
-    assert.match((error as Error).message, new RegExp(`schema v${LATEST_SCHEMA_VERSION + 5}, newer than this agentkit supports \\(v${LATEST_SCHEMA_VERSION}\\)`));
+    assert.match(
+      (error as Error).message,
+      new RegExp(`schema v${LATEST_SCHEMA_VERSION + 5}, newer than this agentkit supports \\(v${LATEST_SCHEMA_VERSION}\\)`),
+    );
   }
 });
 
@@ -179,15 +227,17 @@ test('four processes creating the same new store at once all end at the latest s
     process.stdout.write(String(schemaVersion(db)));
     db.close();`;
   const outputs = await Promise.all(
-    Array.from({ length: 4 }, () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (c: Buffer) => (out += c));
-        child.stderr.on('data', (c: Buffer) => (err += c));
-        child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
-      }),
+    Array.from(
+      { length: 4 },
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (c: Buffer) => (out += c));
+          child.stderr.on('data', (c: Buffer) => (err += c));
+          child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
+        }),
     ),
   );
   assert.equal(outputs, Array(4).fill(String(LATEST_SCHEMA_VERSION)));
@@ -219,7 +269,11 @@ test('a path that cannot be a store is refused with its path and what was expect
     [folder, true, `store ${folder} is a folder; expected the agentkit SQLite store file (e.g. ${folder}/local.db)`],
     [text, false, `store ${text} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`],
     [text, true, `store ${text} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`],
-    [path.join(dir, 'missing.db'), true, `store not found: ${path.join(dir, 'missing.db')} does not exist (expected the agentkit SQLite store file, e.g. .agentkit/local.db)`],
+    [
+      path.join(dir, 'missing.db'),
+      true,
+      `store not found: ${path.join(dir, 'missing.db')} does not exist (expected the agentkit SQLite store file, e.g. .agentkit/local.db)`,
+    ],
     [blocked, false, `cannot open the store ${blocked}: `],
   ];
   for (const [file, readonly, message] of cases) {

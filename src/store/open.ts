@@ -79,7 +79,9 @@ function storeOpenError(file: string, error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
   if (code === 'SQLITE_NOTADB' || /file is not a database/i.test(reason)) {
-    return new StoreOpenError(file, `store ${file} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`, { cause: error });
+    return new StoreOpenError(file, `store ${file} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)`, {
+      cause: error,
+    });
   }
   // A busy or locked database is contention, not a bad path: it keeps its own error for callers that wait and retry.
   if (typeof code === 'string' && /^SQLITE_(?:BUSY|LOCKED)/.test(code)) return error as Error;

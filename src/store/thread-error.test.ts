@@ -16,7 +16,7 @@ async function errorEventOf(source: string): Promise<unknown> {
   return error;
 }
 
-test("an uncaught SqliteError reaches the parent as a bare { code }: its text is the code, and reading it never throws", async () => {
+test('an uncaught SqliteError reaches the parent as a bare { code }: its text is the code, and reading it never throws', async () => {
   const error = await errorEventOf(`const Database = require(driver); new Database(':memory:').prepare('SELECT * FROM missing_table');`);
   // What made the listeners crash: the event's value has no message (if Node ever keeps it, the text is the message).
   const message = (error as { message?: unknown }).message;

@@ -32,7 +32,17 @@ function niceOf(tid: number): number {
 
 /** Threads of this process running at the background nice value. */
 function backgroundThreads(): Set<number> {
-  return new Set(readdirSync('/proc/self/task').map(Number).filter((tid) => { try { return niceOf(tid) >= BACKGROUND_NICENESS; } catch { return false; } }));
+  return new Set(
+    readdirSync('/proc/self/task')
+      .map(Number)
+      .filter((tid) => {
+        try {
+          return niceOf(tid) >= BACKGROUND_NICENESS;
+        } catch {
+          return false;
+        }
+      }),
+  );
 }
 
 async function waitForNewBackgroundThread(before: Set<number>): Promise<number[]> {

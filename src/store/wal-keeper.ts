@@ -53,7 +53,6 @@ interface Keeper {
 
 const keepers = new Map<string, Keeper>();
 
-
 /**
  * Turn automatic checkpoints off on `db` (a writable connection to `file`) and make sure a keeper checkpoints `file`.
  * Returns the release function: call it before closing `db`.

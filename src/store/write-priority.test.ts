@@ -23,7 +23,19 @@ const trace = 'c'.repeat(32);
 
 function spans(count: number): SpanBatch {
   const batch = new SpanBatch();
-  for (let id = 1; id <= count; id++) batch.append(id.toString(16).padStart(16, '0'), trace, undefined, `s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+  for (let id = 1; id <= count; id++)
+    batch.append(
+      id.toString(16).padStart(16, '0'),
+      trace,
+      undefined,
+      `s${id}`,
+      1_767_225_600_000_000 + id,
+      1_767_225_600_000_001 + id,
+      SpanStatusCode.OK,
+      { id },
+      [],
+      isSecretKey,
+    );
   return batch;
 }
 
@@ -70,7 +82,10 @@ test('while a commit waits, a batch of spans is written in several transactions,
   }
   assert.is(MIN_ROWS_AFTER_YIELD, 64);
   assert.is(priority.yields(), 2, 'ended its transaction twice for the waiting commit');
-  assert.equal(storedNames(file), Array.from({ length: 100 }, (_, i) => `s${i + 1}`));
+  assert.equal(
+    storedNames(file),
+    Array.from({ length: 100 }, (_, i) => `s${i + 1}`),
+  );
 });
 
 test('with no commit waiting, a batch is one transaction and the writer never yields', ({ dir }) => {

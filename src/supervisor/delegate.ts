@@ -84,7 +84,11 @@ async function delegate(supervisor: string, worker: WorkerSpec, run: DelegationR
   const checkpointer = run.checkpointer;
   const workerPath = `${run.basePath}/worker:${worker.role}`;
   if (checkpointer) {
-    const done = await newestRow(checkpointer, run.executionId, (row) => row.agent_path === workerPath && isRunEnd(row) && isPlainObject(row.node_input) && row.node_input.delegation === key);
+    const done = await newestRow(
+      checkpointer,
+      run.executionId,
+      (row) => row.agent_path === workerPath && isRunEnd(row) && isPlainObject(row.node_input) && row.node_input.delegation === key,
+    );
     if (done && done.run_status === 'completed' && typeof done.state_snapshot.output === 'string') return done.state_snapshot.output;
   }
   const last = checkpointer ? await newestRow(checkpointer, run.executionId, (row) => underPath(row.agent_path, workerPath)) : null;
@@ -109,7 +113,15 @@ async function delegate(supervisor: string, worker: WorkerSpec, run: DelegationR
     }
     if (checkpointer && !run.signal?.aborted) {
       await checkpointer.put({
-        ...runEndRow({ executionId: run.executionId, chainName: worker.agent.name, status: 'failed', state: { task }, nodeIndex: position, agentPath: workerPath, error }),
+        ...runEndRow({
+          executionId: run.executionId,
+          chainName: worker.agent.name,
+          status: 'failed',
+          state: { task },
+          nodeIndex: position,
+          agentPath: workerPath,
+          error,
+        }),
         node_input: { delegation: key, task },
       });
     }
@@ -121,7 +133,14 @@ async function delegate(supervisor: string, worker: WorkerSpec, run: DelegationR
     // One row records both that the worker finished (a later delegation starts it fresh) and its answer (a re-run of
     // the supervisor returns it without running the worker again).
     await checkpointer.put({
-      ...runEndRow({ executionId: run.executionId, chainName: worker.agent.name, status: 'completed', state: { task, output: result.output }, nodeIndex: position, agentPath: workerPath }),
+      ...runEndRow({
+        executionId: run.executionId,
+        chainName: worker.agent.name,
+        status: 'completed',
+        state: { task, output: result.output },
+        nodeIndex: position,
+        agentPath: workerPath,
+      }),
       node_input: { delegation: key, task },
     });
   }
@@ -130,6 +149,8 @@ async function delegate(supervisor: string, worker: WorkerSpec, run: DelegationR
 
 /** The idempotency key of the `position`-th delegation of `task` to `role` in a run of `supervisor`. */
 function delegationKey(supervisor: string, role: string, position: number, task: string): string {
-  const digest = createHash('sha256').update(JSON.stringify([supervisor, role, position, task])).digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([supervisor, role, position, task]))
+    .digest('hex');
   return `delegation:${digest}`;
 }

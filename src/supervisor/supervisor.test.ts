@@ -26,9 +26,18 @@ test('construction refuses what cannot run, naming the problem', () => {
   const llm = new ScriptedModel([]);
   assert.is(refused({ name: 'p', llm, workers: [] }), "supervisor 'p' needs at least one worker");
   assert.is(refused({ name: 'p', llm, workers: [worker('a'), worker('a')] }), "supervisor 'p': two workers have the role 'a'");
-  assert.is(refused({ name: 'p', llm, workers: [worker('has space')] }), "supervisor 'p': worker role \"has space\" cannot form the tool name 'delegate_to_has space' (1-52 letters, digits, '_' or '-')");
-  assert.is(refused({ name: 'p', llm, workers: [{ ...worker('a'), description: ' ' }] }), "supervisor 'p': worker 'a' needs a description (the supervisor's model chooses workers by it)");
-  assert.is(refused({ name: 'p', llm, workers: [worker('a')], maxDelegationRounds: 0 }), "supervisor 'p': maxDelegationRounds must be an integer from 1 to 50, not 0");
+  assert.is(
+    refused({ name: 'p', llm, workers: [worker('has space')] }),
+    "supervisor 'p': worker role \"has space\" cannot form the tool name 'delegate_to_has space' (1-52 letters, digits, '_' or '-')",
+  );
+  assert.is(
+    refused({ name: 'p', llm, workers: [{ ...worker('a'), description: ' ' }] }),
+    "supervisor 'p': worker 'a' needs a description (the supervisor's model chooses workers by it)",
+  );
+  assert.is(
+    refused({ name: 'p', llm, workers: [worker('a')], maxDelegationRounds: 0 }),
+    "supervisor 'p': maxDelegationRounds must be an integer from 1 to 50, not 0",
+  );
   assert.is(refused({ name: 'p', llm, workers: [{ agent: {} as never, role: 'a', description: 'x' }] }), "supervisor 'p': workers[0].agent is not an Agent");
   assert.is(refused({ name: '', llm, workers: [worker('a')] }), 'a Supervisor needs a non-empty name without \'/\', not ""');
 });
@@ -45,18 +54,27 @@ test('the supervisor model sees one delegate tool per worker and the roster; a w
   const result = await supervisor.run('what is the total?', { trace: false });
   assert.equal([result.status, result.output], ['completed', "lead: total for 'find the total' is 42"]);
   const request = lead.requests[0]!;
-  assert.equal(request.tools!.map((t) => [t.name, t.description]), [
-    ['delegate_to_research', 'Delegate a task to the research worker: does research work'],
-    ['delegate_to_writing', 'Delegate a task to the writing worker: does writing work'],
-  ]);
+  assert.equal(
+    request.tools!.map((t) => [t.name, t.description]),
+    [
+      ['delegate_to_research', 'Delegate a task to the research worker: does research work'],
+      ['delegate_to_writing', 'Delegate a task to the writing worker: does writing work'],
+    ],
+  );
   assert.equal(request.tools![0]!.parameters, {
     type: 'object',
     properties: { task: { type: 'string', description: 'What the worker should do, with everything it needs to know.' } },
     required: ['task'],
     additionalProperties: false,
   });
-  assert.is(request.messages[0]!.content, 'Lead the team.\n\nWorkers (call a tool to delegate a task):\n- delegate_to_research: does research work\n- delegate_to_writing: does writing work');
-  assert.equal(result.tool_calls.map((c) => [c.tool_name, c.arguments, c.output]), [['delegate_to_research', { task: 'find the total' }, "total for 'find the total' is 42"]]);
+  assert.is(
+    request.messages[0]!.content,
+    'Lead the team.\n\nWorkers (call a tool to delegate a task):\n- delegate_to_research: does research work\n- delegate_to_writing: does writing work',
+  );
+  assert.equal(
+    result.tool_calls.map((c) => [c.tool_name, c.arguments, c.output]),
+    [['delegate_to_research', { task: 'find the total' }, "total for 'find the total' is 42"]],
+  );
   assert.is(research.calls, 1);
   assert.ok(result.tokens_used > 0);
 });
@@ -70,7 +88,10 @@ test('a worker that fails is reported to the supervisor model as the tool error;
   const supervisor = new Supervisor({ name: 'lead', llm: lead, workers: [worker('broken', new ScriptedModel([]))] });
   const result = await supervisor.run('go', { trace: false });
   assert.match(result.output, /^lead read: Error: ScriptedModel: call 1 but the script has 0 turns/);
-  assert.equal(result.tool_calls.map((c) => c.tool_name), ['delegate_to_broken']);
+  assert.equal(
+    result.tool_calls.map((c) => c.tool_name),
+    ['delegate_to_broken'],
+  );
   assert.ok(result.tool_calls[0]!.error);
 });
 

@@ -97,7 +97,9 @@ export class Supervisor {
     this.workers = options.workers.map((worker, i) => {
       if (!worker || !isMemberAgent(worker.agent)) throw new ConfigError(`supervisor '${name}': workers[${i}].agent is not an Agent`);
       if (typeof worker.role !== 'string' || !ROLE.test(worker.role)) {
-        throw new ConfigError(`supervisor '${name}': worker role ${JSON.stringify(worker.role)} cannot form the tool name '${delegateToolName(String(worker.role))}' (1-52 letters, digits, '_' or '-')`);
+        throw new ConfigError(
+          `supervisor '${name}': worker role ${JSON.stringify(worker.role)} cannot form the tool name '${delegateToolName(String(worker.role))}' (1-52 letters, digits, '_' or '-')`,
+        );
       }
       if (roles.has(worker.role)) throw new ConfigError(`supervisor '${name}': two workers have the role '${worker.role}'`);
       roles.add(worker.role);
@@ -107,9 +109,12 @@ export class Supervisor {
       return { role: worker.role, description: worker.description, agent: worker.agent.clone({ agentPathLabel: `worker:${worker.role}` }) };
     });
     const rounds = options.maxDelegationRounds ?? DEFAULT_MAX_DELEGATION_ROUNDS;
-    if (!Number.isInteger(rounds) || rounds < 1 || rounds > 50) throw new ConfigError(`supervisor '${name}': maxDelegationRounds must be an integer from 1 to 50, not ${String(rounds)}`);
+    if (!Number.isInteger(rounds) || rounds < 1 || rounds > 50)
+      throw new ConfigError(`supervisor '${name}': maxDelegationRounds must be an integer from 1 to 50, not ${String(rounds)}`);
     this.maxDelegationRounds = rounds;
-    this.systemPrompt = options.systemPrompt ?? `You are '${name}', a supervisor. Break the request into tasks, delegate each to the right worker, then answer with the combined result.`;
+    this.systemPrompt =
+      options.systemPrompt ??
+      `You are '${name}', a supervisor. Break the request into tasks, delegate each to the right worker, then answer with the combined result.`;
     this.config = { ...(options.config ?? {}) };
     this.checkpointer = options.checkpointer ?? null;
     this.traceOptions = { trace: options.trace, traceDb: options.traceDb };
@@ -136,7 +141,8 @@ export class Supervisor {
       // row in scope: the paused worker resumes with them.
       const latest = await checkpointer.getLast(executionId);
       if (latest?.status === 'interrupted' && latest.agent_path?.startsWith(`${basePath}/worker:`)) {
-        const claimed = scope.resumedInterrupt ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending;
+        const claimed =
+          scope.resumedInterrupt ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending;
         if (!claimed) throw new AlreadyResumed(`Supervisor execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
         run.resume = { value: scope.resumeValue, claimed };
         attributes['supervisor.resumed_execution_id'] = executionId;
@@ -169,12 +175,20 @@ export class Supervisor {
     return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume);
   }
 
-  private async resumeHolding(checkpointer: Checkpointer, executionId: string, basePath: string, options: SupervisorResumeOptions, owner: string | null): Promise<AgentResult> {
+  private async resumeHolding(
+    checkpointer: Checkpointer,
+    executionId: string,
+    basePath: string,
+    options: SupervisorResumeOptions,
+    owner: string | null,
+  ): Promise<AgentResult> {
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const end = await newestRow(checkpointer, executionId, (row) => row.agent_path === basePath && isRunEnd(row));
     if (end && end.run_status !== 'failed') {
-      throw new AlreadyResumed(`Supervisor '${this.name}' execution '${executionId}' already finished (${end.run_status ?? 'completed'}); there is nothing to resume`);
+      throw new AlreadyResumed(
+        `Supervisor '${this.name}' execution '${executionId}' already finished (${end.run_status ?? 'completed'}); there is nothing to resume`,
+      );
     }
     const first = await oldestRow(checkpointer, executionId, (row) => row.agent_path === basePath && Array.isArray(row.state_snapshot.messages));
     const input = first ? firstUserText(first.state_snapshot.messages as unknown[]) : null;
@@ -182,7 +196,11 @@ export class Supervisor {
     // A claimed decision whose worker tool never returned (its resumer died): the worker resumes and applies it itself.
     // The supervisor's own agent writes rows again after a claim (its model calls are re-issued), so the decision is
     // found as the newest pause-or-decision row under the supervisor: a decision there was never followed by a pause.
-    const lastDecisionPoint = await newestRow(checkpointer, executionId, (row) => underPath(row.agent_path, basePath) && (row.status === 'interrupted' || isDecisionRow(row)));
+    const lastDecisionPoint = await newestRow(
+      checkpointer,
+      executionId,
+      (row) => underPath(row.agent_path, basePath) && (row.status === 'interrupted' || isDecisionRow(row)),
+    );
     const recorded = isDecisionRow(lastDecisionPoint) && !(end && end.created_at > lastDecisionPoint!.created_at);
     const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
     const paused = !recorded && latest.status === 'interrupted' && underPath(latest.agent_path, basePath);
@@ -194,7 +212,9 @@ export class Supervisor {
     }
     let claimed: PendingInterrupt | null = null;
     if (value && !recorded) {
-      claimed = paused ? ((await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner ?? newLeaseOwner() }))?.pending ?? null) : null;
+      claimed = paused
+        ? ((await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner ?? newLeaseOwner() }))?.pending ?? null)
+        : null;
       if (!claimed) {
         throw new AlreadyResumed(
           `Supervisor execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a crashed or failed run resumes without a resumeValue)`,
@@ -227,7 +247,16 @@ export class Supervisor {
     const frame = { executionId: run.executionId, checkpointer: run.checkpointer, runnerName: this.name, agentPath: parentPath(run.basePath) };
     try {
       const result = await runInScope(frame, () => agent.run(input, { context: run.context, signal: run.signal }));
-      await run.checkpointer?.put(runEndRow({ executionId: run.executionId, chainName: this.name, status: 'completed', state: { input, output: result.output }, nodeIndex: 0, agentPath: run.basePath }));
+      await run.checkpointer?.put(
+        runEndRow({
+          executionId: run.executionId,
+          chainName: this.name,
+          status: 'completed',
+          state: { input, output: result.output },
+          nodeIndex: 0,
+          agentPath: run.basePath,
+        }),
+      );
       if (span.isRecording()) span.setAttributes({ 'supervisor.status': 'completed', 'supervisor.output': result.output });
       return { ...result, trace_id: traceId, tokens_used: result.tokens_used + run.workerTokens, latency_ms: performance.now() - started };
     } catch (error) {
@@ -247,9 +276,21 @@ export class Supervisor {
       const failure = error instanceof DelegationAborted ? (error.cause as Error) : error;
       if (run.checkpointer) {
         try {
-          await run.checkpointer.put(runEndRow({ executionId: run.executionId, chainName: this.name, status: 'failed', state: { input }, nodeIndex: 0, agentPath: run.basePath, error: failure }));
+          await run.checkpointer.put(
+            runEndRow({
+              executionId: run.executionId,
+              chainName: this.name,
+              status: 'failed',
+              state: { input },
+              nodeIndex: 0,
+              agentPath: run.basePath,
+              error: failure,
+            }),
+          );
         } catch (storeError) {
-          process.emitWarning(`agentkit: could not write the failed terminal row of supervisor execution '${run.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
+          process.emitWarning(
+            `agentkit: could not write the failed terminal row of supervisor execution '${run.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
+          );
         }
       }
       throw failure;
@@ -271,7 +312,13 @@ export class Supervisor {
     });
   }
 
-  private delegation(executionId: string, checkpointer: Checkpointer | null, basePath: string, context: unknown, signal: AbortSignal | undefined): DelegationRun {
+  private delegation(
+    executionId: string,
+    checkpointer: Checkpointer | null,
+    basePath: string,
+    context: unknown,
+    signal: AbortSignal | undefined,
+  ): DelegationRun {
     return { executionId, checkpointer, basePath, context, signal, resume: null, counts: new Map(), workerTokens: 0 };
   }
 

@@ -28,24 +28,46 @@ function refused(options: ConstructorParameters<typeof Swarm>[0]): string {
 test('construction refuses what cannot run, naming the problem', () => {
   const [a, b] = [agent('a'), agent('b')];
   assert.is(refused({ name: 's', agents: [a, agent('a')], entrypoint: 'a' }), "swarm 's': two agents are named 'a'");
-  assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'c' }), "swarm 's': entrypoint \"c\" is not one of its agents (a, b)");
+  assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'c' }), 'swarm \'s\': entrypoint "c" is not one of its agents (a, b)');
   assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'a', maxHandoffs: -1 }), "swarm 's': maxHandoffs must be an integer >= 0, not -1");
   assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'a', maxHandoffs: 1.5 }), "swarm 's': maxHandoffs must be an integer >= 0, not 1.5");
-  assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'a', handoffs: { a: ['z'] } }), "swarm 's': agent 'a' hands off to 'z', which is not one of its agents (a, b)");
-  assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'a', handoffs: { z: ['a'] } }), "swarm 's': handoffs names 'z', which is not one of its agents (a, b)");
+  assert.is(
+    refused({ name: 's', agents: [a, b], entrypoint: 'a', handoffs: { a: ['z'] } }),
+    "swarm 's': agent 'a' hands off to 'z', which is not one of its agents (a, b)",
+  );
+  assert.is(
+    refused({ name: 's', agents: [a, b], entrypoint: 'a', handoffs: { z: ['a'] } }),
+    "swarm 's': handoffs names 'z', which is not one of its agents (a, b)",
+  );
   assert.is(refused({ name: 's', agents: [a, b], entrypoint: 'a', handoffs: { a: ['a'] } }), "swarm 's': agent 'a' cannot hand off to itself");
   assert.is(refused({ name: 's', agents: [], entrypoint: 'a' }), "swarm 's' needs at least one agent");
   assert.is(refused({ name: 'x/y', agents: [a], entrypoint: 'a' }), 'a Swarm needs a non-empty name without \'/\', not "x/y"');
-  assert.is(refused({ name: 's', agents: [a, { name: 'b' } as never], entrypoint: 'a' }), "swarm 's': agents[1] is not an Agent (it needs name, tools, run, resume and clone)");
+  assert.is(
+    refused({ name: 's', agents: [a, { name: 'b' } as never], entrypoint: 'a' }),
+    "swarm 's': agents[1] is not an Agent (it needs name, tools, run, resume and clone)",
+  );
   const spaced = agent('has space');
-  assert.is(refused({ name: 's', agents: [a, spaced], entrypoint: 'a' }), "swarm 's': agent name 'has space' cannot form the tool name 'handoff_to_has space' (1-64 letters, digits, '_' or '-')");
+  assert.is(
+    refused({ name: 's', agents: [a, spaced], entrypoint: 'a' }),
+    "swarm 's': agent name 'has space' cannot form the tool name 'handoff_to_has space' (1-64 letters, digits, '_' or '-')",
+  );
   const clash = new Agent({ name: 'c', llm: new ScriptedModel([]), tools: [tool({ name: 'handoff_to_a', registry: false, execute: () => 1 })], trace: false });
-  assert.is(refused({ name: 's', agents: [a, clash], entrypoint: 'a' }), "swarm 's': agent 'c' already has a tool named 'handoff_to_a', which the swarm adds for handoffs");
+  assert.is(
+    refused({ name: 's', agents: [a, clash], entrypoint: 'a' }),
+    "swarm 's': agent 'c' already has a tool named 'handoff_to_a', which the swarm adds for handoffs",
+  );
 });
 
 test('allowlists: undefined is a full mesh; a member missing from the map hands off to no one', () => {
   const mesh = new Swarm({ name: 'm', agents: [agent('a'), agent('b'), agent('c')], entrypoint: 'a' });
-  assert.equal([mesh.handoffsOf('a'), mesh.handoffsOf('b'), mesh.handoffsOf('c')], [['b', 'c'], ['a', 'c'], ['a', 'b']]);
+  assert.equal(
+    [mesh.handoffsOf('a'), mesh.handoffsOf('b'), mesh.handoffsOf('c')],
+    [
+      ['b', 'c'],
+      ['a', 'c'],
+      ['a', 'b'],
+    ],
+  );
   assert.is(mesh.maxHandoffs, 8);
   assert.is(mesh.kind, 'swarm');
   const listed = new Swarm({ name: 'l', agents: [agent('a'), agent('b'), agent('c')], entrypoint: 'a', handoffs: { a: ['b', 'b'] } });
@@ -88,23 +110,35 @@ test('a run without a checkpointer: handoff input carries reason, request and sh
   const swarm = new Swarm({ name: 'duo', agents: [agent('a', a), agent('b', b)], entrypoint: 'a' });
   const result = await swarm.run('refund order 42', { trace: false });
   assert.equal([result.status, result.output, result.pending_interrupt, result.trace_id], ['completed', 'done by b', null, null]);
-  assert.equal(seen, ["a handed off to you with reason: 'needs b'. Earlier request: 'refund order 42'. Current shared state: {\"order\":42}. Please continue."]);
-  assert.equal(result.tool_calls, [{ iteration: 0, tool_name: 'handoff_to_b', arguments: { reason: 'needs b', context: { order: 42 } }, tool_call_id: 'call_1', output: 'Handed off to b.' }]);
+  assert.equal(seen, [
+    "a handed off to you with reason: 'needs b'. Earlier request: 'refund order 42'. Current shared state: {\"order\":42}. Please continue.",
+  ]);
+  assert.equal(result.tool_calls, [
+    { iteration: 0, tool_name: 'handoff_to_b', arguments: { reason: 'needs b', context: { order: 42 } }, tool_call_id: 'call_1', output: 'Handed off to b.' },
+  ]);
   assert.ok(result.tokens_used > 0);
   // The handoff ended a's run without another model call; sibling calls of that turn still get their answers.
   assert.equal([a.calls, b.calls], [1, 1]);
 });
 
 test('two handoffs in one turn: the first wins, the second is answered with an error, the run ends after the turn', async () => {
-  const a = new FunctionModel(() => ({ toolCalls: [{ name: 'handoff_to_b', arguments: {} }, { name: 'handoff_to_c', arguments: {} }] }));
+  const a = new FunctionModel(() => ({
+    toolCalls: [
+      { name: 'handoff_to_b', arguments: {} },
+      { name: 'handoff_to_c', arguments: {} },
+    ],
+  }));
   const c = new FunctionModel(() => 'c');
   const swarm = new Swarm({ name: 'trio', agents: [agent('a', a), agent('b', new ScriptedModel(['b answers'])), agent('c', c)], entrypoint: 'a' });
   const result = await swarm.run('go', { trace: false });
   assert.is(result.output, 'b answers');
-  assert.equal(result.tool_calls.map((call) => [call.tool_name, call.error ?? null]), [
-    ['handoff_to_b', null],
-    ['handoff_to_c', "already handed off to 'b' in this turn; only the first handoff takes effect"],
-  ]);
+  assert.equal(
+    result.tool_calls.map((call) => [call.tool_name, call.error ?? null]),
+    [
+      ['handoff_to_b', null],
+      ['handoff_to_c', "already handed off to 'b' in this turn; only the first handoff takes effect"],
+    ],
+  );
   assert.is(c.calls, 0);
 });
 

@@ -190,7 +190,10 @@ export class Swarm {
     const value = options.resumeValue == null ? null : toResume(options.resumeValue);
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
     const resume = async (owner: string | null) => {
-      const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false, { fallback, claimedBy: owner });
+      const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false, {
+        fallback,
+        claimedBy: owner,
+      });
       return this.continue(plan!, options, 'swarm.resumed_execution_id');
     };
     // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
@@ -215,12 +218,17 @@ export class Swarm {
     // cannot make the latest row and the boundary disagree.
     const rows = await rowsDownTo(checkpointer, executionId, (row) => row.agent_path === basePath && row.step_type === 'handoff');
     const latest = rows[0];
-    const decided = latest !== undefined && underPath(latest.agent_path, basePath) && (isDecisionRow(latest) || (latest.step_type === 'tool_call' && decisionInForce(rows, latest) !== null));
+    const decided =
+      latest !== undefined &&
+      underPath(latest.agent_path, basePath) &&
+      (isDecisionRow(latest) || (latest.step_type === 'tool_call' && decisionInForce(rows, latest) !== null));
     if (onlyIfPaused && !decided && !(latest?.status === 'interrupted' && underPath(latest.agent_path, basePath))) return null;
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const own = rows.find((row) => row.agent_path === basePath);
     if (own && isRunEnd(own) && own.run_status !== 'failed') {
-      throw new AlreadyResumed(`Swarm '${this.name}' execution '${executionId}' already finished (${own.run_status ?? 'completed'}); there is nothing to resume`);
+      throw new AlreadyResumed(
+        `Swarm '${this.name}' execution '${executionId}' already finished (${own.run_status ?? 'completed'}); there is nothing to resume`,
+      );
     }
     const boundary = rows.find((row) => row.agent_path === basePath && row.step_type === 'handoff');
     if (!boundary) throw new ChainCheckpointError(`execution '${executionId}' has no handoff checkpoints of swarm '${this.name}'`);
@@ -268,7 +276,15 @@ export class Swarm {
     attributes[marker] = plan.executionId;
     return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
       this.loop(
-        { executionId: plan.executionId, checkpointer: plan.checkpointer, basePath: plan.basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
+        {
+          executionId: plan.executionId,
+          checkpointer: plan.checkpointer,
+          basePath: plan.basePath,
+          context: options.context,
+          signal: options.signal,
+          traceId,
+          started: performance.now(),
+        },
         plan.state,
         plan.first,
         (result) => recordEnd(span, result, plan.state),
@@ -311,14 +327,24 @@ export class Swarm {
         const request = box.request;
         if (!request) {
           await ex.checkpointer?.put(
-            runEndRow({ executionId: ex.executionId, chainName: this.name, status: 'completed', state: { ...state }, nodeIndex: state.iteration + 1, iteration: state.iteration, agentPath: ex.basePath }),
+            runEndRow({
+              executionId: ex.executionId,
+              chainName: this.name,
+              status: 'completed',
+              state: { ...state },
+              nodeIndex: state.iteration + 1,
+              iteration: state.iteration,
+              agentPath: ex.basePath,
+            }),
           );
           const done = this.result(ex, state, 'completed', result.output, null);
           onEnd(done);
           return done;
         }
         if (!this.handoffsOf(request.source).includes(request.target)) {
-          throw new SwarmError(`swarm '${this.name}': agent '${request.source}' may not hand off to '${request.target}' (allowed: ${this.handoffsOf(request.source).join(', ') || 'none'})`);
+          throw new SwarmError(
+            `swarm '${this.name}': agent '${request.source}' may not hand off to '${request.target}' (allowed: ${this.handoffsOf(request.source).join(', ') || 'none'})`,
+          );
         }
         if (state.handoff_count + 1 > this.maxHandoffs) {
           throw new SwarmError(
@@ -365,11 +391,22 @@ export class Swarm {
     if (!ex.checkpointer) return;
     try {
       await ex.checkpointer.put(
-        runEndRow({ executionId: ex.executionId, chainName: this.name, status: 'failed', state: { ...state }, nodeIndex: state.iteration + 1, iteration: state.iteration, agentPath: ex.basePath, error }),
+        runEndRow({
+          executionId: ex.executionId,
+          chainName: this.name,
+          status: 'failed',
+          state: { ...state },
+          nodeIndex: state.iteration + 1,
+          iteration: state.iteration,
+          agentPath: ex.basePath,
+          error,
+        }),
       );
     } catch (storeError) {
       // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes alike.
-      process.emitWarning(`agentkit: could not write the failed terminal row of swarm execution '${ex.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
+      process.emitWarning(
+        `agentkit: could not write the failed terminal row of swarm execution '${ex.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
+      );
     }
   }
 
@@ -383,7 +420,9 @@ export class Swarm {
     const turn = /^turn:(\d+)\/tool:handoff_to_/.exec(latest.node_id)?.[1];
     if (turn === undefined || latest.step_type !== 'tool_call') return null;
     // The first handoff of that turn decides (a later one in the same turn was refused), as on the first run.
-    const first = rows.filter((row) => underPath(row.agent_path, memberPath) && row.step_type === 'tool_call' && row.node_id.startsWith(`turn:${turn}/tool:handoff_to_`)).at(-1)!;
+    const first = rows
+      .filter((row) => underPath(row.agent_path, memberPath) && row.step_type === 'tool_call' && row.node_id.startsWith(`turn:${turn}/tool:handoff_to_`))
+      .at(-1)!;
     const match = /^turn:(\d+)\/tool:handoff_to_(.+)$/.exec(first.node_id)!;
     if (!this.handoffsOf(active).includes(match[2]!)) return null;
     const args = isPlainObject(first.node_input) ? first.node_input : {};
@@ -401,7 +440,9 @@ export class Swarm {
         pending_interrupt: null,
         tokens_used: 0,
         latency_ms: 0,
-        tool_calls: [{ iteration: Number(match[1]), tool_name: handoffToolName(target), arguments: args, tool_call_id: callId, output: `Handed off to ${target}.` }],
+        tool_calls: [
+          { iteration: Number(match[1]), tool_name: handoffToolName(target), arguments: args, tool_call_id: callId, output: `Handed off to ${target}.` },
+        ],
       };
     };
   }
@@ -412,7 +453,9 @@ export class Swarm {
     const fromPath = latest.agent_path?.startsWith(prefix) ? latest.agent_path.slice(prefix.length).split('/')[0]! : null;
     const active = fromPath ?? state.active_agent;
     if (!this.agents.has(active)) {
-      throw new ChainCheckpointError(`execution '${executionId}' was last in agent '${active}', which swarm '${this.name}' does not have (agents: ${[...this.agents.keys()].join(', ')})`);
+      throw new ChainCheckpointError(
+        `execution '${executionId}' was last in agent '${active}', which swarm '${this.name}' does not have (agents: ${[...this.agents.keys()].join(', ')})`,
+      );
     }
     if (active !== state.active_agent) {
       throw new ChainCheckpointError(
@@ -457,7 +500,11 @@ function allowlists(swarm: string, names: readonly string[], handoffs: SwarmOpti
   const known = new Set(names);
   const result = new Map<string, readonly string[]>();
   if (handoffs === undefined) {
-    for (const name of names) result.set(name, names.filter((n) => n !== name));
+    for (const name of names)
+      result.set(
+        name,
+        names.filter((n) => n !== name),
+      );
     return result;
   }
   if (handoffs === null || typeof handoffs !== 'object') throw new SwarmError(`swarm '${swarm}': handoffs must be an object of agent name -> peer names`);
@@ -467,7 +514,8 @@ function allowlists(swarm: string, names: readonly string[], handoffs: SwarmOpti
     if (!Array.isArray(targets)) throw new SwarmError(`swarm '${swarm}': handoffs['${source}'] must be a list of agent names`);
     const peers: string[] = [];
     for (const target of targets) {
-      if (!known.has(target)) throw new SwarmError(`swarm '${swarm}': agent '${source}' hands off to '${String(target)}', which is not one of its agents (${names.join(', ')})`);
+      if (!known.has(target))
+        throw new SwarmError(`swarm '${swarm}': agent '${source}' hands off to '${String(target)}', which is not one of its agents (${names.join(', ')})`);
       if (target === source) throw new SwarmError(`swarm '${swarm}': agent '${source}' cannot hand off to itself`);
       if (!peers.includes(target)) peers.push(target);
     }

@@ -46,6 +46,8 @@ export function responseOf(turn: Turn, request: ChatRequest, model: string, next
   const text = t.text ?? '';
   const toolCalls = (t.toolCalls ?? []).map((c) => ({ id: c.id ?? nextId(), name: c.name, arguments: c.arguments ?? {} }));
   const produced = text.length + toolCalls.reduce((n, c) => n + c.name.length + JSON.stringify(c.arguments).length, 0);
-  const usage = t.usage ? usageOf(t.usage.inputTokens, t.usage.outputTokens) : usageOf(estimateTokens(messageChars(request.messages)), estimateTokens(produced));
+  const usage = t.usage
+    ? usageOf(t.usage.inputTokens, t.usage.outputTokens)
+    : usageOf(estimateTokens(messageChars(request.messages)), estimateTokens(produced));
   return { text, toolCalls, usage, model, finishReason: t.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop') };
 }

@@ -30,21 +30,24 @@ export function markFavorite(traceId: string, options: AnnotationOptions & { fav
   const dbPath = options.dbPath ?? localDbPath(options);
   const db = openLocalStore(dbPath);
   try {
-    return db.transaction(() => {
-      if (!db.prepare('SELECT 1 FROM spans WHERE trace_id = ? LIMIT 1').get(traceId)) throw new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${dbPath}`);
-      const before = db.prepare('SELECT note FROM trace_annotations WHERE trace_id = ?').get(traceId) as { note: string | null } | undefined;
-      const row: TraceAnnotation = {
-        trace_id: traceId,
-        favorite: options.favorite ?? true,
-        note: options.note === undefined ? (before?.note ?? null) : options.note,
-        updated_at: utcNow(),
-      };
-      db.prepare(
-        `INSERT INTO trace_annotations (trace_id, favorite, note, updated_at) VALUES (?, ?, ?, ?)
+    return db
+      .transaction(() => {
+        if (!db.prepare('SELECT 1 FROM spans WHERE trace_id = ? LIMIT 1').get(traceId))
+          throw new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${dbPath}`);
+        const before = db.prepare('SELECT note FROM trace_annotations WHERE trace_id = ?').get(traceId) as { note: string | null } | undefined;
+        const row: TraceAnnotation = {
+          trace_id: traceId,
+          favorite: options.favorite ?? true,
+          note: options.note === undefined ? (before?.note ?? null) : options.note,
+          updated_at: utcNow(),
+        };
+        db.prepare(
+          `INSERT INTO trace_annotations (trace_id, favorite, note, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (trace_id) DO UPDATE SET favorite = excluded.favorite, note = excluded.note, updated_at = excluded.updated_at`,
-      ).run(traceId, row.favorite ? 1 : 0, row.note, row.updated_at);
-      return row;
-    }).immediate();
+        ).run(traceId, row.favorite ? 1 : 0, row.note, row.updated_at);
+        return row;
+      })
+      .immediate();
   } finally {
     db.close();
   }

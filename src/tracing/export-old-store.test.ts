@@ -24,9 +24,12 @@ test('a v27 store (no execution keys) exports its checkpoints and stays v27', as
   const file = path.join(dir, 'local.db');
   const db = openLocalStore(file, { targetVersion: 27 });
   const at = utcNow();
-  db.prepare("INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes) VALUES ('aaaaaaaaaaaaaaaa', ?, NULL, 'agent.support', ?, ?, 'OK', ?)")
-    .run('ab'.repeat(16), at, at, JSON.stringify({ 'agent.execution_id': 'exec-old' }));
-  const insert = db.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, node_index, step_type, state_snapshot, created_at) VALUES (?, 'support', ?, ?, ?, ?, '{}', ?)");
+  db.prepare(
+    "INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes) VALUES ('aaaaaaaaaaaaaaaa', ?, NULL, 'agent.support', ?, ?, 'OK', ?)",
+  ).run('ab'.repeat(16), at, at, JSON.stringify({ 'agent.execution_id': 'exec-old' }));
+  const insert = db.prepare(
+    "INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, node_index, step_type, state_snapshot, created_at) VALUES (?, 'support', ?, ?, ?, ?, '{}', ?)",
+  );
   insert.run('cp-1', 'exec-old', 'turn:0', 0, 'llm_call', utcNow());
   insert.run('cp-other', 'exec-other', 'turn:0', 0, 'llm_call', utcNow());
   insert.run('cp-2', 'exec-old', 'run_end', 1, 'run_end', utcNow());
@@ -34,10 +37,13 @@ test('a v27 store (no execution keys) exports its checkpoints and stays v27', as
 
   const document = await exportTrace(new TraceStore({ dbPath: file }), 'ab'.repeat(16));
   assert.is(document.trace.execution_id, 'exec-old');
-  assert.equal(document.checkpoints.map((c) => [c.checkpoint_id, c.node_id, c.step_type]), [
-    ['cp-1', 'turn:0', 'llm_call'],
-    ['cp-2', 'run_end', 'run_end'],
-  ]);
+  assert.equal(
+    document.checkpoints.map((c) => [c.checkpoint_id, c.node_id, c.step_type]),
+    [
+      ['cp-1', 'turn:0', 'llm_call'],
+      ['cp-2', 'run_end', 'run_end'],
+    ],
+  );
   const after = openLocalStore(file, { readonly: true });
   try {
     assert.is(schemaVersion(after), 27, 'reading did not migrate the store');

@@ -34,10 +34,17 @@ export async function exportTrace(store: TraceStore, traceId: string, options: E
   const summary = summarise(traceId, spans);
   const ids = new Set(spans.map((s) => s.span_id));
   const root = spans.find((s) => s.parent_span_id === null || !ids.has(s.parent_span_id)) ?? spans[0]!;
-  const executionId = stringAttr(root, 'agent.execution_id') ?? stringAttr(root, 'chain.execution_id') ?? stringAttr(root, 'swarm.execution_id') ?? stringAttr(root, 'supervisor.execution_id');
+  const executionId =
+    stringAttr(root, 'agent.execution_id') ??
+    stringAttr(root, 'chain.execution_id') ??
+    stringAttr(root, 'swarm.execution_id') ??
+    stringAttr(root, 'supervisor.execution_id');
   const prefix = root.name.split('.')[0]!;
   const { checkpoints, attachments } = await store.read(
-    (db) => ({ checkpoints: executionId ? checkpointsOf(db, executionId, options.includeCheckpointState === true) : [], attachments: attachmentsOf(db, traceId, options.includeAttachments === true) }),
+    (db) => ({
+      checkpoints: executionId ? checkpointsOf(db, executionId, options.includeCheckpointState === true) : [],
+      attachments: attachmentsOf(db, traceId, options.includeAttachments === true),
+    }),
     { checkpoints: [], attachments: [] },
   );
   const exportedSpans = spans.map(exportSpan);
@@ -65,7 +72,10 @@ export async function exportTrace(store: TraceStore, traceId: string, options: E
   const check = validator('ExportTraceDocument');
   if (!check.Check(document)) {
     const [, errors] = check.Errors(document);
-    throw new ValidationError(`the export of trace '${traceId}' does not match ExportTraceDocument`, errors.map((e) => ({ path: e.instancePath, message: e.message })));
+    throw new ValidationError(
+      `the export of trace '${traceId}' does not match ExportTraceDocument`,
+      errors.map((e) => ({ path: e.instancePath, message: e.message })),
+    );
   }
   return document;
 }
@@ -120,7 +130,10 @@ interface CheckpointRow {
 
 function checkpointsOf(db: Database.Database, executionId: string, withState: boolean): ExportedCheckpoint[] {
   // Delta checkpoints are resolved to full states (../durability/sqlite-states.ts), as the checkpointer reads them.
-  const rows = withFullStates(db, db.prepare(`SELECT * FROM checkpoints WHERE ${rowsOfExecution(db)} ORDER BY created_at, rowid`).all(executionId) as CheckpointRow[]);
+  const rows = withFullStates(
+    db,
+    db.prepare(`SELECT * FROM checkpoints WHERE ${rowsOfExecution(db)} ORDER BY created_at, rowid`).all(executionId) as CheckpointRow[],
+  );
   return rows.map((row) => {
     const checkpoint: ExportedCheckpoint = {
       checkpoint_id: row.checkpoint_id,

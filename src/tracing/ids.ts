@@ -12,7 +12,6 @@
 import type { IdGenerator } from '@opentelemetry/sdk-trace';
 import { BYTE_HEX as HEX } from '../hex.js';
 
-
 function word(): number {
   return (Math.random() * 2 ** 32) >>> 0;
 }

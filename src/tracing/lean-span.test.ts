@@ -65,7 +65,15 @@ test('the span honours the API: nothing changes it after end, a second end is ig
 
 test('attributes: invalid values dropped, secret-keyed values redacted as they are set', () => {
   const span = lean(agentkitTracer().startSpan('chain.attrs'));
-  span.setAttributes({ n: 3, ok: true, tags: ['a', 'b'], mixed: ['a', 1] as unknown as string[], nothing: undefined, api_key: 'sk-live', 'http.request.header.authorization': 'Bearer x' });
+  span.setAttributes({
+    n: 3,
+    ok: true,
+    tags: ['a', 'b'],
+    mixed: ['a', 1] as unknown as string[],
+    nothing: undefined,
+    api_key: 'sk-live',
+    'http.request.header.authorization': 'Bearer x',
+  });
   span.setAttribute('', 'empty key');
   span.setAttribute('object', { a: 1 } as unknown as string);
   span.end();
@@ -92,7 +100,10 @@ test('recordException adds an exception event (type, message, stack); events kee
   span.recordException('just text');
   span.addEvent('at', { auth_token: 'x' }, new Date(Date.UTC(2026, 0, 1)));
   span.end();
-  assert.equal(span.events.map((e) => e.name), ['exception', 'exception', 'at']);
+  assert.equal(
+    span.events.map((e) => e.name),
+    ['exception', 'exception', 'at'],
+  );
   assert.equal(span.events[0]!.attributes, { 'exception.type': 'TypeError', 'exception.message': 'boom', 'exception.stacktrace': error.stack! });
   assert.equal(span.events[1]!.attributes, { 'exception.message': 'just text' });
   assert.equal(span.events[2]!.time, [1767225600, 0]);
@@ -126,28 +137,30 @@ test('active span, context propagation, and third-party child spans under a lean
     assert.is(trace.getActiveSpan(), root, 'the lean span is the active span');
     await other.startActiveSpan('http.get', async (child) => {
       assert.is(child.spanContext().traceId, root.spanContext().traceId);
-      assert.not.instance(child, LeanSpan, 'the third-party span is the SDK\'s');
+      assert.not.instance(child, LeanSpan, "the third-party span is the SDK's");
       await withSpan('tool.inner', {}, async (grandchild) => {
-        ids = { root: root.spanContext().spanId, trace: root.spanContext().traceId, thirdParty: child.spanContext().spanId, grandchild: grandchild.spanContext().spanId };
+        ids = {
+          root: root.spanContext().spanId,
+          trace: root.spanContext().traceId,
+          thirdParty: child.spanContext().spanId,
+          grandchild: grandchild.spanContext().spanId,
+        };
       });
       child.end();
     });
   });
   const spans = await new TraceStore({ dbPath: file }).spans(ids!.trace);
   // Sorted by name: the SDK's own start times have millisecond precision, so the third-party span may sort first.
-  assert.equal(
-    spans.map((s) => [s.name, s.span_id, s.parent_span_id, s.status]).sort(),
-    [
-      ['agent.outer', ids!.root, null, 'OK'],
-      ['http.get', ids!.thirdParty, ids!.root, 'UNSET'],
-      ['tool.inner', ids!.grandchild, ids!.thirdParty, 'OK'],
-    ],
-  );
+  assert.equal(spans.map((s) => [s.name, s.span_id, s.parent_span_id, s.status]).sort(), [
+    ['agent.outer', ids!.root, null, 'OK'],
+    ['http.get', ids!.thirdParty, ids!.root, 'UNSET'],
+    ['tool.inner', ids!.grandchild, ids!.thirdParty, 'OK'],
+  ]);
   const [outer, , inner] = spans.sort((a, b) => a.name.localeCompare(b.name));
   assert.ok(outer!.start_time <= inner!.start_time && inner!.end_time! <= outer!.end_time!, 'a lean child lies within its lean ancestor');
 });
 
-test('a lean span under a third-party root goes to the root\'s store', async ({ dir }) => {
+test("a lean span under a third-party root goes to the root's store", async ({ dir }) => {
   const file = path.join(dir, 'root.db');
   const root = withTraceDestination(file, () => trace.getTracer('third-party').startSpan('chain.root'));
   await withSpan('agent.child', { parent: trace.setSpan(context.active(), root) }, async () => undefined);

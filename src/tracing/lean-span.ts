@@ -10,7 +10,20 @@
  * never set; `recordException` adds an `exception` event; at most 128 attributes and 128 events (the SDK's
  * default limits), the oldest events dropped first.
  */
-import { diag, SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanStatus, type TimeInput } from '@opentelemetry/api';
+import {
+  diag,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type AttributeValue,
+  type Exception,
+  type HrTime,
+  type Link,
+  type Span,
+  type SpanContext,
+  type SpanStatus,
+  type TimeInput,
+} from '@opentelemetry/api';
 import { isAttributeValue, isTimeInput, millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
@@ -105,7 +118,8 @@ export class LeanSpan implements Span, ReadableSpan {
     const kept: Attributes = {};
     for (const key in attributes) {
       const value = attributes[key];
-      if (Object.prototype.hasOwnProperty.call(attributes, key) && key !== '' && value != null && isAttributeValue(value)) kept[key] = secretKey(key) ? REDACTED : value;
+      if (Object.prototype.hasOwnProperty.call(attributes, key) && key !== '' && value != null && isAttributeValue(value))
+        kept[key] = secretKey(key) ? REDACTED : value;
     }
     if (this.events === NO_EVENTS) this.events = [];
     if (this.events.length >= EVENT_LIMIT) {
@@ -130,7 +144,8 @@ export class LeanSpan implements Span, ReadableSpan {
 
   setStatus(status: SpanStatus): this {
     if (this.endMillis >= 0 || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this;
-    this.status = status.code === SpanStatusCode.ERROR && typeof status.message === 'string' ? { code: status.code, message: status.message } : { code: status.code };
+    this.status =
+      status.code === SpanStatusCode.ERROR && typeof status.message === 'string' ? { code: status.code, message: status.message } : { code: status.code };
     return this;
   }
 
@@ -145,7 +160,9 @@ export class LeanSpan implements Span, ReadableSpan {
       return;
     }
     const end = endTime === undefined ? preciseNow() : epochMillis(endTime);
-    if (this.normalize) for (const [key, value] of Object.entries(normalizeAttributes({ ...this.attributes }))) if (this.attributes[key] === undefined) this.setAttribute(key, value);
+    if (this.normalize)
+      for (const [key, value] of Object.entries(normalizeAttributes({ ...this.attributes })))
+        if (this.attributes[key] === undefined) this.setAttribute(key, value);
     // An end before the start (a clock step, a wrong explicit time) becomes a zero duration, as in the SDK.
     this.endMillis = end < this.startMillis ? this.startMillis : end;
     this.owner.spanEnded(this);

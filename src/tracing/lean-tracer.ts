@@ -8,7 +8,19 @@
  * anything else starts a new trace. Spans that other code makes through the global provider go through the SDK as
  * before and land in the same stores (processor.ts routes both kinds alike).
  */
-import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, trace, TraceFlags, type Context, type Span, type SpanContext, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  SpanKind,
+  trace,
+  TraceFlags,
+  type Context,
+  type Span,
+  type SpanContext,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
 import { isTracingSuppressed, type InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';

@@ -18,7 +18,9 @@ import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-wr
 import { WriterThread } from './writer-thread.js';
 import { BatchedTraceWriter } from './writer.js';
 
-const test = suite<{ dir: string; file: string; lock: Database.Database | undefined }>('tracing: a locked store', { state: { dir: '', file: '', lock: undefined } });
+const test = suite<{ dir: string; file: string; lock: Database.Database | undefined }>('tracing: a locked store', {
+  state: { dir: '', file: '', lock: undefined },
+});
 
 test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-locked-'));
@@ -37,13 +39,35 @@ test.afterEach(async (ctx) => {
 function batch(file: string, ids: number[], events: GuardrailEventRow[] = []): StoreBatch {
   const spans = new SpanBatch();
   for (const id of ids) {
-    spans.append(id.toString(16).padStart(16, '0'), 'a'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+    spans.append(
+      id.toString(16).padStart(16, '0'),
+      'a'.repeat(32),
+      undefined,
+      `chain.s${id}`,
+      1_767_225_600_000_000 + id,
+      1_767_225_600_000_001 + id,
+      SpanStatusCode.OK,
+      { id },
+      [],
+      isSecretKey,
+    );
   }
   return { dbPath: file, spans: [spans.take()], spanCount: ids.length, events };
 }
 
 function event(id: string): GuardrailEventRow {
-  return { event_id: id, trace_id: null, span_id: null, agent_name: 'weather', guardrail_name: 'no_forbidden', position: 'input', outcome: 'blocked', blocking: true, message: 'no', created_at: '2026-11-27T00:00:00.000Z' };
+  return {
+    event_id: id,
+    trace_id: null,
+    span_id: null,
+    agent_name: 'weather',
+    guardrail_name: 'no_forbidden',
+    position: 'input',
+    outcome: 'blocked',
+    blocking: true,
+    message: 'no',
+    created_at: '2026-11-27T00:00:00.000Z',
+  };
 }
 
 function stored(file: string): { spans: string[]; events: string[] } {
@@ -84,7 +108,12 @@ test('inline: rows for a locked store are held, then written before the next row
   writer.write([batch(file, [3])]);
   assert.is(writer.holding, true, 'still locked: the new rows join the held ones');
   assert.is(warnings.length, 1, warnings.join('\n'));
-  assert.match(warnings[0]!, new RegExp(`^agentkit tracing: ${escape(file)} is locked by another connection \\(database is locked\\); 2 span\\(s\\) and 1 guardrail event\\(s\\) held and written once it is free$`));
+  assert.match(
+    warnings[0]!,
+    new RegExp(
+      `^agentkit tracing: ${escape(file)} is locked by another connection \\(database is locked\\); 2 span\\(s\\) and 1 guardrail event\\(s\\) held and written once it is free$`,
+    ),
+  );
 
   lock!.exec('COMMIT');
   writer.write([batch(file, [4])]);
@@ -118,7 +147,10 @@ test('held spans are bounded: past the bound the oldest are dropped and counted;
   const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20, maxHeldSpans: 3 });
   writer.write([batch(file, [1, 2], [event('e1')])]);
   writer.write([batch(file, [3, 4, 5], [event('e2')])]);
-  assert.match(warnings.join('\n'), new RegExp(`agentkit tracing: dropped 2 span\\(s\\) for ${escape(file)}: more than 3 span\\(s\\) held while stores stay locked`));
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(`agentkit tracing: dropped 2 span\\(s\\) for ${escape(file)}: more than 3 span\\(s\\) held while stores stay locked`),
+  );
   lock!.exec('COMMIT');
   writer.retryHeld();
   assert.equal(stored(file), { spans: ['chain.s3', 'chain.s4', 'chain.s5'], events: ['e1', 'e2'] });
@@ -131,7 +163,10 @@ test('closing while the store is still locked reports what is dropped', ({ file 
   writer.write([batch(file, [1, 2], [event('e1')])]);
   writer.close();
   assert.is(writer.holding, false);
-  assert.match(warnings.at(-1)!, new RegExp(`^agentkit tracing: dropped 2 span\\(s\\) and 1 guardrail event\\(s\\) for ${escape(file)}: it was still locked when the writer closed$`));
+  assert.match(
+    warnings.at(-1)!,
+    new RegExp(`^agentkit tracing: dropped 2 span\\(s\\) and 1 guardrail event\\(s\\) for ${escape(file)}: it was still locked when the writer closed$`),
+  );
 });
 
 test('writer thread: a flush waits for rows held for a locked store, and they land once it is free', async ({ file, lock }) => {
@@ -180,7 +215,9 @@ test('the batched writer, thread: past maxQueued spans waiting for a locked stor
   const onWarning = (w: Error) => warnings.push(w.message);
   process.on('warning', onWarning);
   const ended: ReadableSpan[] = [];
-  const provider = new TracerProvider({ spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }] });
+  const provider = new TracerProvider({
+    spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }],
+  });
   for (let i = 0; i < 101; i++) provider.getTracer('test').startSpan(`chain.s${i}`).end();
   const writer = new BatchedTraceWriter({ busyTimeoutMs: 20, maxQueued: 40, maxBatch: 10, minBatch: 10 });
   try {

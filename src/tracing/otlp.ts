@@ -65,7 +65,8 @@ function needsRedaction(attributes: Attributes | undefined): boolean {
   for (const key in attributes) {
     if (isSecretKeyCached(key)) return true;
     const value: AttributeValue | undefined = attributes[key];
-    if (typeof value === 'string' ? mayHoldSecretText(value) : Array.isArray(value) && value.some((v) => typeof v === 'string' && mayHoldSecretText(v))) return true;
+    if (typeof value === 'string' ? mayHoldSecretText(value) : Array.isArray(value) && value.some((v) => typeof v === 'string' && mayHoldSecretText(v)))
+      return true;
   }
   return false;
 }
@@ -81,6 +82,9 @@ export function exportable(span: ReadableSpan): ReadableSpan {
   if (!attributes && !events) return span;
   const view = Object.create(span) as { -readonly [K in keyof ReadableSpan]: ReadableSpan[K] };
   if (attributes) Object.defineProperty(view, 'attributes', { value: redactAttributes(span.attributes) });
-  if (events) Object.defineProperty(view, 'events', { value: span.events.map((e): TimedEvent => (e.attributes ? { ...e, attributes: redactAttributes(e.attributes) } : e)) });
+  if (events)
+    Object.defineProperty(view, 'events', {
+      value: span.events.map((e): TimedEvent => (e.attributes ? { ...e, attributes: redactAttributes(e.attributes) } : e)),
+    });
   return view;
 }

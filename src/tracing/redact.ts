@@ -15,7 +15,8 @@ import { knownSecrets, onSecretRegistered } from '../config/secrets.js';
 
 export const REDACTED = '[REDACTED]';
 
-const SECRET_KEY = /(^|[._-])(api[_-]?key|x-api-key|authorization|proxy-authorization|password|passwd|secret|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|cookie|set-cookie)$/i;
+const SECRET_KEY =
+  /(^|[._-])(api[_-]?key|x-api-key|authorization|proxy-authorization|password|passwd|secret|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|cookie|set-cookie)$/i;
 const SECRET_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}|\bxai-[A-Za-z0-9_-]{16,}|\bgsk_[A-Za-z0-9]{16,}/g;
 
 /** Cheap test for text that might hold a credential (most payloads do not, and skip the full scan). */

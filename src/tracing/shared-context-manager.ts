@@ -23,7 +23,12 @@ export class SharedContextManager extends AsyncLocalStorageContextManager {
     return contextFrames.getStore()?.otel ?? ROOT_CONTEXT;
   }
 
-  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     const callback = thisArg == null ? fn : (fn.bind(thisArg) as F);
     if (!this.#enabled) return callback(...args);
     return runWithContext(context, callback, ...args);

@@ -140,13 +140,23 @@ export class SpanBatch {
   }
 }
 
-
 /** Append an ended lean span (its attributes were key-redacted as they were set), with what its row stores instead. */
 export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.endMillis < 0 ? undefined : millisToMicros(span.endMillis);
   const attributes = span.storedAttributes ? withStored(span.attributes, span.storedAttributes) : span.attributes;
-  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, millisToMicros(span.startMillis), end, span.status.code, attributes, span.events, secretKey);
+  batch.append(
+    ctx.spanId,
+    ctx.traceId,
+    span.parentSpanContext?.spanId,
+    span.name,
+    millisToMicros(span.startMillis),
+    end,
+    span.status.code,
+    attributes,
+    span.events,
+    secretKey,
+  );
 }
 
 /**
@@ -164,7 +174,18 @@ function withStored(attributes: Attributes, stored: Attributes): Attributes {
 export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretKey: (key: string) => boolean): void {
   const ctx = span.spanContext();
   const end = span.ended ? hrTimeToMicros(span.endTime) : undefined;
-  batch.append(ctx.spanId, ctx.traceId, span.parentSpanContext?.spanId, span.name, hrTimeToMicros(span.startTime), end, span.status.code, redactKeys(span.attributes, secretKey), span.events, secretKey);
+  batch.append(
+    ctx.spanId,
+    ctx.traceId,
+    span.parentSpanContext?.spanId,
+    span.name,
+    hrTimeToMicros(span.startTime),
+    end,
+    span.status.code,
+    redactKeys(span.attributes, secretKey),
+    span.events,
+    secretKey,
+  );
 }
 
 function eventsJson(events: readonly EventData[], secretKey: (key: string) => boolean): string {
@@ -197,7 +218,9 @@ export interface EncodedSpanRow extends Omit<SpanRow, 'attributes'> {
  * events. Throws on a malformed buffer.
  */
 export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[]): SpanRow[] {
-  return decodeEncodedSpanRows(chunks).map((row) => (typeof row.attributes === 'string' ? row : { ...row, attributes: row.attributes.toString('utf8') })) as SpanRow[];
+  return decodeEncodedSpanRows(chunks).map((row) =>
+    typeof row.attributes === 'string' ? row : { ...row, attributes: row.attributes.toString('utf8') },
+  ) as SpanRow[];
 }
 
 /**
@@ -234,7 +257,15 @@ function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
       field = end;
     }
     at = field;
-    if (fields[0] === null || fields[1] === null || fields[3] === null || fields[4] === null || fields[6] === null || fields[7] === null || fields[8] === null) {
+    if (
+      fields[0] === null ||
+      fields[1] === null ||
+      fields[3] === null ||
+      fields[4] === null ||
+      fields[6] === null ||
+      fields[7] === null ||
+      fields[8] === null
+    ) {
       throw new Error('agentkit tracing: a malformed span batch');
     }
     rows.push({

@@ -30,10 +30,36 @@ test('spans written before the rebuild keep every column, their rowids and their
   assert.ok(REBUILT_AT > 1, 'the rebuild step exists');
   const file = path.join(dir, 'local.db');
   const old = openLocalStore(file, { targetVersion: REBUILT_AT - 1 });
-  const insert = old.prepare('INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events, project_id, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = old.prepare(
+    'INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events, project_id, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   // Two spans at the same instant: only the rowid orders them, and a child stored before its parent.
-  insert.run('0000000000000002', trace, '0000000000000001', 'gen_ai.chat', '2026-01-01T00:00:00.000001Z', '2026-01-01T00:00:00.000003Z', 'OK', '{"gen_ai.request.messages":"[{\\"role\\":\\"user\\"}]"}', '[]', 'p1', 1);
-  insert.run('0000000000000001', trace, null, 'agent.fx', '2026-01-01T00:00:00.000001Z', '2026-01-01T00:00:00.000004Z', 'ERROR', '{"agent.input":"hi"}', '[{"name":"exception","timestamp":"2026-01-01T00:00:00.000002Z","attributes":{}}]', 'p1', 0);
+  insert.run(
+    '0000000000000002',
+    trace,
+    '0000000000000001',
+    'gen_ai.chat',
+    '2026-01-01T00:00:00.000001Z',
+    '2026-01-01T00:00:00.000003Z',
+    'OK',
+    '{"gen_ai.request.messages":"[{\\"role\\":\\"user\\"}]"}',
+    '[]',
+    'p1',
+    1,
+  );
+  insert.run(
+    '0000000000000001',
+    trace,
+    null,
+    'agent.fx',
+    '2026-01-01T00:00:00.000001Z',
+    '2026-01-01T00:00:00.000004Z',
+    'ERROR',
+    '{"agent.input":"hi"}',
+    '[{"name":"exception","timestamp":"2026-01-01T00:00:00.000002Z","attributes":{}}]',
+    'p1',
+    0,
+  );
   insert.run('0000000000000003', other, null, 'chain.c', '2026-01-02T00:00:00.000000Z', null, 'UNSET', '{}', '[]', '', 0);
   const before = old.prepare('SELECT rowid, * FROM spans ORDER BY rowid').all();
   old.close();
@@ -44,21 +70,36 @@ test('spans written before the rebuild keep every column, their rowids and their
     assert.equal(db.prepare('SELECT rowid, * FROM spans ORDER BY rowid').all(), before);
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans'").pluck().all();
     assert.equal(indexes, ['idx_spans_trace_span']);
-    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid").all(trace) as Array<{ detail: string }>;
+    const plan = db.prepare('EXPLAIN QUERY PLAN SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid').all(trace) as Array<{ detail: string }>;
     assert.match(plan.map((p) => p.detail).join('\n'), /USING INDEX idx_spans_trace_span/);
   } finally {
     db.close();
   }
   const spans = await new TraceStore({ dbPath: file }).spans(trace);
-  assert.equal(spans.map((s) => [s.name, s.status]), [['agent.fx', 'ERROR'], ['gen_ai.chat', 'OK']], 'the parent first at a tie, as before');
+  assert.equal(
+    spans.map((s) => [s.name, s.status]),
+    [
+      ['agent.fx', 'ERROR'],
+      ['gen_ai.chat', 'OK'],
+    ],
+    'the parent first at a tie, as before',
+  );
   const listed = await new TraceStore({ dbPath: file }).listTraces({ lastHours: 24 * 365 * 20 });
-  assert.equal(listed.map((t) => [t.trace_id, t.name, t.span_count, t.status]), [[other, 'chain.c', 1, 'UNSET'], [trace, 'agent.fx', 2, 'ERROR']]);
+  assert.equal(
+    listed.map((t) => [t.trace_id, t.name, t.span_count, t.status]),
+    [
+      [other, 'chain.c', 1, 'UNSET'],
+      [trace, 'agent.fx', 2, 'ERROR'],
+    ],
+  );
 });
 
 test('a span written again (same trace and span id) replaces its row; the same span id in another trace is its own row', ({ dir }) => {
   const db = openLocalStore(path.join(dir, 'local.db'));
   try {
-    const write = db.prepare("INSERT OR REPLACE INTO spans (span_id, trace_id, name, start_time, status) VALUES ('00000000000000aa', ?, ?, '2026-01-01T00:00:00.000000Z', ?)");
+    const write = db.prepare(
+      "INSERT OR REPLACE INTO spans (span_id, trace_id, name, start_time, status) VALUES ('00000000000000aa', ?, ?, '2026-01-01T00:00:00.000000Z', ?)",
+    );
     write.run(trace, 'first', 'UNSET');
     write.run(trace, 'second', 'OK');
     write.run(other, 'elsewhere', 'OK');
@@ -75,36 +116,98 @@ test('the writer stores attributes as text (bytes bound as they came), searchabl
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
   const batch = new SpanBatch();
-  batch.append('0000000000000001', trace, undefined, 'agent.fx', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'agent.input': 'Grüße, convert 250 EUR' }, [], isSecretKey);
-  batch.append('0000000000000002', trace, '0000000000000001', 'tool.t', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, { 'tool.args': 'use Bearer abcdefghijklmnop' }, [], isSecretKey);
+  batch.append(
+    '0000000000000001',
+    trace,
+    undefined,
+    'agent.fx',
+    1_767_225_600_000_000,
+    1_767_225_600_000_001,
+    SpanStatusCode.OK,
+    { 'agent.input': 'Grüße, convert 250 EUR' },
+    [],
+    isSecretKey,
+  );
+  batch.append(
+    '0000000000000002',
+    trace,
+    '0000000000000001',
+    'tool.t',
+    1_767_225_600_000_000,
+    1_767_225_600_000_001,
+    SpanStatusCode.OK,
+    { 'tool.args': 'use Bearer abcdefghijklmnop' },
+    [],
+    isSecretKey,
+  );
   writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 2, events: [] }]);
   writer.close();
   const db = openLocalStore(file, { readonly: true });
   try {
-    const rows = db.prepare('SELECT span_id, typeof(attributes) AS type, attributes FROM spans ORDER BY span_id').all() as Array<{ span_id: string; type: string; attributes: string }>;
-    assert.equal(rows.map((r) => r.type), ['text', 'text']);
+    const rows = db.prepare('SELECT span_id, typeof(attributes) AS type, attributes FROM spans ORDER BY span_id').all() as Array<{
+      span_id: string;
+      type: string;
+      attributes: string;
+    }>;
+    assert.equal(
+      rows.map((r) => r.type),
+      ['text', 'text'],
+    );
     assert.equal(JSON.parse(rows[0]!.attributes), { 'agent.input': 'Grüße, convert 250 EUR' });
     assert.equal(JSON.parse(rows[1]!.attributes), { 'tool.args': `use Bearer ${REDACTED}` });
   } finally {
     db.close();
   }
-  assert.equal((await new TraceStore({ dbPath: file }).search('grüße')).map((t) => t.trace_id), [trace], 'non-ASCII text matches as text');
-  assert.equal((await new TraceStore({ dbPath: file }).search('250 eur')).map((t) => t.trace_id), [trace]);
+  assert.equal(
+    (await new TraceStore({ dbPath: file }).search('grüße')).map((t) => t.trace_id),
+    [trace],
+    'non-ASCII text matches as text',
+  );
+  assert.equal(
+    (await new TraceStore({ dbPath: file }).search('250 eur')).map((t) => t.trace_id),
+    [trace],
+  );
 });
 
 test('a batch of many spans is written whole, eight rows a statement and the rest one by one; a repeated span keeps its last row', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
   const batch = new SpanBatch();
-  for (let id = 1; id <= 18; id++) batch.append(id.toString(16).padStart(16, '0'), trace, undefined, `s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+  for (let id = 1; id <= 18; id++)
+    batch.append(
+      id.toString(16).padStart(16, '0'),
+      trace,
+      undefined,
+      `s${id}`,
+      1_767_225_600_000_000 + id,
+      1_767_225_600_000_001 + id,
+      SpanStatusCode.OK,
+      { id },
+      [],
+      isSecretKey,
+    );
   // The same span again, ended later, inside the third statement's window.
-  batch.append((3).toString(16).padStart(16, '0'), trace, undefined, 's3-again', 1_767_225_600_000_003, 1_767_225_600_000_009, SpanStatusCode.ERROR, { id: 3 }, [], isSecretKey);
+  batch.append(
+    (3).toString(16).padStart(16, '0'),
+    trace,
+    undefined,
+    's3-again',
+    1_767_225_600_000_003,
+    1_767_225_600_000_009,
+    SpanStatusCode.ERROR,
+    { id: 3 },
+    [],
+    isSecretKey,
+  );
   writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 19, events: [] }]);
   writer.close();
   const db = openLocalStore(file, { readonly: true });
   try {
     const names = db.prepare('SELECT name FROM spans ORDER BY span_id').pluck().all();
-    assert.equal(names, Array.from({ length: 18 }, (_, i) => (i === 2 ? 's3-again' : `s${i + 1}`)));
+    assert.equal(
+      names,
+      Array.from({ length: 18 }, (_, i) => (i === 2 ? 's3-again' : `s${i + 1}`)),
+    );
     assert.is(db.prepare("SELECT status FROM spans WHERE name = 's3-again'").pluck().get(), 'ERROR');
   } finally {
     db.close();

@@ -165,7 +165,10 @@ export class StoreWriter {
         if (fresh) return this.warnOnce(dbPath, pending.length, events.length, error);
       }
     }
-    if (held) this.warn(`agentkit tracing: ${dbPath} is writable again; the ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) held for it are written`);
+    if (held)
+      this.warn(
+        `agentkit tracing: ${dbPath} is writable again; the ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) held for it are written`,
+      );
   }
 
   /** Keep `rows` and `events` for the next try; past the bound, drop the oldest spans (this store's) and say so. */
@@ -176,9 +179,12 @@ export class StoreWriter {
     this.held.set(dbPath, { rows: kept, events });
     this.heldSpans += kept.length;
     if (!already) {
-      this.warn(`agentkit tracing: ${dbPath} is locked by another connection (${errorText(error)}); ${kept.length} span(s) and ${events.length} guardrail event(s) held and written once it is free`);
+      this.warn(
+        `agentkit tracing: ${dbPath} is locked by another connection (${errorText(error)}); ${kept.length} span(s) and ${events.length} guardrail event(s) held and written once it is free`,
+      );
     }
-    if (dropped > 0) this.warn(`agentkit tracing: dropped ${dropped} span(s) for ${dbPath}: more than ${this.maxHeldSpans} span(s) held while stores stay locked`);
+    if (dropped > 0)
+      this.warn(`agentkit tracing: dropped ${dropped} span(s) for ${dbPath}: more than ${this.maxHeldSpans} span(s) held while stores stay locked`);
   }
 
   /**
@@ -205,7 +211,18 @@ export class StoreWriter {
         next = insertSpans(connection, rows, next, yielded ? MIN_ROWS_AFTER_YIELD : 1, this.priority);
         if (next < rows.length) return;
         for (const e of events) {
-          connection.event.run(e.event_id, e.trace_id, e.span_id, e.agent_name, e.guardrail_name, e.position, e.outcome, e.blocking ? 1 : 0, e.message, e.created_at);
+          connection.event.run(
+            e.event_id,
+            e.trace_id,
+            e.span_id,
+            e.agent_name,
+            e.guardrail_name,
+            e.position,
+            e.outcome,
+            e.blocking ? 1 : 0,
+            e.message,
+            e.created_at,
+          );
         }
       });
       progress.rows = next;
@@ -227,7 +244,9 @@ export class StoreWriter {
   close(): void {
     for (const dbPath of [...this.held.keys()]) this.writeStore(dbPath, [], []);
     for (const [dbPath, held] of this.held) {
-      this.warn(`agentkit tracing: dropped ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) for ${dbPath}: it was still locked when the writer closed`);
+      this.warn(
+        `agentkit tracing: dropped ${held.rows.length} span(s) and ${held.events.length} guardrail event(s) for ${dbPath}: it was still locked when the writer closed`,
+      );
     }
     this.held.clear();
     this.heldSpans = 0;

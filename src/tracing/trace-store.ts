@@ -59,7 +59,10 @@ export class TraceStore {
   async search(text: string): Promise<TraceSummary[]> {
     const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return this.read(
-      (db) => summaries(db, '', {}, `WHERE trace_id IN (SELECT trace_id FROM spans WHERE name LIKE @pattern ESCAPE '\\' OR attributes LIKE @pattern ESCAPE '\\')`, { pattern }),
+      (db) =>
+        summaries(db, '', {}, `WHERE trace_id IN (SELECT trace_id FROM spans WHERE name LIKE @pattern ESCAPE '\\' OR attributes LIKE @pattern ESCAPE '\\')`, {
+          pattern,
+        }),
       [],
     );
   }
@@ -96,12 +99,19 @@ export function inStartOrder(spans: Span[]): Span[] {
   for (let i = 1; i < spans.length && strictlyAscending; i++) strictlyAscending = spans[i - 1]!.start_time < spans[i]!.start_time;
   if (strictlyAscending) return spans;
   const parents = new Map(spans.map((s) => [s.span_id, s.parent_span_id]));
-  const sorted = spans.map((span, index) => ({ span, index })).sort((a, b) => (a.span.start_time < b.span.start_time ? -1 : a.span.start_time > b.span.start_time ? 1 : a.index - b.index));
+  const sorted = spans
+    .map((span, index) => ({ span, index }))
+    .sort((a, b) => (a.span.start_time < b.span.start_time ? -1 : a.span.start_time > b.span.start_time ? 1 : a.index - b.index));
   const out: Span[] = [];
   for (let i = 0; i < sorted.length; ) {
     let j = i;
     while (j < sorted.length && sorted[j]!.span.start_time === sorted[i]!.span.start_time) j++;
-    out.push(...ancestorsFirst(sorted.slice(i, j).map((e) => e.span), parents));
+    out.push(
+      ...ancestorsFirst(
+        sorted.slice(i, j).map((e) => e.span),
+        parents,
+      ),
+    );
     i = j;
   }
   return out;
@@ -136,7 +146,13 @@ interface SummaryRow {
   any_error: number;
 }
 
-function summaries(db: Database.Database, having: string, havingParams: Record<string, unknown>, where = '', whereParams: Record<string, unknown> = {}): TraceSummary[] {
+function summaries(
+  db: Database.Database,
+  having: string,
+  havingParams: Record<string, unknown>,
+  where = '',
+  whereParams: Record<string, unknown> = {},
+): TraceSummary[] {
   const rows = db
     .prepare(
       `SELECT trace_id, count(*) AS span_count, min(start_time) AS start_time,
@@ -146,7 +162,10 @@ function summaries(db: Database.Database, having: string, havingParams: Record<s
     )
     .all({ ...havingParams, ...whereParams }) as SummaryRow[];
   if (rows.length === 0) return [];
-  const roots = rootsOf(db, rows.map((r) => r.trace_id));
+  const roots = rootsOf(
+    db,
+    rows.map((r) => r.trace_id),
+  );
   return rows.map((row) => {
     const root = roots.get(row.trace_id);
     return {

@@ -56,11 +56,17 @@ test('a trace goes to the store AGENTKIT_LOCAL_DB names when its root starts, ch
   routed.end();
   const inA = await new TraceStore({ dbPath: a }).listTraces();
   const inB = await new TraceStore({ dbPath: b }).listTraces();
-  assert.equal(inA.map((s) => [s.name, s.span_count, s.status]), [['chain.first', 2, 'UNSET']]);
-  assert.equal(inB.map((s) => [s.name, s.span_count, s.status]).sort(), [['chain.routed', 1, 'UNSET'], ['chain.second', 1, 'ERROR']]);
+  assert.equal(
+    inA.map((s) => [s.name, s.span_count, s.status]),
+    [['chain.first', 2, 'UNSET']],
+  );
+  assert.equal(inB.map((s) => [s.name, s.span_count, s.status]).sort(), [
+    ['chain.routed', 1, 'UNSET'],
+    ['chain.second', 1, 'ERROR'],
+  ]);
 });
 
-test('spans still waiting at process exit are written (the timer is unref\'d, the exit hook flushes)', async ({ dir }) => {
+test("spans still waiting at process exit are written (the timer is unref'd, the exit hook flushes)", async ({ dir }) => {
   const file = path.join(dir, 'exit.db');
   const script = path.join(dir, 'child.mts');
   await writeFile(
@@ -70,16 +76,25 @@ test('spans still waiting at process exit are written (the timer is unref\'d, th
      span.end();`,
   );
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), script], { cwd: path.resolve('.'), env: { ...process.env, AGENTKIT_LOCAL_DB: file }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--conditions=agentkit-source', '--import', import.meta.resolve('tsx'), script], {
+      cwd: path.resolve('.'),
+      env: { ...process.env, AGENTKIT_LOCAL_DB: file },
+      stdio: 'inherit',
+    });
     child.on('close', resolve);
   });
   assert.is(code, 0, 'the process exits on its own: no timer keeps it alive');
-  assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => s.name), ['chain.exiting']);
+  assert.equal(
+    (await new TraceStore({ dbPath: file }).listTraces()).map((s) => s.name),
+    ['chain.exiting'],
+  );
 });
 
 test('the writer thread and the inline writer store the same rows', async ({ dir }) => {
   const ended: ReadableSpan[] = [];
-  const provider = new TracerProvider({ spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }] });
+  const provider = new TracerProvider({
+    spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }],
+  });
   const tracer = provider.getTracer('test');
   const root = tracer.startSpan('agent.same', { attributes: { 'agent.input': 'hi', authorization: 'Bearer abcdefghijklmnop', count: 3, tags: ['a', 'b'] } });
   root.addEvent('note', { detail: 'x' });
@@ -90,10 +105,24 @@ test('the writer thread and the inline writer store the same rows', async ({ dir
     const file = path.join(dir, `${thread ? 'thread' : 'inline'}.db`);
     const writer = new BatchedTraceWriter({ thread });
     writer.enqueueSpan(file, ended[0]!);
-    writer.enqueueGuardrailEvent(file, { event_id: 'e1', trace_id: 't', span_id: 's', agent_name: 'a', guardrail_name: 'g', position: 'input', outcome: 'warned', blocking: false, message: 'm', created_at: '2026-01-01T00:00:00.000000Z' });
+    writer.enqueueGuardrailEvent(file, {
+      event_id: 'e1',
+      trace_id: 't',
+      span_id: 's',
+      agent_name: 'a',
+      guardrail_name: 'g',
+      position: 'input',
+      outcome: 'warned',
+      blocking: false,
+      message: 'm',
+      created_at: '2026-01-01T00:00:00.000000Z',
+    });
     writer.close();
     const db = openLocalStore(file, { readonly: true });
-    rows.push([db.prepare('SELECT span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events FROM spans').all(), db.prepare('SELECT * FROM guardrail_events').all()]);
+    rows.push([
+      db.prepare('SELECT span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events FROM spans').all(),
+      db.prepare('SELECT * FROM guardrail_events').all(),
+    ]);
     db.close();
   }
   assert.equal(rows[0], rows[1]);
@@ -120,7 +149,10 @@ test('the built package writes spans through its compiled writer thread and flus
     child.on('close', (exit) => resolve({ code: exit, out }));
   });
   assert.is(code, 0);
-  assert.equal((await new TraceStore({ dbPath: file }).listTraces()).map((s) => [s.trace_id, s.name, s.span_count]), [[out, 'agent.built', 2]]);
+  assert.equal(
+    (await new TraceStore({ dbPath: file }).listTraces()).map((s) => [s.trace_id, s.name, s.span_count]),
+    [[out, 'agent.built', 2]],
+  );
 });
 
 test('batches that queue up for the writer thread are all written, each to its store', async ({ dir }) => {
@@ -128,7 +160,18 @@ test('batches that queue up for the writer thread are all written, each to its s
   const files = [path.join(dir, 'q1.db'), path.join(dir, 'q2.db')];
   const batch = (file: string, id: number): StoreBatch => {
     const spans = new SpanBatch();
-    spans.append(id.toString(16).padStart(16, '0'), 't'.repeat(31) + (id % 2), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { id }, [], isSecretKey);
+    spans.append(
+      id.toString(16).padStart(16, '0'),
+      't'.repeat(31) + (id % 2),
+      undefined,
+      `chain.s${id}`,
+      1_767_225_600_000_000 + id,
+      1_767_225_600_000_001 + id,
+      SpanStatusCode.OK,
+      { id },
+      [],
+      isSecretKey,
+    );
     return { dbPath: file, spans: [spans.take()], spanCount: 1, events: [] };
   };
   // Posted while the thread is still starting: they queue up and are taken together.
@@ -147,7 +190,19 @@ test('a batch crosses to the writer thread by transfer: its buffer is moved, not
   const thread = WriterThread.start(() => undefined)!;
   const file = path.join(dir, 'moved.db');
   const spans = new SpanBatch();
-  for (let id = 1; id <= 3; id++) spans.append(id.toString(16).padStart(16, '0'), 'c'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, { payload: 'x'.repeat(1000) }, [], isSecretKey);
+  for (let id = 1; id <= 3; id++)
+    spans.append(
+      id.toString(16).padStart(16, '0'),
+      'c'.repeat(32),
+      undefined,
+      `chain.s${id}`,
+      1_767_225_600_000_000 + id,
+      1_767_225_600_000_001 + id,
+      SpanStatusCode.OK,
+      { payload: 'x'.repeat(1000) },
+      [],
+      isSecretKey,
+    );
   const chunk = spans.take();
   assert.ok(chunk.byteLength > 3000);
   thread.post([{ dbPath: file, spans: [chunk], spanCount: 3, events: [] }]);
@@ -155,7 +210,10 @@ test('a batch crosses to the writer thread by transfer: its buffer is moved, not
   thread.waitSync();
   thread.close();
   const db = openLocalStore(file, { readonly: true });
-  assert.equal((db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name), ['chain.s1', 'chain.s2', 'chain.s3']);
+  assert.equal(
+    (db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name),
+    ['chain.s1', 'chain.s2', 'chain.s3'],
+  );
   db.close();
 });
 
@@ -165,7 +223,18 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
   const file = path.join(dir, 'kept.db');
   const batch = (id: number): StoreBatch => {
     const spans = new SpanBatch();
-    spans.append(id.toString(16).padStart(16, '0'), 'a'.repeat(32), undefined, `chain.s${id}`, 1_767_225_600_000_000 + id, 1_767_225_600_000_001 + id, SpanStatusCode.OK, {}, [], isSecretKey);
+    spans.append(
+      id.toString(16).padStart(16, '0'),
+      'a'.repeat(32),
+      undefined,
+      `chain.s${id}`,
+      1_767_225_600_000_000 + id,
+      1_767_225_600_000_001 + id,
+      SpanStatusCode.OK,
+      {},
+      [],
+      isSecretKey,
+    );
     return { dbPath: file, spans: [spans.take()], spanCount: 1, events: [] };
   };
   writer.write([batch(1)]);
@@ -175,7 +244,10 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
   writer.close();
   assert.equal(warnings, []);
   const db = openLocalStore(file, { readonly: true });
-  assert.equal((db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name), ['chain.s1', 'chain.s2']);
+  assert.equal(
+    (db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name),
+    ['chain.s1', 'chain.s2'],
+  );
   db.close();
 });
 
@@ -183,7 +255,18 @@ test('a writer thread that cannot load is noticed at once, not after a 30 s wait
   const warnings: string[] = [];
   const thread = WriterThread.start((m) => warnings.push(m), { entryUrl: 'file:///nonexistent/writer-worker.js' })!;
   const spans = new SpanBatch();
-  spans.append('00000000000000f1', 'f'.repeat(32), undefined, 'chain.lost', 1_767_225_600_000_000, 1_767_225_600_000_001, SpanStatusCode.OK, {}, [], isSecretKey);
+  spans.append(
+    '00000000000000f1',
+    'f'.repeat(32),
+    undefined,
+    'chain.lost',
+    1_767_225_600_000_000,
+    1_767_225_600_000_001,
+    SpanStatusCode.OK,
+    {},
+    [],
+    isSecretKey,
+  );
   thread.post([{ dbPath: '/nonexistent/local.db', spans: [spans.take()], spanCount: 1, events: [] }]);
   const started = Date.now();
   thread.waitSync();
@@ -247,33 +330,84 @@ test('secrets are redacted by key and masked inside text', () => {
 test('TraceStore: a real time window, search, unknown ids, and ordering of equal start times', async ({ dir }) => {
   const file = path.join(dir, 'store.db');
   const db = openLocalStore(file);
-  const insert = db.prepare('INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const at = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString().replace('Z', '000Z');
   insert.run('s1', 't-new', null, 'agent.new', at(1), at(0.9), 'OK', '{"agent.input":"refund 100%"}');
   insert.run('s2', 't-new', 's1', 'tool.refund', at(0.95), at(0.94), 'ERROR', '{}');
   insert.run('s3', 't-old', null, 'agent.old', at(30), at(29.9), 'OK', '{"agent.input":"hello_world"}');
   db.close();
   const store = new TraceStore({ dbPath: file });
-  assert.equal((await store.listTraces()).map((s) => [s.trace_id, s.status, s.span_count]), [['t-new', 'ERROR', 2]]);
-  assert.equal((await store.listTraces({ lastHours: 48 })).map((s) => s.trace_id), ['t-new', 't-old']);
-  assert.equal((await store.search('100%')).map((s) => s.trace_id), ['t-new'], '% is matched literally');
-  assert.equal((await store.search('hello_')).map((s) => s.trace_id), ['t-old']);
-  assert.equal((await store.search('HELLO')).map((s) => s.trace_id), ['t-old'], 'case-insensitive');
+  assert.equal(
+    (await store.listTraces()).map((s) => [s.trace_id, s.status, s.span_count]),
+    [['t-new', 'ERROR', 2]],
+  );
+  assert.equal(
+    (await store.listTraces({ lastHours: 48 })).map((s) => s.trace_id),
+    ['t-new', 't-old'],
+  );
+  assert.equal(
+    (await store.search('100%')).map((s) => s.trace_id),
+    ['t-new'],
+    '% is matched literally',
+  );
+  assert.equal(
+    (await store.search('hello_')).map((s) => s.trace_id),
+    ['t-old'],
+  );
+  assert.equal(
+    (await store.search('HELLO')).map((s) => s.trace_id),
+    ['t-old'],
+    'case-insensitive',
+  );
   assert.equal(await store.search('nothing-like-this'), []);
   const full = await store.getTrace('t-new');
   assert.equal([full.name, full.status, full.metadata.span_count], ['agent.new', 'ERROR', 2]);
-  const missing = await store.getTrace('nope').then(() => null, (e: unknown) => e);
+  const missing = await store.getTrace('nope').then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(missing, NotFoundError);
   assert.is((missing as NotFoundError).code, 'trace_not_found');
-  const invalid = await store.listTraces({ lastHours: -1 }).then(() => null, (e: unknown) => e);
+  const invalid = await store.listTraces({ lastHours: -1 }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(invalid, ConfigError);
   assert.equal(await new TraceStore({ dbPath: path.join(dir, 'absent.db') }).listTraces(), []);
 
-  const span = (id: string, parent: string | null, start: string): Span => ({ span_id: id, trace_id: 't', parent_span_id: parent, name: id, start_time: start, end_time: start, status: 'OK', attributes: {}, events: [] });
+  const span = (id: string, parent: string | null, start: string): Span => ({
+    span_id: id,
+    trace_id: 't',
+    parent_span_id: parent,
+    name: id,
+    start_time: start,
+    end_time: start,
+    status: 'OK',
+    attributes: {},
+    events: [],
+  });
   const same = '2026-01-01T00:00:00.000000Z';
-  assert.equal(inStartOrder([span('grandchild', 'child', same), span('child', 'root', same), span('root', null, same), span('later', 'root', '2026-01-01T00:00:00.000001Z')]).map((s) => s.span_id), ['root', 'child', 'grandchild', 'later']);
-  assert.equal(inStartOrder([span('inner', 'tool', same), span('outer-next', 'root', same), span('tool', 'root', '2025-12-31T23:59:59.999999Z')]).map((s) => s.span_id), ['tool', 'inner', 'outer-next'], 'unrelated spans keep their stored order');
-  assert.equal(inStartOrder([span('a', 'b', same), span('b', 'a', same)]).map((s) => s.span_id), ['a', 'b'], 'a parent loop does not hang');
+  assert.equal(
+    inStartOrder([
+      span('grandchild', 'child', same),
+      span('child', 'root', same),
+      span('root', null, same),
+      span('later', 'root', '2026-01-01T00:00:00.000001Z'),
+    ]).map((s) => s.span_id),
+    ['root', 'child', 'grandchild', 'later'],
+  );
+  assert.equal(
+    inStartOrder([span('inner', 'tool', same), span('outer-next', 'root', same), span('tool', 'root', '2025-12-31T23:59:59.999999Z')]).map((s) => s.span_id),
+    ['tool', 'inner', 'outer-next'],
+    'unrelated spans keep their stored order',
+  );
+  assert.equal(
+    inStartOrder([span('a', 'b', same), span('b', 'a', same)]).map((s) => s.span_id),
+    ['a', 'b'],
+    'a parent loop does not hang',
+  );
 });
 
 test('timestamps keep microseconds', () => {

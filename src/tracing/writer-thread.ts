@@ -21,7 +21,9 @@ export const THREAD_RUNNING = 1;
 export const THREAD_FAILED = 2;
 
 /** `Atomics.waitAsync` (Node 16+; typed in the ES2024 library, newer than ours). */
-const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: Promise<unknown> | string } }).waitAsync;
+const waitAsync = (
+  Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: Promise<unknown> | string } }
+).waitAsync;
 
 /** How long a flush waits for the thread before giving up with a warning. */
 const WAIT_LIMIT_MS = 30_000;
@@ -38,7 +40,11 @@ export class WriterThread {
   private secretsSent = 0;
   private failed = false;
 
-  private constructor(worker: Worker, shared: Int32Array, private readonly warn: (message: string) => void) {
+  private constructor(
+    worker: Worker,
+    shared: Int32Array,
+    private readonly warn: (message: string) => void,
+  ) {
     this.worker = worker;
     this.shared = shared;
     worker.on('message', (message: { type: string; message: string }) => {
@@ -110,7 +116,8 @@ export class WriterThread {
     const fresh = secrets.length !== this.secretsSent ? secrets : undefined;
     this.secretsSent = secrets.length;
     const transfer: ArrayBuffer[] = [];
-    for (const batch of batches) for (const chunk of batch.spans) if (!transfer.includes(chunk.buffer as ArrayBuffer)) transfer.push(chunk.buffer as ArrayBuffer);
+    for (const batch of batches)
+      for (const chunk of batch.spans) if (!transfer.includes(chunk.buffer as ArrayBuffer)) transfer.push(chunk.buffer as ArrayBuffer);
     this.worker.postMessage({ type: 'batch', seq: ++this.posted, batches, ...(fresh ? { secrets: fresh } : {}) } satisfies WriterMessage, transfer);
     let spans = 0;
     for (const batch of batches) spans += batch.spanCount;

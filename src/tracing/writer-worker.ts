@@ -53,7 +53,13 @@ function merged(batches: StoreBatch[]): StoreBatch[] {
   for (const batch of batches) {
     const known = byStore.get(batch.dbPath);
     if (!known) byStore.set(batch.dbPath, { ...batch });
-    else byStore.set(batch.dbPath, { dbPath: batch.dbPath, spans: known.spans.concat(batch.spans), spanCount: known.spanCount + batch.spanCount, events: known.events.concat(batch.events) });
+    else
+      byStore.set(batch.dbPath, {
+        dbPath: batch.dbPath,
+        spans: known.spans.concat(batch.spans),
+        spanCount: known.spanCount + batch.spanCount,
+        events: known.events.concat(batch.events),
+      });
   }
   return [...byStore.values()];
 }

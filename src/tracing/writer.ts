@@ -98,7 +98,10 @@ export class BatchedTraceWriter {
 
   private drop(): void {
     this.dropped++;
-    if (this.dropping++ === 0) warn(`agentkit tracing: more than ${this.maxQueued} spans waiting to be written (a store locked, or the writer behind); dropping new spans until half of them are written`);
+    if (this.dropping++ === 0)
+      warn(
+        `agentkit tracing: more than ${this.maxQueued} spans waiting to be written (a store locked, or the writer behind); dropping new spans until half of them are written`,
+      );
   }
 
   /** Queue a guardrail event for the store at `dbPath` (never dropped for a full queue: events are the audit trail). */

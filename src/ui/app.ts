@@ -217,7 +217,10 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
     }
     const state = executionState(rows);
     if (state !== 'paused') {
-      throw new AgentkitError('already_resumed', `Execution '${executionId}' is not waiting for a decision (it is ${state}); it was already resumed or has finished.`);
+      throw new AgentkitError(
+        'already_resumed',
+        `Execution '${executionId}' is not waiting for a decision (it is ${state}); it was already resumed or has finished.`,
+      );
     }
     // The runner claims the pending row atomically: of concurrent resumers exactly one runs, the others get
     // AlreadyResumed (409).

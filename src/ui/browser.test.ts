@@ -23,7 +23,6 @@ import { TraceStore } from '../tracing/index.js';
 import { newAuthFile } from './auth-file.js';
 import { startUiServer, type RunningUiServer } from './server.js';
 
-
 interface State extends Record<string, unknown> {
   browser: Browser;
   dir: string;

@@ -22,7 +22,6 @@ import { TraceStore } from '../tracing/index.js';
 import { newAuthFile } from './auth-file.js';
 import { startUiServer, type RunningUiServer } from './server.js';
 
-
 interface State extends Record<string, unknown> {
   browser: Browser;
   dir: string;
@@ -55,7 +54,14 @@ test.before(async (s) => {
   s.server = await startUiServer({ host: '127.0.0.1', port: 0, checkpointer: s.checkpointer, traceStore: new TraceStore({ dbPath: db }), webDir, auth });
   const emptyDb = path.join(s.dir, 'empty', 'local.db');
   s.emptyCheckpointer = new SQLiteCheckpointer(emptyDb);
-  s.empty = await startUiServer({ host: '127.0.0.1', port: 0, checkpointer: s.emptyCheckpointer, traceStore: new TraceStore({ dbPath: emptyDb }), webDir, auth: { mode: 'none' } });
+  s.empty = await startUiServer({
+    host: '127.0.0.1',
+    port: 0,
+    checkpointer: s.emptyCheckpointer,
+    traceStore: new TraceStore({ dbPath: emptyDb }),
+    webDir,
+    auth: { mode: 'none' },
+  });
   s.browser = await launchChromium();
 });
 

@@ -49,7 +49,9 @@ export class ForkRegistry {
  */
 export function applyModification(entry: UiFork, body: Schemas['ForkModification']): void {
   if (body.state !== undefined) {
-    throw new NotImplementedError('modifying state is not supported by replay (a rerun starts from the top); branch state with a checkpoint fork (agentkit fork <execution-id> --state ...) instead');
+    throw new NotImplementedError(
+      'modifying state is not supported by replay (a rerun starts from the top); branch state with a checkpoint fork (agentkit fork <execution-id> --state ...) instead',
+    );
   }
   const { fork, modifications } = entry;
   if (body.prompt !== undefined) {
@@ -62,7 +64,8 @@ export function applyModification(entry: UiFork, body: Schemas['ForkModification
   }
   if (body.tool_response !== undefined) {
     const { tool_name: toolName, response } = body.tool_response;
-    if (toolName === '') throw new ValidationError('tool_response.tool_name must not be empty', [{ path: '/tool_response/tool_name', message: 'must not be empty' }]);
+    if (toolName === '')
+      throw new ValidationError('tool_response.tool_name must not be empty', [{ path: '/tool_response/tool_name', message: 'must not be empty' }]);
     fork.withToolOverride(toolName, response);
     modifications.tool_responses = [...modifications.tool_responses.filter((t) => t.tool_name !== toolName), { tool_name: toolName, response }];
   }

@@ -18,7 +18,6 @@ import { CSRF_COOKIE, CSRF_HEADER, csrfMatches, parseCookies, SESSION_COOKIE, ve
 /** How the UI authenticates: the auth file's credentials, or nobody (`--no-auth`). */
 export type UiAuth = { mode: 'password'; file: AuthFile } | { mode: 'none' };
 
-
 /** The signed-in user of a request: a username, `null` when not signed in. With `--no-auth` always `null`. */
 export function sessionUser(req: Request, auth: UiAuth): string | null {
   if (auth.mode === 'none') return null;
@@ -41,7 +40,12 @@ export function loopbackHostOnly(): RequestHandler {
     res
       .status(421)
       .type('application/json')
-      .send(JSON.stringify({ detail: `Host '${host.slice(0, 100)}' is not a loopback name; this UI answers only http://127.0.0.1 or http://localhost.`, code: 'validation_failed' }));
+      .send(
+        JSON.stringify({
+          detail: `Host '${host.slice(0, 100)}' is not a loopback name; this UI answers only http://127.0.0.1 or http://localhost.`,
+          code: 'validation_failed',
+        }),
+      );
   };
 }
 
@@ -55,7 +59,8 @@ export const UI_PAGE_ROUTES: readonly ExtraRoute[] = [
   { method: 'GET', pattern: /^\/assets\/[A-Za-z0-9_-][A-Za-z0-9_.-]*$/, key: 'GET /assets/*' },
   {
     method: 'GET',
-    pattern: /^\/(?:evals\/compare)?$|^\/(?!api$)[a-z][a-z0-9-]*$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
+    pattern:
+      /^\/(?:evals\/compare)?$|^\/(?!api$)[a-z][a-z0-9-]*$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
     key: 'GET /*',
   },
 ];
@@ -83,7 +88,11 @@ export function uiAuthenticate(getAuth: () => UiAuth): (req: Request, route: Mat
       const cookies = parseCookies(req.headers.cookie);
       const header = req.headers[CSRF_HEADER];
       if (!csrfMatches(cookies[CSRF_COOKIE], typeof header === 'string' ? header : undefined)) {
-        return { status: 403, code: 'csrf_failed', detail: `CSRF token missing or invalid: send the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header.` };
+        return {
+          status: 403,
+          code: 'csrf_failed',
+          detail: `CSRF token missing or invalid: send the ${CSRF_COOKIE} cookie's value in the X-CSRF-Token header.`,
+        };
       }
     }
     return null;

@@ -17,7 +17,8 @@ export async function importLegacyOnStart(options: Where & { dbPath: string }): 
   const lines: string[] = [];
   for (const source of sources) {
     if (source.status === 'imported') lines.push(`imported legacy ${source.kind} from ${source.source}: ${counted(source.counts)}`);
-    if (source.status === 'failed') lines.push(`legacy ${source.kind} at ${source.source} not imported: ${source.error ?? 'failed'} (run agentkit migrate for details)`);
+    if (source.status === 'failed')
+      lines.push(`legacy ${source.kind} at ${source.source} not imported: ${source.error ?? 'failed'} (run agentkit migrate for details)`);
     for (const warning of source.warnings) lines.push(`warning: ${warning}`);
   }
   return lines;

@@ -22,7 +22,6 @@ import { TraceStore } from '../tracing/index.js';
 import { newAuthFile } from './auth-file.js';
 import { startUiServer, type RunningUiServer } from './server.js';
 
-
 interface State extends Record<string, unknown> {
   browser: Browser;
   dir: string;
@@ -113,7 +112,10 @@ test('replay: fork at the tool step, change input and temperature, rerun with sp
   const lines = (await readFile(file, 'utf8')).trim().split('\n');
   assert.is(lines.length, 1);
   const record = JSON.parse(lines[0]!) as Record<string, string>;
-  assert.equal({ ...record, created_at: null }, { input: 'What is the weather in Bergen?', expected_output: 'It is 16 degrees in Bergen.', trace_id: s.trace, created_at: null });
+  assert.equal(
+    { ...record, created_at: null },
+    { input: 'What is the weather in Bergen?', expected_output: 'It is 16 degrees in Bergen.', trace_id: s.trace, created_at: null },
+  );
   await screenshot(page, 'replay', true);
   assert.equal(errors, []);
   await context.close();

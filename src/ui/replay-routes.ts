@@ -85,7 +85,10 @@ export function replayRoutes(router: RouteRegistrar, options: ReplayRouteOptions
     const expected = body.expected_output ?? (entry.rerun ? (typeof output === 'string' ? output : JSON.stringify(output ?? null)) : undefined);
     if (expected === undefined) throw notRerun(entry);
     const input = body.input ?? entry.rerun?.result.input ?? entry.modifications.input ?? entry.fork.originalInput;
-    if (input === null) throw new ValidationError(`the fork's agent span records no input; pass "input" in the body`, [{ path: '/input', message: 'required: the trace has no recorded input' }]);
+    if (input === null)
+      throw new ValidationError(`the fork's agent span records no input; pass "input" in the body`, [
+        { path: '/input', message: 'required: the trace has no recorded input' },
+      ]);
     // Never a path from the request: the file is fixed under the project directory.
     const file = path.resolve(options.projectDir, REGRESSION_TESTS_FILE);
     const record = appendRegressionRecord(file, { input, expectedOutput: expected, traceId: entry.fork.replay.traceId });
@@ -127,9 +130,10 @@ async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Respon
     () => (finished = true),
     () => (finished = true),
   );
-  const first = await Promise.race([traceStarted.then((traceId): { traceId: string | null } => ({ traceId })), running.then((result) => ({ traceId: result.trace_id }))]).catch(
-    (error: unknown) => ({ error }),
-  );
+  const first = await Promise.race([
+    traceStarted.then((traceId): { traceId: string | null } => ({ traceId })),
+    running.then((result) => ({ traceId: result.trace_id })),
+  ]).catch((error: unknown) => ({ error }));
   // The agent could not be rebuilt: a JSON error. Anything else that stopped it before its first turn (an input
   // guardrail, say) is the stream's `error` event, like a failure later on.
   if ('error' in first && first.error instanceof ReplayError) throw new AgentkitError('reconstruction_failed', first.error.message);

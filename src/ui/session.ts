@@ -51,8 +51,12 @@ export function newCsrfToken(): string {
 
 /** True when the header echoes the cookie: both present, compared in constant time over digests. */
 export function csrfMatches(cookie: string | undefined, header: string | undefined): boolean {
-  const a = createHash('sha256').update(cookie ?? '').digest();
-  const b = createHash('sha256').update(header ?? '').digest();
+  const a = createHash('sha256')
+    .update(cookie ?? '')
+    .digest();
+  const b = createHash('sha256')
+    .update(header ?? '')
+    .digest();
   return timingSafeEqual(a, b) && Boolean(cookie) && Boolean(header);
 }
 

@@ -9,7 +9,14 @@ const call = (id: string, name = 'f') => ({ id, name, arguments: {} });
 const note = `[no result: ${NOT_RUN_NOTE}]`;
 
 test('a balanced history comes back equal (and is not the same array)', () => {
-  const history: Message[] = [systemMessage('s'), userMessage('u'), assistantMessage(null, [call('a'), call('b')]), toolMessage('a', 'f', '1'), toolMessage('b', 'f', '2'), assistantMessage('done')];
+  const history: Message[] = [
+    systemMessage('s'),
+    userMessage('u'),
+    assistantMessage(null, [call('a'), call('b')]),
+    toolMessage('a', 'f', '1'),
+    toolMessage('b', 'f', '2'),
+    assistantMessage('done'),
+  ];
   const balanced = balanceToolMessages(history);
   assert.equal(balanced, history);
   assert.is.not(balanced, history);
@@ -22,7 +29,13 @@ test('a balanced history comes back equal (and is not the same array)', () => {
 });
 
 test('unanswered calls are answered in order after the results the turn has, at the end and mid-history', () => {
-  const history: Message[] = [userMessage('u'), assistantMessage(null, [call('a'), call('b', 'g'), call('c')]), toolMessage('a', 'f', '1'), userMessage('again'), assistantMessage(null, [call('d')])];
+  const history: Message[] = [
+    userMessage('u'),
+    assistantMessage(null, [call('a'), call('b', 'g'), call('c')]),
+    toolMessage('a', 'f', '1'),
+    userMessage('again'),
+    assistantMessage(null, [call('d')]),
+  ];
   assert.equal(toolMessageImbalance(history), ["tool call 'b' has no result", "tool call 'c' has no result", "tool call 'd' has no result"]);
   assert.equal(balanceToolMessages(history), [
     userMessage('u'),
@@ -37,10 +50,24 @@ test('unanswered calls are answered in order after the results the turn has, at 
 });
 
 test('orphan and duplicate results are dropped; a custom note is used', () => {
-  const history: Message[] = [toolMessage('x', 'f', 'orphan'), userMessage('u'), assistantMessage(null, [call('a')]), toolMessage('a', 'f', '1'), toolMessage('a', 'f', 'again'), toolMessage('z', 'f', 'stray')];
-  assert.equal(toolMessageImbalance(history), ["tool result 'x' answers no open tool call", "tool result 'a' answers no open tool call", "tool result 'z' answers no open tool call"]);
+  const history: Message[] = [
+    toolMessage('x', 'f', 'orphan'),
+    userMessage('u'),
+    assistantMessage(null, [call('a')]),
+    toolMessage('a', 'f', '1'),
+    toolMessage('a', 'f', 'again'),
+    toolMessage('z', 'f', 'stray'),
+  ];
+  assert.equal(toolMessageImbalance(history), [
+    "tool result 'x' answers no open tool call",
+    "tool result 'a' answers no open tool call",
+    "tool result 'z' answers no open tool call",
+  ]);
   assert.equal(balanceToolMessages(history, 'skipped'), [userMessage('u'), assistantMessage(null, [call('a')]), toolMessage('a', 'f', '1')]);
-  assert.equal(balanceToolMessages([assistantMessage(null, [call('q')])], 'skipped'), [assistantMessage(null, [call('q')]), toolMessage('q', 'f', '[no result: skipped]', true)]);
+  assert.equal(balanceToolMessages([assistantMessage(null, [call('q')])], 'skipped'), [
+    assistantMessage(null, [call('q')]),
+    toolMessage('q', 'f', '[no result: skipped]', true),
+  ]);
 });
 
 test.run();

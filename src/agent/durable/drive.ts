@@ -75,7 +75,15 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
       if (hasGuardrails(run.guardrails, 'output')) await runGuardrails(run.guardrails, 'output', output, run);
       if (placement.owner && checkpointer) {
         await checkpointer.put(
-          runEndRow({ executionId: rows.executionId, chainName: rows.agentName, status: 'completed', state: turnState(state.messages, state.turn), nodeIndex: state.turn + 1, iteration: state.turn, agentPath: rows.agentPath }),
+          runEndRow({
+            executionId: rows.executionId,
+            chainName: rows.agentName,
+            status: 'completed',
+            state: turnState(state.messages, state.turn),
+            nodeIndex: state.turn + 1,
+            iteration: state.turn,
+            agentPath: rows.agentPath,
+          }),
         );
       }
       return { status: 'completed', output, state };
@@ -94,7 +102,10 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
         return { status: 'paused', pending, state };
       }
       const failure = isInterruptSignal(error)
-        ? new ChainCheckpointError(`agent '${run.agentName}': interrupt('${error.reason}') was raised outside a tool call (in a guardrail, the system prompt or a hook); only a tool can pause an agent`, { cause: error })
+        ? new ChainCheckpointError(
+            `agent '${run.agentName}': interrupt('${error.reason}') was raised outside a tool call (in a guardrail, the system prompt or a hook); only a tool can pause an agent`,
+            { cause: error },
+          )
         : error;
       if (placement.owner && checkpointer) await writeFailed(checkpointer, rows, state, failure);
       throw failure;
@@ -109,10 +120,21 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
 async function writeFailed(checkpointer: Checkpointer, rows: AgentRows, state: LoopState, error: unknown): Promise<void> {
   try {
     await checkpointer.put(
-      runEndRow({ executionId: rows.executionId, chainName: rows.agentName, status: 'failed', state: turnState(state.messages, state.turn), nodeIndex: state.turn + 1, iteration: state.turn, agentPath: rows.agentPath, error }),
+      runEndRow({
+        executionId: rows.executionId,
+        chainName: rows.agentName,
+        status: 'failed',
+        state: turnState(state.messages, state.turn),
+        nodeIndex: state.turn + 1,
+        iteration: state.turn,
+        agentPath: rows.agentPath,
+        error,
+      }),
     );
   } catch (storeError) {
-    process.emitWarning(`agentkit: could not write the failed terminal row of execution '${rows.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`);
+    process.emitWarning(
+      `agentkit: could not write the failed terminal row of execution '${rows.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
+    );
   }
 }
 

@@ -29,7 +29,8 @@ export interface AgentForkOptions {
 /** The plan of a fork and its origin row (written before the branch runs). */
 export async function planFork(agent: DurableAgent, executionId: string, options: AgentForkOptions): Promise<{ plan: Plan; origin: CheckpointWrite }> {
   const checkpointer = agent.checkpointer ?? placeRun(agent, executionId).checkpointer;
-  if (!checkpointer) throw new ChainCheckpointError(`agent '${agent.name}' has no checkpointer, so there is nothing to fork; construct it with { checkpointer }`);
+  if (!checkpointer)
+    throw new ChainCheckpointError(`agent '${agent.name}' has no checkpointer, so there is nothing to fork; construct it with { checkpointer }`);
   if (options.input !== undefined && typeof options.input !== 'string') throw new ChainCheckpointError(`fork input of agent '${agent.name}' must be a string`);
   await restoreIfMissing(checkpointer, executionId);
   const base = await latestForkable(checkpointer, executionId, { checkpointId: options.checkpointId });

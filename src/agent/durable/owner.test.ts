@@ -20,10 +20,28 @@ test('rows without a runner path are the chain named by chain_name', () => {
 
 test('an execution is its chain when any row has no path (a chain hosting an agent), else its root runner', () => {
   assert.equal(runnerOfExecution([]), null);
-  assert.equal(runnerOfExecution([{ agent_path: null, chain_name: 'support' }, { agent_path: 'agent:approver', chain_name: 'approver' }]), { kind: 'chain', name: 'support' });
-  assert.equal(runnerOfExecution([{ agent_path: 'swarm:team', chain_name: 'team' }, { agent_path: 'swarm:team/agent:a', chain_name: 'a' }]), { kind: 'swarm', name: 'team' });
+  assert.equal(
+    runnerOfExecution([
+      { agent_path: null, chain_name: 'support' },
+      { agent_path: 'agent:approver', chain_name: 'approver' },
+    ]),
+    { kind: 'chain', name: 'support' },
+  );
+  assert.equal(
+    runnerOfExecution([
+      { agent_path: 'swarm:team', chain_name: 'team' },
+      { agent_path: 'swarm:team/agent:a', chain_name: 'a' },
+    ]),
+    { kind: 'swarm', name: 'team' },
+  );
   // Whichever row it is: a chain-hosted agent may have written the first row before the chain's own.
-  assert.equal(runnerOfExecution([{ agent_path: 'agent:approver', chain_name: 'approver' }, { agent_path: null, chain_name: 'support' }]), { kind: 'chain', name: 'support' });
+  assert.equal(
+    runnerOfExecution([
+      { agent_path: 'agent:approver', chain_name: 'approver' },
+      { agent_path: null, chain_name: 'support' },
+    ]),
+    { kind: 'chain', name: 'support' },
+  );
 });
 
 test.run();

@@ -37,7 +37,14 @@ export type Start =
   | { kind: 'input'; input: string; history: readonly Message[] }
   | { kind: 'state'; input: string; state: LoopState }
   /** `checkpointed`: the call already has its checkpoint (the decision row of its claimed pause): none is written again. */
-  | { kind: 'tool'; input: string; state: LoopState; call: ToolCall; resume: { value: Resume; claimed: PendingInterrupt | null } | null; checkpointed?: boolean };
+  | {
+      kind: 'tool';
+      input: string;
+      state: LoopState;
+      call: ToolCall;
+      resume: { value: Resume; claimed: PendingInterrupt | null } | null;
+      checkpointed?: boolean;
+    };
 
 export interface Plan {
   placement: Placement;

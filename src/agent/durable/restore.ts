@@ -9,7 +9,9 @@ import type { LoopState } from '../run-state.js';
 export function savedMessages(row: Checkpoint): Message[] {
   const messages = row.state_snapshot.messages;
   if (!Array.isArray(messages)) {
-    throw new ChainCheckpointError(`checkpoint '${row.checkpoint_id}' (${row.node_id}) of execution '${row.execution_id}' holds no saved messages (state_snapshot.messages)`);
+    throw new ChainCheckpointError(
+      `checkpoint '${row.checkpoint_id}' (${row.node_id}) of execution '${row.execution_id}' holds no saved messages (state_snapshot.messages)`,
+    );
   }
   return structuredClone(messages) as unknown as Message[];
 }

@@ -37,7 +37,9 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
   const placement = placeRun(agent, executionId);
   const checkpointer = placement.checkpointer;
   if (!checkpointer) {
-    throw new ChainCheckpointError(`agent '${agent.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer } (or run it inside a durable runner)`);
+    throw new ChainCheckpointError(
+      `agent '${agent.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer } (or run it inside a durable runner)`,
+    );
   }
   await restoreIfMissing(checkpointer, executionId);
   const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
@@ -54,7 +56,9 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
     );
   }
   // A claimed decision whose tool never returned (its resumer died) applies, whatever value this call brings.
-  let resume: { value: Resume; claimed: PendingInterrupt | null } | null = recorded ? { value: recorded.value, claimed: bound?.claimed ?? recorded.claimed } : null;
+  let resume: { value: Resume; claimed: PendingInterrupt | null } | null = recorded
+    ? { value: recorded.value, claimed: bound?.claimed ?? recorded.claimed }
+    : null;
   let claimedHere = false;
   if (shape.kind === 'interrupted') {
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
@@ -65,7 +69,8 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
       );
     }
     claimedHere = !bound?.claimed;
-    const claimed = bound?.claimed ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner() }))?.pending;
+    const claimed =
+      bound?.claimed ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner() }))?.pending;
     if (!claimed) {
       throw new AlreadyResumed(`Agent execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
@@ -100,7 +105,8 @@ export async function planScopeResume(agent: DurableAgent, executionId: string |
   let pending = claimed;
   const claimedHere = !pending;
   if (!pending) {
-    pending = (await placement.checkpointer.claimPendingInterrupt(placement.executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending ?? null;
+    pending =
+      (await placement.checkpointer.claimPendingInterrupt(placement.executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending ?? null;
     if (!pending) throw new AlreadyResumed(`Agent execution '${placement.executionId}' has no pending interrupt to claim: another resumer claimed it first`);
   }
   return planFromShape(agent, placement, shape, { value: scope.resumeValue, claimed: pending }, claimedHere);

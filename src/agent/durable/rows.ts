@@ -82,10 +82,7 @@ const TURN = /^turn:(\d+)$/;
 const TOOL = /^turn:(\d+)\/tool:(.+)$/;
 
 /** A step an agent can continue from, as read back from a row. */
-export type AgentStep =
-  | { kind: 'turn'; turn: number }
-  | { kind: 'tool'; turn: number; toolName: string }
-  | { kind: 'fork_origin' };
+export type AgentStep = { kind: 'turn'; turn: number } | { kind: 'tool'; turn: number; toolName: string } | { kind: 'fork_origin' };
 
 /** What kind of agent step `row` records, or null for a row an agent did not write (a chain's, a handoff, a terminal row). */
 export function agentStepOf(row: Pick<Checkpoint, 'node_id' | 'step_type'>): AgentStep | null {

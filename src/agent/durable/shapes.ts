@@ -42,7 +42,10 @@ export async function detectShape(
     const latest = await checkpointer.getLast(executionId);
     if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
     const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Agent execution' });
-    if (!base) throw new ChainCheckpointError(`${options.runner} execution '${executionId}' failed before its first checkpoint; there is no step to resume from (run it again)`);
+    if (!base)
+      throw new ChainCheckpointError(
+        `${options.runner} execution '${executionId}' failed before its first checkpoint; there is no step to resume from (run it again)`,
+      );
     row = base;
     // An interrupted row under a failed terminal row was already claimed (the resumed tool then failed the run):
     // it continues as a tool-boundary crash, re-invoking the tool, which may pause again.
@@ -65,7 +68,10 @@ export async function detectShape(
 }
 
 function shapeOf(row: Checkpoint, step: AgentStep, paused: boolean): ResumeShape {
-  if (step.kind === 'tool') return paused ? { kind: 'interrupted', row, turn: step.turn, toolName: step.toolName } : { kind: 'tool', row, turn: step.turn, toolName: step.toolName, decision: null };
+  if (step.kind === 'tool')
+    return paused
+      ? { kind: 'interrupted', row, turn: step.turn, toolName: step.toolName }
+      : { kind: 'tool', row, turn: step.turn, toolName: step.toolName, decision: null };
   if (step.kind === 'turn') return { kind: 'turn', row, turn: step.turn };
   return { kind: 'fork_origin', row };
 }

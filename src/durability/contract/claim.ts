@@ -63,10 +63,18 @@ export const claimRecordCases: ContractCase[] = [
     name: 'the claim removes the pending row and writes the decision row (a copy of the interrupted row) in one step',
     async run({ checkpointer }) {
       const id = newExecutionId();
-      const paused = await checkpointer.recordInterrupt(interruptedRow(id, 'turn:0/tool:refund', { agent_path: 'agent:a/tool:refund', node_input: { amount: 5 }, iteration: 3, iteration_counters: { cycle_a_b: 1 } }), {
-        reason: 'manager_approval',
-        context: { amount: 50000 },
-      });
+      const paused = await checkpointer.recordInterrupt(
+        interruptedRow(id, 'turn:0/tool:refund', {
+          agent_path: 'agent:a/tool:refund',
+          node_input: { amount: 5 },
+          iteration: 3,
+          iteration_counters: { cycle_a_b: 1 },
+        }),
+        {
+          reason: 'manager_approval',
+          context: { amount: 50000 },
+        },
+      );
       const claimed = await checkpointer.claimPendingInterrupt(id, approve('host:1:abc'));
       assert.ok(claimed, 'the only claimer gets the row');
       assert.deepEqual(claimed.pending, paused.pending);
@@ -81,7 +89,11 @@ export const claimRecordCases: ContractCase[] = [
       assert.equal(row.iteration, 3);
       assert.deepEqual(row.iteration_counters, { cycle_a_b: 1 });
       assert.equal(row.interrupt_reason, 'manager_approval');
-      assert.deepEqual(row.node_output, { resume: { approved: true, metadata: { approver: 'alice' } }, claimed_by: 'host:1:abc', pending_created_at: paused.pending.created_at });
+      assert.deepEqual(row.node_output, {
+        resume: { approved: true, metadata: { approver: 'alice' } },
+        claimed_by: 'host:1:abc',
+        pending_created_at: paused.pending.created_at,
+      });
       assert.deepEqual(await checkpointer.getLast(id), row, 'the decision row is stored as returned, after the pause');
       assert.deepEqual(await checkpointer.listPendingInterrupts(), []);
       assert.equal(await checkpointer.claimPendingInterrupt(id, approve('other')), null, 'a second claim gets nothing and writes nothing');
@@ -97,7 +109,9 @@ export const claimRecordCases: ContractCase[] = [
         for (let round = 0; round < 5; round++) {
           const id = newExecutionId();
           await pause(checkpointer, id);
-          const results = await Promise.all(handles.flatMap((h, i) => [h.claimPendingInterrupt(id, approve(`h${i}a`)), h.claimPendingInterrupt(id, approve(`h${i}b`))]));
+          const results = await Promise.all(
+            handles.flatMap((h, i) => [h.claimPendingInterrupt(id, approve(`h${i}a`)), h.claimPendingInterrupt(id, approve(`h${i}b`))]),
+          );
           assert.equal(results.filter((r) => r !== null).length, 1, `round ${round}`);
           const decisions = (await checkpointer.list(id)).filter((r) => r.step_type === 'resume');
           assert.equal(decisions.length, 1, `round ${round}: one decision row`);

@@ -19,7 +19,10 @@ export const deleteExecutionCases: ContractCase[] = [
       assert.equal(await checkpointer.deleteExecution(id), 4);
       assert.deepEqual(await checkpointer.list(id), []);
       assert.equal(await checkpointer.getIdempotent(id, 'charge:1'), undefined);
-      assert.deepEqual((await checkpointer.listPendingInterrupts()).map((p) => p.execution_id), [keep]);
+      assert.deepEqual(
+        (await checkpointer.listPendingInterrupts()).map((p) => p.execution_id),
+        [keep],
+      );
       assert.equal((await checkpointer.list(keep)).length, 2);
       assert.equal(await checkpointer.getIdempotent(keep, 'charge:1'), 1);
       assert.equal(await checkpointer.deleteExecution('no-such-execution'), 0);

@@ -16,10 +16,10 @@ export const pendingCases: ContractCase[] = [
     name: 'writes the interrupted checkpoint and the pending row; the pending row defaults to the checkpoint fields',
     async run({ checkpointer }) {
       const id = newExecutionId();
-      const { checkpoint, pending } = await checkpointer.recordInterrupt(
-        interruptedRow(id, 'approval', { agent_path: 'agent:bot/tool:approve' }),
-        { reason: 'manager_approval', context: { amount: 50000, policy: 'high-value' } },
-      );
+      const { checkpoint, pending } = await checkpointer.recordInterrupt(interruptedRow(id, 'approval', { agent_path: 'agent:bot/tool:approve' }), {
+        reason: 'manager_approval',
+        context: { amount: 50000, policy: 'high-value' },
+      });
       assert.equal(checkpoint.status, 'interrupted');
       assert.deepEqual(pending, {
         execution_id: id,
@@ -52,7 +52,10 @@ export const pendingCases: ContractCase[] = [
         /context/,
       );
       assert.deepEqual(await checkpointer.listPendingInterrupts(), []);
-      assert.deepEqual((await checkpointer.list(id)).map((r) => r.node_id), ['a']);
+      assert.deepEqual(
+        (await checkpointer.list(id)).map((r) => r.node_id),
+        ['a'],
+      );
     },
   },
   {

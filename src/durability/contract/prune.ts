@@ -53,7 +53,13 @@ export const pruneCases: ContractCase[] = [
       await checkpointer.putIdempotent(finished, 'charge', 1);
 
       assert.equal(await checkpointer.prune(new Date(Date.now() + 60_000)), 4);
-      assert.deepEqual((await checkpointer.list(paused)).map((r) => [r.node_id, r.status]), [['a', 'completed'], ['approval', 'interrupted']]);
+      assert.deepEqual(
+        (await checkpointer.list(paused)).map((r) => [r.node_id, r.status]),
+        [
+          ['a', 'completed'],
+          ['approval', 'interrupted'],
+        ],
+      );
       assert.deepEqual(await checkpointer.listPendingInterrupts(), [pending]);
       assert.deepEqual(await checkpointer.getIdempotent(paused, 'charge'), { charge_id: 'ch_1' });
       assert.deepEqual(await checkpointer.list(resumedEarlier), [interrupted]);

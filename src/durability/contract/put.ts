@@ -110,7 +110,12 @@ export const putCases: ContractCase[] = [
     async run({ checkpointer }) {
       const id = newExecutionId();
       await rejectsWith(checkpointer.put({ execution_id: '', chain_name: 'c', node_id: 'a' }), 'ValidationError', 'validation_failed', /execution_id/);
-      await rejectsWith(checkpointer.put(nodeRow(id, 'a', { state_snapshot: { when: new Map() } as never })), 'ValidationError', 'validation_failed', /state_snapshot.*Map/);
+      await rejectsWith(
+        checkpointer.put(nodeRow(id, 'a', { state_snapshot: { when: new Map() } as never })),
+        'ValidationError',
+        'validation_failed',
+        /state_snapshot.*Map/,
+      );
       await rejectsWith(checkpointer.put(nodeRow(id, 'a', { status: 'done' as never })), 'ValidationError', 'validation_failed', /status/);
       await rejectsWith(checkpointer.put(nodeRow(id, 'a', { created_at: 'yesterday' })), 'ValidationError', 'validation_failed', /created_at/);
       assert.deepEqual(await checkpointer.list(id), []);
@@ -122,7 +127,10 @@ export const putCases: ContractCase[] = [
     async run({ checkpointer }) {
       const id = newExecutionId();
       const rows = await checkpointer.putWrites([nodeRow(id, 'a'), nodeRow(id, 'b'), nodeRow(id, 'c')]);
-      assert.deepEqual(rows.map((r) => r.node_id), ['a', 'b', 'c']);
+      assert.deepEqual(
+        rows.map((r) => r.node_id),
+        ['a', 'b', 'c'],
+      );
       assert.deepEqual(await checkpointer.list(id), rows);
       assert.deepEqual(await checkpointer.getLast(id), rows[2]);
       assert.deepEqual(await checkpointer.putWrites([]), []);
@@ -139,7 +147,12 @@ export const putCases: ContractCase[] = [
         'ChainCheckpointError',
         'chain_checkpoint_error',
       );
-      await rejectsWith(checkpointer.putWrites([nodeRow(id, 'e'), nodeRow(id, 'f', { node_index: 1.5 })]), 'ValidationError', 'validation_failed', /node_index/);
+      await rejectsWith(
+        checkpointer.putWrites([nodeRow(id, 'e'), nodeRow(id, 'f', { node_index: 1.5 })]),
+        'ValidationError',
+        'validation_failed',
+        /node_index/,
+      );
       assert.deepEqual(await checkpointer.list(id), [existing]);
     },
   },

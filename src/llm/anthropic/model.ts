@@ -66,7 +66,13 @@ export class AnthropicModel implements ChatModel {
   }
 
   #exchange(request: ChatRequest, stream: boolean, signal: AbortSignal | undefined): Exchange {
-    return { transport: this.#transport, url: this.url, headers: this.headers(stream), body: messagesBody(this.model, request, this.maxTokens, stream), signal };
+    return {
+      transport: this.#transport,
+      url: this.url,
+      headers: this.headers(stream),
+      body: messagesBody(this.model, request, this.maxTokens, stream),
+      signal,
+    };
   }
 
   /** Messages API JSON and SSE. */

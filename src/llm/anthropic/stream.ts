@@ -19,7 +19,12 @@ interface Block {
 }
 
 /** Turn the SSE events of one streamed message into stream events, ending with `done`. */
-export async function* anthropicStreamEvents(provider: string, requestedModel: string, where: string, events: AsyncIterable<SseEvent>): AsyncGenerator<StreamEvent> {
+export async function* anthropicStreamEvents(
+  provider: string,
+  requestedModel: string,
+  where: string,
+  events: AsyncIterable<SseEvent>,
+): AsyncGenerator<StreamEvent> {
   const blocks = new Map<number, Block>();
   const toolCalls = [];
   let text = '';

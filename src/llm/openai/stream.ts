@@ -28,7 +28,12 @@ interface WireChunk {
 }
 
 /** Turn the SSE events of one streamed completion into stream events, ending with `done`. */
-export async function* openAIStreamEvents(provider: string, requestedModel: string, where: string, events: AsyncIterable<SseEvent>): AsyncGenerator<StreamEvent> {
+export async function* openAIStreamEvents(
+  provider: string,
+  requestedModel: string,
+  where: string,
+  events: AsyncIterable<SseEvent>,
+): AsyncGenerator<StreamEvent> {
   const calls = new Map<number, PartialCall>();
   let text = '';
   let model = requestedModel;

@@ -68,7 +68,12 @@ export class McpConnection {
       });
       // Keep the end of the server's stderr for error messages instead of mixing it into ours.
       stdio.stderr?.on('data', (chunk: Buffer) => {
-        stderrTail.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
+        stderrTail.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((l) => l.trim() !== ''),
+        );
         stderrTail.splice(0, Math.max(0, stderrTail.length - STDERR_LINES));
       });
       transport = stdio;
@@ -121,7 +126,10 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<McpCallResult> {
     if (this.closed) throw new Error(`the connection to the MCP server '${this.label}' is closed${this.stderrEnd()}`);
     try {
-      return (await this.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })) as McpCallResult;
+      return (await this.client.callTool({ name, arguments: args }, undefined, {
+        timeout: options.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })) as McpCallResult;
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       throw new Error(`the MCP server '${this.label}' failed the call: ${why}${this.closed ? this.stderrEnd() : ''}`, { cause: error });
@@ -150,6 +158,8 @@ async function loadSdk<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (error) {
-    throw new ConfigError('tools from MCP servers need the optional dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk', { cause: error });
+    throw new ConfigError('tools from MCP servers need the optional dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk', {
+      cause: error,
+    });
   }
 }

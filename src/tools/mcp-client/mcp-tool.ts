@@ -60,7 +60,10 @@ export class McpTool extends Tool {
     if (!prepared.ok) throw new ToolError('validation_failed', `tool '${this.name}': invalid arguments: ${prepared.problems.join('; ')}`);
     let result;
     try {
-      result = await this.connection.callTool(this.mcpName, prepared.args, { timeoutMs: this.callTimeoutMs, ...(context?.signal ? { signal: context.signal } : {}) });
+      result = await this.connection.callTool(this.mcpName, prepared.args, {
+        timeoutMs: this.callTimeoutMs,
+        ...(context?.signal ? { signal: context.signal } : {}),
+      });
     } catch (error) {
       if (context?.signal?.aborted) throw context.signal.reason;
       throw new ToolError('tool_execution_error', `tool '${this.name}': ${error instanceof Error ? error.message : String(error)}`, { cause: error });

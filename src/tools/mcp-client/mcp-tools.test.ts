@@ -22,7 +22,10 @@ test('stdio: the server tools become agentkit tools with schema, description and
   const registry = new ToolRegistry();
   const tools = await mcpTools({ ...fixtureStdio(), env: { FIXTURE_GREETING: 'hello', FIXTURE_API_TOKEN: 'mcp-env-secret-5150' }, registry });
   try {
-    assert.equal(tools.map((t) => t.name), ['add', 'shout_loud', 'fail', 'structured', 'whoami']);
+    assert.equal(
+      tools.map((t) => t.name),
+      ['add', 'shout_loud', 'fail', 'structured', 'whoami'],
+    );
     assert.equal(registry.names(), ['add', 'fail', 'shout_loud', 'structured', 'whoami']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     const add = byName.add!;
@@ -58,9 +61,21 @@ test('stdio: the server tools become agentkit tools with schema, description and
 });
 
 test('include, prefix and per-tool replay classes; an unknown include is a ConfigError listing what exists', async () => {
-  const tools = await mcpTools({ ...fixtureStdio(), include: ['add', 'shout.loud'], prefix: 'calc_', replayClass: { 'shout.loud': 'idempotent' }, registry: false });
+  const tools = await mcpTools({
+    ...fixtureStdio(),
+    include: ['add', 'shout.loud'],
+    prefix: 'calc_',
+    replayClass: { 'shout.loud': 'idempotent' },
+    registry: false,
+  });
   try {
-    assert.equal(tools.map((t) => [t.name, t.replayClass]), [['calc_add', 'read_only'], ['calc_shout_loud', 'idempotent']]);
+    assert.equal(
+      tools.map((t) => [t.name, t.replayClass]),
+      [
+        ['calc_add', 'read_only'],
+        ['calc_shout_loud', 'idempotent'],
+      ],
+    );
     assert.is(await tools[0]!.execute({ a: 1, b: 2 }), '3');
   } finally {
     await tools.close();

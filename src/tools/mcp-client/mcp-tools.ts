@@ -126,7 +126,10 @@ function choose(listed: ListedTool[], include: readonly string[] | undefined, la
   if (!include) return listed;
   const byName = new Map(listed.map((t) => [t.name, t]));
   const missing = include.filter((n) => !byName.has(n));
-  if (missing.length > 0) throw new ConfigError(`MCP server '${label}' has no tool ${missing.map((n) => `'${n}'`).join(', ')}; it has ${listed.map((t) => `'${t.name}'`).join(', ') || 'none'}`);
+  if (missing.length > 0)
+    throw new ConfigError(
+      `MCP server '${label}' has no tool ${missing.map((n) => `'${n}'`).join(', ')}; it has ${listed.map((t) => `'${t.name}'`).join(', ') || 'none'}`,
+    );
   return include.map((n) => byName.get(n)!);
 }
 

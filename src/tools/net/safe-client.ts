@@ -92,7 +92,8 @@ export class SafeHttpClient {
       const body = await readCapped(response, this.maxResponseBytes, url);
       return { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, body, url: describeUrl(url) };
     } catch (error) {
-      if (timedOut()) throw new ToolError('tool_execution_error', `${request.method} ${describeUrl(new URL(request.url))} timed out after ${limit} ms`, { retryable: true });
+      if (timedOut())
+        throw new ToolError('tool_execution_error', `${request.method} ${describeUrl(new URL(request.url))} timed out after ${limit} ms`, { retryable: true });
       throw error;
     } finally {
       dispose();
@@ -128,7 +129,11 @@ export class SafeHttpClient {
     }
     const empty = status === 204 || status === 205 || status === 304 || method === 'HEAD';
     if (empty) response.resume();
-    return new Response(empty ? null : (Readable.toWeb(response) as ReadableStream), { status, statusText: response.statusMessage ?? '', headers: responseHeaders });
+    return new Response(empty ? null : (Readable.toWeb(response) as ReadableStream), {
+      status,
+      statusText: response.statusMessage ?? '',
+      headers: responseHeaders,
+    });
   };
 
   /** Close idle keep-alive connections. */
@@ -153,7 +158,10 @@ export class SafeHttpClient {
       if (!REDIRECTS.has(status) || !location || request.redirect === 'manual') return { response, url };
       response.resume();
       if (hop >= this.maxRedirects) {
-        throw new ToolError('tool_execution_error', `${request.method.toUpperCase()} ${describeUrl(parseUrl(request.url))} redirected more than ${this.maxRedirects} times`);
+        throw new ToolError(
+          'tool_execution_error',
+          `${request.method.toUpperCase()} ${describeUrl(parseUrl(request.url))} redirected more than ${this.maxRedirects} times`,
+        );
       }
       let next: URL;
       try {
@@ -177,9 +185,18 @@ export class SafeHttpClient {
     }
   }
 
-  private async send(url: URL, path: string, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal?: AbortSignal): Promise<IncomingMessage> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError('tool_execution_error', `only http and https URLs can be called, not '${url.protocol}'`);
-    if (url.username || url.password) throw new ToolError('tool_execution_error', `${describeUrl(url)}: credentials in the URL are not supported; use a header`);
+  private async send(
+    url: URL,
+    path: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array | undefined,
+    signal?: AbortSignal,
+  ): Promise<IncomingMessage> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ToolError('tool_execution_error', `only http and https URLs can be called, not '${url.protocol}'`);
+    if (url.username || url.password)
+      throw new ToolError('tool_execution_error', `${describeUrl(url)}: credentials in the URL are not supported; use a header`);
     // IP literals never reach the agent's lookup, so they are vetted here; names are vetted at connect time.
     if (SsrfGuard.isLiteral(url.hostname)) await this.guard.vetHost(url.hostname);
     const secure = url.protocol === 'https:';

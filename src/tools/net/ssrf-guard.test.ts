@@ -35,7 +35,10 @@ test('a name resolving to a private address is refused, naming the host, the add
   const guard = new SsrfGuard({ resolver: resolverOf({ 'internal.example': ['10.0.0.5'] }) });
   const error = await refusal(guard.vetHost('internal.example'));
   assert.is(error.code, 'ssrf_blocked');
-  assert.is(error.message, "refused to connect to 'internal.example' (resolves to 10.0.0.5): it is a private address; add it to allowHosts if this tool is meant to reach it");
+  assert.is(
+    error.message,
+    "refused to connect to 'internal.example' (resolves to 10.0.0.5): it is a private address; add it to allowHosts if this tool is meant to reach it",
+  );
 });
 
 test('one private answer among public ones refuses the name', async () => {

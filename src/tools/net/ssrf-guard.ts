@@ -53,7 +53,10 @@ export class SsrfGuard {
       return [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
     }
     if (isMetadataHost(host) && !this.allowList.allowsName(host)) {
-      throw new ToolError('ssrf_blocked', `refused to connect to '${host}': it names a cloud metadata service; add it to allowHosts if this tool is meant to reach it`);
+      throw new ToolError(
+        'ssrf_blocked',
+        `refused to connect to '${host}': it names a cloud metadata service; add it to allowHosts if this tool is meant to reach it`,
+      );
     }
     let answers: ReadonlyArray<{ address: string; family: number }>;
     try {

@@ -70,7 +70,9 @@ export async function loadRestTools(path: string, overrides: RestConfigOverrides
   try {
     document = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`REST tool file '${path}' is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new ConfigError(
+      `REST tool file '${path}' is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
   const list = Array.isArray(document) ? document : isObject(document) && Array.isArray(document.tools) ? document.tools : [document];
   // Build without registering first, so a bad entry late in the file leaves the registry untouched.

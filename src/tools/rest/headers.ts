@@ -50,7 +50,8 @@ export function resolveHeaders(toolName: string, headers: Record<string, string>
       register(name, found);
       return found;
     });
-    if (/[\r\n\0]/.test(value)) throw new ToolError('tool_execution_error', `tool '${toolName}': header '${name}' resolves to a value with a line break or NUL`);
+    if (/[\r\n\0]/.test(value))
+      throw new ToolError('tool_execution_error', `tool '${toolName}': header '${name}' resolves to a value with a line break or NUL`);
     register(name, value);
     out[name] = value;
   }

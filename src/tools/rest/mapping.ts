@@ -67,7 +67,8 @@ export function mapArguments(toolName: string, template: UrlTemplate, mapping: B
   const rest: JsonObject = { ...args };
   const pathname = template.url.pathname.replace(PLACEHOLDER, (_m, name: string) => {
     const value = args[name];
-    if (value === undefined || value === null) throw new ToolError('validation_failed', `tool '${toolName}': argument '${name}' is required for the URL placeholder {${name}}`);
+    if (value === undefined || value === null)
+      throw new ToolError('validation_failed', `tool '${toolName}': argument '${name}' is required for the URL placeholder {${name}}`);
     delete rest[name];
     return encodePathValue(text(value));
   });

@@ -111,17 +111,26 @@ test('chosen operations against a local server: requests arrive as the document 
       allowHosts: ['127.0.0.1'],
       registry: false,
     });
-    assert.equal(tools.map((t) => t.name), ['showPet', 'createPet', 'replacePet']);
+    assert.equal(
+      tools.map((t) => t.name),
+      ['showPet', 'createPet', 'replacePet'],
+    );
     await tools[0]!.execute({ petId: 'p/1' });
     await tools[1]!.execute({ name: 'Rex', tag: 'dog' });
     await tools[2]!.execute({ petId: '7', name: 'Tom' });
-    assert.equal(server.requests.map((r) => [r.method, r.path, r.body, r.headers.authorization]), [
-      ['GET', '/api/pets/p%2F1', '', 'Bearer openapi-token-0042'],
-      ['POST', '/api/pets', '{"name":"Rex","tag":"dog"}', 'Bearer openapi-token-0042'],
-      ['PUT', '/api/pets/7', '{"name":"Tom"}', 'Bearer openapi-token-0042'],
-    ]);
+    assert.equal(
+      server.requests.map((r) => [r.method, r.path, r.body, r.headers.authorization]),
+      [
+        ['GET', '/api/pets/p%2F1', '', 'Bearer openapi-token-0042'],
+        ['POST', '/api/pets', '{"name":"Rex","tag":"dog"}', 'Bearer openapi-token-0042'],
+        ['PUT', '/api/pets/7', '{"name":"Tom"}', 'Bearer openapi-token-0042'],
+      ],
+    );
     assert.equal(tools[1]!.toDict().config.headers, { Authorization: '***' });
-    const bad = await tools[1]!.execute({ tag: 'bird' }).then(() => null, (e: Error) => e.message);
+    const bad = await tools[1]!.execute({ tag: 'bird' }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
     assert.match(bad!, /invalid arguments: .*name/);
   } finally {
     await server.close();
@@ -130,7 +139,10 @@ test('chosen operations against a local server: requests arrive as the document 
 
 test('errors: not OpenAPI 3, an unknown or inexpressible chosen operation, no base URL, external refs', async () => {
   const fails = async (doc: unknown, options: Parameters<typeof restToolsFromOpenAPI>[1], pattern: RegExp) => {
-    const error = await restToolsFromOpenAPI(doc, { registry: false, ...options }).then(() => null, (e: unknown) => e);
+    const error = await restToolsFromOpenAPI(doc, { registry: false, ...options }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(error, ConfigError);
     assert.match((error as Error).message, pattern);
   };
@@ -140,7 +152,12 @@ test('errors: not OpenAPI 3, an unknown or inexpressible chosen operation, no ba
   await fails({ openapi: '3.0.3', info: {}, paths: {} }, {}, /lists no servers; pass baseUrl/);
   await fails({ openapi: '3.0.3', info: {}, servers: [{ url: '/relative' }], paths: {} }, {}, /not an absolute http\(s\) URL/);
   await fails(
-    { openapi: '3.0.3', info: {}, servers: [{ url: 'http://x.example' }], paths: { '/a': { get: { operationId: 'a', parameters: [{ $ref: 'http://127.0.0.1:9/p.json' }] } } } },
+    {
+      openapi: '3.0.3',
+      info: {},
+      servers: [{ url: 'http://x.example' }],
+      paths: { '/a': { get: { operationId: 'a', parameters: [{ $ref: 'http://127.0.0.1:9/p.json' }] } } },
+    },
     {},
     /cannot resolve the document's \$refs/,
   );

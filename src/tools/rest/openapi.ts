@@ -50,7 +50,8 @@ interface Operation {
  */
 export async function restToolsFromOpenAPI(document: unknown, options: OpenAPIToolOptions = {}): Promise<OpenAPITools> {
   const parsed = typeof document === 'string' ? parseText(document) : structuredClone(document);
-  if (!isObject(parsed) || typeof parsed.openapi !== 'string' || !parsed.openapi.startsWith('3.')) throw new ConfigError('not an OpenAPI 3 document (no "openapi: 3.x" field)');
+  if (!isObject(parsed) || typeof parsed.openapi !== 'string' || !parsed.openapi.startsWith('3.'))
+    throw new ConfigError('not an OpenAPI 3 document (no "openapi: 3.x" field)');
   let doc: JsonObject;
   try {
     doc = (await dereference(parsed as never, { resolve: { external: false }, dereference: { circular: false } })) as unknown as JsonObject;
@@ -146,7 +147,12 @@ function find(all: Operation[], wanted: string): Operation {
 
 function toolName(operation: Operation): string {
   const raw = operation.id ?? `${operation.method.toLowerCase()}_${operation.path}`;
-  return raw.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64) || operation.method.toLowerCase();
+  return (
+    raw
+      .replace(/[^A-Za-z0-9_-]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 64) || operation.method.toLowerCase()
+  );
 }
 
 function defaultReplayClass(method: RestMethod): ReplayClass {
@@ -162,7 +168,8 @@ function toolShape(operation: Operation): Shape {
   const required: string[] = [];
   // Operation-level parameters override path-level ones with the same name and location.
   const byKey = new Map<string, JsonObject>();
-  for (const p of [...operation.shared, ...(Array.isArray(operation.op.parameters) ? operation.op.parameters.filter(isObject) : [])] as JsonObject[]) byKey.set(`${p.in}:${p.name}`, p);
+  for (const p of [...operation.shared, ...(Array.isArray(operation.op.parameters) ? operation.op.parameters.filter(isObject) : [])] as JsonObject[])
+    byKey.set(`${p.in}:${p.name}`, p);
   let query = 0;
   let path = 0;
   for (const p of byKey.values()) {

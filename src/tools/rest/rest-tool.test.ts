@@ -35,7 +35,11 @@ test('query_params: arguments arrive as the query string, arrays repeated, with 
     const tool = restTool({
       url: `${server.url}/search?lang=en`,
       headers: { Authorization: TOKEN, 'X-Team': 'ops' },
-      parameters: { type: 'object', properties: { q: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, n: { type: 'integer' } }, required: ['q'] },
+      parameters: {
+        type: 'object',
+        properties: { q: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, n: { type: 'integer' } },
+        required: ['q'],
+      },
     });
     assert.is(tool.bodyMapping, 'query_params', 'GET defaults to query_params');
     const result = await tool.execute({ q: 'a b&c', tags: ['x', 'y'], n: 3 });
@@ -95,7 +99,11 @@ test('path_params: values fill their segments percent-encoded, so "/", "?" and "
       parameters: { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' } }, required: ['id'] },
     });
     await update.execute({ id: 'u/9', email: 'a@b.c' });
-    assert.equal([server.requests[3]!.method, server.requests[3]!.path, JSON.parse(server.requests[3]!.body)], ['PATCH', '/users/u%2F9', { email: 'a@b.c' }], 'json_body fills placeholders too; the rest is the body');
+    assert.equal(
+      [server.requests[3]!.method, server.requests[3]!.path, JSON.parse(server.requests[3]!.body)],
+      ['PATCH', '/users/u%2F9', { email: 'a@b.c' }],
+      'json_body fills placeholders too; the rest is the body',
+    );
   } finally {
     await server.close();
   }
@@ -121,11 +129,17 @@ test('arguments are validated first: the error names the argument and nothing is
 
 test('configuration errors name the tool and the problem', () => {
   const bad = (options: Partial<RESTToolOptions>, pattern: RegExp) =>
-    assert.throws(() => new RESTTool({ name: 't', url: 'http://127.0.0.1/x', registry: false, ...options }), (e: unknown) => e instanceof ConfigError && pattern.test(e.message));
+    assert.throws(
+      () => new RESTTool({ name: 't', url: 'http://127.0.0.1/x', registry: false, ...options }),
+      (e: unknown) => e instanceof ConfigError && pattern.test(e.message),
+    );
   bad({ bodyMapping: 'json_body' }, /tool 't': a GET request carries no body; use body_mapping query_params or path_params/);
   bad({ method: 'TRACE' as never }, /method must be one of GET, POST, PUT, PATCH, DELETE, HEAD/);
   bad({ url: 'ftp://x/y' }, /url must be http or https/);
-  bad({ url: 'http://127.0.0.1/{id}', bodyMapping: 'path_params', parameters: { type: 'object', properties: {} } }, /placeholder \{id\} is not among the parameters/);
+  bad(
+    { url: 'http://127.0.0.1/{id}', bodyMapping: 'path_params', parameters: { type: 'object', properties: {} } },
+    /placeholder \{id\} is not among the parameters/,
+  );
   bad({ url: 'http://user:pw@127.0.0.1/' }, /must not carry credentials/);
   bad({ headers: { 'X-Key': 'a\r\nInjected: 1' } }, /header 'X-Key' contains a line break/);
   bad({ allowHosts: ['10.0.0.0/77'] }, /allowHosts entry "10.0.0.0\/77"/);
@@ -157,7 +171,10 @@ test('${NAME} header references are read at each request; a missing one is named
     await tool.execute({});
     env.SERVICE_TOKEN = 'rotated-value-456';
     await tool.execute({});
-    assert.equal(server.requests.map((r) => r.headers.authorization), ['Bearer first-value-123', 'Bearer rotated-value-456']);
+    assert.equal(
+      server.requests.map((r) => r.headers.authorization),
+      ['Bearer first-value-123', 'Bearer rotated-value-456'],
+    );
     assert.ok(knownSecrets().includes('rotated-value-456'));
     delete env.SERVICE_TOKEN;
     const error = await failure(tool.execute({}));
@@ -174,7 +191,10 @@ test('loopback is refused by default (literal and by name) and allowed through a
     const refused = new RESTTool({ name: 'guarded', url: `${server.url}/x`, registry: false });
     const error = await failure(refused.execute({}));
     assert.is(error.code, 'ssrf_blocked');
-    assert.is(error.message, "tool 'guarded': refused to connect to '127.0.0.1': it is a loopback address; add it to allowHosts if this tool is meant to reach it");
+    assert.is(
+      error.message,
+      "tool 'guarded': refused to connect to '127.0.0.1': it is a loopback address; add it to allowHosts if this tool is meant to reach it",
+    );
     const byName = new RESTTool({ name: 'guarded', url: `http://localhost:${server.port}/x`, registry: false });
     const named = await failure(byName.execute({}));
     assert.is(named.code, 'ssrf_blocked');
@@ -305,37 +325,55 @@ test('responses: JSON parsed, text kept, empty is null', async () => {
 test('loadRestTools reads YAML and JSON files; an invalid entry names the file, the tool and the field, and registers nothing', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'rest-tools-'));
   const yamlPath = path.join(dir, 'tools.yaml');
-  await writeFile(yamlPath, [
-    'tools:',
-    '  - name: get_weather',
-    '    description: Current weather',
-    '    url: http://127.0.0.1:9/weather',
-    '    headers: { Authorization: "Bearer ${WEATHER_TOKEN}" }',
-    '    parameters: { type: object, properties: { city: { type: string } }, required: [city] }',
-    '    replay_class: read_only',
-    '    allow_hosts: [127.0.0.1]',
-    '  - name: create_ticket',
-    '    url: http://127.0.0.1:9/tickets',
-    '    method: POST',
-    '',
-  ].join('\n'));
+  await writeFile(
+    yamlPath,
+    [
+      'tools:',
+      '  - name: get_weather',
+      '    description: Current weather',
+      '    url: http://127.0.0.1:9/weather',
+      '    headers: { Authorization: "Bearer ${WEATHER_TOKEN}" }',
+      '    parameters: { type: object, properties: { city: { type: string } }, required: [city] }',
+      '    replay_class: read_only',
+      '    allow_hosts: [127.0.0.1]',
+      '  - name: create_ticket',
+      '    url: http://127.0.0.1:9/tickets',
+      '    method: POST',
+      '',
+    ].join('\n'),
+  );
   const registry = new ToolRegistry();
   const tools = await loadRestTools(yamlPath, { registry });
-  assert.equal(tools.map((t) => [t.name, t.method, t.bodyMapping, t.replayClass]), [
-    ['get_weather', 'GET', 'query_params', 'read_only'],
-    ['create_ticket', 'POST', 'json_body', 'side_effecting'],
-  ]);
+  assert.equal(
+    tools.map((t) => [t.name, t.method, t.bodyMapping, t.replayClass]),
+    [
+      ['get_weather', 'GET', 'query_params', 'read_only'],
+      ['create_ticket', 'POST', 'json_body', 'side_effecting'],
+    ],
+  );
   assert.equal(registry.names(), ['create_ticket', 'get_weather']);
   const jsonPath = path.join(dir, 'tools.json');
-  await writeFile(jsonPath, JSON.stringify([{ name: 'ok_tool', url: 'http://127.0.0.1:9/' }, { name: 'bad_tool', url: 'http://127.0.0.1:9/', verb: 'GET', body_mapping: 'form' }]));
+  await writeFile(
+    jsonPath,
+    JSON.stringify([
+      { name: 'ok_tool', url: 'http://127.0.0.1:9/' },
+      { name: 'bad_tool', url: 'http://127.0.0.1:9/', verb: 'GET', body_mapping: 'form' },
+    ]),
+  );
   const empty = new ToolRegistry();
-  const error = await loadRestTools(jsonPath, { registry: empty }).then(() => null, (e: unknown) => e);
+  const error = await loadRestTools(jsonPath, { registry: empty }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, ConfigError);
   assert.match((error as Error).message, new RegExp(`^'${jsonPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' entry 2 'bad_tool' is invalid: `));
   assert.match((error as Error).message, /body_mapping/);
   assert.match((error as Error).message, /verb|additional/i);
   assert.equal(empty.names(), []);
-  const missing = await loadRestTools(path.join(dir, 'nope.yaml')).then(() => null, (e: unknown) => e);
+  const missing = await loadRestTools(path.join(dir, 'nope.yaml')).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.match((missing as Error).message, /cannot read REST tool file '.*nope\.yaml': ENOENT/);
 });
 
@@ -343,7 +381,10 @@ test('fromDict rebuilds a tool from its redacted definition with the headers sup
   const server = await recordingServer();
   try {
     const original = restTool({ url: `${server.url}/v1/{id}`, bodyMapping: 'path_params', headers: { Authorization: TOKEN, Accept: 'application/json' } });
-    const rebuilt = RESTTool.fromDict(JSON.parse(JSON.stringify(original.toDict())), { headers: { authorization: 'Bearer replay-time-token' }, registry: false });
+    const rebuilt = RESTTool.fromDict(JSON.parse(JSON.stringify(original.toDict())), {
+      headers: { authorization: 'Bearer replay-time-token' },
+      registry: false,
+    });
     const { headers: _, ...config } = original.toDict().config;
     assert.equal(rebuilt.toDict(), { ...original.toDict(), config: { ...config, headers: { Authorization: '***' } } });
     await rebuilt.execute({ id: 'a b' });

@@ -80,11 +80,14 @@ export class RESTTool extends Tool {
   /** Throws ConfigError naming the tool and the problem (never a header value). */
   constructor(options: RESTToolOptions) {
     const method = String(options.method ?? 'GET').toUpperCase();
-    if (!(REST_METHODS as readonly string[]).includes(method)) throw new ConfigError(`tool '${options.name}': method must be one of ${REST_METHODS.join(', ')}, got ${JSON.stringify(options.method)}`);
+    if (!(REST_METHODS as readonly string[]).includes(method))
+      throw new ConfigError(`tool '${options.name}': method must be one of ${REST_METHODS.join(', ')}, got ${JSON.stringify(options.method)}`);
     const template = parseUrlTemplate(options.name, options.url);
     const bodyMapping = options.bodyMapping ?? (BODYLESS_METHODS.has(method) || method === 'DELETE' ? 'query_params' : 'json_body');
-    if (!BODY_MAPPINGS.includes(bodyMapping)) throw new ConfigError(`tool '${options.name}': body_mapping must be one of ${BODY_MAPPINGS.join(', ')}, got ${JSON.stringify(bodyMapping)}`);
-    if (bodyMapping === 'json_body' && BODYLESS_METHODS.has(method)) throw new ConfigError(`tool '${options.name}': a ${method} request carries no body; use body_mapping query_params or path_params`);
+    if (!BODY_MAPPINGS.includes(bodyMapping))
+      throw new ConfigError(`tool '${options.name}': body_mapping must be one of ${BODY_MAPPINGS.join(', ')}, got ${JSON.stringify(bodyMapping)}`);
+    if (bodyMapping === 'json_body' && BODYLESS_METHODS.has(method))
+      throw new ConfigError(`tool '${options.name}': a ${method} request carries no body; use body_mapping query_params or path_params`);
     super({
       name: options.name,
       ...(options.description !== undefined ? { description: options.description } : {}),
@@ -101,7 +104,8 @@ export class RESTTool extends Tool {
     this.requestTimeoutMs = positive(options.name, 'timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
     this.maxResponseBytes = positive(options.name, 'maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES);
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0 || this.maxRetries > 10) throw new ConfigError(`tool '${options.name}': maxRetries must be an integer from 0 to 10`);
+    if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0 || this.maxRetries > 10)
+      throw new ConfigError(`tool '${options.name}': maxRetries must be an integer from 0 to 10`);
     this.retryDelayMs = options.retryDelayMs ?? 200;
     this.env = options.env ?? process.env;
     this.client = new SafeHttpClient({
@@ -112,7 +116,8 @@ export class RESTTool extends Tool {
     });
     for (const placeholder of template.placeholders) {
       const properties = this.parameters.properties as JsonObject | undefined;
-      if (!properties || !(placeholder in properties)) throw new ConfigError(`tool '${options.name}': the url placeholder {${placeholder}} is not among the parameters' properties`);
+      if (!properties || !(placeholder in properties))
+        throw new ConfigError(`tool '${options.name}': the url placeholder {${placeholder}} is not among the parameters' properties`);
     }
   }
 
@@ -151,7 +156,9 @@ export class RESTTool extends Tool {
           await sleep(this.retryDelayMs * 2 ** (attempt - 1));
           continue;
         }
-        throw error instanceof ToolError ? new ToolError(error.code, `tool '${this.name}': ${error.message}`, { cause: error, retryable: error.retryable }) : error;
+        throw error instanceof ToolError
+          ? new ToolError(error.code, `tool '${this.name}': ${error.message}`, { cause: error, retryable: error.retryable })
+          : error;
       }
       if (attempt < attempts && (response.status === 429 || response.status >= 500)) {
         await sleep(this.retryDelayMs * 2 ** (attempt - 1));
@@ -194,7 +201,10 @@ export class RESTTool extends Tool {
     const text = response.body.toString('utf8');
     if (response.status < 200 || response.status > 299) {
       const excerpt = text.length > 500 ? `${text.slice(0, 500)}...` : text;
-      throw new ToolError('tool_execution_error', `tool '${this.name}': ${this.method} ${response.url} returned ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${excerpt ? `: ${excerpt}` : ''}`);
+      throw new ToolError(
+        'tool_execution_error',
+        `tool '${this.name}': ${this.method} ${response.url} returned ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${excerpt ? `: ${excerpt}` : ''}`,
+      );
     }
     if (text === '') return null;
     const type = String(response.headers['content-type'] ?? '');
@@ -231,7 +241,8 @@ export class RESTTool extends Tool {
       if (supplied !== undefined) headers[name] = supplied;
       else if (value !== REDACTED) headers[name] = value;
     }
-    for (const [name, value] of Object.entries(options.headers ?? {})) if (!Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase())) headers[name] = value;
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      if (!Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase())) headers[name] = value;
     return new RESTTool({
       name: dict.name,
       description: dict.description,
@@ -273,4 +284,3 @@ function retryable(error: unknown): boolean {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-

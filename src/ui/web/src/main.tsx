@@ -102,7 +102,8 @@ const NAV: Array<[string, string]> = [
 ];
 
 function Layout(props: { auth: Schemas['AuthStatus']; path: string; onLogout: () => void; children: React.ReactNode }) {
-  const active = (to: string) => (to === '/' ? props.path === '/' : props.path === to || props.path.startsWith(`${to}/`) || (to === '/approvals' && props.path.startsWith('/executions/')));
+  const active = (to: string) =>
+    to === '/' ? props.path === '/' : props.path === to || props.path.startsWith(`${to}/`) || (to === '/approvals' && props.path.startsWith('/executions/'));
   return (
     <div className="app">
       <header className="topbar">

@@ -41,8 +41,8 @@ export function DecisionDialog(props: {
           {verb} “{props.pending.reason}”?
         </h2>
         <p className="muted">
-          Resumes <span className="mono">{props.pending.execution_id}</span> ({props.pending.chain_name}, node <span className="mono">{props.pending.node_id}</span>) with this decision. The run continues
-          in this UI process and may call tools with side effects.
+          Resumes <span className="mono">{props.pending.execution_id}</span> ({props.pending.chain_name}, node{' '}
+          <span className="mono">{props.pending.node_id}</span>) with this decision. The run continues in this UI process and may call tools with side effects.
         </p>
         <label>
           Approver (sent as metadata)

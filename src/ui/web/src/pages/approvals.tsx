@@ -21,7 +21,11 @@ export function ApprovalsPage() {
         tone: 'ok',
         text: (
           <>
-            Resumed <Link to={`/executions/${pending.execution_id}`} className="mono">{pending.execution_id}</Link>: the run is now <strong>{result.result.result.status}</strong>.
+            Resumed{' '}
+            <Link to={`/executions/${pending.execution_id}`} className="mono">
+              {pending.execution_id}
+            </Link>
+            : the run is now <strong>{result.result.result.status}</strong>.
           </>
         ),
       });
@@ -83,12 +87,12 @@ export function ApprovalsPage() {
                 </td>
                 <td>
                   <div className="buttons">
-                  <button type="button" className="primary" onClick={() => setDeciding({ pending: p, approved: true })}>
-                    Approve
-                  </button>
-                  <button type="button" className="danger" onClick={() => setDeciding({ pending: p, approved: false })}>
-                    Reject
-                  </button>
+                    <button type="button" className="primary" onClick={() => setDeciding({ pending: p, approved: true })}>
+                      Approve
+                    </button>
+                    <button type="button" className="danger" onClick={() => setDeciding({ pending: p, approved: false })}>
+                      Reject
+                    </button>
                   </div>
                 </td>
               </tr>
@@ -96,7 +100,14 @@ export function ApprovalsPage() {
           </tbody>
         </table>
       ) : null}
-      {deciding ? <DecisionDialog pending={deciding.pending} approved={deciding.approved} onClose={() => setDeciding(null)} onOutcome={(r) => outcome(deciding.pending, r)} /> : null}
+      {deciding ? (
+        <DecisionDialog
+          pending={deciding.pending}
+          approved={deciding.approved}
+          onClose={() => setDeciding(null)}
+          onOutcome={(r) => outcome(deciding.pending, r)}
+        />
+      ) : null}
     </>
   );
 }

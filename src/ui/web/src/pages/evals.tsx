@@ -24,11 +24,7 @@ function inputText(input: Schemas['UiEvalCase']['input'], max = 120): string {
 }
 
 function RunLabel({ run }: { run: Pick<Run, 'run_id' | 'run_name'> }) {
-  return (
-    <Link to={`/evals/${run.run_id}`}>
-      {run.run_name ?? <span className="mono">{shortId(run.run_id)}</span>}
-    </Link>
-  );
+  return <Link to={`/evals/${run.run_id}`}>{run.run_name ?? <span className="mono">{shortId(run.run_id)}</span>}</Link>;
 }
 
 export function EvalsPage({ query }: { query: URLSearchParams }) {
@@ -54,12 +50,20 @@ export function EvalsPage({ query }: { query: URLSearchParams }) {
           navigate(filter ? `/evals?run_name=${encodeURIComponent(filter)}` : '/evals');
         }}
       >
-        <input type="search" data-search aria-label="Run name" placeholder="Run name (exact)" value={filter} onChange={(event) => setFilter(event.target.value)} />
+        <input
+          type="search"
+          data-search
+          aria-label="Run name"
+          placeholder="Run name (exact)"
+          value={filter}
+          onChange={(event) => setFilter(event.target.value)}
+        />
         <button type="submit">Filter</button>
       </form>
       {runs.length === 0 ? (
         <Empty>
-          No eval runs{runName ? ` named ${runName}` : ''} yet. Run <code>agentkit eval run --agent &lt;file&gt;:&lt;agent&gt; --dataset cases.jsonl</code> and the run appears here.
+          No eval runs{runName ? ` named ${runName}` : ''} yet. Run <code>agentkit eval run --agent &lt;file&gt;:&lt;agent&gt; --dataset cases.jsonl</code> and
+          the run appears here.
         </Empty>
       ) : (
         <>
@@ -157,8 +161,8 @@ export function EvalRunPage({ runId }: { runId: string }) {
         {run.run_name ?? 'Eval run'} {run.gate ? <Status value={run.gate.outcome} /> : null}
       </h1>
       <p className="meta">
-        <span className="mono">{run.run_id}</span> · dataset {run.dataset_name} · agent <span className="mono">{run.agent_name}</span> · <Time iso={run.started_at} /> ·{' '}
-        {duration(Date.parse(run.finished_at) - Date.parse(run.started_at))} · {run.cases.length} cases
+        <span className="mono">{run.run_id}</span> · dataset {run.dataset_name} · agent <span className="mono">{run.agent_name}</span> ·{' '}
+        <Time iso={run.started_at} /> · {duration(Date.parse(run.finished_at) - Date.parse(run.started_at))} · {run.cases.length} cases
         {run.git_sha ? (
           <>
             {' '}
@@ -172,7 +176,10 @@ export function EvalRunPage({ runId }: { runId: string }) {
           <div key={m.name}>
             <dt className="mono">{m.name}</dt>
             <dd>
-              {percent(m.pass_rate)} <span className="muted small">avg {m.avg_score.toFixed(2)} · n={m.n}</span>
+              {percent(m.pass_rate)}{' '}
+              <span className="muted small">
+                avg {m.avg_score.toFixed(2)} · n={m.n}
+              </span>
             </dd>
           </div>
         ))}
@@ -212,16 +219,33 @@ export function EvalRunPage({ runId }: { runId: string }) {
                 <td className="num">{c.ordinal}</td>
                 <td>{inputText(c.input)}</td>
                 <td>{c.expected_output ?? <span className="muted">-</span>}</td>
-                <td>{c.error ? <span className="status status-failed" title={c.error}>error: {c.error}</span> : c.actual_output}</td>
+                <td>
+                  {c.error ? (
+                    <span className="status status-failed" title={c.error}>
+                      error: {c.error}
+                    </span>
+                  ) : (
+                    c.actual_output
+                  )}
+                </td>
                 <td>
                   {Object.entries(c.per_scorer).map(([name, verdict]) => (
                     <div key={name} title={verdict.reason ?? undefined}>
-                      <Status value={verdict.passed ? 'passed' : 'failed'} /> <span className="mono small">{name}</span> <span className="muted small">{verdict.score.toFixed(2)}</span>
+                      <Status value={verdict.passed ? 'passed' : 'failed'} /> <span className="mono small">{name}</span>{' '}
+                      <span className="muted small">{verdict.score.toFixed(2)}</span>
                     </div>
                   ))}
                 </td>
                 <td className="num">{duration(c.latency_ms)}</td>
-                <td>{c.trace_id ? <Link to={`/traces/${c.trace_id}`} className="mono">{shortId(c.trace_id)}</Link> : <span className="muted">-</span>}</td>
+                <td>
+                  {c.trace_id ? (
+                    <Link to={`/traces/${c.trace_id}`} className="mono">
+                      {shortId(c.trace_id)}
+                    </Link>
+                  ) : (
+                    <span className="muted">-</span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -278,13 +302,18 @@ export function EvalComparePage({ query }: { query: URLSearchParams }) {
   );
   return (
     <>
-      <h1>
-        Compare eval runs {c.regression ? <Status value="regressed" /> : <Status value="no regression" />}
-      </h1>
+      <h1>Compare eval runs {c.regression ? <Status value="regressed" /> : <Status value="no regression" />}</h1>
       <p className="meta">
-        Baseline <Link to={`/evals/${c.baseline_run_id}`} className="mono">{shortId(c.baseline_run_id)}</Link> · candidate{' '}
-        <Link to={`/evals/${c.candidate_run_id}`} className="mono">{shortId(c.candidate_run_id)}</Link> · {c.compared} pairs compared, {c.excluded_errored} left out with an errored side · unmatched {c.unmatched.baseline} baseline,{' '}
-        {c.unmatched.candidate} candidate · tolerance {c.tolerance}
+        Baseline{' '}
+        <Link to={`/evals/${c.baseline_run_id}`} className="mono">
+          {shortId(c.baseline_run_id)}
+        </Link>{' '}
+        · candidate{' '}
+        <Link to={`/evals/${c.candidate_run_id}`} className="mono">
+          {shortId(c.candidate_run_id)}
+        </Link>{' '}
+        · {c.compared} pairs compared, {c.excluded_errored} left out with an errored side · unmatched {c.unmatched.baseline} baseline, {c.unmatched.candidate}{' '}
+        candidate · tolerance {c.tolerance}
       </p>
       <dl className="counts">
         <div>
@@ -296,7 +325,8 @@ export function EvalComparePage({ query }: { query: URLSearchParams }) {
         <div>
           <dt>95% interval of the delta</dt>
           <dd className="small">
-            {c.delta_ci95 ? `${signed(c.delta_ci95[0]!)} … ${signed(c.delta_ci95[1]!)}` : 'too few pairs'} {c.significant ? '(significant)' : '(could be noise)'}
+            {c.delta_ci95 ? `${signed(c.delta_ci95[0]!)} … ${signed(c.delta_ci95[1]!)}` : 'too few pairs'}{' '}
+            {c.significant ? '(significant)' : '(could be noise)'}
           </dd>
         </div>
       </dl>

@@ -15,7 +15,10 @@ import { Link } from '../router.js';
 type Checkpoint = Schemas['Checkpoint'];
 
 /** Keys added, changed and removed between two state snapshots. */
-function stateDiff(before: Record<string, unknown> | undefined, after: Record<string, unknown>): Array<{ key: string; change: 'added' | 'changed' | 'removed'; value: unknown }> {
+function stateDiff(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+): Array<{ key: string; change: 'added' | 'changed' | 'removed'; value: unknown }> {
   const out: Array<{ key: string; change: 'added' | 'changed' | 'removed'; value: unknown }> = [];
   const previous = before ?? {};
   for (const [key, value] of Object.entries(after)) {
@@ -64,7 +67,13 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
         </div>
       </div>
       <p className="meta">
-        {e.chain_name} · {e.checkpoint_count} checkpoints{e.agent_path ? <> · <span className="mono">{e.agent_path}</span></> : null}
+        {e.chain_name} · {e.checkpoint_count} checkpoints
+        {e.agent_path ? (
+          <>
+            {' '}
+            · <span className="mono">{e.agent_path}</span>
+          </>
+        ) : null}
       </p>
       {notice ? (
         <div className="notice notice-warn" role="status">
@@ -139,7 +148,9 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
           </aside>
         ) : null}
       </div>
-      {deciding !== null && e.pending_interrupt ? <DecisionDialog pending={e.pending_interrupt} approved={deciding} onClose={() => setDeciding(null)} onOutcome={outcome} /> : null}
+      {deciding !== null && e.pending_interrupt ? (
+        <DecisionDialog pending={e.pending_interrupt} approved={deciding} onClose={() => setDeciding(null)} onOutcome={outcome} />
+      ) : null}
     </>
   );
 }

@@ -68,7 +68,8 @@ export function ReplayPage({ traceId, query }: { traceId: string; query: URLSear
         </div>
       </div>
       <p className="meta">
-        <span className="mono">{traceId}</span> · {view.span_count} steps · a rerun starts from the top of the forked agent; recorded model answers are reused while the requests match
+        <span className="mono">{traceId}</span> · {view.span_count} steps · a rerun starts from the top of the forked agent; recorded model answers are reused
+        while the requests match
       </p>
       {view.steps.length === 0 ? (
         <Empty>This trace has no steps to replay.</Empty>
@@ -90,7 +91,17 @@ export function ReplayPage({ traceId, query }: { traceId: string; query: URLSear
   );
 }
 
-function StepList({ steps, selected, onSelect, highlight }: { steps: Step[]; selected?: number; onSelect?: (step: number) => void; highlight?: number | null }) {
+function StepList({
+  steps,
+  selected,
+  onSelect,
+  highlight,
+}: {
+  steps: Step[];
+  selected?: number;
+  onSelect?: (step: number) => void;
+  highlight?: number | null;
+}) {
   return (
     <ol className="steps" aria-label="Steps">
       {steps.map((step) => (
@@ -118,7 +129,11 @@ function StepPanel({ step, traceId, onForked }: { step: Step; traceId: string; o
   const fork = async () => {
     setBusy(true);
     setError(null);
-    const { data, error: failure, response } = await api.POST('/api/replay/{trace_id}/fork', { params: { path: { trace_id: traceId } }, body: { step: step.step } });
+    const {
+      data,
+      error: failure,
+      response,
+    } = await api.POST('/api/replay/{trace_id}/fork', { params: { path: { trace_id: traceId } }, body: { step: step.step } });
     setBusy(false);
     if (data) onForked(data);
     else setError(asError(failure, response.status));
@@ -204,7 +219,17 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
     return data ? { data } : { error: asError(error, response.status) };
   }, forkId);
   const [fork, setFork] = useState<Fork | null>(null);
-  const [draft, setDraft] = useState<Draft>({ prompt: '', input: original, model: '', temperature: '', max_tokens: '', top_p: '', seed: '', tool: tools[0] ?? '', toolResponse: '' });
+  const [draft, setDraft] = useState<Draft>({
+    prompt: '',
+    input: original,
+    model: '',
+    temperature: '',
+    max_tokens: '',
+    top_p: '',
+    seed: '',
+    tool: tools[0] ?? '',
+    toolResponse: '',
+  });
   const [problem, setProblem] = useState<ApiError | null>(null);
   const [run, setRun] = useState<Run>({ state: 'idle' });
   const [saved, setSaved] = useState<Schemas['SavedTest'] | null>(null);
@@ -219,13 +244,19 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
       <div>
         <ErrorBox error={loaded.error} />
         <p>
-          Forks live in the UI process that made them. <button type="button" onClick={onClose}>Back to the steps</button>
+          Forks live in the UI process that made them.{' '}
+          <button type="button" onClick={onClose}>
+            Back to the steps
+          </button>
         </p>
       </div>
     );
   }
   const current = fork ?? loaded.data;
-  const field = (key: keyof Draft) => ({ value: draft[key], onChange: (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value }) });
+  const field = (key: keyof Draft) => ({
+    value: draft[key],
+    onChange: (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value }),
+  });
 
   /** Send the draft's changes (if any); false when they were refused. */
   const apply = async (): Promise<boolean> => {
@@ -398,7 +429,8 @@ function RerunView({ run, original }: { run: Run; original: Step[] }) {
     return (
       <div className="rerun" aria-live="polite">
         <h3>
-          Rerun {run.state === 'running' ? <span className="status status-running">running</span> : <span className="status status-failed">failed</span>} · {run.spans.length} spans so far
+          Rerun {run.state === 'running' ? <span className="status status-running">running</span> : <span className="status status-failed">failed</span>} ·{' '}
+          {run.spans.length} spans so far
         </h3>
         {run.state === 'failed' ? <ErrorBox error={run.error} /> : null}
         <StepList steps={run.spans} />
@@ -417,7 +449,10 @@ function RerunView({ run, original }: { run: Run; original: Step[] }) {
         {result.trace_id ? (
           <>
             {' '}
-            · <Link to={`/traces/${result.trace_id}`} className="mono">new trace</Link>
+            ·{' '}
+            <Link to={`/traces/${result.trace_id}`} className="mono">
+              new trace
+            </Link>
           </>
         ) : null}
       </h3>

@@ -16,8 +16,30 @@ import { FavoriteStar } from './traces.js';
 
 type Span = Schemas['Span'];
 
-const INPUT_KEYS = ['gen_ai.request.messages', 'gen_ai.request.prompt', 'agent.input', 'chain.input', 'swarm.input', 'supervisor.input', 'tool.input', 'tool.args', 'retrieval.query', 'input'];
-const OUTPUT_KEYS = ['gen_ai.response.content', 'gen_ai.response.tool_calls', 'agent.output', 'chain.output', 'swarm.output', 'supervisor.output', 'tool.output', 'tool.result', 'retrieval.doc_ids', 'output'];
+const INPUT_KEYS = [
+  'gen_ai.request.messages',
+  'gen_ai.request.prompt',
+  'agent.input',
+  'chain.input',
+  'swarm.input',
+  'supervisor.input',
+  'tool.input',
+  'tool.args',
+  'retrieval.query',
+  'input',
+];
+const OUTPUT_KEYS = [
+  'gen_ai.response.content',
+  'gen_ai.response.tool_calls',
+  'agent.output',
+  'chain.output',
+  'swarm.output',
+  'supervisor.output',
+  'tool.output',
+  'tool.result',
+  'retrieval.doc_ids',
+  'output',
+];
 const ROW_HEIGHT = 28;
 
 interface Row {
@@ -38,7 +60,10 @@ function layout(spans: Span[]): { rows: Row[]; totalMs: number } {
   const t0 = Math.min(...spans.map((s) => Date.parse(s.start_time)));
   const end = Math.max(...spans.map((s) => Date.parse(s.end_time ?? s.start_time)));
   const rows: Row[] = [];
-  const stack: Array<{ span: Span; depth: number }> = (children.get(null) ?? []).slice().reverse().map((span) => ({ span, depth: 0 }));
+  const stack: Array<{ span: Span; depth: number }> = (children.get(null) ?? [])
+    .slice()
+    .reverse()
+    .map((span) => ({ span, depth: 0 }));
   while (stack.length > 0) {
     const { span, depth } = stack.pop()!;
     const start = Date.parse(span.start_time);
@@ -88,11 +113,15 @@ export function TracePage({ traceId, query }: { traceId: string; query: URLSearc
         </div>
       </div>
       <p className="meta">
-        <span className="mono">{trace.trace_id}</span> · <Time iso={trace.start_time} /> · {duration(trace.metadata.duration_ms as number | null)} · {trace.spans.length} spans
+        <span className="mono">{trace.trace_id}</span> · <Time iso={trace.start_time} /> · {duration(trace.metadata.duration_ms as number | null)} ·{' '}
+        {trace.spans.length} spans
         {executionId ? (
           <>
             {' '}
-            · execution <Link to={`/executions/${executionId}`} className="mono">{executionId}</Link>
+            · execution{' '}
+            <Link to={`/executions/${executionId}`} className="mono">
+              {executionId}
+            </Link>
           </>
         ) : null}
       </p>

@@ -126,12 +126,24 @@ function TraceTable({ items, onChanged }: { items: Schemas['UiTraceSummary'][]; 
     <div className="vtable" role="table" aria-label="Traces" aria-rowcount={items.length}>
       <div className="vrow vhead" role="row">
         <span role="columnheader" className="c-fav" aria-label="Favorite" />
-        <span role="columnheader" className="c-time">Time</span>
-        <span role="columnheader" className="c-name">Name</span>
-        <span role="columnheader" className="c-status">Status</span>
-        <span role="columnheader" className="c-num">Duration</span>
-        <span role="columnheader" className="c-num">Spans</span>
-        <span role="columnheader" className="c-id">Trace id</span>
+        <span role="columnheader" className="c-time">
+          Time
+        </span>
+        <span role="columnheader" className="c-name">
+          Name
+        </span>
+        <span role="columnheader" className="c-status">
+          Status
+        </span>
+        <span role="columnheader" className="c-num">
+          Duration
+        </span>
+        <span role="columnheader" className="c-num">
+          Spans
+        </span>
+        <span role="columnheader" className="c-id">
+          Trace id
+        </span>
       </div>
       <div className="vbody" ref={scroller}>
         <div className="vspace" style={{ height: rows.getTotalSize() }}>
@@ -158,8 +170,12 @@ function TraceTable({ items, onChanged }: { items: Schemas['UiTraceSummary'][]; 
                 <span role="cell" className="c-status">
                   <Status value={t.status} />
                 </span>
-                <span role="cell" className="c-num">{duration(t.duration_ms)}</span>
-                <span role="cell" className="c-num">{t.span_count}</span>
+                <span role="cell" className="c-num">
+                  {duration(t.duration_ms)}
+                </span>
+                <span role="cell" className="c-num">
+                  {t.span_count}
+                </span>
                 <span role="cell" className="c-id mono">
                   <Link to={`/traces/${t.trace_id}`}>{t.trace_id}</Link>
                 </span>
