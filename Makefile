@@ -1,5 +1,5 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated lint-contract build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract format check-format build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -17,6 +17,12 @@ check-generated: ## Fail when generated/ differs from what spec/ generates
 lint-contract: ## Lint generated/openapi/*.yaml with Redocly's recommended rules (redocly.yaml); zero problems
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx --no-install redocly lint
 
+format: ## Format the TypeScript and scripts with Biome (biome.json)
+	npx --no-install biome format --write .
+
+check-format: ## Fail when a file is not formatted as `make format` would write it
+	npx --no-install biome format .
+
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
 
@@ -26,7 +32,7 @@ typecheck: ## Type-check everything, tests included
 test: ## Run every unit test and the conformance suite on every backend
 	npm test
 
-ci: check-generated lint-contract typecheck test ## What .ci/run runs after installing
+ci: check-generated lint-contract check-format typecheck test ## What .ci/run runs after installing
 
 bench: ## Run the benchmarks under bench/
 	node scripts/bench.mjs
