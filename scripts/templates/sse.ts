@@ -28,7 +28,11 @@ export class StreamEventError extends Error {
  * ignored; multi-line `data` is joined with `\n` as the SSE standard says. The body is released when the consumer
  * stops early.
  */
-export async function* readEvents<T>(body: ReadableStream<Uint8Array>, validator: EventValidator<T>, component: string): AsyncGenerator<T, void, undefined> {
+export async function* readEvents<T>(
+  body: ReadableStream<Uint8Array>,
+  validator: EventValidator<T>,
+  component: string,
+): AsyncGenerator<T, void, undefined> {
   // A TextDecoder rather than TextDecoderStream: the same code type-checks against Node's and the DOM's stream types.
   const reader = body.getReader();
   const decoder = new TextDecoder();
