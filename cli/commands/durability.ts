@@ -11,6 +11,7 @@ import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer
 import { toResume } from '../../src/durability/resume.js';
 import { restoreIfMissing } from '../../src/durability/run-end.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
+import { decisionOf, describeDecision, type DecisionOptions } from '../../src/durability/decision.js';
 import { drainReplication, withSavedConnection } from '../../src/platform/index.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { describeValue, loadTarget, TargetLoadError } from '../../src/targets.js';
@@ -124,7 +125,7 @@ export class InspectCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'Show the checkpoint history of an execution',
     details: [
-      "Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed) and one line per checkpoint: node, status, step type, time, agent path. Exits 1 with `error: execution id '<id>' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.",
+      "Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed), one line per checkpoint (node, status, step type, time, agent path) and one line per decision taken on its pauses (approved or declined, by whom through which surface, when, and why); `--json` has them as `decisions`. Exits 1 with `error: execution id '<id>' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.",
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -146,8 +147,25 @@ export class InspectCommand extends AgentkitCommand {
       return 1;
     }
     const state = executionState(rows);
+    const decisions = rows.flatMap((row) => {
+      const decision = decisionOf(row);
+      return decision ? [decision] : [];
+    });
     if (this.json) {
-      return this.out(JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, checkpoints: rows }, null, 2));
+      const recorded = decisions.map((d) => ({
+        checkpoint_id: d.row.checkpoint_id,
+        node_id: d.row.node_id,
+        agent_path: d.row.agent_path,
+        reason_for_pause: d.claimed.reason,
+        resume: d.value,
+        decided_by: d.decidedBy,
+        decided_at: d.decidedAt,
+        reason: d.reason,
+        claimed_by: d.claimedBy,
+      }));
+      return this.out(
+        JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, decisions: recorded, checkpoints: rows }, null, 2),
+      );
     }
     const last = rows[rows.length - 1]!;
     this.out(`Execution: ${this.executionId}`);
@@ -163,6 +181,8 @@ export class InspectCommand extends AgentkitCommand {
         rows.map((r, i) => [String(i), r.node_id, r.status, r.step_type ?? '-', r.created_at, r.agent_path ?? '-']),
       ),
     );
+    if (decisions.length > 0) this.out();
+    for (const d of decisions) this.out(`Decision:  ${d.claimed.reason || d.row.node_id}: ${describeDecision(d)}`);
   }
 }
 
@@ -175,7 +195,8 @@ export class ResumeCommand extends AgentkitCommand {
     details: [
       "Loads the runner (a Chain or Agent) from `--runner <file.ts:attr>` or `--runner <module:attr>` (an attribute that is a zero-argument function is called to build it) and calls its `resume(execution_id, { resumeValue })` against the runner's own checkpointer.",
       'A paused execution needs a decision: without `--value` it approves (`{"approved": true}`). `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped. A crashed or failed execution (not paused) resumes from its last checkpoint without a value.',
-      "The resume holds the execution's lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. A pause whose claim was recorded by a resumer that then died is resumed with that recorded decision (`--value` is then ignored). The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.",
+      "The resume holds the execution's lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.",
+      'The decision is recorded with the claim: who made it (`--approver`, default the OS user), through the CLI, when, and `--reason`. A pause has one decision: when a resumer claimed it and died before the run went on, resuming again continues with that recorded decision; a `--value` that differs from it is refused (exit 2, naming the recorded decision and who made it).',
       'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), when another process is running the execution (ExecutionBusy), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
@@ -190,10 +211,13 @@ export class ResumeCommand extends AgentkitCommand {
   executionId = Option.String({ name: 'execution_id' });
   runner = Option.String('--runner', { required: true, description: 'The runner: <file>:<attr> or <module>:<attr>' });
   value = Option.String('--value', { description: 'Resume value as JSON (default {"approved": true})' });
+  approver = Option.String('--approver', { description: 'Who decides, recorded with the decision (default: the OS user)' });
+  reason = Option.String('--reason', { description: 'Why, recorded with the decision' });
   json = Option.Boolean('--json', false, { description: 'Print the whole result as JSON' });
 
   async run(): Promise<void> {
     const explicit = this.parseValue();
+    if (this.approver !== undefined && this.approver.trim() === '') throw new UsageError('--approver must name someone (it is recorded with the decision)');
     const progress = slowWork(this.context.stderr, `agentkit: resuming ${this.executionId}`);
     try {
       return await this.resumeWith(explicit, progress);
@@ -226,7 +250,15 @@ export class ResumeCommand extends AgentkitCommand {
       // The runner decides, under the execution's lease, whether the run is paused (then the approval by default
       // applies), holds a decision a dead resumer claimed (that one applies), or crashed (no decision needed). Deciding
       // here from rows read before the lease would race other resumers.
-      const result = await target.resume(this.executionId, explicit ? { resumeValue: explicit } : { defaultResumeValue: { approved: true, metadata: {} } });
+      const decision = {
+        surface: 'cli' as const,
+        ...(this.approver !== undefined ? { approver: this.approver } : {}),
+        ...(this.reason !== undefined ? { reason: this.reason } : {}),
+      };
+      const result = await target.resume(this.executionId, {
+        ...decision,
+        ...(explicit ? { resumeValue: explicit } : { defaultResumeValue: { approved: true, metadata: {} } }),
+      });
       progress.done();
       if (this.json) return this.out(JSON.stringify(result, null, 2));
       this.out(`execution_id: ${result.execution_id}`);
@@ -280,7 +312,7 @@ export class ResumeCommand extends AgentkitCommand {
 interface Resumable {
   resume(
     executionId: string,
-    options: { resumeValue?: Resume; defaultResumeValue?: Resume },
+    options: { resumeValue?: Resume; defaultResumeValue?: Resume } & DecisionOptions,
   ): Promise<Pick<ChainResult, 'execution_id' | 'status' | 'output' | 'pending_interrupt'>>;
   checkpointer?: { close?: () => Promise<void>; list?: (executionId: string, options: { limit: number }) => Promise<Checkpoint[]> } | null;
 }

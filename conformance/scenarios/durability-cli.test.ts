@@ -4,6 +4,7 @@
  */
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -172,8 +173,31 @@ area.scenario(
     assert.match(done.stdout, 'State:     completed\nCheckpoints: 7\n');
     assert.match(done.stdout, /\n3\s+approval\s+completed\s+resume\s+/, 'the claim recorded its decision');
     assert.match(done.stdout, /\n6\s+run_end\s+completed\s+run_end\s+/);
-    const json = JSON.parse((await t.cli(['inspect', 'exec-i', '--json', ...storeFlags(t)])).stdout) as Record<string, unknown>;
-    assert.equal(json, { execution_id: 'exec-i', chain_name: 'refund', state: 'completed', checkpoints: await checkpointer.list('exec-i') });
+    const json = JSON.parse((await t.cli(['inspect', 'exec-i', '--json', ...storeFlags(t)])).stdout) as Record<string, unknown> & {
+      decisions: Array<Record<string, unknown>>;
+    };
+    const rows = await checkpointer.list('exec-i');
+    const decisionRow = rows[3]!;
+    assert.equal(json, {
+      execution_id: 'exec-i',
+      chain_name: 'refund',
+      state: 'completed',
+      decisions: [
+        {
+          checkpoint_id: decisionRow.checkpoint_id,
+          node_id: 'approval',
+          agent_path: null,
+          reason_for_pause: 'manager_approval',
+          resume: { approved: true, metadata: {} },
+          decided_by: { principal: userInfo().username, surface: 'sdk' },
+          decided_at: (decisionRow.node_output as { decided_at: string }).decided_at,
+          reason: null,
+          claimed_by: (decisionRow.node_output as { claimed_by: string }).claimed_by,
+        },
+      ],
+      checkpoints: rows,
+    });
+    assert.match(done.stdout, /\nDecision: {2}manager_approval: approved by \S+ \(sdk\) at \S+\n$/);
   },
 );
 

@@ -134,7 +134,7 @@ area.scenario(
 );
 
 area.scenario(
-  'a resumer SIGKILLed right after its claim: the next resume, with or without a value, completes with the first decision and never pauses again',
+  'a resumer SIGKILLed right after its claim: the next resume completes with the first decision and never pauses again; a different value is refused',
   { rows: ['cli:resume', 'transition:paused->running'], surfaces: ['sdk', 'cli'], timeoutMs: 300_000 },
   async (t) => {
     const { runner, logFile } = await setUp(t, 'killed');
@@ -155,10 +155,15 @@ area.scenario(
       assert.is((await first.exited).signal, 'SIGKILL');
       assert.equal(await checkpointer.listPendingInterrupts(), [], 'the claim was committed');
       await sleep(1200); // the dead resumer's lease expires
-      // Without a value (approval by default, as the CLI sends it) for two kinds, with a different value for the other
-      // two: the first decision wins either way.
-      const options = i % 2 === 0 ? { defaultResumeValue: { approved: true } } : { resumeValue: { approved: false, metadata: { approver: 'second' } } };
-      const next = await resumeHere(t, kind, id, options);
+      // For two kinds, a different value first: refused, naming the first decision (one pause has one decision).
+      // Then without a value (approval by default, as the CLI sends it): the first decision applies.
+      if (i % 2 === 1) {
+        await resumeHere(t, kind, id, { resumeValue: { approved: false, metadata: { approver: 'second' } } }).then(
+          () => assert.unreachable(`${kind}: a different decision must be refused`),
+          (error: Error) => assert.match(error.message, /already has a decision: approved by \S+ \(cli\)/, kind),
+        );
+      }
+      const next = await resumeHere(t, kind, id, { defaultResumeValue: { approved: true } });
       assert.is(next.status, 'completed', `${kind}: the run completed, it did not pause again`);
       assert.match(JSON.stringify(next.output), 'refunded 5', `${kind}: the approved branch ran`);
       const bodies = logLines(logFile, 'body').slice(-2);

@@ -325,8 +325,12 @@ area.scenario(
       () => assert.unreachable(),
       (error: Error) => assert.is(error.message, 'ledger unavailable'),
     );
-    // The decision was recorded with the claim: the failed node re-runs with it (a different value is not asked for, nor used).
-    const done = await chain.resume('exec-flaky', { resumeValue: { approved: false } });
+    // The decision was recorded with the claim: a different value is refused naming it; the failed node re-runs with it.
+    await chain.resume('exec-flaky', { resumeValue: { approved: false } }).then(
+      () => assert.unreachable('a different decision must be refused'),
+      (error: Error) => assert.match(error.message, /execution 'exec-flaky' already has a decision: approved by \S+ \(sdk\)/),
+    );
+    const done = await chain.resume('exec-flaky');
     assert.is(done.status, 'completed', 'the human is not asked again');
     assert.equal(done.final_state, { input: 'x', approved: true, booked: true });
     assert.equal(

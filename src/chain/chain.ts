@@ -10,7 +10,7 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
-import { decisionOf, isDecisionRow } from '../durability/decision.js';
+import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions, type RecordedDecision } from '../durability/decision.js';
 import { withExecutionLease } from '../durability/lease.js';
 import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
 import { rowsDownTo } from '../multi/rows.js';
@@ -44,7 +44,8 @@ export interface RunOptions {
   state?: JsonRecord;
 }
 
-export interface ResumeOptions {
+/** `approver`, `reason` and `surface` say who decides a pause (recorded with the claim; docs/durability.md). */
+export interface ResumeOptions extends DecisionOptions {
   /**
    * The decision for a paused run (`{ approved, metadata }`; unknown keys dropped). A value for a run that is not
    * paused raises AlreadyResumed, unless the run holds a claimed decision that never took effect (that one applies).
@@ -172,11 +173,13 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
     const patch = jsonObject(options.modifiedState, 'modifiedState');
+    const meta = decisionMeta(options);
     return withExecutionLease(checkpointer, executionId, `Chain '${this.name}'`, async (owner) => {
       const latest = await checkpointer.getLast(executionId);
       if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
       const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
-      const { position, decision, paused } = await this.resumePosition(checkpointer, executionId, latest, base, patch);
+      const { position, decision, recorded, paused } = await this.resumePosition(checkpointer, executionId, latest, base, patch);
+      refuseOtherDecision(`Chain '${this.name}'`, executionId, recorded, explicit);
       let resume: { value: Resume; claimed: PendingInterrupt | null } | null = decision;
       if (!resume && paused) {
         const value = explicit ?? fallback;
@@ -185,7 +188,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
             `Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
           );
         }
-        const claimed = await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner });
+        const claimed = await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner, decision: meta });
         if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
         resume = { value, claimed: claimed.pending };
       } else if (!resume && explicit) {
@@ -301,12 +304,13 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     latest: Checkpoint,
     base: Checkpoint | null,
     patch: JsonRecord,
-  ): Promise<{ position: Position; decision: { value: Resume; claimed: PendingInterrupt } | null; paused: boolean }> {
+  ): Promise<{ position: Position; decision: { value: Resume; claimed: PendingInterrupt } | null; recorded: RecordedDecision | null; paused: boolean }> {
     if (!base) {
       // The run failed before any node completed (and before start rows existed): its terminal row holds the state it started with.
       return {
         position: { kind: 'node', node: this.graph.entry(), state: { ...latest.state_snapshot, ...patch }, counters: {}, step: 0, lastIndex: -1 },
         decision: null,
+        recorded: null,
         paused: false,
       };
     }
@@ -323,7 +327,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     const recorded = decisionOf(row) ?? (row.status === 'interrupted' ? (rows.map((r) => decisionOf(r)).find((d) => d !== null) ?? null) : null);
     const decision = recorded ? { value: recorded.value, claimed: recorded.claimed } : null;
     const paused = !decision && base.status === 'interrupted' && !isRunEnd(latest);
-    return { position: this.positionAfter(row, { ...row.state_snapshot, ...patch }, false), decision, paused };
+    return { position: this.positionAfter(row, { ...row.state_snapshot, ...patch }, false), decision, recorded, paused };
   }
 
   /**

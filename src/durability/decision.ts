@@ -1,14 +1,19 @@
 /**
  * Claimed decisions. Claiming a pending interrupt writes, in the same transaction, a decision row: a copy of the
  * paused step's interrupted row (same node, path, state and saved arguments) with `step_type` `resume`, `status`
- * `completed`, `parent_checkpoint_id` the interrupted row, and `node_output` `{ resume, claimed_by, pending_created_at }`.
+ * `completed`, `parent_checkpoint_id` the interrupted row, and `node_output` the decision record:
+ * `{ resume, claimed_by, decided_by: { principal, surface }, decided_at, reason, pending_created_at }` (who decided,
+ * through which surface, when and why, beside the Resume value and the lease owner that claimed it).
  * A resumer that dies right after its claim leaves that row; the next resume finds it here and applies the same
- * decision (never asking the human again, never reporting AlreadyResumed for a decision that never took effect).
+ * decision (never asking the human again, never reporting AlreadyResumed for a decision that never took effect). A
+ * later resume that brings a different value is refused (`refuseOtherDecision`): one pause has one decision.
  *
  * Every backend builds the row with `decisionRow` (or the same columns in SQL), so all of them store the same thing.
  */
+import { userInfo } from 'node:os';
 import { timeOrderedId } from './time-ordered-id.js';
 import { ValidationError } from '../errors.js';
+import { AlreadyResumed } from './errors.js';
 import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isPlainObject, type JsonRecord } from './json.js';
@@ -17,33 +22,106 @@ import { toResume } from './resume.js';
 /** `step_type` of a decision row. */
 export const DECISION_STEP = 'resume';
 
-/** What a claim records: the decision and who claimed it (the lease owner of the resuming process). */
+/** The surface a decision was made through. */
+export const DECISION_SURFACES = ['sdk', 'cli', 'ui', 'http', 'platform'] as const;
+export type DecisionSurface = (typeof DECISION_SURFACES)[number];
+
+/** Who decided a pause: a principal the surface knows (a UI user, the CLI's `--approver` or OS user, ...) and the surface. */
+export interface DecidedBy {
+  principal: string;
+  surface: DecisionSurface;
+}
+
+/**
+ * The options every `resume()` takes to say who decides: `approver` (default: the OS user running the process),
+ * `reason` (free text, optional) and `surface` (default `sdk`; the CLI, the UI and the Platform pass their own).
+ */
+export interface DecisionOptions {
+  approver?: string;
+  reason?: string | null;
+  surface?: DecisionSurface;
+}
+
+/** Who decided and why, as a claim records it. */
+export interface DecisionMeta {
+  decidedBy: DecidedBy;
+  reason: string | null;
+}
+
+/** What a claim records: the decision, who claimed it (the lease owner of the resuming process), who decided and why. */
 export interface Claim {
   resume: Resume;
   claimedBy: string;
+  /** Default: the OS user through the SDK, no reason. */
+  decision?: DecisionMeta;
 }
 
-/** A decision read back from its row: the value to bind and the pending row as it was claimed. */
+/** A decision read back from its row: the value to bind, the pending row as it was claimed, and its record. */
 export interface RecordedDecision {
   value: Resume;
   claimed: PendingInterrupt;
   claimedBy: string;
+  /** Null for a decision recorded before decisions said who made them. */
+  decidedBy: DecidedBy | null;
+  decidedAt: string;
+  reason: string | null;
   row: Checkpoint;
 }
 
-/** The claim, checked: a Resume value (unknown keys dropped) and a non-empty `claimedBy`. */
-export function checkClaim(claim: Claim): Claim {
+/** The OS user running this process (the default principal), or `unknown` where the platform cannot say. */
+function osUser(): string {
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Longest principal and reason recorded. */
+const MAX_PRINCIPAL = 200;
+const MAX_REASON = 2000;
+
+/** The decision metadata of resume options, checked (ValidationError naming the option). */
+export function decisionMeta(options: DecisionOptions = {}): DecisionMeta {
+  const { approver, reason, surface = 'sdk' } = options;
+  if (approver !== undefined && (typeof approver !== 'string' || approver.trim() === '' || approver.length > MAX_PRINCIPAL)) {
+    throw new ValidationError(`approver must be a non-empty name of at most ${MAX_PRINCIPAL} characters`, [{ path: '/approver', message: 'invalid' }]);
+  }
+  if (reason != null && (typeof reason !== 'string' || reason.length > MAX_REASON)) {
+    throw new ValidationError(`reason must be text of at most ${MAX_REASON} characters`, [{ path: '/reason', message: 'invalid' }]);
+  }
+  if (!(DECISION_SURFACES as readonly string[]).includes(surface)) {
+    throw new ValidationError(`surface must be one of ${DECISION_SURFACES.join(', ')}, not ${JSON.stringify(surface)}`, [
+      { path: '/surface', message: 'invalid' },
+    ]);
+  }
+  return { decidedBy: { principal: approver?.trim() ?? osUser(), surface }, reason: reason ?? null };
+}
+
+/** The claim, checked: a Resume value (unknown keys dropped), a non-empty `claimedBy`, the decision metadata. */
+export function checkClaim(claim: Claim): Required<Claim> {
   if (!claim || typeof claim.claimedBy !== 'string' || claim.claimedBy === '') {
     throw new ValidationError('a claim needs claimedBy: a non-empty string naming the claimer', [
       { path: '/claimedBy', message: 'must be a non-empty string' },
     ]);
   }
-  return { resume: toResume(claim.resume), claimedBy: claim.claimedBy };
+  return { resume: toResume(claim.resume), claimedBy: claim.claimedBy, decision: claim.decision ?? decisionMeta() };
+}
+
+/** The decision record a claim writes, less `pending_created_at` (which comes from the claimed row). */
+export function decisionRecord(claim: Required<Claim>): JsonRecord {
+  return {
+    resume: { approved: claim.resume.approved, metadata: claim.resume.metadata },
+    claimed_by: claim.claimedBy,
+    decided_by: { principal: claim.decision.decidedBy.principal, surface: claim.decision.decidedBy.surface },
+    decided_at: utcNow(),
+    reason: claim.decision.reason,
+  };
 }
 
 /** The `node_output` of a decision row. */
-export function decisionOutput(claim: Claim, pending: PendingInterrupt): JsonRecord {
-  return { resume: { approved: claim.resume.approved, metadata: claim.resume.metadata }, claimed_by: claim.claimedBy, pending_created_at: pending.created_at };
+export function decisionOutput(claim: Required<Claim>, pending: PendingInterrupt): JsonRecord {
+  return { ...decisionRecord(claim), pending_created_at: pending.created_at };
 }
 
 /**
@@ -63,7 +141,7 @@ export function decisionRow(pending: PendingInterrupt, interrupted: Checkpoint |
     parent_checkpoint_id: interrupted?.checkpoint_id ?? null,
     state_snapshot: interrupted?.state_snapshot ?? {},
     node_input: interrupted?.node_input ?? null,
-    node_output: decisionOutput(claim, pending),
+    node_output: decisionOutput(checkClaim(claim), pending),
     iteration: interrupted?.iteration ?? 0,
     iteration_counters: interrupted?.iteration_counters ?? {},
     interrupt_reason: pending.reason,
@@ -97,7 +175,55 @@ export function decisionOf(row: Checkpoint | null | undefined): RecordedDecision
     agent_path: row.agent_path,
     created_at: typeof output.pending_created_at === 'string' ? output.pending_created_at : row.created_at,
   };
-  return { value, claimed, claimedBy: typeof output.claimed_by === 'string' ? output.claimed_by : '', row };
+  const by = isPlainObject(output.decided_by) ? output.decided_by : null;
+  const decidedBy =
+    by && typeof by.principal === 'string' && (DECISION_SURFACES as readonly unknown[]).includes(by.surface)
+      ? { principal: by.principal, surface: by.surface as DecisionSurface }
+      : null;
+  return {
+    value,
+    claimed,
+    claimedBy: typeof output.claimed_by === 'string' ? output.claimed_by : '',
+    decidedBy,
+    decidedAt: typeof output.decided_at === 'string' ? output.decided_at : row.created_at,
+    reason: typeof output.reason === 'string' ? output.reason : null,
+    row,
+  };
+}
+
+/** `approved by alice (cli) at 2026-11-28T10:00:00.000000Z, reason "over budget"`: a recorded decision in words. */
+export function describeDecision(decision: RecordedDecision): string {
+  const verdict = decision.value.approved ? 'approved' : 'declined';
+  const who = decision.decidedBy ? ` by ${decision.decidedBy.principal} (${decision.decidedBy.surface})` : '';
+  const why = decision.reason ? `, reason ${JSON.stringify(decision.reason)}` : '';
+  return `${verdict}${who} at ${decision.decidedAt}${why}`;
+}
+
+/** True when two Resume values are the same decision (approval and metadata, key order aside). */
+export function sameResume(a: Resume, b: Resume): boolean {
+  return a.approved === b.approved && canonical(a.metadata) === canonical(b.metadata);
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * One pause has one decision: when `recorded` is in force and the caller brings a different value, AlreadyResumed
+ * naming the recorded decision and who made it. The same value, or none, lets the run continue with the recorded one.
+ */
+export function refuseOtherDecision(runner: string, executionId: string, recorded: RecordedDecision | null, explicit: Resume | null): void {
+  if (!recorded || !explicit || sameResume(recorded.value, explicit)) return;
+  throw new AlreadyResumed(
+    `${runner} execution '${executionId}' already has a decision: ${describeDecision(recorded)}; a different resumeValue is refused (resume without a value, or with the same one, to continue with it)`,
+  );
 }
 
 /**

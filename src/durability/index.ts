@@ -3,7 +3,20 @@
  * Postgres backends, the run-end helpers every resume and fork path goes through, and `idempotent`.
  */
 export { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy, IdempotencyError, InvalidSchemaNameError } from './errors.js';
-export { DECISION_STEP, decisionInForce, decisionOf, decisionRow, isDecisionRow, type Claim, type RecordedDecision } from './decision.js';
+export {
+  DECISION_STEP,
+  DECISION_SURFACES,
+  decisionInForce,
+  decisionOf,
+  decisionRow,
+  describeDecision,
+  isDecisionRow,
+  type Claim,
+  type DecidedBy,
+  type DecisionOptions,
+  type DecisionSurface,
+  type RecordedDecision,
+} from './decision.js';
 export { DEFAULT_LEASE_MS, leaseTtlMs, newLeaseOwner, withExecutionLease } from './lease.js';
 export { StorageUnavailableError } from './storage-errors.js';
 export { InterruptSignal, isInterruptSignal } from './interrupt-signal.js';

@@ -29,7 +29,7 @@ import { CHECKPOINT_FIELDS, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decode
 import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
-import { checkClaim, type Claim } from './decision.js';
+import { checkClaim, decisionRecord, type Claim } from './decision.js';
 import { settleLeaseReleases } from './lease.js';
 import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
@@ -288,7 +288,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    */
   async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
-    const output = { resume: checked.resume, claimed_by: checked.claimedBy };
+    const output = decisionRecord(checked);
     // Prepared once per connection (a resume's dearest statement to plan).
     const result = await this.query<{ pending: PendingInterrupt; checkpoint: CheckpointRow; chain_rows: ChainRow[] | null }>({
       name: 'agentkit_claim',

@@ -17,7 +17,7 @@ import { ConfigError, NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { toResume } from '../durability/resume.js';
-import { isDecisionRow } from '../durability/decision.js';
+import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions } from '../durability/decision.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import type { ChatModel } from '../llm/types.js';
@@ -59,7 +59,8 @@ export interface SupervisorRunOptions extends TraceOptions {
   signal?: AbortSignal;
 }
 
-export interface SupervisorResumeOptions extends TraceOptions {
+/** `approver`, `reason` and `surface` say who decides a pause (recorded with the claim; docs/durability.md). */
+export interface SupervisorResumeOptions extends TraceOptions, DecisionOptions {
   /** The decision for a paused worker (`{ approved, metadata }`). Required when the supervisor is paused. */
   resumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
   /** The decision used when the supervisor turns out to be paused and no `resumeValue` is given; ignored otherwise. */
@@ -203,6 +204,8 @@ export class Supervisor {
     );
     const recorded = isDecisionRow(lastDecisionPoint) && !(end && end.created_at > lastDecisionPoint!.created_at);
     const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
+    const decision = decisionMeta(options);
+    if (recorded) refuseOtherDecision(`Supervisor '${this.name}'`, executionId, decisionOf(lastDecisionPoint), explicit);
     const paused = !recorded && latest.status === 'interrupted' && underPath(latest.agent_path, basePath);
     const value = explicit ?? (paused && options.defaultResumeValue != null ? toResume(options.defaultResumeValue) : null);
     if (paused && !value) {
@@ -213,7 +216,7 @@ export class Supervisor {
     let claimed: PendingInterrupt | null = null;
     if (value && !recorded) {
       claimed = paused
-        ? ((await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner ?? newLeaseOwner() }))?.pending ?? null)
+        ? ((await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner ?? newLeaseOwner(), decision }))?.pending ?? null)
         : null;
       if (!claimed) {
         throw new AlreadyResumed(

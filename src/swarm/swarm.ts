@@ -17,7 +17,15 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
-import { decisionInForce, isDecisionRow } from '../durability/decision.js';
+import {
+  decisionInForce,
+  decisionMeta,
+  decisionOf,
+  isDecisionRow,
+  refuseOtherDecision,
+  type DecisionMeta,
+  type DecisionOptions,
+} from '../durability/decision.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import { bindResumeValue, currentScope, runInScope } from '../scope/scope.js';
@@ -53,7 +61,8 @@ export interface SwarmRunOptions extends TraceOptions {
   signal?: AbortSignal;
 }
 
-export interface SwarmResumeOptions extends TraceOptions {
+/** `approver`, `reason` and `surface` say who decides a pause (recorded with the claim; docs/durability.md). */
+export interface SwarmResumeOptions extends TraceOptions, DecisionOptions {
   /** The decision for a paused member (`{ approved, metadata }`). Required when the swarm is paused. */
   resumeValue?: { approved: boolean; metadata?: Record<string, unknown> } | Resume | null;
   /** The decision used when the swarm turns out to be paused and no `resumeValue` is given; ignored otherwise. */
@@ -189,10 +198,12 @@ export class Swarm {
     const { joined, basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
     const value = options.resumeValue == null ? null : toResume(options.resumeValue);
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
+    const decision = decisionMeta(options);
     const resume = async (owner: string | null) => {
       const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false, {
         fallback,
         claimedBy: owner,
+        decision,
       });
       return this.continue(plan!, options, 'swarm.resumed_execution_id');
     };
@@ -212,7 +223,7 @@ export class Swarm {
     resume: { value: Resume; claimed: PendingInterrupt | null } | null,
     options: { context?: unknown; signal?: AbortSignal },
     onlyIfPaused: boolean,
-    claim: { fallback: Resume | null; claimedBy: string | null } = { fallback: null, claimedBy: null },
+    claim: { fallback: Resume | null; claimedBy: string | null; decision?: DecisionMeta } = { fallback: null, claimedBy: null },
   ): Promise<Plan | null> {
     // One snapshot of the rows from the newest down to the latest boundary: a concurrent resumer moving the run on
     // cannot make the latest row and the boundary disagree.
@@ -237,6 +248,13 @@ export class Swarm {
     const memberPath = `${basePath}/agent:${active}`;
     // A claimed decision whose tool never returned (its resumer died): the member resumes and applies it itself.
     const recorded = decided && underPath(latest.agent_path, memberPath);
+    if (recorded)
+      refuseOtherDecision(
+        `Swarm '${this.name}'`,
+        executionId,
+        decisionOf(latest) ?? decisionInForce(rows, latest),
+        resume?.claimed ? null : (resume?.value ?? null),
+      );
     const paused = !recorded && latest.status === 'interrupted' && underPath(latest.agent_path, memberPath);
     const value = recorded ? null : (resume?.value ?? (paused ? claim.fallback : null));
     if (paused && !value) {
@@ -253,7 +271,14 @@ export class Swarm {
     // the claimed row and the value from the scope instead of claiming again.
     let claimed: PendingInterrupt | null = resume?.claimed ?? null;
     if (value && !claimed) {
-      claimed = (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claim.claimedBy ?? newLeaseOwner() }))?.pending ?? null;
+      claimed =
+        (
+          await checkpointer.claimPendingInterrupt(executionId, {
+            resume: value,
+            claimedBy: claim.claimedBy ?? newLeaseOwner(),
+            ...(claim.decision ? { decision: claim.decision } : {}),
+          })
+        )?.pending ?? null;
       if (!claimed) throw new AlreadyResumed(`Swarm execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
     // Rows of the active member written after the boundary: it crashed (or paused) part-way and resumes from them.

@@ -86,7 +86,7 @@ export function createUiApp(options: UiAppOptions): Express {
       traceRoutes(app, options.traceStore, favorites, options.checkpointer, evals);
       replayRoutes(app, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
       evalRoutes(app, evals);
-      durabilityRoutes(app, options.checkpointer, registry);
+      durabilityRoutes(app, options.checkpointer, registry, auth);
     },
   });
 }
@@ -188,7 +188,7 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: Favor
   });
 }
 
-function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, registry: RunnerRegistry): void {
+function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, registry: RunnerRegistry, auth: UiAuth): void {
   router.get('/api/executions/:execution_id', async (req: Request, res: Response) => {
     const executionId = String(req.params.execution_id);
     const rows = await history(checkpointer, executionId);
@@ -224,7 +224,15 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
     }
     // The runner claims the pending row atomically: of concurrent resumers exactly one runs, the others get
     // AlreadyResumed (409).
-    const result = await runner.resume(executionId, { resumeValue: { approved: body.approved, metadata: body.metadata ?? {} } });
+    // Who decided is the signed-in user (with --no-auth nobody signs in: the OS user running the UI), never a name
+    // from the request body.
+    const signedIn = sessionUser(req, auth);
+    const result = await runner.resume(executionId, {
+      resumeValue: { approved: body.approved, metadata: body.metadata ?? {} },
+      ...(signedIn ? { approver: signedIn } : {}),
+      surface: 'ui',
+      reason: body.reason ?? null,
+    });
     res.json({ execution_id: executionId, chain_name: owner.name, result, reason: body.reason ?? null });
   });
 }

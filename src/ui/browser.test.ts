@@ -192,6 +192,9 @@ test('execution: the checkpoint timeline with statuses, the state diff of a sele
   assert.match((await steps.nth(0).getAttribute('class')) ?? '', /tl-bookkeeping/);
   assert.match((await steps.nth(1).textContent()) ?? '', /seed/);
   await page.locator('h1 .status').filter({ hasText: 'completed' }).waitFor();
+  // Who decided is the signed-in user (the approvals test above approved it as admin), not a name typed in the dialog.
+  const decisions = page.getByRole('region', { name: 'Decisions' });
+  assert.match((await decisions.textContent()) ?? '', /approved.*by admin \(ui\).*within budget/s);
   await steps.nth(1).click();
   await page.locator('.detail').getByText('amount').first().waitFor();
   await screenshot(page, 'execution');

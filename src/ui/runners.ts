@@ -5,12 +5,13 @@
  * rather than the inner agent that wrote the latest row.
  */
 import { runnerKind, runnerName, type RunnerKind } from '../runner-kind.js';
+import type { DecisionOptions } from '../durability/decision.js';
 import type { AgentResult, ChainResult, Resume } from '../types.js';
 
 /** What the UI needs of a runner: a kind, a name, and `resume`. */
 export interface ResumableRunner {
   name?: string;
-  resume(executionId: string, options: { resumeValue?: Resume }): Promise<AgentResult | ChainResult>;
+  resume(executionId: string, options: { resumeValue?: Resume } & DecisionOptions): Promise<AgentResult | ChainResult>;
 }
 
 export class RunnerRegistry {

@@ -3,6 +3,7 @@
  * the Plan the Agent executes. Also the resume a Chain (or any runner) triggers by re-running a hosting step with a
  * Resume value bound in its scope (`planScopeResume`).
  */
+import { decisionMeta, refuseOtherDecision, type DecisionOptions } from '../../durability/decision.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../../durability/errors.js';
 import type { JsonRecord } from '../../durability/json.js';
 import { toResume } from '../../durability/resume.js';
@@ -16,7 +17,8 @@ import { loopState, savedMessages, savedToolCall } from './restore.js';
 import { detectShape, scopedLatest, type ResumeShape } from './shapes.js';
 import { withinPath } from './rows.js';
 
-export interface AgentResumeOptions {
+/** `approver`, `reason` and `surface` say who decides a pause (recorded with the claim; docs/durability.md). */
+export interface AgentResumeOptions extends DecisionOptions {
   /** The decision for a paused run (`{ approved, metadata }`; unknown keys dropped). Default: the one bound in the enclosing scope, if any. */
   resumeValue?: { approved: boolean; metadata?: JsonRecord } | Resume | null;
   /** Passed to tools, guardrails and the prompt function; not persisted. */
@@ -43,12 +45,14 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
   }
   await restoreIfMissing(checkpointer, executionId);
   const explicit = options.resumeValue == null ? null : toResume(options.resumeValue);
+  const decision = decisionMeta(options);
   const scope = currentScope();
   const bound = explicit === null && !placement.owner && scope?.resumeValue ? { value: scope.resumeValue, claimed: scope.resumedInterrupt } : null;
   // Joined to an enclosing execution, the agent's own rows are the ones under its path.
   const agentPathPrefix = options.agentPathPrefix ?? (placement.owner ? null : placement.agentPath);
   const shape = await detectShape(checkpointer, executionId, { agentPathPrefix, runner: `Agent '${agent.name}'` });
   const recorded = shape.kind === 'tool' ? shape.decision : null;
+  refuseOtherDecision(`Agent '${agent.name}'`, executionId, recorded, explicit);
   if (shape.kind !== 'interrupted' && explicit && !recorded) {
     // Another resumer may have claimed the pause and moved the run on: a value is only ever for a pause.
     throw new AlreadyResumed(
@@ -70,7 +74,7 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
     }
     claimedHere = !bound?.claimed;
     const claimed =
-      bound?.claimed ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner() }))?.pending;
+      bound?.claimed ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner(), decision }))?.pending;
     if (!claimed) {
       throw new AlreadyResumed(`Agent execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }

@@ -75,7 +75,10 @@ export const claimRecordCases: ContractCase[] = [
           context: { amount: 50000 },
         },
       );
-      const claimed = await checkpointer.claimPendingInterrupt(id, approve('host:1:abc'));
+      const claimed = await checkpointer.claimPendingInterrupt(id, {
+        ...approve('host:1:abc'),
+        decision: { decidedBy: { principal: 'alice', surface: 'cli' }, reason: 'within budget' },
+      });
       assert.ok(claimed, 'the only claimer gets the row');
       assert.deepEqual(claimed.pending, paused.pending);
       const row = claimed.checkpoint;
@@ -89,9 +92,15 @@ export const claimRecordCases: ContractCase[] = [
       assert.equal(row.iteration, 3);
       assert.deepEqual(row.iteration_counters, { cycle_a_b: 1 });
       assert.equal(row.interrupt_reason, 'manager_approval');
-      assert.deepEqual(row.node_output, {
+      // The decision record: the value, who claimed it, who decided through which surface, when and why.
+      const output = row.node_output as Record<string, unknown>;
+      assert.match(String(output.decided_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+      assert.deepEqual(output, {
         resume: { approved: true, metadata: { approver: 'alice' } },
         claimed_by: 'host:1:abc',
+        decided_by: { principal: 'alice', surface: 'cli' },
+        decided_at: output.decided_at,
+        reason: 'within budget',
         pending_created_at: paused.pending.created_at,
       });
       assert.deepEqual(await checkpointer.getLast(id), row, 'the decision row is stored as returned, after the pause');

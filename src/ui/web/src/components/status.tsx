@@ -13,6 +13,8 @@ const KIND: Record<string, string> = {
   invalid: 'failed',
   regressed: 'failed',
   'no regression': 'ok',
+  approved: 'ok',
+  rejected: 'failed',
 };
 
 const LABEL: Record<string, string> = { OK: 'ok', UNSET: 'unset', ERROR: 'error' };

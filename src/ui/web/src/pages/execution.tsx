@@ -94,6 +94,7 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
           </div>
         </section>
       ) : null}
+      <Decisions checkpoints={e.checkpoints} />
       <div className="split">
         <ol className="timeline" aria-label="Checkpoints">
           {e.checkpoints.map((c, i) => (
@@ -152,6 +153,58 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
         <DecisionDialog pending={e.pending_interrupt} approved={deciding} onClose={() => setDeciding(null)} onOutcome={outcome} />
       ) : null}
     </>
+  );
+}
+
+/** A decision row's record (`node_output` of a `resume` row), as far as it says who decided. */
+interface DecisionRecord {
+  approved: boolean;
+  principal: string | null;
+  surface: string | null;
+  decidedAt: string;
+  reason: string | null;
+}
+
+function decisionRecord(c: Checkpoint): DecisionRecord | null {
+  if (c.step_type !== 'resume' || !c.node_output || typeof c.node_output !== 'object') return null;
+  const out = c.node_output as Record<string, unknown>;
+  const resume = out.resume as { approved?: unknown } | undefined;
+  const by = out.decided_by as { principal?: unknown; surface?: unknown } | undefined;
+  return {
+    approved: resume?.approved === true,
+    principal: typeof by?.principal === 'string' ? by.principal : null,
+    surface: typeof by?.surface === 'string' ? by.surface : null,
+    decidedAt: typeof out.decided_at === 'string' ? out.decided_at : c.created_at,
+    reason: typeof out.reason === 'string' ? out.reason : null,
+  };
+}
+
+/** Every decision taken on this execution's pauses: who, through which surface, when and why. */
+function Decisions({ checkpoints }: { checkpoints: Checkpoint[] }) {
+  const decisions = checkpoints.flatMap((c) => {
+    const record = decisionRecord(c);
+    return record ? [{ c, record }] : [];
+  });
+  if (decisions.length === 0) return null;
+  return (
+    <section className="decisions" aria-label="Decisions">
+      <h2>Decisions</h2>
+      <ul>
+        {decisions.map(({ c, record }) => (
+          <li key={c.checkpoint_id}>
+            <Status value={record.approved ? 'approved' : 'rejected'} /> <strong>{c.interrupt_reason ?? c.node_id}</strong>
+            {record.principal ? (
+              <>
+                {' '}
+                by <strong>{record.principal}</strong> ({record.surface})
+              </>
+            ) : null}{' '}
+            · <Time iso={record.decidedAt} />
+            {record.reason ? <span className="muted"> · “{record.reason}”</span> : null}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
