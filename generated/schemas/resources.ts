@@ -12,7 +12,7 @@ export const doc = {
       "name": "Apache 2.0",
       "url": "https://www.apache.org/licenses/LICENSE-2.0"
     },
-    "description": "The resources and file formats of agentkit that no route carries on its own: SDK result objects, checkpoints,\ntrace exports, regression test records, eval datasets and reports, REST tool configuration. This document has no\npaths; its components are the single source of those shapes for the SDK and the CLI.",
+    "description": "The resources and file formats of agentkit that no route carries on its own: SDK result objects, checkpoints,\ntrace exports, regression test records, eval datasets and reports, REST tool configuration, the structured result\nof `agentkit mcp serve`. This document has no paths; its components are the single source of those shapes for the\nSDK and the CLI.",
     "version": "1.0.0"
   },
   "tags": [],
@@ -1503,6 +1503,105 @@ export const doc = {
         },
         "description": "LLM parameters a fork may change.",
         "additionalProperties": false
+      },
+      "McpCompletedRun": {
+        "type": "object",
+        "required": [
+          "output",
+          "status",
+          "execution_id",
+          "trace_id",
+          "pending_interrupt"
+        ],
+        "properties": {
+          "output": {
+            "type": "string",
+            "description": "The answer: an Agent's output text, a Chain's last output (JSON text when it is not a string)."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "completed"
+            ]
+          },
+          "execution_id": {
+            "type": "string"
+          },
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The 32-hex trace id of the run's root span; null when tracing was off."
+          },
+          "pending_interrupt": {
+            "type": "null"
+          }
+        },
+        "description": "A run that answered."
+      },
+      "McpPausedRun": {
+        "type": "object",
+        "required": [
+          "output",
+          "status",
+          "execution_id",
+          "trace_id",
+          "pending_interrupt"
+        ],
+        "properties": {
+          "output": {
+            "type": "string",
+            "enum": [
+              ""
+            ],
+            "description": "Empty: a paused run has no answer yet."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "paused"
+            ]
+          },
+          "execution_id": {
+            "type": "string"
+          },
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The 32-hex trace id of the run's root span; null when tracing was off."
+          },
+          "pending_interrupt": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/PendingInterruptSummary"
+              }
+            ],
+            "description": "What the run waits for: the reason, the context the decision needs, where it paused."
+          }
+        },
+        "description": "A run that paused for a human decision: nothing after the pause ran; resume it by `execution_id`."
+      },
+      "McpRunResult": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/McpCompletedRun"
+          },
+          {
+            "$ref": "#/components/schemas/McpPausedRun"
+          }
+        ],
+        "description": "The structured result of the MCP tool that runs a target: completed or paused (`status` tells which)."
       },
       "MethodNotAllowedError": {
         "type": "object",

@@ -385,6 +385,34 @@ export interface components {
             /** Format: double */
             top_p?: number;
         };
+        /** @description A run that answered. */
+        McpCompletedRun: {
+            execution_id: string;
+            /** @description The answer: an Agent's output text, a Chain's last output (JSON text when it is not a string). */
+            output: string;
+            pending_interrupt: null;
+            /** @enum {string} */
+            status: "completed";
+            /** @description The 32-hex trace id of the run's root span; null when tracing was off. */
+            trace_id: string | null;
+        };
+        /** @description A run that paused for a human decision: nothing after the pause ran; resume it by `execution_id`. */
+        McpPausedRun: {
+            execution_id: string;
+            /**
+             * @description Empty: a paused run has no answer yet.
+             * @enum {string}
+             */
+            output: "";
+            /** @description What the run waits for: the reason, the context the decision needs, where it paused. */
+            pending_interrupt: components["schemas"]["PendingInterruptSummary"];
+            /** @enum {string} */
+            status: "paused";
+            /** @description The 32-hex trace id of the run's root span; null when tracing was off. */
+            trace_id: string | null;
+        };
+        /** @description The structured result of the MCP tool that runs a target: completed or paused (`status` tells which). */
+        McpRunResult: components["schemas"]["McpCompletedRun"] | components["schemas"]["McpPausedRun"];
         /** @description The path exists but not with this method; `Allow` lists the methods it has. */
         MethodNotAllowedError: {
             /** @enum {string} */
@@ -794,6 +822,9 @@ export type InterruptSignalPayload = components['schemas']['InterruptSignalPaylo
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
 export type JsonObject = components['schemas']['JsonObject'];
 export type LlmParams = components['schemas']['LlmParams'];
+export type McpCompletedRun = components['schemas']['McpCompletedRun'];
+export type McpPausedRun = components['schemas']['McpPausedRun'];
+export type McpRunResult = components['schemas']['McpRunResult'];
 export type MethodNotAllowedError = components['schemas']['MethodNotAllowedError'];
 export type MetricDelta = components['schemas']['MetricDelta'];
 export type NotFoundError = components['schemas']['NotFoundError'];
