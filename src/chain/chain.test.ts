@@ -1,7 +1,12 @@
 import * as assert from 'uvu/assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from '../../conformance/harness/uvu.js';
 import { ChainCheckpointError } from '../durability/errors.js';
 import { interrupt } from '../durability/interrupt.js';
+import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
 import { ValidationError } from '../errors.js';
 import { currentScope } from '../scope/scope.js';
 import { Chain } from './chain.js';
@@ -190,6 +195,53 @@ test('a runner node gets state[inputKey], runs inside the chain scope, and its o
   assert.equal(seen, [['why?', 'ctx', 'e-host', 'host']]);
   assert.is(result.final_state.answer, 'answered why?');
   assert.is(result.output, 'answered why?');
+});
+
+test('a cancelled run stops before its next node and writes its failed row; a running node gets the signal', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-chain-signal-'));
+  const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
+  try {
+    const ran: string[] = [];
+    const controller = new AbortController();
+    const chain = new Chain('cancellable', { checkpointer })
+      .addNode('first', () => {
+        ran.push('first');
+        controller.abort(new Error('the caller went away'));
+      })
+      .addNode('after', () => {
+        ran.push('after');
+      })
+      .connect('first', 'after');
+    const refused = await chain.run('x', { executionId: 'e-cancelled', signal: controller.signal }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.is((refused as Error | null)?.message, 'the caller went away');
+    assert.equal(ran, ['first']);
+    const last = await checkpointer.getLast('e-cancelled');
+    assert.is(last?.step_type, 'run_end');
+    assert.is(last?.run_status, 'failed');
+
+    const waiting = new AbortController();
+    const slow = new Chain('slow').addNode('wait', (_state, ctx) => sleep(5_000, undefined, { signal: ctx.signal }));
+    const started = Date.now();
+    setTimeout(() => waiting.abort(), 20);
+    const aborted = await slow.run('y', { signal: waiting.signal }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.is((aborted as Error | null)?.name, 'AbortError');
+    assert.ok(Date.now() - started < 4_000, 'the running node was aborted, not waited for');
+
+    const seen: unknown[] = [];
+    const runner = { run: async (_input: unknown, options?: { signal?: AbortSignal }) => seen.push(options?.signal) };
+    const own = new AbortController();
+    await new Chain('host-signal').addNode('agent', runner).run('z', { signal: own.signal });
+    assert.is(seen[0], own.signal, 'a runner node gets the run signal');
+  } finally {
+    await checkpointer.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

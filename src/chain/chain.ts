@@ -42,6 +42,12 @@ export interface RunOptions {
   context?: unknown;
   /** Initial state besides `input`. */
   state?: JsonRecord;
+  /**
+   * Cancels the run: checked before each node, given to function nodes as `ctx.signal` and to runner nodes (an
+   * Agent aborts its model call or tool). The run rejects, after writing its failed row, with the signal's reason
+   * (or the error of the node the abort stopped).
+   */
+  signal?: AbortSignal;
 }
 
 /** `approver`, `reason` and `surface` say who decides a pause (recorded with the claim; docs/durability.md). */
@@ -56,6 +62,8 @@ export interface ResumeOptions extends DecisionOptions {
   /** Merged into the restored state before the next node runs (typically to fix what made a run fail). */
   modifiedState?: JsonRecord | null;
   context?: unknown;
+  /** Cancels the resumed run (see RunOptions.signal). */
+  signal?: AbortSignal;
 }
 
 export interface ForkOptions {
@@ -68,6 +76,8 @@ export interface ForkOptions {
   context?: unknown;
   /** The branch's execution id (default a fresh UUID); refused when it already has checkpoints. */
   branchExecutionId?: string;
+  /** Cancels the branch's run (see RunOptions.signal). */
+  signal?: AbortSignal;
 }
 
 /** Where a resume or fork continues. */
@@ -152,6 +162,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         step: 0,
         resume: null,
         context: options.context,
+        signal: options.signal,
         traceId: traceIdOf(span),
       }),
     );
@@ -216,6 +227,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
           step: position.step,
           resume,
           context: options.context,
+          signal: options.signal,
           traceId,
         });
       });
@@ -288,6 +300,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         step: position.step,
         resume: null,
         context: options.context,
+        signal: options.signal,
         traceId: traceIdOf(span),
       }),
     );

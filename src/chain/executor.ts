@@ -48,6 +48,8 @@ export interface Start {
   readonly resume: { value: Resume; claimed: PendingInterrupt | null } | null;
   readonly context: unknown;
   readonly traceId: string | null;
+  /** Cancels the run: checked before each node and handed to it (see RunOptions.signal). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 type NodeOutcome = { kind: 'output'; value: unknown } | { kind: 'paused'; pending: PendingInterruptSummary };
@@ -63,6 +65,8 @@ export async function execute(settings: ChainSettings, start: Start): Promise<Ch
   let current = start.node;
   let resume = start.resume;
   let lastIndex = -1;
+  // A run given no signal gets one of its own (docs/adr/0001-run-signals.md: no signal outlives a run).
+  const signal = start.signal ?? new AbortController().signal;
   const result = (status: ChainResult['status'], output: unknown, pending: PendingInterruptSummary | null): ChainResult => ({
     output,
     final_state: state,
@@ -79,9 +83,10 @@ export async function execute(settings: ChainSettings, start: Start): Promise<Ch
           `chain '${settings.name}' reached its step guard (maxSteps ${settings.maxSteps}) in execution '${start.executionId}' before node '${current}'; a cycle without an exit?`,
         );
       }
+      signal.throwIfAborted();
       const node = graph.node(current);
       const index = graph.indexOf(current);
-      const outcome = await runNode(settings, node, { start, state, counters, step, index, resume, agentPath });
+      const outcome = await runNode(settings, node, { start, state, counters, step, index, resume, agentPath, signal });
       resume = null;
       if (outcome.kind === 'paused') return result('paused', null, outcome.pending);
 
@@ -169,6 +174,7 @@ interface NodeRun {
   index: number;
   resume: Start['resume'];
   agentPath: string | null;
+  signal: AbortSignal;
 }
 
 /** Run one node in its own scope frame; an InterruptSignal it raises is persisted here and becomes a pause. */
@@ -191,6 +197,7 @@ function runNode(settings: ChainSettings, node: NodeDef<JsonRecord>, run: NodeRu
           iteration: run.step,
           context: run.start.context,
           resumed: run.resume?.claimed ?? null,
+          signal: run.signal,
         };
         // The node gets its own copy (it may mutate it). The state is JSON (checked after every merge), so a JSON
         // walk copies it: objects and arrays are new, strings are shared (immutable). structuredClone copied every
@@ -202,7 +209,7 @@ function runNode(settings: ChainSettings, node: NodeDef<JsonRecord>, run: NodeRu
         return { kind: 'output', value: output };
       }
       const input = run.state[node.inputKey ?? 'input'];
-      const value = await node.runner!.run(input, { context: run.start.context });
+      const value = await node.runner!.run(input, { context: run.start.context, signal: run.signal });
       if (isPausedResult(value)) return { kind: 'paused', pending: await recordRunnerPause(settings, node, run, value) };
       return { kind: 'output', value: isPlainObject(value) && 'output' in value ? value.output : value };
     } catch (error) {

@@ -29,6 +29,8 @@ export interface NodeContext {
    * frozen at pause time. Null otherwise.
    */
   readonly resumed: PendingInterrupt | null;
+  /** Aborted when the run is cancelled (RunOptions.signal); a long node should stop when it fires. */
+  readonly signal: AbortSignal;
 }
 
 /** A node body: gets a private copy of the state; returns its output (a plain object is merged into the state). */
@@ -41,7 +43,7 @@ export type NodeFunction<S extends JsonRecord = JsonRecord> = (state: S, ctx: No
  * `status: 'paused'` and `pending_interrupt`; the chain then pauses too and resumes this node with the value bound.
  */
 export interface Runner {
-  run(input: unknown, options?: { context?: unknown }): unknown;
+  run(input: unknown, options?: { context?: unknown; signal?: AbortSignal }): unknown;
 }
 
 export interface NodeOptions {
