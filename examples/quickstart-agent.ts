@@ -39,6 +39,8 @@ export const refund = tool({
   description: 'Refund an order; a manager must approve every refund',
   parameters: Type.Object({ order_id: Type.String(), amount: Type.Number({ minimum: 0 }) }),
   replayClass: 'side_effecting',
+  // It calls interrupt(): it runs inside the agent's run, which checkpoints the pause (and `mcp serve --expose-tools` leaves it out).
+  pauses: true,
   execute: ({ order_id, amount }) => {
     const decision = interrupt('refund_approval', { order_id, amount });
     const by = typeof decision.metadata.approver === 'string' ? decision.metadata.approver : 'a manager';
@@ -85,6 +87,7 @@ function model(): ChatModel {
 
 export const support = new Agent({
   name: 'support',
+  description: "Looks orders up by number and refunds them; every refund waits for a manager's approval.",
   systemPrompt:
     'You are a support desk. Look an order up with lookup_order before anything else. Refund only when the customer asks for a refund, for the order total, with the refund tool. Then say what the tool reported.',
   llm: model(),

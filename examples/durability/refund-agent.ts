@@ -22,6 +22,7 @@ export const issueRefund = tool({
   description: 'Refund an order; large refunds wait for a manager',
   parameters: Type.Object({ order_id: Type.String(), amount: Type.Number() }),
   replayClass: 'side_effecting',
+  pauses: true,
   execute: ({ order_id, amount }) => {
     if (amount <= 1000) return `Refunded $${amount} on order ${order_id}.`;
     // First call: pauses the run. On resume the tool runs again from the top and interrupt() returns the decision.

@@ -20,6 +20,7 @@ const issueCredit = tool({
   name: 'issue_credit',
   description: 'Credit a customer account',
   parameters: Type.Object({ customer: Type.String(), amount: Type.Number() }),
+  pauses: true,
   execute: ({ customer, amount }) => {
     if (amount > 100) {
       const decision = interrupt('credit_approval', { customer, amount });

@@ -26,6 +26,7 @@ import { currentScope } from '../scope/scope.js';
 import type { AgentResult } from '../types.js';
 import { agentConfig, agentConfigDict, agentConfigFromDict, samplingSettings, type AgentConfig, type AgentConfigOptions } from './config.js';
 import type { AgentDefinition } from './definition.js';
+import { describedAs } from './description.js';
 import { ReconstructionError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { isRegistryPrompt, recordRegistryPrompt, type RegistryPrompt, type ResolvedRegistryPrompt } from './registry-prompt.js';
@@ -52,6 +53,11 @@ export type SystemPrompt = string | ((prompt: PromptContext) => string | Promise
 
 export interface AgentOptions {
   name: string;
+  /**
+   * What the agent does, in a sentence, for the people and clients choosing it (the tool description of
+   * `mcp serve`). Never sent to the model; the system prompt is never shown in its place.
+   */
+  description?: string;
   systemPrompt?: SystemPrompt;
   llm: ChatModel;
   tools?: readonly Tool[];
@@ -118,6 +124,8 @@ export class Agent {
   /** What kind of runner this is (see runner-kind.ts). */
   readonly kind = 'agent' as const;
   readonly name: string;
+  /** What the agent does (AgentOptions.description); empty when not given. */
+  readonly description: string;
   readonly systemPrompt: SystemPrompt;
   readonly llm: ChatModel;
   readonly tools: readonly Tool[];
@@ -138,6 +146,7 @@ export class Agent {
     if (typeof options.name !== 'string' || options.name.trim() === '') throw new ConfigError('an agent needs a non-empty name');
     if (!options.llm || typeof options.llm.complete !== 'function') throw new ConfigError(`agent '${options.name}': llm must be a chat model`);
     this.name = options.name;
+    this.description = describedAs(options.description, `agent '${options.name}'`);
     this.systemPrompt = options.systemPrompt ?? '';
     this.llm = options.llm;
     this.tools = [...(options.tools ?? [])];

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Attributes } from '@opentelemetry/api';
+import { describedAs } from '../agent/description.js';
 import { ValidationError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
@@ -23,6 +24,8 @@ import { jsonAttribute } from '../tracing/json-attribute.js';
 import { inChainSpan, traceIdOf } from './span.js';
 
 export interface ChainOptions {
+  /** What the chain does, in a sentence, for people and clients choosing it (the tool description of `mcp serve`). */
+  description?: string;
   /** Where checkpoints go. Without one the chain runs in memory: it cannot pause, resume or fork. */
   checkpointer?: Checkpointer | null;
   /** The node runs start at (default: the first node added). */
@@ -89,6 +92,8 @@ export class Chain<S extends JsonRecord = JsonRecord> {
   /** What kind of runner this is (see runner-kind.ts). */
   readonly kind = 'chain' as const;
   readonly name: string;
+  /** What the chain does (ChainOptions.description); empty when not given. */
+  readonly description: string;
   readonly checkpointer: Checkpointer | null;
   private readonly graph: Graph<S>;
   private readonly maxSteps: number;
@@ -99,6 +104,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
   constructor(name: string, options: ChainOptions = {}) {
     if (typeof name !== 'string' || name.trim() === '') throw new ChainError('a Chain needs a non-empty name');
     this.name = name;
+    this.description = describedAs(options.description, `chain '${name}'`);
     this.checkpointer = options.checkpointer ?? null;
     this.graph = new Graph<S>(name, options.entry);
     this.maxSteps = positive(options.maxSteps ?? 500, 'maxSteps', name);

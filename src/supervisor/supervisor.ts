@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Attributes, Span } from '@opentelemetry/api';
+import { describedAs } from '../agent/description.js';
 import { Agent } from '../agent/agent.js';
 import type { AgentConfigOptions } from '../agent/config.js';
 import { ConfigError, NotImplementedError } from '../errors.js';
@@ -39,6 +40,8 @@ export interface Worker {
 
 export interface SupervisorOptions extends TraceOptions {
   name: string;
+  /** What the supervisor does, in a sentence, for people and clients choosing it (the tool description of `mcp serve`). */
+  description?: string;
   /** The supervisor's model. */
   llm: ChatModel;
   workers: readonly Worker[];
@@ -76,6 +79,8 @@ const ROLE = /^[A-Za-z0-9_-]{1,52}$/;
 export class Supervisor {
   readonly kind = 'supervisor' as const;
   readonly name: string;
+  /** What the supervisor does (SupervisorOptions.description); empty when not given. */
+  readonly description: string;
   readonly llm: ChatModel;
   readonly workers: readonly WorkerSpec[];
   readonly systemPrompt: string;
@@ -91,6 +96,7 @@ export class Supervisor {
       throw new ConfigError(`a Supervisor needs a non-empty name without '/', not ${JSON.stringify(name)}`);
     }
     this.name = name;
+    this.description = describedAs(options.description, `supervisor '${name}'`);
     if (!options.llm || typeof options.llm.complete !== 'function') throw new ConfigError(`supervisor '${name}': llm must be a chat model`);
     this.llm = options.llm;
     if (!Array.isArray(options.workers) || options.workers.length === 0) throw new ConfigError(`supervisor '${name}' needs at least one worker`);

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Attributes, Span } from '@opentelemetry/api';
+import { describedAs } from '../agent/description.js';
 import { NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
@@ -41,6 +42,8 @@ import { initialState, stateFromRow, type SwarmState } from './state.js';
 
 export interface SwarmOptions extends TraceOptions {
   name: string;
+  /** What the swarm does, in a sentence, for people and clients choosing it (the tool description of `mcp serve`). */
+  description?: string;
   /** The members; names must be unique. */
   agents: readonly MemberAgent[];
   /** The member that receives the input. */
@@ -99,6 +102,8 @@ export const DEFAULT_MAX_HANDOFFS = 8;
 export class Swarm {
   readonly kind = 'swarm' as const;
   readonly name: string;
+  /** What the swarm does (SwarmOptions.description); empty when not given. */
+  readonly description: string;
   readonly agents: ReadonlyMap<string, MemberAgent>;
   readonly entrypoint: string;
   readonly maxHandoffs: number;
@@ -113,6 +118,7 @@ export class Swarm {
       throw new SwarmError(`a Swarm needs a non-empty name without '/', not ${JSON.stringify(name)}`);
     }
     this.name = name;
+    this.description = describedAs(options.description, `swarm '${name}'`);
     if (!Array.isArray(options.agents) || options.agents.length === 0) throw new SwarmError(`swarm '${name}' needs at least one agent`);
     const agents = new Map<string, MemberAgent>();
     for (const [i, agent] of options.agents.entries()) {

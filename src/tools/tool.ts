@@ -56,6 +56,12 @@ export interface ToolOptions {
    * the run's output (a Swarm's handoff tools; default false). A failed call does not end the run.
    */
   endsRun?: boolean;
+  /**
+   * The tool may call `interrupt()` to pause the run for a human decision (default false). Declare it: nothing can
+   * tell from outside what a function calls, and a pause only means something inside a run that checkpoints. Such a
+   * tool is reached through its agent, never on its own (`mcp serve --expose-tools` does not list it).
+   */
+  pauses?: boolean;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -73,6 +79,8 @@ export abstract class Tool {
   readonly timeoutMs: number | undefined;
   /** A successful call ends the run after its turn (see ToolOptions.endsRun). */
   readonly endsRun: boolean;
+  /** The tool may pause the run with `interrupt()` (see ToolOptions.pauses). */
+  readonly pauses: boolean;
   /** `function`, `rest_api`, `mcp`, ... */
   abstract readonly toolType: string;
   /** Where the tool comes from (`function`, `rest`, `mcp`, ...), recorded on its spans. */
@@ -91,6 +99,7 @@ export abstract class Tool {
     if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new ConfigError(`tool '${options.name}': timeoutMs must be positive`);
     this.timeoutMs = options.timeoutMs;
     this.endsRun = options.endsRun === true;
+    this.pauses = options.pauses === true;
     try {
       this.checker = Compile(this.parameters as TSchema) as unknown as Checker;
     } catch (error) {
