@@ -163,7 +163,7 @@ area.scenario(
     const agent = await restAndMcpAgent(api.url, token, { traceDb: dbOf(t) });
     t.defer(() => agent.close());
     const target = toMcpTarget(agent, { traceDb: dbOf(t), invokeTool: invokeToolDirectly });
-    const server = await createMcpServer(target, { exposeTools: true });
+    const { server } = await createMcpServer(target, { exposeTools: true });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'test', version: '1.0.0' });

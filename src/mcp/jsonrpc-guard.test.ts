@@ -6,7 +6,13 @@ import type { McpTarget } from './target.js';
 
 const test = suite('mcp stdio: JSON-RPC 2.0 errors for bad lines');
 
-const target: McpTarget = { kind: 'agent', name: 'echo', description: 'Echoes.', run: async (input) => `echo ${input}`, tools: [] };
+const target: McpTarget = {
+  kind: 'agent',
+  name: 'echo',
+  description: 'Echoes.',
+  run: async (input) => ({ output: `echo ${input}`, status: 'completed', execution_id: 'e', trace_id: null, pending_interrupt: null }),
+  tools: [],
+};
 
 /** Serve over in-memory stdio; send lines; collect answers until `count` arrived. */
 async function exchange(lines: string[], count: number): Promise<Array<Record<string, unknown>>> {
@@ -25,10 +31,10 @@ async function exchange(lines: string[], count: number): Promise<Array<Record<st
       if (answers.length >= count) resolve();
     });
   });
-  const server = await serveMcpStdio(target, {}, { stdin, stdout });
+  const serving = await serveMcpStdio(target, {}, { stdin, stdout });
   for (const line of lines) stdin.write(`${line}\n`);
   await arrived;
-  await server.close();
+  await serving.close();
   return answers;
 }
 
@@ -39,7 +45,7 @@ const init = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 });
 
-test('not JSON -> -32700; not JSON-RPC -> -32600; bad tools/call params -> -32602; a valid line is still served', async () => {
+test('not JSON -> -32700; not JSON-RPC -> -32600; bad tools/call params or arguments -> -32602; a valid line is still served', async () => {
   const answers = await exchange(
     [
       '{not json',
@@ -62,12 +68,13 @@ test('not JSON -> -32700; not JSON-RPC -> -32600; bad tools/call params -> -3260
     [null, -32600],
     [2, -32602],
     [3, -32602],
+    [4, -32602],
   ]);
   assert.match(String((byId(2)[0]!.error as { message: string }).message), /^Invalid params: tools\/call needs "params.name"/);
   assert.ok(byId(0)[0]!.result, 'initialize still answered');
-  const call = byId(4)[0]!.result as { content: Array<{ text: string }>; isError: boolean };
-  assert.is(call.isError, true);
-  assert.is(call.content[0]!.text, "Error: 'input' argument must be a string, not number.");
+  const call = byId(4)[0]!.error as { message: string; data: unknown };
+  assert.is(call.message, "Invalid params: arguments of tool 'echo': /input: must be string");
+  assert.equal(call.data, { tool: 'echo', errors: [{ path: '/input', message: 'must be string' }] });
 });
 
 test.run();
