@@ -1,17 +1,14 @@
 /**
- * `agentkit agent serve` and `agentkit mcp serve` as real processes of the built binary: startup lines, auth from
- * the flag or AGENTKIT_SERVE_TOKEN, the exposure warning, graceful SIGTERM with traces flushed, target errors; and
- * the MCP SDK's own client listing and calling tools over stdio.
+ * `agentkit agent serve` as a real process of the built binary: startup lines, auth from the flag or
+ * AGENTKIT_SERVE_TOKEN, the exposure warning, graceful SIGTERM with traces flushed, target errors. `mcp serve` has its
+ * own file (mcp-serve.test.ts).
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
 import { backendConfig } from '../harness/checkpointers.js';
-import { BIN } from '../harness/cli.js';
 import { AgentClient } from '../../src/client/index.js';
 import { TraceStore } from '../../src/tracing/index.js';
 
@@ -167,70 +164,6 @@ area.scenario(
     const badPort = await t.cli(['agent', 'serve', 'runners.mts:weather', '--port', '99999']);
     assert.is(badPort.code, 2);
     assert.is(badPort.stdout, '');
-  },
-);
-
-async function mcpClient(t: ScenarioContext, args: string[]) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', 'serve', ...args],
-    cwd: t.cwd,
-    env: { ...(process.env as Record<string, string>), ...t.env, NO_COLOR: '1' },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'conformance', version: '1.0.0' });
-  await client.connect(transport);
-  t.defer(() => client.close());
-  return client;
-}
-
-area.scenario(
-  'mcp serve: the MCP SDK client lists and calls the agent and its tools over stdio, errors as error results',
-  { rows: ['cli:mcp serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
-  async (t) => {
-    await writeRunners(t);
-    const client = await mcpClient(t, ['runners.mts:weather', '--expose-tools']);
-    const { tools } = await client.listTools();
-    assert.equal(
-      tools.map((tool) => tool.name),
-      ['weather', 'get_weather'],
-    );
-    assert.match(tools[0]!.description ?? '', /^Invoke the 'weather' agent\. Answers weather questions\./);
-    assert.equal(tools[1]!.inputSchema.required, ['city']);
-
-    const answer = await client.callTool({ name: 'weather', arguments: { input: 'weather in Oslo' } });
-    assert.equal(answer.content, [{ type: 'text', text: 'It is 14 degrees in Oslo.' }]);
-    const direct = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
-    assert.equal(direct.content, [{ type: 'text', text: '{"city":"Oslo","degrees":14}' }]);
-
-    const invalid = await client.callTool({ name: 'get_weather', arguments: { town: 'Oslo' } });
-    assert.is(invalid.isError, true);
-    assert.match(JSON.stringify(invalid.content), /invalid arguments for tool 'get_weather'/);
-    const failing = await client.callTool({ name: 'weather', arguments: { input: 'explode' } });
-    assert.is(failing.isError, true);
-    assert.equal(failing.content, [{ type: 'text', text: 'Error: the model exploded' }]);
-  },
-);
-
-area.scenario(
-  'mcp serve: a paused chain answers with the pause and its execution id; --name renames the tool',
-  { rows: ['cli:mcp serve'], surfaces: ['cli'], timeoutMs: 40_000 },
-  async (t) => {
-    await writeRunners(t);
-    const client = await mcpClient(t, ['runners.mts:refund', '--name', 'refunds']);
-    const { tools } = await client.listTools();
-    assert.equal(
-      tools.map((tool) => tool.name),
-      ['refunds'],
-    );
-    const paused = await client.callTool({ name: 'refunds', arguments: { input: 'refund order 9' } });
-    assert.not.ok(paused.isError);
-    const text = (paused.content as Array<{ text: string }>)[0]!.text;
-    const id = /execution_id=([0-9a-f-]{36})\./.exec(text)?.[1];
-    assert.ok(id, text);
-    assert.match(text, /^paused: manager_approval; execution_id=[0-9a-f-]{36}\. Nothing after the pause ran\./);
-    const resumed = await t.cli(['resume', id!, '--runner', 'runners.mts:refund']);
-    assert.is(resumed.code, 0, resumed.stderr);
   },
 );
 
