@@ -15,10 +15,17 @@ export interface ModelSecrets {
 
 /**
  * A model from its configuration. OpenAI-compatible presets and `anthropic` are rebuilt with the key read from
- * `api_key_env` (or `secrets.apiKey`). Throws ConfigError for models that run code (`scripted`, `function`): pass
- * such a model explicitly instead.
+ * `api_key_env` (or `secrets.apiKey`). Throws ConfigError for models that run code (`scripted`, `function`) and for
+ * models adapted from another SDK's model object (`sdk` set, such as an AI SDK model): pass such a model explicitly.
  */
 export function createModel(config: LlmConfig, secrets: ModelSecrets = {}): ChatModel {
+  // Checked first: an AI SDK provider id may equal one of ours ('openai'), and rebuilding ours instead would call a
+  // different client, with a different key, than the run that was recorded.
+  if (config.sdk !== undefined) {
+    throw new ConfigError(
+      `cannot build the ${config.sdk} model '${config.provider}' '${config.model}' from its configuration (its provider package holds the key and endpoint); pass the model object itself (llm option, or the agent module given to replay fork --agent)`,
+    );
+  }
   const headers = secrets.headers
     ? Object.fromEntries(
         Object.keys(config.headers ?? secrets.headers)

@@ -1,4 +1,4 @@
-/** The LLM layer: one message model, stream events, OpenAI-compatible and Anthropic providers, retries. */
+/** The LLM layer: one message model, stream events, OpenAI-compatible and Anthropic providers, AI SDK models, retries. */
 export {
   assistantMessage,
   cloneMessages,
@@ -34,6 +34,7 @@ export { OpenAICompatibleModel, type OpenAICompatibleOptions } from './openai/mo
 export { AnthropicModel, type AnthropicOptions } from './anthropic/model.js';
 export { ANTHROPIC_DEFAULTS, OPENAI_COMPATIBLE_PRESETS, isOpenAIProvider, type OpenAIPreset, type OpenAIProviderName } from './presets.js';
 export { createModel, type ModelSecrets } from './create.js';
+export { AI_SDK, AI_SDK_SPECIFICATION_VERSION, aiSdkModel, AiSdkModel, type AiSdkModelOptions } from './ai-sdk/index.js';
 export type { HttpModelOptions } from './config.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { argumentsText, toolCallFromText } from './tool-arguments.js';

@@ -87,6 +87,13 @@ export interface LlmConfig {
   anthropic_version?: string;
   /** Anthropic: `max_tokens` when the agent sets none (the API requires one). */
   default_max_tokens?: number;
+  /**
+   * Set for a model adapted from another SDK's model object (`ai-sdk`): such a model is created in code (its provider
+   * package holds the key and the endpoint), so it is never rebuilt from its configuration.
+   */
+  sdk?: string;
+  /** With `sdk`: the version of that SDK's model interface the object implements (`v4`). */
+  specification_version?: string;
 }
 
 /** A chat model: a provider behind the one message model. */
