@@ -6,6 +6,7 @@
 import { trace, type Span as OtelSpan } from '@opentelemetry/api';
 import type { AgentResult } from '../types.js';
 import { NotImplementedError, ConfigError } from '../errors.js';
+import type { ChatModel } from '../llm/types.js';
 import type { Tool } from '../tools/tool.js';
 import { AGENT_ATTR } from '../tracing/attributes.js';
 import type { ComparisonResult, ReplayStep, Span } from '../types.js';
@@ -122,6 +123,19 @@ export class ForkedReplay {
     return this;
   }
 
+  /**
+   * Call this model wherever the rerun needs a live answer (live mode, or after a recorded miss), instead of the
+   * registered agent's or one rebuilt from the trace: a model that cannot be rebuilt from a trace (an AI SDK model, a
+   * function model) reruns live this way. Same as `rerun({ llm })`, which wins when both are given.
+   */
+  withModel(model: ChatModel): this {
+    if (!model || typeof model.complete !== 'function' || typeof model.stream !== 'function') {
+      throw new ConfigError('withModel needs a chat model (for an AI SDK model: withModel(aiSdkModel(model)))');
+    }
+    this.mods.llm = model;
+    return this;
+  }
+
   /** Choose `live` or `recorded` (the default) model answers, what a recorded miss does, and whether side effects may run. */
   withDeterminism(mode: ReplayMode, options: DeterminismOptions = {}): this {
     if (!REPLAY_MODES.includes(mode)) throw new ConfigError(`replay mode must be one of ${REPLAY_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
@@ -155,7 +169,7 @@ export class ForkedReplay {
       this.agentSpan,
       this.mods,
       this.determinism,
-      options,
+      { ...options, llm: options.llm ?? this.mods.llm ?? undefined },
       stop,
     );
     let marked = false;

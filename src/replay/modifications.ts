@@ -1,10 +1,12 @@
 /**
  * What a fork changes before its rerun: the system prompt, the input, configuration values (sampling settings, the
- * model name, the iteration bound), canned tool responses, tools supplied in code, and the determinism settings.
+ * model name, the iteration bound), canned tool responses, tools and a model supplied in code, and the determinism
+ * settings.
  */
 import type { RegistryPrompt } from '../agent/registry-prompt.js';
 import type { AgentConfigOptions } from '../agent/config.js';
 import { ConfigError } from '../errors.js';
+import type { ChatModel } from '../llm/types.js';
 import type { Tool } from '../tools/tool.js';
 
 /** Configuration a fork may change: camelCase as in code, or the spec's LlmParams names (`max_tokens`, `top_p`). */
@@ -24,10 +26,12 @@ export interface Modifications {
   model: string | null;
   toolOverrides: Map<string, unknown>;
   tools: Map<string, Tool>;
+  /** The model to call live, supplied in code (a model the trace cannot rebuild, such as an AI SDK model). */
+  llm: ChatModel | null;
 }
 
 export function noModifications(): Modifications {
-  return { prompt: null, input: null, config: {}, model: null, toolOverrides: new Map(), tools: new Map() };
+  return { prompt: null, input: null, config: {}, model: null, toolOverrides: new Map(), tools: new Map(), llm: null };
 }
 
 /** The agent input a `modifyInput` value stands for: a string, an object's `input` string, else the value as JSON. */

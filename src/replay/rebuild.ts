@@ -2,7 +2,7 @@
  * Rebuilding the agent a fork reruns (rerun rules 1-3): decode the chosen `agent.<name>` span's reconstruction
  * attributes, apply the fork's changes, and rebind every tool and guardrail by name. Where the trace cannot carry
  * something (a model or tool defined in code), it comes from, in order: what the fork was given (`withTools`, the
- * rerun's `llm`), the registered agent of the same name (`agent` option, `--agent` on the CLI), the registries.
+ * rerun's `llm` or `withModel`), the registered agent of the same name (`agent` option, `--agent` on the CLI), the registries.
  */
 import { Agent } from '../agent/agent.js';
 import { agentConfig, agentConfigFromDict } from '../agent/config.js';
@@ -145,7 +145,7 @@ function replayModel(
     } catch (error) {
       const why = error instanceof AgentkitError || error instanceof ConfigError ? error.message : String(error);
       throw new ReplayError(
-        `agent '${definition.name}' needs a live model call but its '${config.provider}' model cannot be rebuilt from the trace (${why}); register the agent (agentkit replay fork --agent <file>:${definition.name}) or pass rerun({ llm })`,
+        `agent '${definition.name}' needs a live model call but its '${config.provider}' model cannot be rebuilt from the trace (${why}); register the agent (agentkit replay fork --agent <file>:${definition.name}) or pass the model with fork.withModel(model) or rerun({ llm })`,
         { cause: error },
       );
     }
