@@ -12,23 +12,11 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { conformance, startCli } from '../harness/index.js';
 import { BIN } from '../harness/cli.js';
+import { bashBlock } from '../harness/readme.js';
 
 const run = promisify(execFile);
 const area = conformance('README quickstart');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** The lines of the first fenced bash block after `heading` (comments and blank lines dropped, `\` joined). */
-function bashBlock(readme: string, heading: RegExp): string[] {
-  const at = heading.exec(readme);
-  if (!at) throw new Error(`README has no heading matching ${heading}`);
-  const block = /```bash\n([\s\S]*?)```/.exec(readme.slice(at.index))?.[1];
-  if (!block) throw new Error(`README has no bash block after ${heading}`);
-  return block
-    .replace(/\\\n\s*/g, '')
-    .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
 
 area.scenario(
   'the README first command serves the example agent; its curl and CLI lines reach a paused run and resume it',
