@@ -3,16 +3,30 @@
  * quickstart's support desk runs its tool loop, streams text and tool calls, is traced like agentkit's own providers,
  * pauses at its `interrupt()` refund tool and is resumed in another process, and replays: recorded mode reruns from the
  * trace alone with the same output; live reruns take the model object from `withModel(...)` or from the agent module
- * given to `replay fork --agent`, and say so when there is none.
+ * given to `replay fork --agent`, and say so when there is none. With a real provider package (`@ai-sdk/openai`
+ * against a loopback server speaking OpenAI's protocol), provider failures become LLMProviderError with the key masked,
+ * and what the AI SDK marks retryable is retried.
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
+import { createOpenAI } from '@ai-sdk/openai';
+import { backendConfig, checkpointerFor, conformance, spawnNode, startFakeProvider, type ScenarioContext } from '../harness/index.js';
+import { orderDeskReply } from '../fixtures/ai-sdk/openai-chat.js';
 import { scriptedLanguageModel, v4Usage } from '../fixtures/ai-sdk/v4.js';
 import { supportDeskModel } from '../fixtures/ai-sdk/support-desk.js';
 import { support } from '../fixtures/ai-sdk/support.js';
-import { AlreadyResumed, aiSdkModel, flushTraces, Replay, ReplayError, TraceStore, type AgentResult, type AgentStreamEvent } from '../../src/index.js';
+import {
+  AlreadyResumed,
+  aiSdkModel,
+  flushTraces,
+  LLMProviderError,
+  Replay,
+  ReplayError,
+  TraceStore,
+  type AgentResult,
+  type AgentStreamEvent,
+} from '../../src/index.js';
 
 const area = conformance('runtime: AI SDK models');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -228,6 +242,52 @@ area.scenario(
     const noAgent = await t.cli(['replay', 'fork', original.trace_id!, '--mode', 'live']);
     assert.is(noAgent.code, 2);
     assert.match(noAgent.stderr, /cannot build the ai-sdk model 'mock-provider' 'mock-model-id'/);
+  },
+);
+
+area.scenario(
+  'a real provider package: HTTP failures become LLMProviderError with the key masked; 5xx retried, a long Retry-After not waited on',
+  { backends: 'none' },
+  async (t) => {
+    const key = 'sk-ai-sdk-loopback-0123456789';
+    const overloaded = { status: 503, json: { error: { message: 'The server is overloaded' } } };
+    const replies = [
+      overloaded,
+      null,
+      { status: 401, json: { error: { message: `Incorrect API key provided: ${key}.` } } },
+      { status: 429, headers: { 'retry-after': '3600' }, json: { error: { message: 'Rate limit reached' } } },
+      { status: 500, json: { error: { message: 'boom' } } },
+      null,
+    ];
+    const server = await startFakeProvider((request, index) => replies[index] ?? orderDeskReply(request, index));
+    t.defer(() => server.close());
+    const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: key });
+    const model = aiSdkModel(openai.chat('gpt-4o-mini'), { env: { OPENAI_API_KEY: key }, retryBaseDelayMs: 1 });
+    const request = { messages: [{ role: 'user' as const, content: 'Where is order 42?' }] };
+
+    const answer = await model.complete(request);
+    assert.equal(answer.toolCalls, [{ id: 'call_2', name: 'lookup_order', arguments: { order_id: '42' } }], 'the 503 was retried');
+    assert.is(answer.model, 'gpt-4o-mini-2024-07-18');
+    assert.equal(answer.usage, { inputTokens: 20, outputTokens: 8, totalTokens: 28 });
+
+    const unauthorized = (await rejects(() => model.complete(request))) as LLMProviderError;
+    assert.instance(unauthorized, LLMProviderError);
+    assert.is(unauthorized.httpStatus, 401);
+    assert.is(unauthorized.attempts, 1);
+    assert.is(unauthorized.message, `openai.chat: HTTP 401 from ${server.url}/v1/chat/completions: Incorrect API key provided: [REDACTED].`);
+
+    const throttled = (await rejects(() => model.complete(request))) as LLMProviderError;
+    assert.is(throttled.httpStatus, 429);
+    assert.match(throttled.message, /Rate limit reached \(the server asks to retry after 3600 s, longer than the 30000 ms agentkit waits\)$/);
+
+    const events = [];
+    for await (const event of model.stream(request)) events.push(event.type);
+    assert.equal(events, ['tool_call_start', 'tool_call_end', 'usage', 'done'], 'the 500 before the stream started was retried');
+    assert.is(server.requests.length, 6);
+    assert.ok(
+      server.requests.every((r) => r.headers.authorization === `Bearer ${key}`),
+      'the provider package sent its own key',
+    );
   },
 );
 
