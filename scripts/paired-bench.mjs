@@ -13,7 +13,8 @@
  *   --head-node <path>   the node binary for this checkout (default: this one)
  *   --pairs <n>          pairs to run (default 5)
  *   --figure <regex>     which output lines carry the figures (default: every line with a number)
- * Lines are matched by their text with the numbers taken out, so the same line of both sides pairs up.
+ * Lines are matched by their text with the numbers taken out (within the section a line like `SQLite:` opens), so the
+ * same line of both sides pairs up.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -63,10 +64,13 @@ for (let pair = 1; pair <= pairs; pair++) {
       console.error(`${side.name} (pair ${pair}) failed with exit ${run.status}:\n${run.stderr.slice(-2000)}`);
       process.exit(1);
     }
+    // A line ending in ':' with no indent opens a section (`SQLite:`, `Postgres:`): its lines pair within it.
+    let section = '';
     for (const line of run.stdout.split('\n')) {
+      if (/^\S.*:$/.test(line)) section = `${line} `;
       const found = figure.test(line) ? line.match(NUMBER) : null;
       if (!found) continue;
-      const shape = line.replace(NUMBER, '#').trim();
+      const shape = `${section}${line.replace(NUMBER, '#').trim()}`;
       const numbers = found.map(Number);
       const runs = collected[side.name].get(shape) ?? [];
       runs.push(numbers);

@@ -8,6 +8,7 @@ import { localDbPath } from '../../src/config/paths.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
 import { startAgentServer } from '../../src/serve/server.js';
 import { loadTarget } from '../../src/targets.js';
+import { flushTraces } from '../../src/tracing/setup.js';
 
 const spec = process.argv[2]!;
 const loaded = await loadTarget(spec, { cwd: process.cwd() });
@@ -19,10 +20,14 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 for await (const line of createInterface({ input: process.stdin })) {
   if (line.trim() !== 'heap') continue;
-  // Twice: the first pass may only schedule finalizers whose memory the second frees.
-  gc();
-  await new Promise((resolve) => setImmediate(resolve));
-  gc();
+  // The last requests' spans are stored and their sockets, timers and batches settle first; then several full
+  // collections (a pass may only schedule finalizers whose memory the next frees).
+  await flushTraces();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const usage = process.memoryUsage();
   process.stdout.write(`${JSON.stringify({ heapUsed: usage.heapUsed, rss: usage.rss })}\n`);
 }
