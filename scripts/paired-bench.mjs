@@ -13,10 +13,12 @@
  *   --head-node <path>   the node binary for this checkout (default: this one)
  *   --pairs <n>          pairs to run (default 5)
  *   --figure <regex>     which output lines carry the figures (default: every line with a number)
+ *   --keep <dir>         also write each run's whole output there (base-1.txt, head-1.txt, ...)
  * Lines are matched by their text with the numbers taken out (within the section a line like `SQLite:` opens), so the
  * same line of both sides pairs up.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +31,7 @@ const { values, positionals } = parseArgs({
     'head-node': { type: 'string', default: process.execPath },
     pairs: { type: 'string', default: '5' },
     figure: { type: 'string', default: '\\d' },
+    keep: { type: 'string' },
   },
 });
 const usage = 'usage: node scripts/paired-bench.mjs --base <dir> [--base-node p] [--head-node p] [--pairs n] [--figure regex] <bench regex>';
@@ -42,6 +45,7 @@ if (!Number.isInteger(pairs) || pairs < 1) {
   process.exit(2);
 }
 const figure = new RegExp(values.figure);
+if (values.keep) mkdirSync(values.keep, { recursive: true });
 const head = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sides = [
   { name: 'base', dir: path.resolve(values.base), node: values['base-node'] },
@@ -60,6 +64,7 @@ for (let pair = 1; pair <= pairs; pair++) {
       env: { ...process.env, PATH: `${path.dirname(side.node)}${path.delimiter}${process.env.PATH}` },
       maxBuffer: 64 * 1024 * 1024,
     });
+    if (values.keep) writeFileSync(path.join(values.keep, `${side.name}-${pair}.txt`), run.stdout);
     if (run.status !== 0) {
       console.error(`${side.name} (pair ${pair}) failed with exit ${run.status}:\n${run.stderr.slice(-2000)}`);
       process.exit(1);
@@ -70,7 +75,12 @@ for (let pair = 1; pair <= pairs; pair++) {
       if (/^\S.*:$/.test(line)) section = `${line} `;
       const found = figure.test(line) ? line.match(NUMBER) : null;
       if (!found) continue;
-      const shape = `${section}${line.replace(NUMBER, '#').trim()}`;
+      // Numbers out, padding and verdict words out: the same line pairs up whatever its figures.
+      const shape = `${section}${line
+        .replace(NUMBER, '#')
+        .replace(/\b(NOT met|MISSED|met)\b/g, '')
+        .replace(/\s+/g, ' ')
+        .trim()}`;
       const numbers = found.map(Number);
       const runs = collected[side.name].get(shape) ?? [];
       runs.push(numbers);
