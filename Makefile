@@ -1,5 +1,5 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated lint-contract format check-format build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract format check-format lint build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -23,6 +23,9 @@ format: ## Format the TypeScript and scripts with Biome (biome.json)
 check-format: ## Fail when a file is not formatted as `make format` would write it
 	npx --no-install biome format .
 
+lint: ## Lint the TypeScript and scripts with Biome's recommended rules (biome.json); zero errors and zero warnings
+	npx --no-install biome lint --error-on-warnings .
+
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
 
@@ -32,7 +35,7 @@ typecheck: ## Type-check everything, tests included
 test: ## Run every unit test and the conformance suite on every backend
 	npm test
 
-ci: check-generated lint-contract check-format typecheck test ## What .ci/run runs after installing
+ci: check-generated lint-contract check-format lint typecheck test ## What .ci/run runs after installing
 
 bench: ## Run the benchmarks under bench/
 	node scripts/bench.mjs

@@ -38,7 +38,7 @@ function once(args: string[]): number {
 
 const samples = subjects.map(() => [] as number[]);
 for (const subject of subjects) once(subject.args); // warm the file cache
-for (let i = 0; i < RUNS; i++) subjects.forEach((subject, j) => samples[j]!.push(once(subject.args)));
+for (let i = 0; i < RUNS; i++) for (const [j, subject] of subjects.entries()) samples[j]!.push(once(subject.args));
 await rm(dir, { recursive: true, force: true });
 
 const median = (values: number[]) => {

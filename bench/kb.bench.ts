@@ -35,7 +35,7 @@ const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
 
 /** A Zipf-ish word: low indexes are much more frequent. */
 function word(rand: () => number): string {
-  return VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.pow(rand(), 3) * VOCAB.length))]!;
+  return VOCAB[Math.min(VOCAB.length - 1, Math.floor(rand() ** 3 * VOCAB.length))]!;
 }
 
 function sentence(rand: () => number): string {

@@ -13,6 +13,7 @@ import type { ValueNames } from './usage.js';
 
 export abstract class AgentkitCommand extends Command<AgentkitContext> {
   /** The command's work; return an exit code or nothing for 0. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: clipanion types `execute()` so; a command that only prints returns nothing
   abstract run(): Promise<number | void>;
 
   async execute(): Promise<number> {

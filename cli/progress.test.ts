@@ -18,6 +18,7 @@ test('slow work on a terminal shows a line after the delay and erases it at the 
   const tty = stream(true);
   const value = await withProgress(tty.stream, 'loading agents.ts:support', () => sleep(120).then(() => 42), { delayMs: 30, intervalMs: 20 });
   assert.is(value, 42);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape is the terminal's erase-line sequence under test
   assert.match(tty.text(), /^\rloading agents\.ts:support\.\.\. \d+\.\ds\u001b\[K/);
   assert.ok(tty.text().endsWith('\r\u001b[K'), 'the line is erased');
 });

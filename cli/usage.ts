@@ -89,7 +89,7 @@ const OPTION_LINE = /^ {2}(-\S*(?: <[^>]+>)?) {2,}(\S.*)$/;
 
 function alignOptions(text: string): string {
   const lines = text.split('\n');
-  const width = Math.max(0, ...lines.map((line) => line.match(OPTION_LINE)?.[1]!.length ?? 0));
+  const width = Math.max(0, ...lines.map((line) => line.match(OPTION_LINE)?.[1]?.length ?? 0));
   if (width === 0) return text;
   const indent = 2 + width + 2;
   return lines

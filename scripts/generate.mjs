@@ -112,7 +112,10 @@ function linkEventStreams(doc) {
  * `additionalProperties`. The two mean the same only when the schema composes nothing, which is asserted.
  */
 function normalizeClosure(node, where = '#') {
-  if (Array.isArray(node)) return node.forEach((item, i) => normalizeClosure(item, `${where}/${i}`));
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) normalizeClosure(item, `${where}/${i}`);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   if ('unevaluatedProperties' in node) {
     for (const composed of ['allOf', 'anyOf', 'oneOf', '$ref', 'if']) {
@@ -138,7 +141,7 @@ async function typesModule(doc) {
     rootTypesNoSchemaPrefix: true,
     alphabetize: true,
   });
-  return HEADER + '/* eslint-disable */\n' + astToString(ast);
+  return `${HEADER}/* eslint-disable */\n${astToString(ast)}`;
 }
 
 /**

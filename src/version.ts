@@ -17,7 +17,7 @@ function findManifest(start: string): string {
       // not here; keep walking up
     }
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('agentkit: package.json not found above ' + start);
+    if (parent === dir) throw new Error(`agentkit: package.json not found above ${start}`);
     dir = parent;
   }
 }

@@ -140,7 +140,7 @@ export class InspectCommand extends AgentkitCommand {
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
   json = Option.Boolean('--json', false, { description: 'Print JSON (every field of every checkpoint)' });
 
-  async run(): Promise<number | void> {
+  async run(): Promise<number | undefined> {
     const rows = await readExistingStore(this, this.context, (store) => store.list(this.executionId, { limit: 1_000_000 }), []);
     if (rows.length === 0) {
       this.err(`error: execution id '${this.executionId}' not found in ${storeLabel(this, this.context)}: it has no checkpoints`);
@@ -163,9 +163,8 @@ export class InspectCommand extends AgentkitCommand {
         reason: d.reason,
         claimed_by: d.claimedBy,
       }));
-      return this.out(
-        JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, decisions: recorded, checkpoints: rows }, null, 2),
-      );
+      this.out(JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, decisions: recorded, checkpoints: rows }, null, 2));
+      return;
     }
     const last = rows[rows.length - 1]!;
     this.out(`Execution: ${this.executionId}`);

@@ -225,7 +225,7 @@ export class PromptsLabelCommand extends PromptsCommand {
   version = Option.String('--version', { description: 'The version the label points at', validator: positiveInt });
   remove = Option.Boolean('--delete', false, { description: 'Remove the label' });
 
-  async run(): Promise<number | void> {
+  async run(): Promise<number | undefined> {
     const registry = this.registry();
     if (this.remove) {
       if (this.version !== undefined) throw new UsageError('--delete takes no --version');

@@ -32,7 +32,7 @@ test('on a terminal: redrawn in place, throttled, always the last state, ended b
   await new Promise((r) => setImmediate(r));
   const out = text();
   assert.is(out.split('\r').length - 1, 2, 'the middle update fell inside the interval; the final one always draws');
-  assert.ok(out.includes('\r[' + '#'.repeat(8)), out);
+  assert.ok(out.includes(`\r[${'#'.repeat(8)}`), out);
   assert.ok(out.includes('3/3 cases  errors 1'), out);
   assert.ok(out.endsWith('\u001b[K\n'));
 });

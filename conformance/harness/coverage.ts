@@ -67,7 +67,7 @@ function cell(surfaces: Surface[] | undefined): string {
 export async function writeCoverage(dir: string): Promise<string> {
   const rows = rowCoverage();
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'coverage.json'), JSON.stringify({ rows }, null, 2) + '\n');
+  await writeFile(path.join(dir, 'coverage.json'), `${JSON.stringify({ rows }, null, 2)}\n`);
   const lines = rows.map((row) => {
     const storage = SPEC_ROWS.find((r) => r.id === row.id)!.storage;
     const where = storage

@@ -68,7 +68,13 @@ export function spawnNode(file: string, args: string[], options: { env?: Record<
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no matching line from ${file} within ${timeoutMs} ms; stderr: ${errText}`)), timeoutMs);
-        waiters.push({ test, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+        waiters.push({
+          test,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
         void exited.then(({ code, signal }) => {
           clearTimeout(timer);
           reject(new Error(`${file} exited (${code ?? signal}) before printing the line; stderr: ${errText}`));

@@ -114,7 +114,7 @@ area.scenario(
     const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_EXPORT_EVALS: '' };
     assert.is((await t.cli(['connect', '--api-key-stdin', '--target', platform.url, '--project', 'ci'], { env, stdin: KEY })).code, 0);
     const file = path.join(t.cwd, 'cases.jsonl');
-    await writeFile(file, dataset.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    await writeFile(file, `${dataset.map((r) => JSON.stringify(r)).join('\n')}\n`);
     const agent = `${path.join(root, 'conformance/fixtures/evals/agents.ts')}:shout`;
     const run = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'from-cli'], { env });
     assert.is(run.code, 0, run.stderr);

@@ -144,14 +144,9 @@ area.scenario(
 
     const a = await attributesOf(normalized);
     assert.is(a['job.normalized']!['agentkit.framework'], 'langgraph', 'the job framework on its root span');
-    assert.is(a['ChatModel']!['agentkit.framework'], undefined, 'only on the root span');
+    assert.is(a.ChatModel!['agentkit.framework'], undefined, 'only on the root span');
     assert.equal(
-      [
-        a['ChatModel']!['agentkit.runner.type'],
-        a['ChatModel']!['gen_ai.request.model'],
-        a['ChatModel']!['gen_ai.usage.input_tokens'],
-        a['ChatModel']!['llm.model_name'],
-      ],
+      [a.ChatModel!['agentkit.runner.type'], a.ChatModel!['gen_ai.request.model'], a.ChatModel!['gen_ai.usage.input_tokens'], a.ChatModel!['llm.model_name']],
       ['llm', 'gpt-4o-mini', 12, 'gpt-4o-mini'],
       'the foreign span got the canonical keys and kept its own',
     );
@@ -160,14 +155,14 @@ area.scenario(
     const b = await attributesOf(framed);
     assert.is(b['job.framed']!['agentkit.framework'], 'crewai');
     assert.equal(
-      [b['ChatModel']!['agentkit.runner.type'], b['ChatModel']!['gen_ai.request.model'], b['step.lookup']!['agentkit.tool.name']],
+      [b.ChatModel!['agentkit.runner.type'], b.ChatModel!['gen_ai.request.model'], b['step.lookup']!['agentkit.tool.name']],
       [undefined, undefined, undefined],
       'normalize is off unless the job asks',
     );
 
     const c = await attributesOf(outside);
     assert.equal(
-      [c['job.outside']!['agentkit.framework'], c['ChatModel']!['agentkit.runner.type'], c['step.lookup']!['agentkit.tool.name']],
+      [c['job.outside']!['agentkit.framework'], c.ChatModel!['agentkit.runner.type'], c['step.lookup']!['agentkit.tool.name']],
       [undefined, undefined, undefined],
       'outside every job: as recorded',
     );

@@ -68,7 +68,9 @@ area.scenario(
 
     const args = JSON.stringify({ config: backendConfig(t.backend), executionId: 'exec-os-race', counterUrl: counter.url });
     const children = Array.from({ length: 4 }, () => spawnNode('conformance/fixtures/durability/child.ts', ['race', args]));
-    t.defer(() => children.forEach((c) => c.process.kill('SIGKILL')));
+    t.defer(() => {
+      for (const c of children) c.process.kill('SIGKILL');
+    });
     await Promise.all(children.map((c) => c.waitForLine((line) => line === 'ready', 30_000)));
     for (const child of children) child.process.stdin.end('go\n');
     const outcomes = await Promise.all(
@@ -115,7 +117,9 @@ area.scenario(
         JSON.stringify({ config: backendConfig(t.backend), executionId: `exec-new-${tag}`, runs }),
       ]),
     );
-    t.defer(() => children.forEach((c) => c.process.kill('SIGKILL')));
+    t.defer(() => {
+      for (const c of children) c.process.kill('SIGKILL');
+    });
     await Promise.all(children.map((c) => c.waitForLine((line) => line === 'ready', 30_000)));
     for (const child of children) child.process.stdin.end('go\n');
     for (const child of children) {

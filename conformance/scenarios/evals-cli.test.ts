@@ -36,7 +36,7 @@ async function dataset(t: ScenarioContext, name = 'cases.jsonl', errors = 0): Pr
     ...Array.from({ length: errors }, (_, i) => ({ input: `boom ${i}`, expected_output: 'x' })),
   ];
   const file = path.join(t.cwd, name);
-  await writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   return file;
 }
 

@@ -25,7 +25,7 @@ function dbOf(t: ScenarioContext): string {
 
 async function writeDataset(t: ScenarioContext, rows: object[], name = 'cases.jsonl'): Promise<string> {
   const file = path.join(t.cwd, name);
-  await writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   return file;
 }
 

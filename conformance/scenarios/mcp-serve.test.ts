@@ -132,7 +132,7 @@ area.scenario(
   'the quickstart: --expose-tools lists lookup_order (readOnlyHint) and not refund; a pause is structured and resumes with the named target',
   { rows: ['cli:mcp serve', 'cli:resume'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 },
   async (t) => {
-    const { client, stderr } = await mcpClient(t, [QUICKSTART + ':support', '--expose-tools']);
+    const { client, stderr } = await mcpClient(t, [`${QUICKSTART}:support`, '--expose-tools']);
     const { tools } = await client.listTools();
     assert.equal(
       tools.map((tool) => tool.name),
@@ -277,7 +277,7 @@ area.scenario(
   'the MCP Inspector CLI lists the tools with their schemas and calls them; an extra argument is refused naming it',
   { rows: ['cli:mcp serve'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 },
   async (t) => {
-    const server = [QUICKSTART + ':support', '--expose-tools'];
+    const server = [`${QUICKSTART}:support`, '--expose-tools'];
     const listed = await inspector(t, ['--method', 'tools/list', '--strict'], server);
     assert.is(listed.code, 0, listed.stderr);
     const { tools } = JSON.parse(listed.stdout) as { tools: Array<{ name: string; outputSchema?: unknown; annotations?: unknown }> };

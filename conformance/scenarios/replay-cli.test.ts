@@ -120,7 +120,7 @@ area.scenario(
     assert.is((await stat(path.join(t.cwd, 'fork.json'))).mode & 0o777, 0o600);
     const rerun = await Replay.load(newTrace!, { dbPath: dbOf(t) });
     assert.is(
-      rerun.inspect(2).input['gen_ai.request.messages'] instanceof Array &&
+      Array.isArray(rerun.inspect(2).input['gen_ai.request.messages']) &&
         (rerun.inspect(2).input['gen_ai.request.messages'] as Array<{ content: string }>)[0]!.content,
       'Answer in one line.',
     );

@@ -65,7 +65,15 @@ const refundLimit = guardrail({
 });
 
 function refundTool(log: number[]) {
-  return tool({ name: 'refund', registry: false, parameters: Type.Object({ amount: Type.Number() }), execute: ({ amount }) => (log.push(amount), 'refunded') });
+  return tool({
+    name: 'refund',
+    registry: false,
+    parameters: Type.Object({ amount: Type.Number() }),
+    execute: ({ amount }) => {
+      log.push(amount);
+      return 'refunded';
+    },
+  });
 }
 
 area.scenario('a blocking input guardrail stops the run before the model is called, and is recorded', { backends: ['sqlite'] }, async (t) => {

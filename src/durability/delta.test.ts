@@ -168,7 +168,14 @@ test('reading forward in batches: the last state read per execution is remembere
   const cache = new ResolvedStateCache();
   const fetched: string[][] = [];
   const read = (rows: StoredRow[]) => {
-    const states = resolveStatesSync(rows, (ids) => (fetched.push(ids), chain(ids)), cache);
+    const states = resolveStatesSync(
+      rows,
+      (ids) => {
+        fetched.push(ids);
+        return chain(ids);
+      },
+      cache,
+    );
     cache.rememberLast(
       rows.map((row) => ({ checkpoint_id: row.checkpoint_id, execution_id: 'e1' })),
       states,
@@ -198,7 +205,10 @@ test('reading forward in batches: the last state read per execution is remembere
     list: [1, 2, 3, 4, 5, 6, 7],
   });
   // Without the cache the same batch fetches its chain again.
-  resolveStatesSync(stored.slice(4, 6), (ids) => (fetched.push(ids), chain(ids)));
+  resolveStatesSync(stored.slice(4, 6), (ids) => {
+    fetched.push(ids);
+    return chain(ids);
+  });
   assert.equal(fetched, [['c1'], ['c3']]);
 });
 

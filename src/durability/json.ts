@@ -43,7 +43,7 @@ function isJson(value: unknown, open: object[]): boolean {
     const proto = Object.getPrototypeOf(value) as object | null;
     if (proto !== Object.prototype && proto !== null) return false;
     for (const key in value) {
-      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      if (!Object.hasOwn(value, key)) continue;
       const item = (value as Record<string, unknown>)[key];
       if (item !== undefined && !isJson(item, open)) return false;
     }

@@ -427,7 +427,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     const checkpoints = await this.toCheckpoints(result.rows, undefined, this.#outboxStates);
     this.#outboxStates.rememberLast(checkpoints, new Map(checkpoints.map((c) => [c.checkpoint_id, c.state_snapshot])));
     this.#handedOut.clear();
-    result.rows.forEach((row, i) => this.#handedOut.set(checkpoints[i]!.checkpoint_id, String(row.sequence)));
+    for (const [i, row] of result.rows.entries()) this.#handedOut.set(checkpoints[i]!.checkpoint_id, String(row.sequence));
     return result.rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: Number(row.sequence), project_id: row.project_id }));
   }
 

@@ -9,7 +9,9 @@
  */
 
 const SENTINEL = '\uE000';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character Postgres text refuses, so it is the one to find
 const NEEDS_ENCODING = /[\u0000\uE000]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above, NUL is the character to encode
 const ENCODE = /[\u0000\uE000]/g;
 const DECODE = /\uE000([0\uE000])/g;
 

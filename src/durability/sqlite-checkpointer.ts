@@ -373,7 +373,10 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           continue;
         }
         if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!);
-        else this.inTransaction(statements, put.rows, () => put.rows.forEach((row) => this.insert(statements, row)));
+        else
+          this.inTransaction(statements, put.rows, () => {
+            for (const row of put.rows) this.insert(statements, row);
+          });
         put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
       } catch (error) {
         put.reject(error);
@@ -429,7 +432,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
     const flight = thread.commit(wire).then(
       () => {
-        batch.forEach((put, i) => put.resolve(stored[i]!));
+        for (const [i, put] of batch.entries()) put.resolve(stored[i]!);
         notifyCheckpointWrite(this);
       },
       (error: unknown) => {

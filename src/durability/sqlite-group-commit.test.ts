@@ -190,9 +190,10 @@ test('while another connection holds the write lock, puts wait without blocking 
     holder.prepare('BEGIN IMMEDIATE').run();
     let settled = 0;
     const puts = [1, 2].map((i) =>
-      checkpointer
-        .put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: `r${i}`, state_snapshot: state(i + 1) })
-        .then((row) => ((settled += 1), row)),
+      checkpointer.put({ execution_id: 'e1', chain_name: 'c', node_id: `n${i}`, checkpoint_id: `r${i}`, state_snapshot: state(i + 1) }).then((row) => {
+        settled += 1;
+        return row;
+      }),
     );
     // The event loop keeps turning (a blocked loop would fire none of these timers in time) and nothing is written.
     const started = Date.now();

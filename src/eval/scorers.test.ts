@@ -73,7 +73,7 @@ test('llm_judge: binary and scaled verdicts from a deterministic model; criteria
     seen.push([...messages]);
     const answer = (messages[1]!.content ?? '').split('Answer to evaluate:')[1] ?? '';
     if (messages[0]!.content!.includes('integer 1-5')) return { text: `Score: {"score": ${answer.includes('Paris') ? 5 : 2}, "reason": "graded"}` };
-    return { text: '```json\n' + JSON.stringify({ passed: answer.includes('Paris'), reason: 'judged' }) + '\n```' };
+    return { text: `\`\`\`json\n${JSON.stringify({ passed: answer.includes('Paris'), reason: 'judged' })}\n\`\`\`` };
   });
   const [binary] = resolveScorers(['llm_judge'], { judgeModel: model, llmJudge: { criteria: 'factual accuracy', rubric: 'Paris is right' } });
   assert.equal(await run(binary!, 'The capital is Paris.', 'Paris'), { passed: true, score: 1, reason: 'judged' });

@@ -41,5 +41,5 @@ export async function oldestRow(checkpointer: Checkpointer, executionId: string,
 
 /** True when `path` is `prefix` itself or lies under it (`prefix/...`). */
 export function underPath(path: string | null, prefix: string): boolean {
-  return path === prefix || (path !== null && path.startsWith(`${prefix}/`));
+  return path === prefix || path?.startsWith(`${prefix}/`) === true;
 }

@@ -11,7 +11,7 @@ import type { Tool } from '../tools/tool.js';
 import { AGENT_ATTR } from '../tracing/attributes.js';
 import type { ComparisonResult, ReplayStep, Span } from '../types.js';
 import { compareSteps, describeComparison } from './compare.js';
-import { ReplayError } from './errors.js';
+import type { ReplayError } from './errors.js';
 import { DEFAULT_REPLAY_MODE, REPLAY_MODES, type Determinism, type DeterminismOptions, type ReplayMode } from './mode.js';
 import { inputText, noModifications, splitConfigPatch, type ConfigPatch, type Modifications } from './modifications.js';
 import { rebuildAgent, type RebuildSources } from './rebuild.js';
@@ -233,7 +233,7 @@ export class ForkedReplay {
 }
 
 function markRoot(span: OtelSpan | undefined, fork: ForkedReplay): void {
-  if (!span || !span.isRecording()) return;
+  if (!span?.isRecording()) return;
   span.setAttributes({
     [REPLAY_ATTR.sourceTraceId]: fork.replay.traceId,
     [REPLAY_ATTR.sourceSpanId]: fork.replay.span(fork.step).span_id,

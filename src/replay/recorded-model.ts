@@ -134,7 +134,7 @@ export class ReplayModel implements ChatModel {
           topP: request.settings?.topP,
         },
       );
-      if (call && call.response && call.request !== null && call.request === key) {
+      if (call?.response && call.request !== null && call.request === key) {
         this.recordedCount++;
         span?.setAttribute(REPLAY_ATTR.llmSource, 'recorded');
         return structuredClone(call.response);

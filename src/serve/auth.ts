@@ -48,6 +48,7 @@ export function normalizeToken(raw: string | undefined, source: string): string 
   const token = raw.trim();
   if (token === '') throw new Error(`${source} is empty (after trimming whitespace); give a token or leave it unset`);
   // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a token must not contain
   if (/[\s\x00-\x1f\x7f]/.test(token))
     throw new Error(`${source} contains whitespace or control characters inside the token; a bearer token cannot carry them`);
   return token;

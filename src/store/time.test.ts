@@ -9,7 +9,7 @@ test('utcNow is ISO-8601 UTC with six fractional digits, within a millisecond of
   const stamp = utcNow();
   const after = Date.now();
   assert.match(stamp, FORMAT);
-  const millis = Date.parse(stamp.slice(0, 23) + 'Z');
+  const millis = Date.parse(`${stamp.slice(0, 23)}Z`);
   assert.ok(millis >= before && millis <= after + 1, `${stamp} not within [${before}, ${after}]`);
 });
 
@@ -27,7 +27,7 @@ test('utcNow pads the microsecond digits to three', async () => {
   for (const digits of seen) assert.is(digits.length, 3);
   await new Promise((resolve) => setTimeout(resolve, 2));
   // A new millisecond re-formats the date part: the stamp still parses to now.
-  assert.ok(Math.abs(Date.parse(utcNow().slice(0, 23) + 'Z') - Date.now()) < 50);
+  assert.ok(Math.abs(Date.parse(`${utcNow().slice(0, 23)}Z`) - Date.now()) < 50);
 });
 
 test.run();

@@ -12,7 +12,7 @@
  */
 import {
   diag,
-  SpanKind,
+  type SpanKind,
   SpanStatusCode,
   type Attributes,
   type AttributeValue,
@@ -94,7 +94,7 @@ export class LeanSpan implements Span, ReadableSpan {
       diag.warn(`Invalid attribute ${key.length === 0 ? 'key' : `value set for key: ${key}`}`);
       return this;
     }
-    if (!Object.prototype.hasOwnProperty.call(this.attributes, key)) {
+    if (!Object.hasOwn(this.attributes, key)) {
       if (this.attributeCount >= ATTRIBUTE_LIMIT) {
         this.droppedAttributesCount++;
         return this;
@@ -106,7 +106,7 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   setAttributes(attributes: Attributes): this {
-    for (const key in attributes) if (Object.prototype.hasOwnProperty.call(attributes, key)) this.setAttribute(key, attributes[key]);
+    for (const key in attributes) if (Object.hasOwn(attributes, key)) this.setAttribute(key, attributes[key]);
     return this;
   }
 
@@ -118,8 +118,7 @@ export class LeanSpan implements Span, ReadableSpan {
     const kept: Attributes = {};
     for (const key in attributes) {
       const value = attributes[key];
-      if (Object.prototype.hasOwnProperty.call(attributes, key) && key !== '' && value != null && isAttributeValue(value))
-        kept[key] = secretKey(key) ? REDACTED : value;
+      if (Object.hasOwn(attributes, key) && key !== '' && value != null && isAttributeValue(value)) kept[key] = secretKey(key) ? REDACTED : value;
     }
     if (this.events === NO_EVENTS) this.events = [];
     if (this.events.length >= EVENT_LIMIT) {

@@ -53,13 +53,14 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: ids });
   const contextManager = new SharedContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
+  if (!ownsContext) contextManager.disable();
   const global = trace.setGlobalTracerProvider(provider);
   state = {
     provider,
     writer,
     otlp,
     tracer: new LeanTracer(ids, resource, { name: TRACER_NAME, version: VERSION }, local, otlp),
-    contextManager: ownsContext ? contextManager : (contextManager.disable(), undefined),
+    contextManager: ownsContext ? contextManager : undefined,
     global,
   };
   process.on('exit', flushAtExit);

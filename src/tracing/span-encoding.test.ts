@@ -118,7 +118,7 @@ test('a registered secret is masked in a stored row even where JSON escapes it (
 
 test('one batch buffer holds many spans, grows past its first size, and can be taken again', () => {
   const batch = new SpanBatch(64);
-  const big = 'x'.repeat(50_000) + '✓';
+  const big = `${'x'.repeat(50_000)}✓`;
   for (let i = 0; i < 3; i++)
     batch.append(`000000000000000${i}`, 'a'.repeat(32), undefined, `s${i}`, 1, 2, SpanStatusCode.OK, { payload: big, i }, [], isSecretKey);
   assert.is(batch.count, 3);

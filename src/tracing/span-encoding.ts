@@ -165,8 +165,8 @@ export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key
  */
 function withStored(attributes: Attributes, stored: Attributes): Attributes {
   const merged: Attributes = {};
-  for (const key in attributes) merged[key] = Object.prototype.hasOwnProperty.call(stored, key) ? stored[key] : attributes[key];
-  for (const key in stored) if (!Object.prototype.hasOwnProperty.call(merged, key)) merged[key] = stored[key];
+  for (const key in attributes) merged[key] = Object.hasOwn(stored, key) ? stored[key] : attributes[key];
+  for (const key in stored) if (!Object.hasOwn(merged, key)) merged[key] = stored[key];
   return merged;
 }
 

@@ -74,7 +74,7 @@ function failed(span: Span, parent: Context, error: unknown): unknown {
  */
 function nameTrace(error: unknown, traceId: string): void {
   if (typeof error !== 'object' || error === null || isControlFlowSignal(error)) return;
-  if (Object.prototype.hasOwnProperty.call(error, 'trace_id') || !Object.isExtensible(error)) return;
+  if (Object.hasOwn(error, 'trace_id') || !Object.isExtensible(error)) return;
   Object.defineProperty(error, 'trace_id', { value: traceId, enumerable: false, writable: true, configurable: true });
 }
 

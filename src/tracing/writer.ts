@@ -164,7 +164,7 @@ export class BatchedTraceWriter {
   /** True when the writer thread waits for work (or is not started yet). Inline writing has no idle moments. */
   private threadIdle(): boolean {
     if (!this.useThread) return false;
-    return this.thread === undefined || (this.thread !== null && this.thread.idle);
+    return this.thread === undefined || this.thread?.idle === true;
   }
 
   /** Move the queues out and give them to the thread (or write them inline). */

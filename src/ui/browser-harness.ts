@@ -62,7 +62,7 @@ export async function newPage(
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !(options.allow && options.allow.test(message.text()))) errors.push(`console error: ${message.text()}`);
+    if (message.type() === 'error' && !options.allow?.test(message.text())) errors.push(`console error: ${message.text()}`);
   });
   return { context, page, errors };
 }

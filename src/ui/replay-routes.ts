@@ -16,7 +16,7 @@ import { Replay } from '../replay/replay.js';
 import { appendRegressionRecord } from '../replay/save-test.js';
 import { stepsOf } from '../replay/steps.js';
 import type { TraceStore } from '../tracing/trace-store.js';
-import { applyModification, ForkRegistry, forkState, type UiFork } from './forks.js';
+import { applyModification, type ForkRegistry, forkState, type UiFork } from './forks.js';
 import { RerunStream } from './rerun-stream.js';
 import type { RunnerRegistry } from './runners.js';
 

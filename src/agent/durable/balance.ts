@@ -30,7 +30,7 @@ export function balanceToolMessages(messages: readonly Message[], note: string =
   };
   for (const message of messages) {
     if (message.role === 'tool') {
-      if (open && open.names.has(message.tool_call_id) && !open.answered.has(message.tool_call_id)) {
+      if (open?.names.has(message.tool_call_id) && !open.answered.has(message.tool_call_id)) {
         open.answered.add(message.tool_call_id);
         out.push(structuredClone(message));
       }
@@ -57,6 +57,7 @@ export function toolMessageImbalance(messages: readonly Message[]): string[] {
   for (const message of messages) {
     if (message.role === 'tool') {
       const m: ToolMessage = message;
+      // biome-ignore lint/complexity/useOptionalChain: `!open ||` narrows `open` for the else branch; an optional chain would not
       if (!open || open.get(m.tool_call_id) !== false) problems.push(`tool result '${m.tool_call_id}' answers no open tool call`);
       else open.set(m.tool_call_id, true);
       continue;

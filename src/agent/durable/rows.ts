@@ -98,5 +98,5 @@ export function agentStepOf(row: Pick<Checkpoint, 'node_id' | 'step_type'>): Age
 /** True when `path` is `prefix` or below it (`prefix/...`); a null prefix matches every path. */
 export function withinPath(path: string | null, prefix: string | null | undefined): boolean {
   if (prefix == null || prefix === '') return true;
-  return path === prefix || (path !== null && path.startsWith(`${prefix}/`));
+  return path === prefix || path?.startsWith(`${prefix}/`) === true;
 }

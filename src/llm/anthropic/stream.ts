@@ -10,6 +10,10 @@ import { toolCallFromText } from '../tool-arguments.js';
 import { usageOf, type StreamEvent } from '../types.js';
 import { anthropicUsage } from './wire.js';
 
+/** One event of the provider's stream, as parsed: every field read from it is checked or converted where it is used. */
+// biome-ignore lint/suspicious/noExplicitAny: untrusted JSON read field by field, each value checked (typeof, String, Number) where it is used
+type WireEvent = Record<string, any>;
+
 interface Block {
   kind: 'text' | 'tool_use' | 'other';
   id: string;
@@ -37,9 +41,9 @@ export async function* anthropicStreamEvents(
   const malformed = (why: string) => new LLMProviderError(provider, 200, `${provider}: malformed stream from POST ${where}: ${why}`);
 
   for await (const event of events) {
-    let data: Record<string, any>;
+    let data: WireEvent;
     try {
-      data = JSON.parse(event.data) as Record<string, any>;
+      data = JSON.parse(event.data) as WireEvent;
     } catch {
       throw malformed(`event '${event.event}' is not JSON (${event.data.slice(0, 120)})`);
     }
@@ -94,7 +98,7 @@ export async function* anthropicStreamEvents(
     }
   }
   if (!stopped) throw malformed('the stream ended before message_stop');
-  const unfinished = toolCalls.findIndex((c) => c === null);
+  const unfinished = toolCalls.indexOf(null);
   if (unfinished !== -1) throw malformed(`tool_use block ${unfinished} never stopped`);
   const usage = usageOf(inputTokens, outputTokens);
   yield { type: 'usage', usage };

@@ -19,6 +19,7 @@ function App() {
   const [auth, setAuth] = useState<Schemas['AuthStatus'] | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the status is asked again on entering and on leaving the login page, not on every path
   useEffect(() => {
     api.GET('/api/auth/status').then(
       ({ data }) => (data ? setAuth(data) : setFailure('the server did not answer /api/auth/status')),
@@ -67,7 +68,7 @@ function App() {
 
 /** Only same-app paths are followed after login. */
 function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
 function Page({ path, query }: { path: string; query: URLSearchParams }) {

@@ -35,6 +35,7 @@ export function DecisionDialog(props: {
 
   const verb = props.approved ? 'Approve' : 'Reject';
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape pressed in any field of the dialog bubbles here and closes it
     <div className="dialog-backdrop" onKeyDown={(event) => event.key === 'Escape' && props.onClose()}>
       <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="decision-title">
         <h2 id="decision-title">

@@ -35,6 +35,7 @@ export function useLoad<T>(load: () => Promise<{ data?: T; error?: ApiError }>, 
   const [result, setResult] = useState<Loaded<T>>({ state: 'loading' });
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `load` is a new closure at every render; `key` names what it reads, `tick` asks again
   useEffect(() => {
     let live = true;
     load().then(
@@ -50,7 +51,6 @@ export function useLoad<T>(load: () => Promise<{ data?: T; error?: ApiError }>, 
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, tick]);
   return [result, reload];
 }

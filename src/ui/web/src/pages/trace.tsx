@@ -212,6 +212,7 @@ function SpanDetail({ row }: { row: Row }) {
         <span className="mono">{span.span_id}</span> · starts at +{duration(row.startMs)} · took {duration(row.durationMs)}
       </p>
       {errors.map((event, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a span's events never reorder, and two may share name and time
         <div className="state state-error" key={i}>
           <strong>{String(event.attributes['exception.type'] ?? 'Error')}: </strong>
           {String(event.attributes['exception.message'] ?? '')}
@@ -241,6 +242,7 @@ function SpanDetail({ row }: { row: Row }) {
           <h3>Events</h3>
           <ul className="events">
             {span.events.map((event, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a span's events never reorder, and two may share name and time
               <li key={i}>
                 <span className="mono">{event.name}</span> <Time iso={event.timestamp} />
                 {Object.keys(event.attributes).length > 0 ? <JsonView value={event.attributes} /> : null}
@@ -267,6 +269,7 @@ function ExportDialog({ traceId, onClose }: { traceId: string; onClose: () => vo
     [loaded],
   );
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape pressed in any field of the dialog bubbles here and closes it
     <div className="dialog-backdrop" onKeyDown={(event) => event.key === 'Escape' && onClose()}>
       <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="export-title">
         <h2 id="export-title">Export trace</h2>
