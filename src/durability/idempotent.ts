@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../errors.js';
-import { currentScope } from '../scope/scope.js';
+import { currentScope } from './execution-scope.js';
 import { IdempotencyError } from './errors.js';
 import { jsonForm, nonJsonReason, type JsonValue } from './json.js';
 

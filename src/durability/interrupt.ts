@@ -4,7 +4,7 @@
  * re-executes from its start with the Resume value bound, and `interrupt()` returns it.
  */
 import { ValidationError } from '../errors.js';
-import { currentScope } from '../scope/scope.js';
+import { currentScope } from './execution-scope.js';
 import type { Resume } from '../types.js';
 import { InterruptSignal } from './interrupt-signal.js';
 import { isPlainObject, jsonForm, nonJsonReason, type JsonRecord } from './json.js';

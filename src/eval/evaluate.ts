@@ -17,8 +17,8 @@ import type { EvalCaseRecord, EvalRunRecord } from './records.js';
 import { resolveScorers, type ScorerOptions, type ScorerSpec } from './registry.js';
 import { buildScorecard, errorRate } from './scorecard.js';
 import type { Scorer, ScorerVerdict } from './scorer.js';
+import { queueRunForExport, sendQueuedRuns } from './export-hook.js';
 import { EvalStore } from './store.js';
-import { exportQueuedRuns, queueForExport } from '../platform/eval-outbox.js';
 import { adaptTarget, type EvalTarget } from './target.js';
 
 /** Progress after each finished case. */
@@ -121,7 +121,7 @@ export async function evaluate(
     git_branch,
     metadata: { ...options.metadata, concurrency },
     // Queued for export (synced = 0) unless export is disabled now: a run stored while disabled is never sent.
-    synced: !queueForExport(options.env ?? process.env),
+    synced: !queueRunForExport(options.env ?? process.env),
     cases,
     error_rate: errorRate(scorecard),
     persisted: false,
@@ -133,7 +133,7 @@ export async function evaluate(
     store.saveRun(record);
     results.persisted = true;
     // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).
-    const exported = await exportQueuedRuns(store, { env: options.env ?? process.env });
+    const exported = await sendQueuedRuns(store, options.env ?? process.env);
     if (exported?.error) process.emitWarning(`eval export: ${exported.error}; the run stays queued`, { code: 'AGENTKIT_EVAL_EXPORT' });
     if (exported && exported.rejected.length > 0) {
       process.emitWarning(`eval export: the Platform refused ${exported.rejected.map((r) => `${r.id} (${r.reason})`).join(', ')}`, {

@@ -8,20 +8,13 @@ import { registerSecret } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
 import { PlatformClient } from './client.js';
 import { loadCredentials, normalizeTarget, DEFAULT_TARGET } from './credentials.js';
+import { type Connection, setGlobalConnection } from './current-connection.js';
 import { PlatformError } from './errors.js';
-import { currentJob } from './job-context.js';
+import { installEvalExport } from './eval-outbox.js';
 import { flushLeftovers, installReplication } from './replication.js';
 import { installRestore } from './restore.js';
 
-/** An active connection. */
-export interface Connection {
-  apiKey: string;
-  target: string;
-  /** The project rows and runs are sent to; null means the key's default project. */
-  project: string | null;
-  /** The `exportEvals` option of `connect()`; undefined defers to AGENTKIT_EXPORT_EVALS (on unless `0`/`false`). */
-  exportEvals?: boolean;
-}
+export { clientFor, type Connection, disconnect, exportEvalsEnabled, isConnected, resolveConnection } from './current-connection.js';
 
 export interface ConnectOptions {
   /** The API key; default: AGENTKIT_API_KEY, else the credentials file. */
@@ -47,8 +40,6 @@ export interface ConnectResult {
   scopes: string[];
 }
 
-let globalConnection: Connection | null = null;
-
 /**
  * Connect this process to the Platform. A refused key (401/403) throws and leaves the process unconnected; an
  * unreachable Platform connects anyway (replication and export buffer until it answers) with `verified: false`.
@@ -70,57 +61,11 @@ export async function connect(options: ConnectOptions = {}): Promise<ConnectResu
       if (!(error instanceof PlatformError) || error.httpStatus !== null) throw error;
     }
   }
-  globalConnection = connection;
+  setGlobalConnection(connection);
   installReplication();
   installRestore();
+  installEvalExport();
   // Rows a previous process wrote and never sent go out now, on the drain thread, not at the next write.
   flushLeftovers(connection);
   return result;
-}
-
-/** Forget the process's connection (the credentials file is untouched: `agentkit disconnect` removes it). */
-export function disconnect(): void {
-  globalConnection = null;
-}
-
-/** The connection in effect here: the job's (inheriting missing fields from the global one), else the global one. */
-export function resolveConnection(): Connection | null {
-  const job = currentJob();
-  if (!job || (job.apiKey === undefined && job.target === undefined && job.project === undefined)) return globalConnection;
-  const apiKey = job.apiKey ?? globalConnection?.apiKey;
-  if (!apiKey) return null;
-  return {
-    apiKey,
-    target: job.target ?? globalConnection?.target ?? DEFAULT_TARGET,
-    project: job.project ?? globalConnection?.project ?? null,
-    ...(globalConnection?.exportEvals !== undefined ? { exportEvals: globalConnection.exportEvals } : {}),
-  };
-}
-
-/** True when the process (or the enclosing job) is connected. */
-export function isConnected(): boolean {
-  return resolveConnection() !== null;
-}
-
-/** Is eval export on for `connection`: its `exportEvals`, else AGENTKIT_EXPORT_EVALS (`0`/`false` turn it off). */
-export function exportEvalsEnabled(connection: Connection | null, env: Record<string, string | undefined> = process.env): boolean {
-  if (!connection) return false;
-  if (connection.exportEvals !== undefined) return connection.exportEvals;
-  const value = env.AGENTKIT_EXPORT_EVALS?.trim().toLowerCase();
-  return value !== '0' && value !== 'false';
-}
-
-const clients = new Map<string, PlatformClient>();
-
-/** A client for `connection`, shared per key and target. */
-export function clientFor(connection: Connection, options: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {}): PlatformClient {
-  if (Object.keys(options).length > 0) return new PlatformClient({ ...options, apiKey: connection.apiKey, target: connection.target });
-  const id = `${connection.target}\u0000${connection.apiKey}`;
-  let client = clients.get(id);
-  if (!client) {
-    client = new PlatformClient({ apiKey: connection.apiKey, target: connection.target });
-    if (clients.size > 256) clients.clear();
-    clients.set(id, client);
-  }
-  return client;
 }

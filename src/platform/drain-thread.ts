@@ -11,7 +11,7 @@ import type { Worker } from 'node:worker_threads';
 import type { ReplicaSource } from '../durability/checkpointer.js';
 import { threadErrorText } from '../store/thread-error.js';
 import { startWorkerModule, workerModuleUrl } from '../store/worker-module.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './current-connection.js';
 import type { DrainResult } from './drain.js';
 
 /** A pass the thread is asked to run. */

@@ -5,7 +5,7 @@
  */
 import type { ReplicatingCheckpointer } from '../durability/checkpointer.js';
 import { supportsQuarantine } from '../durability/checkpointer.js';
-import { clientFor, type Connection } from './connection.js';
+import { clientFor, type Connection } from './current-connection.js';
 import { PlatformError } from './errors.js';
 import { toWire } from './wire.js';
 

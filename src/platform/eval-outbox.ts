@@ -6,17 +6,12 @@
  * per-case verdicts with trace ids; never a case's input, expected or actual output), and marks a run synced only
  * once the Platform accepted it. A failure leaves the rest queued for the next run.
  */
+import { exportEnabledByEnv, setEvalRunExporter, type EvalExportOutcome } from '../eval/export-hook.js';
 import { exportPayload } from '../eval/export.js';
 import type { EvalStore } from '../eval/store.js';
-import { clientFor, exportEvalsEnabled, resolveConnection, type Connection } from './connection.js';
+import { clientFor, exportEvalsEnabled, resolveConnection, type Connection } from './current-connection.js';
 
-/** What one send did. */
-export interface EvalExportOutcome {
-  sent: number;
-  rejected: Array<{ id: string; reason: string }>;
-  /** Why sending stopped early (the runs stay queued), or null. */
-  error: string | null;
-}
+export type { EvalExportOutcome };
 
 const BATCH = 10;
 const inFlight = new Map<string, Promise<EvalExportOutcome>>();
@@ -28,8 +23,7 @@ const inFlight = new Map<string, Promise<EvalExportOutcome>>();
 export function queueForExport(env: Record<string, string | undefined> = process.env): boolean {
   const connection = resolveConnection();
   if (connection) return exportEvalsEnabled(connection, env);
-  const value = env.AGENTKIT_EXPORT_EVALS?.trim().toLowerCase();
-  return value !== '0' && value !== 'false';
+  return exportEnabledByEnv(env);
 }
 
 /**
@@ -74,4 +68,13 @@ async function drain(store: EvalStore, connection: Connection): Promise<EvalExpo
       return outcome;
     }
   }
+}
+
+let installed = false;
+
+/** Make `evaluate()` queue and send through this outbox (idempotent). `connect()` and `jobScope()` call it. */
+export function installEvalExport(): void {
+  if (installed) return;
+  installed = true;
+  setEvalRunExporter({ queue: queueForExport, send: (store, env) => exportQueuedRuns(store, { env }) });
 }

@@ -3,7 +3,7 @@ export * from './credentials.js';
 export * from './errors.js';
 export * from './client.js';
 export * from './connection.js';
-export * from './eval-outbox.js';
+export { exportQueuedRuns, queueForExport, type EvalExportOutcome } from './eval-outbox.js';
 export * from './wire.js';
 export * from './replication.js';
 export * from './restore.js';

@@ -1,23 +1,2 @@
-/**
- * The per-job frame of `jobScope` (AsyncLocalStorage): connection overrides, the project id stamped on spans and the
- * trace-normalize flags. A leaf module, so the connection and tracing can read it without importing each other.
- */
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-export interface JobFrame {
-  /** Connection fields set by the job; undefined ones inherit the process-global connection. */
-  readonly apiKey?: string;
-  readonly target?: string;
-  readonly project?: string;
-  readonly normalize?: boolean;
-  readonly framework?: string;
-  /** Set by `withSavedConnection` from a command's environment: AGENTKIT_RESTORE_FROM_PLANE as that command sees it. */
-  readonly restoreFromPlane?: boolean;
-}
-
-export const jobStorage = new AsyncLocalStorage<JobFrame>();
-
-/** The enclosing job frame, or undefined outside any `jobScope`. */
-export function currentJob(): JobFrame | undefined {
-  return jobStorage.getStore();
-}
+/** The per-job frame of `jobScope`: defined in the base layer (../config/job-context.ts), where tracing reads it. */
+export { currentJob, type JobFrame, jobStorage } from '../config/job-context.js';

@@ -8,8 +8,9 @@
 import { registerSecret } from '../config/secrets.js';
 import { ToolRegistry, defaultToolRegistry, withToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
-import { resolveConnection } from './connection.js';
+import { resolveConnection } from './current-connection.js';
 import { loadCredentials, normalizeTarget } from './credentials.js';
+import { installEvalExport } from './eval-outbox.js';
 import { jobStorage, type JobFrame } from './job-context.js';
 import { flushLeftovers, installReplication } from './replication.js';
 import { installRestore, restoreEnabled } from './restore.js';
@@ -34,6 +35,7 @@ export function jobScope<T>(options: JobScopeOptions, fn: () => T): T {
   if (options.apiKey) registerSecret(options.apiKey);
   installReplication();
   installRestore();
+  installEvalExport();
   const frame: JobFrame = {
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     ...(options.target ? { target: normalizeTarget(options.target) } : {}),

@@ -25,7 +25,7 @@ import { supportsReplication } from '../durability/checkpointer.js';
 import { onCheckpointerOpened, onCheckpointWrite, openedCheckpointers } from '../durability/write-hook.js';
 import path from 'node:path';
 import { checkpointDbPath } from '../config/paths.js';
-import { resolveConnection, type Connection } from './connection.js';
+import { resolveConnection, type Connection } from './current-connection.js';
 import { drainOnce, type DrainResult } from './drain.js';
 import { drainOnThread } from './drain-thread.js';
 

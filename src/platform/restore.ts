@@ -14,7 +14,7 @@ import { supportsReplication } from '../durability/checkpointer.js';
 import { setRestorer } from '../durability/run-end.js';
 import type { Checkpoint } from '../types.js';
 import type { WireCheckpoint } from './client.js';
-import { clientFor, resolveConnection, type Connection } from './connection.js';
+import { clientFor, resolveConnection, type Connection } from './current-connection.js';
 import { currentJob } from './job-context.js';
 import { PlatformError } from './errors.js';
 import { fromWire } from './wire.js';

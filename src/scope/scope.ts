@@ -17,24 +17,11 @@
  * Frames are immutable: a child frame is a new object, so concurrent runs in one process never see each other's
  * values.
  */
-import type { Checkpointer } from '../durability/checkpointer.js';
-import { contextFrames, runWithScope } from '../tracing/context-frames.js';
+import { currentScope, type ExecutionScope } from '../durability/execution-scope.js';
+import { runWithScope } from '../tracing/context-frames.js';
 import type { PendingInterrupt, Resume } from '../types.js';
 
-export interface ExecutionScope {
-  /** The execution every row written in this frame belongs to. */
-  readonly executionId: string;
-  /** Where rows go; null when the run is not durable (then `interrupt()` cannot be persisted and `idempotent` does not cache). */
-  readonly checkpointer: Checkpointer | null;
-  /** The chain, agent, swarm or supervisor name written as `chain_name` on rows of this frame. */
-  readonly runnerName: string;
-  /** Nesting path (`agent:<name>`, `swarm:<s>/agent:<a>`, `.../tool:<t>`); null for a plain chain. */
-  readonly agentPath: string | null;
-  /** The Resume value `interrupt()` returns; set only while the resumed step re-executes. */
-  readonly resumeValue: Resume | null;
-  /** The pending row claimed for this resume: the reason and context frozen at pause time. */
-  readonly resumedInterrupt: PendingInterrupt | null;
-}
+export { currentScope, type ExecutionScope };
 
 // Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (decision 264):
 // entering a scope keeps the enclosing frame's context (`runWithScope`).
@@ -52,11 +39,6 @@ export function runInScope<T>(scope: Pick<ExecutionScope, 'executionId' | 'runne
     ...scope,
   };
   return runWithScope(frame, fn);
-}
-
-/** The enclosing frame, or undefined outside any executor. */
-export function currentScope(): ExecutionScope | undefined {
-  return contextFrames.getStore()?.scope as ExecutionScope | undefined;
 }
 
 /**

@@ -7,7 +7,7 @@
  * theirs in the reference SDK).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
-import { currentJob } from '../platform/job-context.js';
+import { currentJob } from '../config/job-context.js';
 
 /** The attribute the job's framework is recorded under, on the root span of its traces. */
 export const FRAMEWORK_ATTR = 'agentkit.framework';

@@ -5,7 +5,7 @@
  */
 import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { isControlFlowSignal } from '../tools/control-flow.js';
-import { currentJob } from '../platform/job-context.js';
+import { currentJob } from '../config/job-context.js';
 import { setTraceDestination } from './destination.js';
 import { LeanSpan } from './lean-span.js';
 import { agentkitTracer, ensureTracing } from './setup.js';

@@ -5,53 +5,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { validator } from '../../../generated/schemas/resources.js';
 import { ConfigError } from '../../errors.js';
-import type { JsonObject } from '../../llm/messages.js';
-import type { Resolver } from '../net/ssrf-guard.js';
-import { currentToolRegistry, type ToolRegistry } from '../registry.js';
-import type { BodyMapping } from './mapping.js';
-import { RESTTool, type RestMethod, type RestToolConfig } from './rest-tool.js';
+import { currentToolRegistry } from '../registry.js';
+import { restToolOptions, type RestConfigOverrides } from './options.js';
+import { RESTTool } from './rest-tool.js';
 
-/** What code adds to a configuration: more allowed hosts, headers (merged over the file's), a resolver, a registry. */
-export interface RestConfigOverrides {
-  /** Merged over the configuration's headers (same `${NAME}` syntax). */
-  headers?: Record<string, string>;
-  /** Added to the configuration's `allow_hosts`. */
-  allowHosts?: readonly string[];
-  /** Where `${NAME}` header references are read from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-  resolver?: Resolver;
-  registry?: ToolRegistry | false;
-}
+export type { RestConfigOverrides };
 
 /** Check `config` against RestToolConfig and build the tool. Throws ConfigError naming each offending field. */
 export function restToolFromConfig(config: unknown, overrides: RestConfigOverrides = {}, where = 'REST tool configuration'): RESTTool {
-  const check = validator('RestToolConfig');
-  if (!check.Check(config)) {
-    const [, errors] = check.Errors(config);
-    const name = typeof (config as { name?: unknown })?.name === 'string' ? ` '${(config as { name: string }).name}'` : '';
-    const problems = [...new Set(errors.map((e) => `${e.instancePath || '(root)'}: ${e.message}`))];
-    throw new ConfigError(`${where}${name} is invalid: ${problems.join('; ')}`);
-  }
-  const c = config as RestToolConfig;
-  return new RESTTool({
-    name: c.name,
-    ...(c.description !== undefined ? { description: c.description } : {}),
-    url: c.url,
-    ...(c.method !== undefined ? { method: c.method as RestMethod } : {}),
-    headers: { ...(c.headers ?? {}), ...(overrides.headers ?? {}) },
-    ...(c.body_mapping !== undefined ? { bodyMapping: c.body_mapping as BodyMapping } : {}),
-    ...(c.parameters !== undefined ? { parameters: c.parameters as JsonObject } : {}),
-    ...(c.replay_class !== undefined ? { replayClass: c.replay_class } : {}),
-    allowHosts: [...(c.allow_hosts ?? []), ...(overrides.allowHosts ?? [])],
-    ...(c.timeout_ms !== undefined ? { timeoutMs: c.timeout_ms } : {}),
-    ...(c.max_response_bytes !== undefined ? { maxResponseBytes: c.max_response_bytes } : {}),
-    ...(c.max_retries !== undefined ? { maxRetries: c.max_retries } : {}),
-    ...(overrides.env ? { env: overrides.env } : {}),
-    ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
-    ...(overrides.registry !== undefined ? { registry: overrides.registry } : {}),
-  });
+  return new RESTTool(restToolOptions(config, overrides, where));
 }
 
 /**

@@ -9,57 +9,21 @@ import type { JsonObject } from '../../llm/messages.js';
 import { SafeHttpClient, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type SafeResponse } from '../net/safe-client.js';
 import type { Resolver } from '../net/ssrf-guard.js';
 import type { ToolRegistry } from '../registry.js';
-import type { ReplayClass } from '../replay-class.js';
 import { Tool, type ToolContext, type ToolDict } from '../tool.js';
 import { ToolError } from '../tool-error.js';
 import { checkHeaders, redactHeaders, resolveHeaders, REDACTED } from './headers.js';
 import { BODY_MAPPINGS, mapArguments, parseUrlTemplate, type BodyMapping, type UrlTemplate } from './mapping.js';
 import type { RestToolConfig } from '../../../generated/types/resources.js';
-// A cycle config.ts <-> rest-tool.ts: each uses the other only inside functions, never while loading.
-import { restToolFromConfig, type RestConfigOverrides } from './config.js';
+import { REST_METHODS, restToolOptions, type RestConfigOverrides, type RestMethod, type RESTToolOptions } from './options.js';
 
 export type { RestToolConfig };
-
-export const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
-export type RestMethod = (typeof REST_METHODS)[number];
+export { REST_METHODS, type RestMethod, type RESTToolOptions };
 
 /** Methods whose repetition has the same effect as one call (RFC 9110), so a failed attempt may be retried. */
 const IDEMPOTENT_METHODS = new Set<string>(['GET', 'HEAD', 'PUT', 'DELETE']);
 /** Methods that never carry a body: their default mapping is `query_params` and `json_body` is refused. */
 const BODYLESS_METHODS = new Set<string>(['GET', 'HEAD']);
 export const DEFAULT_MAX_RETRIES = 2;
-
-export interface RESTToolOptions {
-  name: string;
-  description?: string;
-  /** May contain `{placeholder}` path segments for `path_params`. */
-  url: string;
-  /** Default GET. */
-  method?: RestMethod | Lowercase<RestMethod>;
-  /** Values may reference environment variables as `${NAME}`, resolved at each request. */
-  headers?: Record<string, string>;
-  /** Default `query_params` for GET, HEAD and DELETE, `json_body` otherwise. */
-  bodyMapping?: BodyMapping;
-  /** JSON schema of the arguments. Default: each URL placeholder a required string (no arguments without any). */
-  parameters?: JsonObject;
-  replayClass?: ReplayClass;
-  /** Host names, IP addresses or CIDR ranges the tool may reach although they are not public. */
-  allowHosts?: readonly string[];
-  /** Time limit of one attempt in ms (default 30 s). */
-  timeoutMs?: number;
-  /** Responses larger than this fail the call (default 25 MiB). */
-  maxResponseBytes?: number;
-  /** Attempts after the first on a network failure, 429 or 5xx, when retrying is safe (default 2). */
-  maxRetries?: number;
-  /** Delay before the first retry in ms, doubled each time (default 200). */
-  retryDelayMs?: number;
-  /** Where `${NAME}` header references are read from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-  /** Replaces the system resolver of the SSRF guard. */
-  resolver?: Resolver;
-  /** Registry to join (default: the current one); `false` to join none. */
-  registry?: ToolRegistry | false;
-}
 
 export class RESTTool extends Tool {
   readonly toolType = 'rest_api';
@@ -224,7 +188,7 @@ export class RESTTool extends Tool {
    * Throws ConfigError naming the tool and each offending field.
    */
   static fromConfig(config: unknown, overrides: RestConfigOverrides = {}): RESTTool {
-    return restToolFromConfig(config, overrides);
+    return new RESTTool(restToolOptions(config, overrides));
   }
 
   /**

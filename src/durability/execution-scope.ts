@@ -1,0 +1,28 @@
+/**
+ * The reading side of the execution scope (../scope/scope.ts opens and nests frames): what a frame holds, and the
+ * enclosing one. Here, below the scope layer, because `interrupt()` and `idempotent()` read the frame and durability
+ * imports nothing above it; `src/scope` re-exports both.
+ */
+import { contextFrames } from '../tracing/context-frames.js';
+import type { PendingInterrupt, Resume } from '../types.js';
+import type { Checkpointer } from './checkpointer.js';
+
+export interface ExecutionScope {
+  /** The execution every row written in this frame belongs to. */
+  readonly executionId: string;
+  /** Where rows go; null when the run is not durable (then `interrupt()` cannot be persisted and `idempotent` does not cache). */
+  readonly checkpointer: Checkpointer | null;
+  /** The chain, agent, swarm or supervisor name written as `chain_name` on rows of this frame. */
+  readonly runnerName: string;
+  /** Nesting path (`agent:<name>`, `swarm:<s>/agent:<a>`, `.../tool:<t>`); null for a plain chain. */
+  readonly agentPath: string | null;
+  /** The Resume value `interrupt()` returns; set only while the resumed step re-executes. */
+  readonly resumeValue: Resume | null;
+  /** The pending row claimed for this resume: the reason and context frozen at pause time. */
+  readonly resumedInterrupt: PendingInterrupt | null;
+}
+
+/** The enclosing frame, or undefined outside any executor. */
+export function currentScope(): ExecutionScope | undefined {
+  return contextFrames.getStore()?.scope as ExecutionScope | undefined;
+}
