@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../conformance/harness/uvu.js';
+import { suite } from '../test-support/uvu.js';
 import { EXTRAS, installedExtras } from './extras.js';
 
 const test = suite('cli extras');

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import type { Definition } from 'clipanion';
-import { suite } from '../conformance/harness/uvu.js';
+import { suite } from '../test-support/uvu.js';
 import { commands } from './commands/index.js';
 import { dispatch } from './dispatch.js';
 import { bindNegativeNumbers, describeRefusal } from './usage-errors.js';

@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { suite } from '../conformance/harness/uvu.js';
+import { suite } from '../test-support/uvu.js';
 import { withProgress } from './progress.js';
 
 const test = suite('cli progress');

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../conformance/harness/uvu.js';
+import { suite } from '../test-support/uvu.js';
 import { errorCodes, httpErrors } from '../generated/errors.js';
 import { AgentkitError, ConfigError, NotFoundError, ValidationError, errorBody, errorTable, toError } from './errors.js';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { suite } from '../conformance/harness/uvu.js';
+import { suite } from '../test-support/uvu.js';
 import { MIN_NODE_VERSION, nodeSupportProblem } from './node-support.js';
 
 const test = suite('Node.js lines: 22.15 and later');

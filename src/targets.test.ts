@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../conformance/harness/uvu.js';
+import { suite } from '../test-support/uvu.js';
 import { loadTarget, parseTarget, TargetLoadError } from './targets.js';
 
 const test = suite<{ dir: string }>('runner targets', { state: { dir: '' } });

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { PassThrough } from 'node:stream';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { progressBar, progressLine } from './progress.js';
 
 const test = suite('eval progress bar');

@@ -12,7 +12,7 @@ import { makeWorkdir, provision, STORAGE_BACKENDS, type Backend, type BackendKin
 import { record, type Surface } from './coverage.js';
 import { runBinary, runInProcess, type CliRun } from './cli.js';
 import { startApp, type RunningServer } from './http.js';
-import { suite } from './uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import type { Express } from 'express';
 import { flushTraces } from '../../src/tracing/index.js';
 import type { SpecRowId } from '../spec-rows.js';

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import { backendConfig, checkpointerFor, conformance, spawnNode, startFakeProvider, type ScenarioContext } from '../harness/index.js';
 import { orderDeskReply } from '../fixtures/ai-sdk/openai-chat.js';
-import { scriptedLanguageModel, v4Usage } from '../fixtures/ai-sdk/v4.js';
+import { scriptedLanguageModel, v4Usage } from '../../test-support/ai-sdk-v4.js';
 import { supportDeskModel } from '../fixtures/ai-sdk/support-desk.js';
 import { support } from '../fixtures/ai-sdk/support.js';
 import {

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { conformance, startFakeProvider, type ScenarioContext, runTsFile } from '../harness/index.js';
-import { recordingServer } from '../fixtures/tools/recording-server.js';
+import { recordingServer } from '../../test-support/recording-server.js';
 import { restAndMcpAgent } from '../fixtures/tools/rest-and-mcp-agent.js';
 import { Agent, agentDefinitionFromAttributes, flushTraces, RESTTool, ToolRegistry, TraceStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { Chain } from '../chain/chain.js';
 import { ConfigError } from '../errors.js';
 import { FunctionModel } from '../testing/index.js';

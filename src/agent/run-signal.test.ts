@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Type } from 'typebox';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import type { CallOptions, ChatRequest, LLMResponse } from '../llm/types.js';
 import { ScriptedModel } from '../testing/index.js';
 import { tool } from '../tools/index.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { ChainCheckpointError } from '../durability/errors.js';
 import { interrupt } from '../durability/interrupt.js';
 import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';

@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { Chain } from './chain.js';
 
 const test = suite<{ exporter: InMemorySpanExporter }>('chain root span', { state: { exporter: new InMemorySpanExporter() } });

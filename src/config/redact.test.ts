@@ -5,7 +5,7 @@
  * back, so each test registers values of its own.
  */
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { appendStaysClean, redactText, redactValue, SECRET_MASK } from './redact.js';
 import { registerSecret } from './secrets.js';
 

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { ConfigError } from '../errors.js';
 import { runInScope } from '../scope/scope.js';
 import { IdempotencyError } from './errors.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { ChainCheckpointError } from './errors.js';
 import { BASE_GONE, CommitFailed, CommitThread, HALTED, ThreadLost } from './sqlite-commit-thread.js';
 import type { Worker } from 'node:worker_threads';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { SQLiteCheckpointer } from './sqlite-checkpointer.js';
 import { ROWS_OF_EXECUTION } from './sqlite-states.js';
 

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { TraceStore } from '../tracing/trace-store.js';
 import { Agent } from '../agent/agent.js';
 import { FunctionModel } from '../testing/function-model.js';

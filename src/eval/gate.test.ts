@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { AgentkitError } from '../errors.js';
 import { checkRuleNames, decideGate, gateExitCode, parseRule } from './gate.js';
 import { buildScorecard, type ScoredCase } from './scorecard.js';

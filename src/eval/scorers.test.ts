@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { FunctionModel } from '../testing/index.js';
 import type { Message } from '../llm/messages.js';
 import type { EvalDatasetCase } from './dataset.js';

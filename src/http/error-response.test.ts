@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { MAX_LISTED_ISSUES, toErrorResponse } from './error-response.js';
 import { checkJsonLimits, JsonLimitError } from './json-limits.js';
 import { RouteTable } from './route-table.js';

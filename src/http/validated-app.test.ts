@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import type { Server } from 'node:http';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { createValidatedApp, listen, warmUp } from './validated-app.js';
 
 const test = suite('http: one route table picks the handler');

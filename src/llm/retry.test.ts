@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { backoffMs, isRetryableStatus, retryAfterMs, sleep } from './retry.js';
 
 const test = suite('llm: retry policy');

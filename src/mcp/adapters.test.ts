@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { validator } from '../../generated/schemas/resources.js';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { Agent } from '../agent/agent.js';
 import { Chain } from '../chain/chain.js';
 import { interrupt } from '../durability/interrupt.js';

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { PassThrough } from 'node:stream';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { serveMcpStdio } from './server.js';
 import type { McpTarget } from './target.js';
 

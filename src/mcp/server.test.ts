@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { validator } from '../../generated/schemas/resources.js';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { annotationsFor, createMcpServer, sanitizeToolName, type McpServeOptions } from './server.js';
 import type { McpRunResult, McpTarget } from './target.js';
 

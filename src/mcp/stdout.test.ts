@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { PassThrough, Writable } from 'node:stream';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { claimStdout } from './stdout.js';
 
 const test = suite('mcp serve: stdout claimed for the protocol');

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { knownSecrets } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
 import { credentialsPath, loadCredentials, maskKey, normalizeTarget, readCredentialsFile, writeCredentialsFile } from './credentials.js';

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { PromptError } from './errors.js';
 import { collectFragments, expandFragments, fragmentNames, substitute, variableNames } from './template.js';
 

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import type { ReplayStep } from '../types.js';
 import { compareSteps, describeComparison, divergedAt } from './compare.js';
 import { inputText, splitConfigPatch } from './modifications.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Type from 'typebox';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { Agent } from '../agent/agent.js';
 import { interrupt } from '../durability/interrupt.js';
 import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';

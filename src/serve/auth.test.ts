@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { bearerMatches, bearerToken, normalizeToken } from './auth.js';
 import { exposureWarning, isLoopback } from './exposure.js';
 

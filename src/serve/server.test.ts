@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { AgentClient } from '../client/agent-client.js';
 import { AgentkitError } from '../errors.js';
 import { startAgentServer } from './server.js';

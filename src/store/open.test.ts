@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { LATEST_SCHEMA_VERSION, StoreOpenError, StoreVersionError, openLocalStore, schemaVersion, utcNow } from './index.js';
 import { checkpointDbPath, localDbPath } from '../config/paths.js';
 

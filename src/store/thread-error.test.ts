@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { registerSecret } from '../config/secrets.js';
 import { threadErrorText } from './thread-error.js';
 

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { isSecretKey } from '../tracing/redact.js';
 import { SpanBatch } from '../tracing/span-encoding.js';
 import { WriterThread } from '../tracing/writer-thread.js';

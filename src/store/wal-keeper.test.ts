@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { openLocalStore } from './open.js';
 import { retainWalKeeper, walKeeperCount, WRITER_CHECKPOINT_FRAMES } from './wal-keeper.js';
 

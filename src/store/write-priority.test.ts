@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { isSecretKey } from '../tracing/redact.js';
 import { SpanBatch } from '../tracing/span-encoding.js';
 import { StoreWriter } from '../tracing/store-writer.js';

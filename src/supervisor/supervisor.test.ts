@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { Agent } from '../agent/agent.js';
 import { ConfigError, NotImplementedError } from '../errors.js';
 import type { ChatModel } from '../llm/types.js';

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { FunctionModel } from './function-model.js';
 import { ScriptedModel } from './scripted-model.js';
 

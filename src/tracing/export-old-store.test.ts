@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { openLocalStore, schemaVersion, utcNow } from '../store/index.js';
 import { exportTrace } from './export.js';
 import { TraceStore } from './trace-store.js';

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { trace } from '@opentelemetry/api';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { HexIdGenerator, timeOrderedTraceId } from './ids.js';
 import { agentkitTracer, ensureTracing } from './setup.js';
 

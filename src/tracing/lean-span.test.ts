@@ -5,7 +5,7 @@ import path from 'node:path';
 import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { LeanSpan } from './lean-span.js';
 import { exportable } from './otlp.js';
 import { REDACTED } from './redact.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import type Database from 'better-sqlite3';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { openLocalStore } from '../store/open.js';
 import { isSecretKey } from './redact.js';
 import { SpanBatch } from './span-encoding.js';

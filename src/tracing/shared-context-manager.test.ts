@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { currentScope, runInScope } from '../scope/scope.js';
 import { contextFrames } from './context-frames.js';
 import { ensureTracing, shutdownTracing } from './setup.js';

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { registerSecret } from '../config/secrets.js';
 import { REDACTED, isSecretKey } from './redact.js';
 import type { SpanRow } from './span-record.js';

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { LATEST_SCHEMA_VERSION, openLocalStore, schemaVersion } from '../store/index.js';
 import { SpanStatusCode } from '@opentelemetry/api';

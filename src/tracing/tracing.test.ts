@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { cookie, csrfMatches, issueSession, parseCookies, verifySession } from './session.js';
 import { LoginThrottle } from './throttle.js';
 import { checkCredentials, hashPassword, verifyPassword } from './auth-file.js';

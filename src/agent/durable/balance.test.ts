@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../../conformance/harness/uvu.js';
+import { suite } from '../../../test-support/uvu.js';
 import { assistantMessage, systemMessage, toolMessage, userMessage, type Message } from '../../llm/messages.js';
 import { balanceToolMessages, NOT_RUN_NOTE, toolMessageImbalance } from './balance.js';
 

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../../conformance/harness/uvu.js';
+import { suite } from '../../../test-support/uvu.js';
 import { runnerOfCheckpoint, runnerOfExecution } from './owner.js';
 
 const test = suite('runnerOfCheckpoint');

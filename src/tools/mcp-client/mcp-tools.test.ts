@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../../conformance/harness/uvu.js';
-import { fixtureStdio, startHttpFixture } from '../../../conformance/fixtures/tools/mcp-fixture.js';
+import { suite } from '../../../test-support/uvu.js';
+import { fixtureStdio, startHttpFixture } from '../../../test-support/mcp-fixture.js';
 import { knownSecrets } from '../../config/secrets.js';
 import { ConfigError } from '../../errors.js';
 import { ToolRegistry } from '../registry.js';

@@ -3,7 +3,7 @@
  * opened (the resolver is the only thing asked, and a refused host never gets to a connection).
  */
 import * as assert from 'uvu/assert';
-import { suite } from '../../../conformance/harness/uvu.js';
+import { suite } from '../../../test-support/uvu.js';
 import { ToolError } from '../tool-error.js';
 import { SafeHttpClient } from './safe-client.js';
 import { SsrfGuard, type Resolver } from './ssrf-guard.js';

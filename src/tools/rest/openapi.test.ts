@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
-import { suite } from '../../../conformance/harness/uvu.js';
-import { recordingServer } from '../../../conformance/fixtures/tools/recording-server.js';
+import { suite } from '../../../test-support/uvu.js';
+import { recordingServer } from '../../../test-support/recording-server.js';
 import { ConfigError } from '../../errors.js';
 import { ToolRegistry } from '../registry.js';
 import { restToolsFromOpenAPI } from './openapi.js';

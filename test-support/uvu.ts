@@ -3,7 +3,7 @@
  * register through here: uvu itself has no timeout, and a never-settling promise would end the run early.
  */
 import { suite as uvuSuite } from 'uvu';
-import { withTimeout } from '../../src/testing/timeout.js';
+import { withTimeout } from '../src/testing/timeout.js';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 

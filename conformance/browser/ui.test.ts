@@ -13,15 +13,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { assertBrowserReady, launchChromium, login, newPage, screenshot, webDir } from './browser-harness.js';
-import { suite } from '../../conformance/harness/uvu.js';
-import { startCounterServer, type CounterServer } from '../../conformance/harness/counter-server.js';
-import { approvalChain } from '../../conformance/fixtures/durability/chains.js';
-import { weatherAgent } from '../../conformance/fixtures/serving/runners.js';
-import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
-import { TraceStore } from '../tracing/index.js';
-import { newAuthFile } from './auth-file.js';
-import { startUiServer, type RunningUiServer } from './server.js';
+import { assertBrowserReady, launchChromium, login, newPage, screenshot, webDir } from '../../test-support/browser.js';
+import { suite } from '../../test-support/uvu.js';
+import { startCounterServer, type CounterServer } from '../../test-support/counter-server.js';
+import { approvalChain } from '../fixtures/durability/chains.js';
+import { weatherAgent } from '../fixtures/serving/runners.js';
+import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
+import { TraceStore } from '../../src/tracing/index.js';
+import { newAuthFile } from '../../src/ui/auth-file.js';
+import { startUiServer, type RunningUiServer } from '../../src/ui/server.js';
 
 interface State extends Record<string, unknown> {
   browser: Browser;

@@ -13,14 +13,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { assertBrowserReady, launchChromium, login, newPage, screenshot, webDir } from './browser-harness.js';
-import { suite } from '../../conformance/harness/uvu.js';
-import { support, supportV2 } from '../../conformance/fixtures/evals/agents.js';
-import { evaluate } from '../eval/evaluate.js';
-import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
-import { TraceStore } from '../tracing/index.js';
-import { newAuthFile } from './auth-file.js';
-import { startUiServer, type RunningUiServer } from './server.js';
+import { assertBrowserReady, launchChromium, login, newPage, screenshot, webDir } from '../../test-support/browser.js';
+import { suite } from '../../test-support/uvu.js';
+import { support, supportV2 } from '../fixtures/evals/agents.js';
+import { evaluate } from '../../src/eval/evaluate.js';
+import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
+import { TraceStore } from '../../src/tracing/index.js';
+import { newAuthFile } from '../../src/ui/auth-file.js';
+import { startUiServer, type RunningUiServer } from '../../src/ui/server.js';
 
 interface State extends Record<string, unknown> {
   browser: Browser;
