@@ -1,5 +1,5 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated lint-contract format check-format lint build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -26,6 +26,9 @@ check-format: ## Fail when a file is not formatted as `make format` would write 
 lint: ## Lint the TypeScript and scripts with Biome's recommended rules (biome.json); zero errors and zero warnings
 	npx --no-install biome lint --error-on-warnings .
 
+check-cycles: ## Fail on an import cycle, an import up ARCHITECTURE.md's layer table, or a source importing test code (dpdm)
+	node scripts/check-imports.mjs
+
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
 
@@ -35,7 +38,7 @@ typecheck: ## Type-check everything, tests included
 test: ## Run every unit test and the conformance suite on every backend
 	npm test
 
-ci: check-generated lint-contract check-format lint typecheck test ## What .ci/run runs after installing
+ci: check-generated lint-contract check-format lint check-cycles typecheck test ## What .ci/run runs after installing
 
 bench: ## Run the benchmarks under bench/
 	node scripts/bench.mjs
