@@ -1,5 +1,5 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles check-exports update-exports build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles check-exports update-exports check-package build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -35,6 +35,11 @@ check-exports: ## Fail when an entry point's public names or kinds differ from c
 update-exports: ## Rewrite the public API snapshot after an intended API change (commit it with the change)
 	node --conditions=agentkit-source --import tsx scripts/check-exports.mjs --update
 
+check-package: ## Pack the built dist/ (npm pack --ignore-scripts) and lint the tarball with publint; warnings fail as errors
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	npm pack --ignore-scripts --silent --pack-destination "$$dir" >/dev/null && \
+	npx --no-install publint run --strict "$$dir"/agentkit-*.tgz
+
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
 
@@ -44,7 +49,7 @@ typecheck: ## Type-check everything, tests included
 test: ## Run every unit test and the conformance suite on every backend
 	npm test
 
-ci: check-generated lint-contract check-format lint check-cycles check-exports typecheck test ## What .ci/run runs after installing
+ci: check-generated lint-contract check-format lint check-cycles check-exports typecheck build check-package test ## What .ci/run runs after installing
 
 bench: ## Run the benchmarks under bench/
 	node scripts/bench.mjs
