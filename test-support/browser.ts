@@ -3,8 +3,8 @@
  * browser), the built web app, a page that records every uncaught page error and console error (a test asserts the
  * list is empty), screenshots, and the login form. Not a test file itself.
  *
- * Screenshots go to AGENTKIT_SCREENSHOT_DIR, else to `screenshots/` in the temporary directory (the test runner gives each
- * test file its own and removes it afterwards); with AGENTKIT_UPDATE_SCREENSHOTS=1 also to docs/images/ui-*.png.
+ * Screenshots go to AGENTKIT_SCREENSHOT_DIR, else to `screenshots/` in the test file's temporary directory
+ * (AGENTKIT_TEST_TMPDIR: scripts/test.mjs gives each file its own and removes it afterwards); with AGENTKIT_UPDATE_SCREENSHOTS=1 also to docs/images/ui-*.png.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -17,7 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The built web app the UI servers under test serve. */
 export const webDir = path.join(root, 'dist/ui-web');
 const CHROMIUM = process.env.AGENTKIT_CHROMIUM ?? '/usr/bin/chromium';
-const shots = process.env.AGENTKIT_SCREENSHOT_DIR || path.join(tmpdir(), 'screenshots');
+const shots = process.env.AGENTKIT_SCREENSHOT_DIR || path.join(process.env.AGENTKIT_TEST_TMPDIR ?? tmpdir(), 'screenshots');
 const updateDocs = process.env.AGENTKIT_UPDATE_SCREENSHOTS === '1';
 
 /** The username and password the tests' auth files hold. */

@@ -1,8 +1,9 @@
 /**
  * Which spec rows have a passing scenario, per backend and surface. Scenarios record into this process-wide table as
- * they finish; the runner writes the report after the last test.
+ * they finish. Each test file runs in its own process (scripts/test.mjs): its records are saved to a file
+ * (`saveRecords`), and the runner merges every file's (./report.ts) and writes the report after the last one.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SPEC_ROWS, type SpecRowId } from '../spec-rows.js';
 import type { BackendKind } from './backends.js';
@@ -14,14 +15,34 @@ type Outcome = 'pass' | 'fail';
 /** backend ('any' for storage-free scenarios) -> surface -> outcome; a failure is never overwritten by a pass. */
 const results = new Map<SpecRowId, Map<string, Outcome>>();
 
+interface Recorded {
+  rows: readonly SpecRowId[];
+  backend: BackendKind | 'any';
+  surface: Surface;
+  passed: boolean;
+}
+/** Every call of `record`, in order, for `saveRecords`. */
+const recorded: Recorded[] = [];
+
 /** Record one scenario variant's outcome for the rows it proves. */
 export function record(rows: readonly SpecRowId[], backend: BackendKind | 'any', surface: Surface, passed: boolean): void {
+  recorded.push({ rows, backend, surface, passed });
   for (const row of rows) {
     const cells = results.get(row) ?? new Map<string, Outcome>();
     const key = `${backend}/${surface}`;
     if (cells.get(key) !== 'fail') cells.set(key, passed ? 'pass' : 'fail');
     results.set(row, cells);
   }
+}
+
+/** Write this process's records to `file` (JSON) for the runner to merge. */
+export async function saveRecords(file: string): Promise<void> {
+  await writeFile(file, JSON.stringify(recorded));
+}
+
+/** Record again what `saveRecords` wrote (another process's scenarios). */
+export async function loadRecords(file: string): Promise<void> {
+  for (const r of JSON.parse(await readFile(file, 'utf8')) as Recorded[]) record(r.rows, r.backend, r.surface, r.passed);
 }
 
 /** True once any scenario has recorded (the runner only reports coverage when the conformance suite ran). */

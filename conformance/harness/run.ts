@@ -1,11 +1,12 @@
 /**
- * Runs a list of test files in one process with uvu, then (when conformance scenarios ran) writes and prints the
- * spec coverage report. Invoked by scripts/test.mjs; usable alone:
+ * Runs a list of test files in one process with uvu. scripts/test.mjs runs each file alone and sets
+ * AGENTKIT_COVERAGE_RECORDS: the scenarios' coverage records are saved there, for the runner to merge
+ * (./report.ts). Run alone, it writes and prints the spec coverage report itself:
  *   node --conditions=agentkit-source --import tsx conformance/harness/run.ts <file>...
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { hasRecords, writeCoverage } from './coverage.js';
+import { hasRecords, saveRecords, writeCoverage } from './coverage.js';
 
 declare global {
   var UVU_DEFER: number | undefined;
@@ -28,7 +29,10 @@ for (const [index, file] of files.entries()) {
 }
 await (uvu as unknown as { exec(bail?: boolean): Promise<void> }).exec(false);
 
-if (hasRecords()) {
+const recordsFile = process.env.AGENTKIT_COVERAGE_RECORDS;
+if (recordsFile) {
+  if (hasRecords()) await saveRecords(recordsFile);
+} else if (hasRecords()) {
   const report = await writeCoverage(path.resolve(process.env.AGENTKIT_COVERAGE_DIR ?? '.agentkit-test'));
   console.log(`\n${report}\n`);
 }
