@@ -58,8 +58,11 @@ test('yieldThisThread lowers the calling thread only, never the main thread', as
   const main = currentThreadId();
   if (main === null) return; // no /proc/thread-self: nothing to lower, and the function says so
   const mainNice = niceOf(main);
+  // The worker listens on its port after answering, so its thread (and /proc/self/task/<tid>) lives until terminate():
+  // a worker with nothing left to do exits at once, and reading its nice value then raced its exit (ESRCH).
   const worker = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
+     parentPort.once('message', () => {});
      import(workerData.tsx).then((tsx) => tsx.register()).then(() => import(workerData.module))
        .then((m) => parentPort.postMessage({ yielded: m.yieldThisThread(), tid: m.currentThreadId() }));`,
     { eval: true, workerData: { tsx: import.meta.resolve('tsx/esm/api'), module: new URL('./thread-priority.ts', import.meta.url).href } },
