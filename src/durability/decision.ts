@@ -69,12 +69,17 @@ export interface RecordedDecision {
 }
 
 /** The OS user running this process (the default principal), or `unknown` where the platform cannot say. */
+let processUser: string | undefined;
 function osUser(): string {
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
+  // Read once: a process keeps its user, and the look-up is a system call (a password-database read) per claim.
+  if (processUser === undefined) {
+    try {
+      processUser = userInfo().username || 'unknown';
+    } catch {
+      processUser = 'unknown';
+    }
   }
+  return processUser;
 }
 
 /** Longest principal and reason recorded. */
