@@ -10,7 +10,7 @@
  * keeps its lease unless its event loop stalls for longer than two thirds of it.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { processIdentity } from '../config/process-identity.js';
 import { ConfigError } from '../errors.js';
 import type { Checkpointer } from './checkpointer.js';
 import { ExecutionBusy } from './errors.js';
@@ -42,9 +42,13 @@ export function leaseTtlMs(env: Record<string, string | undefined> = process.env
   return value;
 }
 
-/** A lease owner id: host, process id and a fresh uuid (one per resume call). */
+/**
+ * A lease owner id: `<host>:<pid>:<instance id>:<uuid>`, the process identity (config/process-identity.ts, whose
+ * instance id is also the tracing resource's `service.instance.id`) and a fresh uuid per call (one per resume).
+ */
 export function newLeaseOwner(): string {
-  return `${hostname()}:${process.pid}:${randomUUID()}`;
+  const { host, pid, instanceId } = processIdentity();
+  return `${host}:${pid}:${instanceId}:${randomUUID()}`;
 }
 
 /**

@@ -7,8 +7,17 @@
  * decided per trace, not here. `flushTraces()` and `shutdownTracing()` are for servers and tests.
  */
 import { context, trace } from '@opentelemetry/api';
-import { defaultResource } from '@opentelemetry/resources';
+import {
+  defaultResource,
+  detectResources,
+  hostDetector,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+  type Resource,
+} from '@opentelemetry/resources';
 import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { processIdentity } from '../config/process-identity.js';
 import { VERSION } from '../version.js';
 import { HexIdGenerator } from './ids.js';
 import { LeanTracer } from './lean-tracer.js';
@@ -48,7 +57,7 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;
   const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
   const ids = new HexIdGenerator();
-  const resource = defaultResource();
+  const resource = tracingResource();
   // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
   const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: ids });
   const contextManager = new SharedContextManager().enable();
@@ -64,6 +73,22 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
     global,
   };
   process.on('exit', flushAtExit);
+}
+
+/**
+ * The resource every span is exported with, from the standard OpenTelemetry environment: the SDK's defaults
+ * (`telemetry.sdk.*`), the host detector (`host.name`, `host.arch`, `host.id`), `OTEL_RESOURCE_ATTRIBUTES`, then
+ * `OTEL_SERVICE_NAME` (which wins over a `service.name` in the attributes, as the specification says), and last the
+ * process identity: `process.pid` and `service.instance.id` (the id execution leases carry, config/process-identity.ts;
+ * it is `OTEL_RESOURCE_ATTRIBUTES`' own when that sets one). Command lines are left out: they may hold a token.
+ */
+export function tracingResource(): Resource {
+  const identity = processIdentity();
+  const detected = detectResources({ detectors: [hostDetector, resourceAttributesEnvDetector, serviceNameEnvDetector] });
+  return defaultResource()
+    .merge(resourceFromAttributes({ 'process.runtime.name': 'nodejs', 'process.runtime.version': process.versions.node }))
+    .merge(detected)
+    .merge(resourceFromAttributes({ 'process.pid': identity.pid, 'service.instance.id': identity.instanceId }));
 }
 
 /** The tracer agentkit's own spans are made with, lean-tracer.ts (sets tracing up on first use). */
