@@ -19,6 +19,7 @@ export const errorCodes = [
   "too_many_attempts",
   "execution_not_found",
   "trace_not_found",
+  "trace_ambiguous",
   "fork_not_found",
   "fork_not_rerun",
   "no_runner",
@@ -245,6 +246,12 @@ export const httpErrors = [
     "model": "TooManyAttemptsError",
     "status": 429,
     "code": "too_many_attempts"
+  },
+  {
+    "service": "ui",
+    "model": "TraceAmbiguousError",
+    "status": 409,
+    "code": "trace_ambiguous"
   },
   {
     "service": "ui",

@@ -37,6 +37,7 @@ export const errorTable = {
   too_many_attempts: { status: 429, exit: 1 },
   execution_not_found: { status: 404, exit: 1 },
   trace_not_found: { status: 404, exit: 1 },
+  trace_ambiguous: { status: 409, exit: 2 },
   fork_not_found: { status: 404, exit: 1 },
   fork_not_rerun: { status: 409, exit: 1 },
   no_runner: { status: 503, exit: 1 },
@@ -111,6 +112,19 @@ export class ValidationError extends AgentkitError {
 export class NotFoundError extends AgentkitError {
   constructor(code: 'not_found' | 'execution_not_found' | 'trace_not_found' | 'fork_not_found' | 'checkpoint_not_found', message: string) {
     super(code, message);
+  }
+}
+
+/**
+ * A trace id that is no stored trace's own names the caller's trace of several stored runs (docs/adr/0009): the
+ * message lists each run's own trace id, and `runs` holds them.
+ */
+export class AmbiguousTraceError extends AgentkitError {
+  readonly runs: readonly string[];
+
+  constructor(message: string, runs: readonly string[]) {
+    super('trace_ambiguous', message);
+    this.runs = runs;
   }
 }
 

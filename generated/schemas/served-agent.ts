@@ -379,6 +379,7 @@ export const doc = {
           "too_many_attempts",
           "execution_not_found",
           "trace_not_found",
+          "trace_ambiguous",
           "fork_not_found",
           "fork_not_rerun",
           "no_runner",

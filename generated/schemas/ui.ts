@@ -1391,6 +1391,16 @@ export const doc = {
               }
             }
           },
+          "409": {
+            "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceAmbiguousError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -1487,6 +1497,16 @@ export const doc = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/TraceNotFoundError"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceAmbiguousError"
                 }
               }
             }
@@ -1680,6 +1700,16 @@ export const doc = {
               }
             }
           },
+          "409": {
+            "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceAmbiguousError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -1772,6 +1802,16 @@ export const doc = {
               }
             }
           },
+          "409": {
+            "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceAmbiguousError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -1840,6 +1880,16 @@ export const doc = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/TraceNotFoundError"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceAmbiguousError"
                 }
               }
             }
@@ -1935,6 +1985,16 @@ export const doc = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/TraceNotFoundError"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TraceAmbiguousError"
                 }
               }
             }
@@ -2408,6 +2468,7 @@ export const doc = {
           "too_many_attempts",
           "execution_not_found",
           "trace_not_found",
+          "trace_ambiguous",
           "fork_not_found",
           "fork_not_rerun",
           "no_runner",
@@ -4446,6 +4507,25 @@ export const doc = {
           }
         },
         "description": "A whole trace, as `agentkit traces export` prints it."
+      },
+      "TraceAmbiguousError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "trace_ambiguous"
+            ]
+          }
+        },
+        "description": "The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists\ntheir own trace ids (ADR 0009)."
       },
       "TraceFavorite": {
         "type": "object",

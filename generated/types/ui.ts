@@ -523,7 +523,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /** @description What `agentkit eval compare --json` prints: two stored runs compared, baseline first. */
         EvalComparison: {
             baseline_run_id: string;
@@ -1133,6 +1133,15 @@ export interface components {
             status: components["schemas"]["SpanStatus"];
             trace_id: string;
         };
+        /**
+         * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+         *     their own trace ids (ADR 0009).
+         */
+        TraceAmbiguousError: {
+            /** @enum {string} */
+            code: "trace_ambiguous";
+            detail: string;
+        };
         /** @description Whether a trace is a favorite. */
         TraceFavorite: {
             favorite: boolean;
@@ -1355,6 +1364,7 @@ export type ToolCallRecord = components['schemas']['ToolCallRecord'];
 export type ToolResponseOverride = components['schemas']['ToolResponseOverride'];
 export type TooManyAttemptsError = components['schemas']['TooManyAttemptsError'];
 export type Trace = components['schemas']['Trace'];
+export type TraceAmbiguousError = components['schemas']['TraceAmbiguousError'];
 export type TraceFavorite = components['schemas']['TraceFavorite'];
 export type TraceNotFoundError = components['schemas']['TraceNotFoundError'];
 export type TraceSummary = components['schemas']['TraceSummary'];
@@ -1982,6 +1992,18 @@ export interface operations {
                     "application/json": components["schemas"]["TraceNotFoundError"];
                 };
             };
+            /**
+             * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+             *     their own trace ids (ADR 0009).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceAmbiguousError"];
+                };
+            };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
             500: {
                 headers: {
@@ -2053,6 +2075,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TraceNotFoundError"];
+                };
+            };
+            /**
+             * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+             *     their own trace ids (ADR 0009).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceAmbiguousError"];
                 };
             };
             /** @description The request body is larger than the configured cap. */
@@ -2572,6 +2606,18 @@ export interface operations {
                     "application/json": components["schemas"]["TraceNotFoundError"];
                 };
             };
+            /**
+             * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+             *     their own trace ids (ADR 0009).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceAmbiguousError"];
+                };
+            };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
             500: {
                 headers: {
@@ -2633,6 +2679,18 @@ export interface operations {
                     "application/json": components["schemas"]["TraceNotFoundError"];
                 };
             };
+            /**
+             * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+             *     their own trace ids (ADR 0009).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceAmbiguousError"];
+                };
+            };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
             500: {
                 headers: {
@@ -2689,6 +2747,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TraceNotFoundError"];
+                };
+            };
+            /**
+             * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+             *     their own trace ids (ADR 0009).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceAmbiguousError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -2762,6 +2832,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TraceNotFoundError"];
+                };
+            };
+            /**
+             * @description The trace id is no stored trace's own, and the caller's trace it names holds several stored runs; the detail lists
+             *     their own trace ids (ADR 0009).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceAmbiguousError"];
                 };
             };
             /** @description The request body is larger than the configured cap. */

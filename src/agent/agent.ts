@@ -18,7 +18,7 @@ import type { ChatModel } from '../llm/types.js';
 import { AGENT_ATTR, payloadsEnabled, SPAN } from '../tracing/attributes.js';
 import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
 import { withSpan } from '../tracing/spans.js';
-import { ensureTracing } from '../tracing/setup.js';
+import { ensureTracing, storedTraceId } from '../tracing/setup.js';
 import { currentToolRegistry, type ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolDict } from '../tools/tool.js';
 import { RESTTool } from '../tools/rest/rest-tool.js';
@@ -377,7 +377,7 @@ export class Agent {
       if (span.isRecording()) recordEnd(span, output, outcome.state.tokensUsed, latencyMs, outcome.status);
       return {
         output,
-        trace_id: span.isRecording() ? span.spanContext().traceId : null,
+        trace_id: span.isRecording() ? storedTraceId(span) : null,
         execution_id: executionId,
         status: outcome.status,
         pending_interrupt: outcome.status === 'paused' ? outcome.pending : null,

@@ -8,6 +8,7 @@ import { isSpanContextValid } from '@opentelemetry/api';
 import type { ChainResult } from '../types.js';
 import { payloadsEnabled } from '../tracing/attributes.js';
 import { jsonAttribute } from '../tracing/json-attribute.js';
+import { storedTraceId } from '../tracing/setup.js';
 
 /** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK, a throw ends it ERROR. */
 export function inChainSpan(chainName: string, attributes: Attributes, fn: (span: Span) => Promise<ChainResult>): Promise<ChainResult> {
@@ -27,8 +28,7 @@ export function inChainSpan(chainName: string, attributes: Attributes, fn: (span
   });
 }
 
-/** The span's 32-hex trace id, or null when no tracer provider records it. */
+/** The 32-hex trace id of the span's record in the local store (ADR 0009), or null when no tracer provider records it. */
 export function traceIdOf(span: Span): string | null {
-  const context = span.spanContext();
-  return isSpanContextValid(context) ? context.traceId : null;
+  return isSpanContextValid(span.spanContext()) ? storedTraceId(span) : null;
 }

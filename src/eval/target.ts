@@ -8,6 +8,7 @@
 import { trace } from '@opentelemetry/api';
 import { describePause } from '../pause-text.js';
 import { runnerName } from '../runner-kind.js';
+import { storedTraceId } from '../tracing/setup.js';
 import { withSpan, withTraceDestination } from '../tracing/spans.js';
 import type { EvalDatasetCase, EvalInput } from './dataset.js';
 import { EvalError } from './errors.js';
@@ -51,9 +52,9 @@ export function adaptTarget(
           async (span) => {
             try {
               const out = outputOf(await fn(input, testCase));
-              return { output: out.output, traceId: out.traceId ?? span.spanContext().traceId };
+              return { output: out.output, traceId: out.traceId ?? storedTraceId(span) };
             } catch (error) {
-              throw error instanceof CaseFailure ? error : new CaseFailure(error, span.spanContext().traceId);
+              throw error instanceof CaseFailure ? error : new CaseFailure(error, storedTraceId(span));
             }
           },
         ),
@@ -77,7 +78,8 @@ async function runInDestination(dbPath: string | undefined, fn: () => unknown): 
 }
 
 function activeTraceId(): string | null {
-  return trace.getActiveSpan()?.spanContext().traceId ?? null;
+  const span = trace.getActiveSpan();
+  return span ? storedTraceId(span) : null;
 }
 
 /** Read a target's result. Throws Error with the pause text for a paused run. */

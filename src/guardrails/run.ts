@@ -8,7 +8,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { timeOrderedId } from '../durability/time-ordered-id.js';
 import { utcNow } from '../store/time.js';
 import { GUARDRAIL_ATTR, SPAN } from '../tracing/attributes.js';
-import { agentkitTracer, traceWriter } from '../tracing/setup.js';
+import { agentkitTracer, storedTraceId, traceWriter } from '../tracing/setup.js';
 import { preciseNow } from '../tracing/clock.js';
 import type { GuardrailEventRow } from '../tracing/writer.js';
 import { GuardrailBlockedError } from './errors.js';
@@ -92,7 +92,7 @@ async function checkOne(g: Guardrail, text: string, context: GuardrailContext, r
       traceWriter().enqueueGuardrailEvent(run.dbPath, {
         // Time-ordered (UUID v7): the table's primary key takes each event at its end, not on a random page.
         event_id: timeOrderedId(),
-        trace_id: recording ? span.spanContext().traceId : null,
+        trace_id: recording ? storedTraceId(span) : null,
         span_id: recording ? span.spanContext().spanId : null,
         agent_name: run.agentName,
         guardrail_name: g.name,

@@ -6,7 +6,7 @@ import { context as otelContext, type Attributes, type Span } from '@opentelemet
 import { suppressTracing } from '@opentelemetry/core';
 import { localDbPath } from '../config/paths.js';
 import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
-import { ensureTracing } from '../tracing/setup.js';
+import { ensureTracing, storedTraceId } from '../tracing/setup.js';
 import { withSpan } from '../tracing/spans.js';
 
 export interface TraceOptions {
@@ -25,7 +25,7 @@ export function inRootSpan<T>(name: string, attributes: Attributes, options: Tra
   return withSpan(name, { parent }, async (span) => {
     const recording = span.isRecording();
     if (recording) span.setAttributes(attributes);
-    return fn(span, recording ? span.spanContext().traceId : null);
+    return fn(span, recording ? storedTraceId(span) : null);
   });
 }
 

@@ -9,6 +9,7 @@ import { NotImplementedError, ConfigError } from '../errors.js';
 import type { ChatModel } from '../llm/types.js';
 import type { Tool } from '../tools/tool.js';
 import { AGENT_ATTR } from '../tracing/attributes.js';
+import { storedTraceId } from '../tracing/setup.js';
 import type { ComparisonResult, ReplayStep, Span } from '../types.js';
 import { compareSteps, describeComparison } from './compare.js';
 import type { ReplayError } from './errors.js';
@@ -184,7 +185,7 @@ export class ForkedReplay {
           marked = true;
           const active = trace.getActiveSpan();
           markRoot(active, this);
-          if (active?.isRecording()) options.onTraceStart?.(active.spanContext().traceId);
+          if (active?.isRecording()) options.onTraceStart?.(storedTraceId(active));
         },
       },
     });

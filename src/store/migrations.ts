@@ -364,7 +364,19 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX IF EXISTS idx_cp_synced;
       CREATE INDEX idx_cp_unsynced ON checkpoints(synced) WHERE synced = 0;`,
   },
+  {
+    // A run under a caller's span (a `traceparent` on /run, an MCP call's _meta) is stored under a trace id of its own
+    // (docs/adr/0009); its root row keeps the caller's trace id, so that id still finds the run, or lists the runs
+    // when it called several. Every other row leaves the column NULL (one byte), and only non-NULL values are indexed.
+    description: "v31 spans.caller_trace_id: the caller's trace id on the root row of a run recorded under a remote parent",
+    sql: `
+      ALTER TABLE spans ADD COLUMN caller_trace_id TEXT;
+      CREATE INDEX idx_spans_caller_trace ON spans(caller_trace_id) WHERE caller_trace_id IS NOT NULL;`,
+  },
 ];
+
+/** The first schema version whose spans table has `caller_trace_id`. */
+export const CALLER_TRACE_VERSION = 31;
 
 /** The schema version this agentkit writes. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,7 @@ import { NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { utcNow } from '../store/time.js';
 import { flushTracesSync } from './setup.js';
+import { resolveIn } from './trace-store.js';
 
 export interface AnnotationOptions extends Where {
   /** The store (default `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
@@ -23,17 +24,19 @@ export interface TraceAnnotation {
 
 /**
  * Mark a trace as a favorite (or not, with `favorite: false`), keeping any note; `note` replaces the note when given
- * (null clears it). Throws NotFoundError (`trace_not_found`) when the store holds no span of the trace.
+ * (null clears it). Throws NotFoundError (`trace_not_found`) when the store holds no span of the trace, AmbiguousTraceError
+ * when the id is a caller's trace of several runs (ADR 0009).
  */
-export function markFavorite(traceId: string, options: AnnotationOptions & { favorite?: boolean; note?: string | null } = {}): TraceAnnotation {
+export function markFavorite(requestedId: string, options: AnnotationOptions & { favorite?: boolean; note?: string | null } = {}): TraceAnnotation {
   flushTracesSync();
   const dbPath = options.dbPath ?? localDbPath(options);
   const db = openLocalStore(dbPath);
   try {
     return db
       .transaction(() => {
-        if (!db.prepare('SELECT 1 FROM spans WHERE trace_id = ? LIMIT 1').get(traceId))
-          throw new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${dbPath}`);
+        // A caller's trace id names the run recorded under it (ADR 0009); the annotation keys on the stored id.
+        const traceId = resolveIn(db, requestedId, dbPath);
+        if (traceId === null) throw new NotFoundError('trace_not_found', `trace '${requestedId}' not found in ${dbPath}`);
         const before = db.prepare('SELECT note FROM trace_annotations WHERE trace_id = ?').get(traceId) as { note: string | null } | undefined;
         const row: TraceAnnotation = {
           trace_id: traceId,

@@ -10,6 +10,16 @@ export const SPAN = {
   guardrail: (name: string) => `guardrail.${name}`,
 } as const;
 
+/**
+ * Attributes of a run's root recorded under a caller's span (docs/adr/0009): the caller's ids, and the trace id the
+ * run's record has in the store (on exported spans too, so a trace seen in a collector leads to the record).
+ */
+export const TRACE_ATTR = {
+  callerTraceId: 'agentkit.caller.trace_id',
+  callerSpanId: 'agentkit.caller.span_id',
+  localTraceId: 'agentkit.local_trace_id',
+} as const;
+
 /** Attributes of the root `agent.<name>` span; the `agent.*` definition keys rebuild the agent. */
 export const AGENT_ATTR = {
   name: 'agent.name',

@@ -28,9 +28,14 @@ type ExportedAttachment = ExportTraceDocument['multimodal_attachments'][number];
 
 const RUNNER_TYPES = new Set(['agent', 'chain', 'swarm', 'supervisor']);
 
-/** Build the export document of `traceId` from `store`. Throws NotFoundError for an unknown trace. */
-export async function exportTrace(store: TraceStore, traceId: string, options: ExportOptions = {}): Promise<ExportTraceDocument> {
-  const spans = await store.spans(traceId);
+/**
+ * Build the export document of a trace from `store` (the id resolves as `TraceStore.resolve` says). Throws
+ * NotFoundError for an unknown trace, AmbiguousTraceError for a caller's trace of several runs.
+ */
+export async function exportTrace(store: TraceStore, requestedId: string, options: ExportOptions = {}): Promise<ExportTraceDocument> {
+  const spans = await store.spans(requestedId);
+  // The stored id the requested one resolved to (a caller's trace id names the run recorded under it, ADR 0009).
+  const traceId = spans[0]!.trace_id;
   const summary = summarise(traceId, spans);
   const ids = new Set(spans.map((s) => s.span_id));
   const root = spans.find((s) => s.parent_span_id === null || !ids.has(s.parent_span_id)) ?? spans[0]!;

@@ -1,9 +1,19 @@
 /** Tracing: OpenTelemetry spans written to the local store (and OTLP when configured), and reading them back. */
-export { ensureTracing, agentkitTracer, flushTraces, flushTracesSync, shutdownTracing, traceWriter, TRACER_NAME } from './setup.js';
+export {
+  ensureTracing,
+  agentkitTracer,
+  flushTraces,
+  flushTracesSync,
+  shutdownTracing,
+  storedTraceId,
+  traceWriter,
+  TRACER_NAME,
+  tracingResource,
+} from './setup.js';
 export { setTraceDestination, traceDestinationOf, resolveTraceDestination } from './destination.js';
 export { withSpan, withTraceDestination, markFailure, type SpanOptions } from './spans.js';
 export { preciseNow } from './clock.js';
-export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, payloadsEnabled } from './attributes.js';
+export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, TRACE_ATTR, payloadsEnabled } from './attributes.js';
 export { REDACTED, isSecretKey, maskSecrets, memoizedSecretKeyTest, redactAttributes } from './redact.js';
 export { TraceStore, summarise, type TraceStoreOptions } from './trace-store.js';
 export { exportTrace, type ExportOptions } from './export.js';

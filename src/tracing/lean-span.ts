@@ -52,6 +52,13 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly parentSpanContext: SpanContext | undefined;
   /** The local store this span's trace is written to (chosen when the trace's root started). */
   readonly dbPath: string;
+  /**
+   * The trace id of the run's record in the store (docs/adr/0009): the span's own trace id, except under a parent
+   * this process did not record (a caller's span), where the run's root got one of its own and its spans share it.
+   */
+  readonly storedTraceId: string;
+  /** Set on the root of a run recorded under a caller's span: the caller's trace id (the span has no stored parent). */
+  readonly callerTraceId: string | undefined;
   /** Start time, epoch milliseconds. */
   readonly startMillis: number;
   /** End time, epoch milliseconds (-1 until ended). */
@@ -74,12 +81,24 @@ export class LeanSpan implements Span, ReadableSpan {
   private readonly context: SpanContext;
   private readonly owner: LeanSpanOwner;
 
-  constructor(owner: LeanSpanOwner, name: string, context: SpanContext, parent: SpanContext | undefined, dbPath: string, kind: SpanKind, startMillis: number) {
+  constructor(
+    owner: LeanSpanOwner,
+    name: string,
+    context: SpanContext,
+    parent: SpanContext | undefined,
+    dbPath: string,
+    kind: SpanKind,
+    startMillis: number,
+    storedTraceId: string = context.traceId,
+    callerTraceId?: string,
+  ) {
     this.owner = owner;
     this.name = name;
     this.context = context;
     this.parentSpanContext = parent;
     this.dbPath = dbPath;
+    this.storedTraceId = storedTraceId;
+    this.callerTraceId = callerTraceId;
     this.kind = kind;
     this.startMillis = startMillis;
   }

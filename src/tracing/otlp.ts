@@ -4,7 +4,7 @@
  * handed over once it is ready. When the package is missing, a warning says so and spans go to local.db only.
  * Exported spans are redacted as stored ones are (see `exportable`): secrets never leave the process this way either.
  */
-import type { Attributes, AttributeValue, Context } from '@opentelemetry/api';
+import { TraceFlags, type Attributes, type AttributeValue, type Context } from '@opentelemetry/api';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
 import { isSecretKeyCached, mayHoldSecretText, redactAttributes } from './redact.js';
 
@@ -46,6 +46,8 @@ export class LazyOtlpProcessor implements SpanProcessor {
   }
 
   onEnd(span: ReadableSpan): void {
+    // The parent's sampling decision (docs/adr/0009): an unsampled span stays local.
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.inner) this.inner.onEnd(exportable(span));
     else if (!this.unavailable && this.held.length < MAX_HELD) this.held.push(exportable(span));
   }

@@ -1,63 +1,87 @@
 /**
  * The local store's side of tracing: which store each trace goes to (decided when its root starts, see
- * destination.ts), and ended spans handed to the batched writer. Two kinds of span
- * arrive: agentkit's own lean spans (lean-tracer.ts), which carry their store, and spans any other code creates
- * through the global tracer provider (chains, third-party instrumentation), which reach this class as an SDK span
- * processor. Both kinds nest under each other and follow their trace's root.
+ * destination.ts), which record in that store a span joins (docs/adr/0009), and ended spans handed to the batched
+ * writer. Two kinds of span arrive: agentkit's own lean spans (lean-tracer.ts), which carry their store and record,
+ * and spans any other code creates through the global tracer provider (chains, third-party instrumentation), which
+ * reach this class as an SDK span processor. Both kinds nest under each other and follow their record's root.
+ *
+ * A span joins its parent's record when this process recorded the parent (a lean span, or an SDK span started
+ * here); under any other valid parent (a caller's span extracted from a `traceparent`, a span of another provider)
+ * it starts a record of its own: a fresh stored trace id, no stored parent, the caller's ids as attributes.
  */
 import { trace, type Attributes, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { localDbPath } from '../config/paths.js';
+import { TRACE_ATTR } from './attributes.js';
 import { resolveTraceDestination } from './destination.js';
+import type { HexIdGenerator } from './ids.js';
 import { LeanSpan } from './lean-span.js';
 import { FRAMEWORK_ATTR, jobSpanFlags, normalizeAttributes } from './normalize.js';
+import type { StoredIdentity } from './span-encoding.js';
 import type { BatchedTraceWriter } from './writer.js';
 
-interface OpenTrace {
-  dbPath: string;
-  /** SDK spans of the trace started and not yet ended; the entry goes when it reaches zero. */
-  open: number;
+/** Where a recorded span's record lives: its store and the record's stored trace id. */
+export interface SpanRecord {
+  readonly dbPath: string;
+  readonly storedTraceId: string;
 }
 
+interface SdkRecord extends SpanRecord, StoredIdentity {}
+
 export class LocalStoreSpanProcessor implements SpanProcessor {
-  /** Traces with SDK spans open (lean spans carry their store and need no entry). */
-  private readonly traces = new Map<string, OpenTrace>();
+  /** The record of every SDK span started here (a weak map: an ended span that nobody holds goes with its entry). */
+  private readonly records = new WeakMap<object, SdkRecord>();
   /** SDK spans started inside a `jobScope` with `normalize: true` (normalize.ts). */
   private readonly toNormalize = new WeakSet<object>();
 
-  constructor(private readonly writer: BatchedTraceWriter) {}
+  constructor(
+    private readonly writer: BatchedTraceWriter,
+    private readonly ids: HexIdGenerator,
+  ) {}
 
-  /**
-   * The store for a span of trace `traceId` starting under `ctx`: the trace's, if it has SDK spans open here, else
-   * the one `ctx` chooses (a new trace's root, or a child of a remote parent).
-   */
-  destinationOf(traceId: string | undefined, ctx: Context): string {
-    return (traceId === undefined ? undefined : this.traces.get(traceId)?.dbPath) ?? resolveTraceDestination(ctx);
+  /** The store for a record starting now under `ctx`. */
+  destinationOf(ctx: Context): string {
+    return resolveTraceDestination(ctx);
+  }
+
+  /** The record of `span` when this process recorded it (a lean span, or an SDK span started here); else undefined. */
+  recordOf(span: object): SpanRecord | undefined {
+    return span instanceof LeanSpan ? span : this.records.get(span);
+  }
+
+  /** The stored trace id of `span`: its record's when this process recorded it, else its own trace id. */
+  storedTraceIdOf(span: { spanContext(): { traceId: string } }): string {
+    return this.recordOf(span)?.storedTraceId ?? span.spanContext().traceId;
   }
 
   onStart(span: Span, parentContext: Context): void {
     const job = jobSpanFlags();
-    if (job) {
-      if (job.framework !== undefined && !trace.getSpan(parentContext)) span.setAttribute(FRAMEWORK_ATTR, job.framework);
-      if (job.normalize) this.toNormalize.add(span);
+    const parentSpan = trace.getSpan(parentContext);
+    const parent = parentSpan ? this.recordOf(parentSpan) : undefined;
+    let record: SdkRecord;
+    if (parent) record = { dbPath: parent.dbPath, storedTraceId: parent.storedTraceId, traceId: parent.storedTraceId };
+    else if (span.parentSpanContext) {
+      // A caller's span (or another provider's): this span starts a record of its own.
+      const storedTraceId = this.ids.generateTraceId();
+      const caller = span.parentSpanContext;
+      record = { dbPath: resolveTraceDestination(parentContext), storedTraceId, traceId: storedTraceId, callerTraceId: caller.traceId };
+      span.setAttributes({ [TRACE_ATTR.callerTraceId]: caller.traceId, [TRACE_ATTR.callerSpanId]: caller.spanId, [TRACE_ATTR.localTraceId]: storedTraceId });
+    } else {
+      const traceId = span.spanContext().traceId;
+      record = { dbPath: resolveTraceDestination(parentContext), storedTraceId: traceId, traceId };
     }
-    const traceId = span.spanContext().traceId;
-    const open = this.traces.get(traceId);
-    if (open) open.open++;
-    else {
-      const parent = trace.getSpan(parentContext);
-      this.traces.set(traceId, { dbPath: parent instanceof LeanSpan ? parent.dbPath : resolveTraceDestination(parentContext), open: 1 });
+    this.records.set(span, record);
+    if (job) {
+      if (job.framework !== undefined && !parent) span.setAttribute(FRAMEWORK_ATTR, job.framework);
+      if (job.normalize) this.toNormalize.add(span);
     }
   }
 
   onEnd(span: ReadableSpan): void {
-    const traceId = span.spanContext().traceId;
-    const open = this.traces.get(traceId);
-    const dbPath = open?.dbPath ?? localDbPath();
-    if (open && --open.open === 0) this.traces.delete(traceId);
+    const record = this.records.get(span);
     // An ended SDK span takes no more setAttribute: its attributes object is completed before the row is written.
     if (this.toNormalize.has(span)) normalizeAttributes(span.attributes as Attributes);
-    this.writer.enqueueSpan(dbPath, span);
+    this.writer.enqueueSpan(record?.dbPath ?? localDbPath(), span, record);
   }
 
   /** A lean span ended (lean-tracer.ts). */

@@ -6,7 +6,7 @@
  * one process-global piece of tracing (OpenTelemetry's provider is global by design); which store a trace goes to is
  * decided per trace, not here. `flushTraces()` and `shutdownTracing()` are for servers and tests.
  */
-import { context, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
 import {
   defaultResource,
   detectResources,
@@ -16,10 +16,11 @@ import {
   serviceNameEnvDetector,
   type Resource,
 } from '@opentelemetry/resources';
-import { AlwaysOnSampler, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { SamplingDecision, TracerProvider, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { processIdentity } from '../config/process-identity.js';
 import { VERSION } from '../version.js';
 import { HexIdGenerator } from './ids.js';
+import { LeanSpan } from './lean-span.js';
 import { LeanTracer } from './lean-tracer.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
@@ -33,6 +34,7 @@ export const TRACER_NAME = 'agentkit';
 interface TracingState {
   provider: TracerProvider;
   writer: BatchedTraceWriter;
+  local: LocalStoreSpanProcessor;
   otlp: LazyOtlpProcessor | undefined;
   tracer: LeanTracer;
   contextManager: SharedContextManager | undefined;
@@ -53,13 +55,12 @@ const flushAtExit = () => state?.writer.flush();
 export function ensureTracing(env: Record<string, string | undefined> = process.env): void {
   if (state) return;
   const writer = new BatchedTraceWriter({ thread: env.AGENTKIT_TRACE_WRITER_THREAD !== '0' });
-  const local = new LocalStoreSpanProcessor(writer);
+  const ids = new HexIdGenerator();
+  const local = new LocalStoreSpanProcessor(writer, ids);
   const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;
   const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
-  const ids = new HexIdGenerator();
   const resource = tracingResource();
-  // Every agentkit run leaves a trace: no sampling decision to make (and the parent-based default costs per span).
-  const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: new AlwaysOnSampler(), idGenerator: ids });
+  const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: RECORD_EVERY_SPAN, idGenerator: ids });
   const contextManager = new SharedContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
   if (!ownsContext) contextManager.disable();
@@ -67,6 +68,7 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   state = {
     provider,
     writer,
+    local,
     otlp,
     tracer: new LeanTracer(ids, resource, { name: TRACER_NAME, version: VERSION }, local, otlp),
     contextManager: ownsContext ? contextManager : undefined,
@@ -91,10 +93,33 @@ export function tracingResource(): Resource {
     .merge(resourceFromAttributes({ 'process.pid': identity.pid, 'service.instance.id': identity.instanceId }));
 }
 
+/**
+ * The SDK spans' sampler: every span is recorded (replay and evals need every run, so the local store ignores the
+ * sampled flag), and sampled (exported over OTLP) as its parent was; a new trace is sampled. agentkit's own spans
+ * follow the same rule in lean-tracer.ts.
+ */
+const RECORD_EVERY_SPAN: Sampler = {
+  shouldSample(ctx: Context): SamplingResult {
+    const parent = trace.getSpanContext(ctx);
+    const unsampled = parent !== undefined && isSpanContextValid(parent) && (parent.traceFlags & TraceFlags.SAMPLED) === 0;
+    return { decision: unsampled ? SamplingDecision.RECORD : SamplingDecision.RECORD_AND_SAMPLED };
+  },
+  toString: () => 'AgentkitRecordEverySpan',
+};
+
 /** The tracer agentkit's own spans are made with, lean-tracer.ts (sets tracing up on first use). */
 export function agentkitTracer(): LeanTracer {
   ensureTracing();
   return state!.tracer;
+}
+
+/**
+ * The trace id of `span`'s record in the local store (docs/adr/0009): what `AgentResult.trace_id`, replay, export and
+ * prune take. It is the span's own trace id unless the span's run was recorded under a caller's span.
+ */
+export function storedTraceId(span: Span): string {
+  if (span instanceof LeanSpan) return span.storedTraceId;
+  return state?.local.storedTraceIdOf(span) ?? span.spanContext().traceId;
 }
 
 /** The writer of the current tracing setup (sets tracing up on first use); guardrail events share it. */

@@ -6,12 +6,14 @@
  * binds them. Payload attributes (JSON texts of messages and results) are escaped once, straight into the row's
  * attributes text: nothing re-encodes them later.
  *
- * One span is nine fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
- * attributes, events. The span starts with nine little-endian int32 headers, one per field: -1 for SQL NULL, else
- * (byte length << 1) | 1 when every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes); the fields'
- * bytes follow, in the same order. Headers first, so a span is encoded in three writes: its short fields as one
- * text, then its attributes, then its events (each write into a Buffer has a fixed cost, which a write per field and
- * per attribute piece made most of the encoding's time).
+ * One span is ten fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
+ * attributes, events, caller_trace_id. The trace id and parent are the span's stored ones (docs/adr/0009: a run under
+ * a caller's span has a trace id of its own and no stored parent; its root row keeps the caller's trace id in the
+ * last field, NULL on every other row). The span starts with ten little-endian int32 headers, one per field: -1 for
+ * SQL NULL, else (byte length << 1) | 1 when every byte is ASCII (decoded as Latin-1, the cheapest string V8 makes);
+ * the fields' bytes follow, in the same order. Headers first, so a span is encoded in three writes: its short fields
+ * as one text, then its attributes, then its events (each write into a Buffer has a fixed cost, which a write per
+ * field and per attribute piece made most of the encoding's time); a caller trace id is a fourth.
  *
  * Attribute keys must already be redacted (lean spans redact as they are set); event attributes are redacted here,
  * events being rare. The scan for credential-shaped text runs on the writer thread, over the row's final texts
@@ -31,14 +33,16 @@ export interface EventData {
 }
 
 const NULL_FIELD = -1;
-const FIELDS = 9;
-/** The nine int32 headers that start each span. */
+const FIELDS = 10;
+/** The ten int32 headers that start each span. */
 const HEADERS_BYTES = 4 * FIELDS;
 /** The short fields before the attributes (span_id ... status). */
 const HEAD_FIELDS = 7;
 /** Field 7, the attributes (kept as bytes by the writer's decoder), and field 8, the events. */
 const ATTRIBUTES_FIELD = 7;
 const EVENTS_FIELD = 8;
+/** Field 9, the caller's trace id on the root row of a run recorded under a remote parent (NULL otherwise). */
+const CALLER_FIELD = 9;
 /** First buffer of a batch; later ones start at the size the previous batch reached, within these bounds. */
 const MIN_CAPACITY = 16 * 1024;
 const MAX_START_CAPACITY = 1024 * 1024;
@@ -83,6 +87,7 @@ export class SpanBatch {
     attributes: Attributes,
     events: readonly EventData[],
     secretKey: (key: string) => boolean,
+    callerTraceId?: string,
   ): void {
     const parent = parentSpanId ?? null;
     const start = microsToIso(startMicros);
@@ -96,7 +101,7 @@ export class SpanBatch {
     // attributes, which hold the payloads, would be copied once more to flatten the whole).
     const head = spanId + traceId + (parent ?? '') + name + start + (end ?? '') + status;
     // UTF-8 takes at most three bytes per UTF-16 code unit.
-    this.reserve(HEADERS_BYTES + 3 * (head.length + attributesJson.length + eventsJsonText.length));
+    this.reserve(HEADERS_BYTES + 3 * (head.length + attributesJson.length + eventsJsonText.length + (callerTraceId?.length ?? 0)));
     const at = this.used;
     let written = this.bytes.write(head, at + HEADERS_BYTES, 'utf8');
     const headAscii = written === head.length;
@@ -104,6 +109,11 @@ export class SpanBatch {
     written += attributesBytes;
     const eventsBytes = this.bytes.write(eventsJsonText, at + HEADERS_BYTES + written, 'utf8');
     written += eventsBytes;
+    let callerBytes = -1;
+    if (callerTraceId !== undefined) {
+      callerBytes = this.bytes.write(callerTraceId, at + HEADERS_BYTES + written, 'utf8');
+      written += callerBytes;
+    }
     const fields = [spanId, traceId, parent, name, start, end, status] as const;
     // As many bytes as code units only when every unit is ASCII (any other takes two bytes or more): then each short
     // field's byte length is its length; otherwise each is measured.
@@ -113,6 +123,7 @@ export class SpanBatch {
     }
     this.bytes.writeInt32LE(fieldHeader(attributesBytes, attributesJson.length), at + 4 * ATTRIBUTES_FIELD);
     this.bytes.writeInt32LE(fieldHeader(eventsBytes, eventsJsonText.length), at + 4 * EVENTS_FIELD);
+    this.bytes.writeInt32LE(callerBytes < 0 ? NULL_FIELD : fieldHeader(callerBytes, callerTraceId!.length), at + 4 * CALLER_FIELD);
     this.used = at + HEADERS_BYTES + written;
     this.count++;
   }
@@ -147,8 +158,8 @@ export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key
   const attributes = span.storedAttributes ? withStored(span.attributes, span.storedAttributes) : span.attributes;
   batch.append(
     ctx.spanId,
-    ctx.traceId,
-    span.parentSpanContext?.spanId,
+    span.storedTraceId,
+    span.callerTraceId === undefined ? span.parentSpanContext?.spanId : undefined,
     span.name,
     millisToMicros(span.startMillis),
     end,
@@ -156,6 +167,7 @@ export function appendLeanSpan(batch: SpanBatch, span: LeanSpan, secretKey: (key
     attributes,
     span.events,
     secretKey,
+    span.callerTraceId,
   );
 }
 
@@ -170,14 +182,25 @@ function withStored(attributes: Attributes, stored: Attributes): Attributes {
   return merged;
 }
 
-/** Append a span made by the OpenTelemetry SDK (third-party spans through the global provider). */
-export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretKey: (key: string) => boolean): void {
+/** Where an SDK span is stored (docs/adr/0009): its run's stored trace id, and the caller's on a run's root. */
+export interface StoredIdentity {
+  traceId: string;
+  /** Set on the root of a run recorded under a parent this process did not record: no stored parent then. */
+  callerTraceId?: string;
+}
+
+/**
+ * Append a span made by the OpenTelemetry SDK (third-party spans through the global provider), stored as `stored`
+ * says (default: its own trace id and parent).
+ */
+export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretKey: (key: string) => boolean, stored?: StoredIdentity): void {
   const ctx = span.spanContext();
   const end = span.ended ? hrTimeToMicros(span.endTime) : undefined;
+  const caller = stored?.callerTraceId;
   batch.append(
     ctx.spanId,
-    ctx.traceId,
-    span.parentSpanContext?.spanId,
+    stored?.traceId ?? ctx.traceId,
+    caller === undefined ? span.parentSpanContext?.spanId : undefined,
     span.name,
     hrTimeToMicros(span.startTime),
     end,
@@ -185,6 +208,7 @@ export function appendReadableSpan(batch: SpanBatch, span: ReadableSpan, secretK
     redactKeys(span.attributes, secretKey),
     span.events,
     secretKey,
+    caller,
   );
 }
 
@@ -278,6 +302,7 @@ function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
       status: fields[6] as SpanRow['status'],
       attributes: mayHoldSecretJsonBytes(attributes) ? maskAttributesJson(attributes.toString('utf8')) : attributes,
       events: maskJsonEvents(fields[8]),
+      caller_trace_id: fields[9]!,
     });
   }
 }

@@ -13,6 +13,8 @@ export interface SpanRow {
   status: SpanStatus;
   attributes: string;
   events: string;
+  /** The caller's trace id on the root row of a run recorded under a remote parent (local.db v31); null otherwise. */
+  caller_trace_id?: string | null;
 }
 
 /** Whole microseconds since the epoch of an HrTime (exact: no floating-point division). */

@@ -67,9 +67,16 @@ test('spans written before the rebuild keep every column, their rowids and their
   const db = openLocalStore(file);
   try {
     assert.is(schemaVersion(db), LATEST_SCHEMA_VERSION);
-    assert.equal(db.prepare('SELECT rowid, * FROM spans ORDER BY rowid').all(), before);
-    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans'").pluck().all();
-    assert.equal(indexes, ['idx_spans_trace_span']);
+    // Every column the rows had, unchanged; the caller's trace id (v31) is NULL on rows written before it.
+    const after = db.prepare('SELECT rowid, * FROM spans ORDER BY rowid').all() as Array<Record<string, unknown>>;
+    assert.equal(
+      after.map(({ caller_trace_id, ...row }) => row),
+      before,
+    );
+    assert.ok(after.every((row) => row.caller_trace_id === null));
+    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans' ORDER BY name").pluck().all();
+    // The trace index, and the partial index of callers' trace ids (holding no row here).
+    assert.equal(indexes, ['idx_spans_caller_trace', 'idx_spans_trace_span']);
     const plan = db.prepare('EXPLAIN QUERY PLAN SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid').all(trace) as Array<{ detail: string }>;
     assert.match(plan.map((p) => p.detail).join('\n'), /USING INDEX idx_spans_trace_span/);
   } finally {

@@ -40,7 +40,7 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span)
     // A function that returned a value instead of a promise is taken as it is, as `await` would.
     running = Promise.resolve(context.with(trace.setSpan(parent, span), fn, undefined, span));
   } catch (error) {
-    return Promise.reject(failed(span, parent, error));
+    return Promise.reject(failed(span, error));
   }
   return running.then(
     (result) => {
@@ -50,18 +50,19 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span)
       return result;
     },
     (error: unknown) => {
-      throw failed(span, parent, error);
+      throw failed(span, error);
     },
   );
 }
 
 /** End `span` as failed by `error` and return the error to rethrow. */
-function failed(span: Span, parent: Context, error: unknown): unknown {
+function failed(span: Span, error: unknown): unknown {
   try {
     markFailure(span, error);
-    // A run that fails leaves a trace; the error leaving its root span names it, so a caller that only sees the
-    // error (an eval case, a server log) can still point at the trace.
-    if (trace.getSpan(parent) === undefined) nameTrace(error, span.spanContext().traceId);
+    // A run that fails leaves a trace; the error leaving its root span (the root of its record in the store: no
+    // parent, or a caller's) names it, so a caller that only sees the error (an eval case, a server log) can still
+    // point at the trace.
+    if (span instanceof LeanSpan && (span.parentSpanContext === undefined || span.callerTraceId !== undefined)) nameTrace(error, span.storedTraceId);
   } finally {
     span.end();
   }
@@ -79,12 +80,13 @@ function nameTrace(error: unknown, traceId: string): void {
 }
 
 /**
- * Run `fn` with traces started inside it written to `dbPath`. Sets tracing up first: before that, no context
- * manager carries the destination into `fn`.
+ * Run `fn` with traces started inside it written to `dbPath`, in `parent` (default: the active context; a caller's
+ * context from `extractCallerContext` makes the runs inside children of the caller's span). Sets tracing up first:
+ * before that, no context manager carries the destination into `fn`.
  */
-export function withTraceDestination<T>(dbPath: string, fn: () => T): T {
+export function withTraceDestination<T>(dbPath: string, fn: () => T, parent?: Context): T {
   ensureTracing();
-  return context.with(setTraceDestination(context.active(), dbPath), fn);
+  return context.with(setTraceDestination(parent ?? context.active(), dbPath), fn);
 }
 
 /** Record `error` on `span`: an ERROR status with the exception, or a control-flow event for a pause. */

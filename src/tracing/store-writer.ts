@@ -25,10 +25,11 @@ import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
  * transactions); eight rows a call save most of it.
  */
 const ROWS_PER_STATEMENT = 8;
-const SPAN_COLUMNS = 9;
+const SPAN_COLUMNS = 10;
 /** One row's placeholders: the attributes arrive as UTF-8 bytes and are stored as the text they are. */
-const SPAN_VALUES = '(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)';
-const INSERT_SPANS = 'INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events) VALUES ';
+const SPAN_VALUES = '(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)';
+const INSERT_SPANS =
+  'INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events, caller_trace_id) VALUES ';
 
 /** A `guardrail_events` row. */
 export interface GuardrailEventRow {
@@ -320,7 +321,7 @@ function insertSpans(connection: Connection, rows: readonly EncodedSpanRow[], fr
   for (; i < rows.length; i++) {
     if (yieldable()) return i;
     const r = rows[i]!;
-    connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events);
+    connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events, r.caller_trace_id ?? null);
   }
   return i;
 }
@@ -336,4 +337,5 @@ function putRow(values: unknown[], at: number, r: EncodedSpanRow): void {
   values[at + 6] = r.status;
   values[at + 7] = r.attributes;
   values[at + 8] = r.events;
+  values[at + 9] = r.caller_trace_id ?? null;
 }

@@ -6,20 +6,24 @@
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { localDbPath, type Where } from '../config/paths.js';
-import { ConfigError, NotFoundError } from '../errors.js';
+import { AmbiguousTraceError, ConfigError, NotFoundError } from '../errors.js';
+import { CALLER_TRACE_VERSION, schemaVersion } from '../store/migrations.js';
 import { openLocalStore } from '../store/open.js';
 import type { Span, SpanStatus, Trace, TraceSummary } from '../types.js';
 import { flushPendingSpans } from './pending-flush.js';
 import { spanFromRow, type SpanRow } from './span-row.js';
 import { resolveMessageDeltas } from './message-deltas.js';
-import { durationMs, hoursAgo } from './time.js';
+import { durationMs, hoursAgo, pruneCutoff } from './time.js';
 
 export interface TraceStoreOptions extends Where {
   /** The store file (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
   dbPath?: string;
 }
 
-/** Read access to the traces of one local store. */
+/**
+ * Access to the traces of one local store. A trace id given to it names a run's record: its stored trace id, or
+ * the trace id of the caller the run was recorded under (docs/adr/0009), which may name several runs.
+ */
 export class TraceStore {
   /** The store file read. */
   readonly dbPath: string;
@@ -40,12 +44,16 @@ export class TraceStore {
     return this.read((db) => summaries(db, 'HAVING min(start_time) >= @cutoff', { cutoff: hoursAgo(lastHours) }), []);
   }
 
-  /** One trace with every span ordered by start time. Throws NotFoundError (`trace_not_found`) for an unknown id. */
+  /**
+   * One trace with every span ordered by start time; `trace_id` is its stored id (see `resolve`). Throws NotFoundError
+   * (`trace_not_found`) for an unknown id, AmbiguousTraceError (`trace_ambiguous`) for a caller's trace of several runs.
+   */
   async getTrace(traceId: string): Promise<Trace> {
     const spans = await this.spans(traceId);
-    const summary = summarise(traceId, spans);
+    const id = spans[0]!.trace_id;
+    const summary = summarise(id, spans);
     return {
-      trace_id: traceId,
+      trace_id: id,
       name: summary.name,
       status: summary.status,
       start_time: summary.start_time,
@@ -53,6 +61,58 @@ export class TraceStore {
       metadata: { span_count: spans.length, duration_ms: summary.duration_ms },
       spans,
     };
+  }
+
+  /**
+   * The stored trace id `traceId` names: itself when the store holds spans of that trace; otherwise the run recorded
+   * under a caller's span of that trace id, when there is exactly one. A stored id always wins, so a caller that forged
+   * a stored run's trace id never shadows that run. Throws NotFoundError when it names nothing, AmbiguousTraceError
+   * (listing each run's stored id, root name and start time) when it names several runs.
+   */
+  async resolve(traceId: string): Promise<string> {
+    const id = await this.read((db) => resolveIn(db, traceId, this.dbPath), null);
+    if (id === null) throw notFound(traceId, this.dbPath);
+    return id;
+  }
+
+  /** The runs recorded under a caller's span of trace `callerTraceId`, oldest first (empty when none, or in a store older than v31). */
+  async runsCalledBy(callerTraceId: string): Promise<TraceSummary[]> {
+    return this.read((db) => {
+      const ids = callerRuns(db, callerTraceId).map((run) => run.trace_id);
+      return ids.length === 0
+        ? []
+        : summaries(db, '', {}, `WHERE trace_id IN (${ids.map(() => '?').join(', ')})`, ids).sort((a, b) => (a.start_time < b.start_time ? -1 : 1));
+    }, []);
+  }
+
+  /**
+   * Delete one run's record: its spans, guardrail events, attachments and annotation. `traceId` resolves as in
+   * `resolve` (NotFoundError, AmbiguousTraceError). Returns the stored id deleted.
+   */
+  async deleteTrace(traceId: string): Promise<string> {
+    const deleted = await this.write((db) => {
+      const id = resolveIn(db, traceId, this.dbPath);
+      if (id !== null) deleteRecords(db, [id]);
+      return id;
+    }, null);
+    if (deleted === null) throw notFound(traceId, this.dbPath);
+    return deleted;
+  }
+
+  /**
+   * Delete every run's record (spans, guardrail events, attachments, annotations) whose run started before
+   * `olderThan` (an age in milliseconds, or a Date). Each run is judged by its own start: two runs under one caller's
+   * trace are pruned separately. Returns the number of runs deleted. Throws ConfigError for a bad `olderThan`.
+   */
+  async prune(olderThan: number | Date): Promise<number> {
+    const cutoff = pruneCutoff(olderThan);
+    return this.write((db) => {
+      const ids = (db.prepare('SELECT trace_id FROM spans GROUP BY trace_id HAVING min(start_time) < ?').all(cutoff) as Array<{ trace_id: string }>).map(
+        (row) => row.trace_id,
+      );
+      deleteRecords(db, ids);
+      return ids.length;
+    }, 0);
   }
 
   /** Traces having a span whose name or attributes contain `text` (case-insensitive), newest first. */
@@ -67,10 +127,18 @@ export class TraceStore {
     );
   }
 
-  /** The spans of one trace in start order, model spans' messages whole (message-deltas.ts). Throws NotFoundError for an unknown id. */
+  /**
+   * The spans of one trace in start order, model spans' messages whole (message-deltas.ts). `traceId` resolves as in
+   * `resolve`: every span returned carries the stored id. Throws NotFoundError for an unknown id, AmbiguousTraceError.
+   */
   async spans(traceId: string): Promise<Span[]> {
-    const rows = await this.read((db) => db.prepare('SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid').all(traceId) as SpanRow[], []);
-    if (rows.length === 0) throw new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${this.dbPath}`);
+    const rows = await this.read((db) => {
+      const found = spanRows(db, traceId);
+      if (found.length > 0) return found;
+      const id = resolveIn(db, traceId, this.dbPath);
+      return id === null ? [] : spanRows(db, id);
+    }, []);
+    if (rows.length === 0) throw notFound(traceId, this.dbPath);
     const spans = inStartOrder(rows.map(spanFromRow));
     resolveMessageDeltas(spans);
     return spans;
@@ -87,6 +155,54 @@ export class TraceStore {
       db.close();
     }
   }
+
+  /** Run `fn` in one write transaction, after flushing this process's pending spans; `empty` when no store exists. */
+  private async write<T>(fn: (db: Database.Database) => T, empty: T): Promise<T> {
+    flushPendingSpans();
+    if (!existsSync(this.dbPath)) return empty;
+    const db = openLocalStore(this.dbPath);
+    try {
+      return db.transaction(() => fn(db)).immediate();
+    } finally {
+      db.close();
+    }
+  }
+}
+
+function notFound(traceId: string, dbPath: string): NotFoundError {
+  return new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${dbPath}`);
+}
+
+function spanRows(db: Database.Database, traceId: string): SpanRow[] {
+  return db.prepare('SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid').all(traceId) as SpanRow[];
+}
+
+/** Root rows of the runs recorded under a caller's span of `callerTraceId` (none before v31: no such column). */
+function callerRuns(db: Database.Database, callerTraceId: string): Array<{ trace_id: string; name: string; start_time: string }> {
+  if (schemaVersion(db) < CALLER_TRACE_VERSION) return [];
+  return db.prepare('SELECT trace_id, name, start_time FROM spans WHERE caller_trace_id = ? ORDER BY start_time, rowid').all(callerTraceId) as Array<{
+    trace_id: string;
+    name: string;
+    start_time: string;
+  }>;
+}
+
+/** The stored id `traceId` names (TraceStore.resolve), null when it names nothing; AmbiguousTraceError for several runs. */
+export function resolveIn(db: Database.Database, traceId: string, dbPath: string): string | null {
+  if (db.prepare('SELECT 1 FROM spans WHERE trace_id = ? LIMIT 1').get(traceId)) return traceId;
+  const runs = callerRuns(db, traceId);
+  if (runs.length <= 1) return runs[0]?.trace_id ?? null;
+  const listed = runs.map((run) => `${run.trace_id} (${run.name}, ${run.start_time})`).join(', ');
+  throw new AmbiguousTraceError(
+    `trace id '${traceId}' is the caller's trace of ${runs.length} runs in ${dbPath}: ${listed}; name one run by its own trace id`,
+    runs.map((run) => run.trace_id),
+  );
+}
+
+/** Delete the records of `traceIds` (spans, guardrail events, attachments, annotations), inside the caller's transaction. */
+function deleteRecords(db: Database.Database, traceIds: readonly string[]): void {
+  const statements = ['spans', 'guardrail_events', 'attachments', 'trace_annotations'].map((table) => db.prepare(`DELETE FROM ${table} WHERE trace_id = ?`));
+  for (const id of traceIds) for (const statement of statements) statement.run(id);
 }
 
 /**
@@ -151,7 +267,7 @@ function summaries(
   having: string,
   havingParams: Record<string, unknown>,
   where = '',
-  whereParams: Record<string, unknown> = {},
+  whereParams: Record<string, unknown> | unknown[] = {},
 ): TraceSummary[] {
   const rows = db
     .prepare(
@@ -160,7 +276,7 @@ function summaries(
               max(status = 'ERROR') AS any_error
        FROM spans ${where} GROUP BY trace_id ${having} ORDER BY min(start_time) DESC`,
     )
-    .all({ ...havingParams, ...whereParams }) as SummaryRow[];
+    .all(Array.isArray(whereParams) ? whereParams : { ...havingParams, ...whereParams }) as SummaryRow[];
   if (rows.length === 0) return [];
   const roots = rootsOf(
     db,

@@ -12,7 +12,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
 import { isSecretKeyCached } from './redact.js';
-import { appendLeanSpan, appendReadableSpan, SpanBatch } from './span-encoding.js';
+import { appendLeanSpan, appendReadableSpan, SpanBatch, type StoredIdentity } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -75,8 +75,11 @@ export class BatchedTraceWriter {
     this.waits = options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs };
   }
 
-  /** Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). */
-  enqueueSpan(dbPath: string, span: LeanSpan | ReadableSpan): void {
+  /**
+   * Queue an ended span for the store at `dbPath` (its fields are copied now: the span may be dropped after). An SDK
+   * span is stored as `stored` says (its record's trace id; default its own), a lean span as it says itself.
+   */
+  enqueueSpan(dbPath: string, span: LeanSpan | ReadableSpan, stored?: StoredIdentity): void {
     if (this.full()) return this.drop();
     if (this.dropping > 0) {
       warn(`agentkit tracing: spans are written again; ${this.dropping} span(s) were dropped while too many waited`);
@@ -84,7 +87,7 @@ export class BatchedTraceWriter {
     }
     const queue = this.queueFor(dbPath);
     if (span instanceof LeanSpan) appendLeanSpan(queue.spans, span, isSecretKeyCached);
-    else appendReadableSpan(queue.spans, span, isSecretKeyCached);
+    else appendReadableSpan(queue.spans, span, isSecretKeyCached, stored);
     this.added();
   }
 

@@ -174,15 +174,14 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: Favor
   });
 
   router.get('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
-    const traceId = String(req.params.trace_id);
-    await store.spans(traceId); // 404 for an unknown trace
+    // 404 for an unknown trace, 409 for a caller's trace of several runs; a caller's trace of one run names it.
+    const traceId = await store.resolve(String(req.params.trace_id));
     res.json({ trace_id: traceId, favorite: favorites.get(traceId) } satisfies Schemas['TraceFavorite']);
   });
 
   router.put('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
-    const traceId = String(req.params.trace_id);
     const { favorite } = req.body as Schemas['FavoriteRequest'];
-    await store.spans(traceId);
+    const traceId = await store.resolve(String(req.params.trace_id));
     favorites.set(traceId, favorite);
     res.json({ trace_id: traceId, favorite } satisfies Schemas['TraceFavorite']);
   });
