@@ -2036,6 +2036,11 @@ export const doc = {
             "maximum": 10,
             "description": "Further attempts after a network failure, a 429 or a 5xx; only made for GET, HEAD, PUT, DELETE or when\n`replay_class` is not `side_effecting`.",
             "default": 2
+          },
+          "propagate_baggage": {
+            "type": "boolean",
+            "description": "Also send the run's W3C `baggage` header (what the caller of the served agent sent). Every call carries the\n`traceparent` and `tracestate` of its tool span; baggage may hold what the caller meant for its own services only,\nso it goes out only to tools that say so. It is dropped, like credential headers, on a cross-origin redirect.",
+            "default": false
           }
         },
         "description": "A tool that calls an HTTP endpoint from configuration alone.",

@@ -574,6 +574,13 @@ export interface components {
             method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
             name: string;
             parameters?: components["schemas"]["ToolParameters"];
+            /**
+             * @description Also send the run's W3C `baggage` header (what the caller of the served agent sent). Every call carries the
+             *     `traceparent` and `tracestate` of its tool span; baggage may hold what the caller meant for its own services only,
+             *     so it goes out only to tools that say so. It is dropped, like credential headers, on a cross-origin redirect.
+             * @default false
+             */
+            propagate_baggage: boolean;
             /** @default side_effecting */
             replay_class: components["schemas"]["ReplayClass"];
             /**

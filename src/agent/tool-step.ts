@@ -7,6 +7,7 @@ import { toolMessage, type ToolCall } from '../llm/messages.js';
 import { hasGuardrails, runGuardrails } from '../guardrails/run.js';
 import { invokeTool, type ToolOutcome } from '../tools/invoke.js';
 import { SPAN, TOOL_ATTR } from '../tracing/attributes.js';
+import { injectTraceContext } from '../tracing/propagation.js';
 import { withSpan } from '../tracing/spans.js';
 import { childScope, currentScope, joinAgentPath } from '../scope/scope.js';
 import type { ToolCallRecord } from '../types.js';
@@ -55,6 +56,8 @@ export function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Pr
         executionId: run.executionId,
         context: run.context,
         signal: run.signal,
+        // Read when the tool calls out, in the tool span's context (a REST tool's traceparent is this span's).
+        traceHeaders,
       });
     // Inside an execution scope the tool runs one level down: `<agent path>/tool:<name>` (what interrupt() records).
     const scope = currentScope();
@@ -72,6 +75,11 @@ function recordOutcome(span: Span, run: AgentRun, outcome: ToolOutcome): void {
   span.setAttributes({ [TOOL_ATTR.status]: 'error', [TOOL_ATTR.error]: outcome.error, ...(outcome.code ? { [TOOL_ATTR.errorCode]: outcome.code } : {}) });
   // The run goes on (the model reads the error), but this step failed: the span says so.
   span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+}
+
+/** The W3C trace context active where the tool runs, as headers; `baggage` only for a tool that asks for it. */
+function traceHeaders(options: { baggage?: boolean } = {}): Record<string, string> {
+  return injectTraceContext({}, { baggage: options.baggage === true });
 }
 
 /** The record of a call as AgentResult lists it: `output` (as JSON) on success, `error` otherwise. */

@@ -5,12 +5,13 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import { LLMProviderError } from '../llm/errors.js';
-import type { ChatRequest, LLMResponse } from '../llm/types.js';
+import type { CallOptions, ChatRequest, LLMResponse } from '../llm/types.js';
 import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
 import { withSpan } from '../tracing/spans.js';
 import { historyDelta, historyJson } from './history-json.js';
 import { LeanSpan } from '../tracing/lean-span.js';
 import { storeMessagesAsDelta } from '../tracing/message-deltas.js';
+import { injectTraceContext } from '../tracing/propagation.js';
 import type { AgentRun, LoopState } from './run-state.js';
 
 /** Call the model for `state.turn`. Throws what the provider throws (LLMProviderError, the abort reason). */
@@ -26,15 +27,17 @@ export function callModel(run: AgentRun, state: LoopState): Promise<LLMResponse>
         if (delta) storeMessagesAsDelta(span, delta);
       }
     }
-    const response = run.emit ? await streamTurn(run, request) : await run.llm.complete(request, { signal: run.signal });
+    // The model span's W3C context goes to the provider (a `traceparent` of this span; never baggage, ADR 0009).
+    const options: CallOptions = recording ? { signal: run.signal, headers: injectTraceContext({}) } : { signal: run.signal };
+    const response = run.emit ? await streamTurn(run, request, options) : await run.llm.complete(request, options);
     if (recording) span.setAttributes(responseAttributes(run, response));
     return response;
   });
 }
 
-async function streamTurn(run: AgentRun, request: ChatRequest): Promise<LLMResponse> {
+async function streamTurn(run: AgentRun, request: ChatRequest, options: CallOptions): Promise<LLMResponse> {
   const emit = run.emit!;
-  for await (const event of run.llm.stream(request, { signal: run.signal })) {
+  for await (const event of run.llm.stream(request, options)) {
     switch (event.type) {
       case 'text_delta':
         emit({ type: 'text_delta', text: event.text });

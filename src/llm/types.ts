@@ -38,6 +38,11 @@ export interface ChatRequest {
 export interface CallOptions {
   /** Aborts the call (and any retry wait). */
   signal?: AbortSignal;
+  /**
+   * Extra HTTP headers for this call; the model's own headers of the same name win. An agent passes the W3C trace
+   * context (`traceparent`, `tracestate`) of its `llm.chat_completion` span, never `baggage` (docs/adr/0009).
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Token counts of one call. */

@@ -39,15 +39,15 @@ export function toMcpTarget(value: unknown, options: McpAdapterOptions): McpTarg
   const kind = runnerKind(value);
   if (!kind) throw new ConfigError('cannot serve this target over MCP: expected an Agent, Chain, Swarm or Supervisor');
   const runner = value as RunnerLike;
-  const tools: McpExposedTool[] = kind === 'agent' ? (runner.tools ?? []).map((tool) => exposed(tool, options.invokeTool)) : [];
+  const tools: McpExposedTool[] = kind === 'agent' ? (runner.tools ?? []).map((tool) => exposed(tool, options)) : [];
   return {
     kind,
     name: runnerName(value, kind),
     // Only what the runner says it does: its system prompt is instructions for the model, not for clients.
     description: typeof runner.description === 'string' ? runner.description.trim() : '',
     tools,
-    async run(input, signal) {
-      return runResult(await withTraceDestination(options.traceDb, () => runner.run(input, { signal })));
+    async run(input, signal, parent) {
+      return runResult(await withTraceDestination(options.traceDb, () => runner.run(input, { signal }), parent));
     },
   };
 }
@@ -67,7 +67,7 @@ export function runResult(result: AgentResult | ChainResult): McpRunResult {
   };
 }
 
-function exposed(tool: ToolLike, invokeTool: InvokeTool): McpExposedTool {
+function exposed(tool: ToolLike, options: McpAdapterOptions): McpExposedTool {
   const definition = tool.toDefinition?.();
   const parameters = definition?.parameters ?? tool.parameters ?? {};
   const replayClass = (REPLAY_CLASSES as readonly unknown[]).includes(tool.replayClass) ? (tool.replayClass as ReplayClass) : DEFAULT_REPLAY_CLASS;
@@ -77,6 +77,6 @@ function exposed(tool: ToolLike, invokeTool: InvokeTool): McpExposedTool {
     inputSchema: { ...parameters, type: 'object' },
     replayClass,
     pauses: tool.pauses === true,
-    call: (args, signal) => invokeTool(tool, args, signal),
+    call: (args, signal, parent) => withTraceDestination(options.traceDb, () => options.invokeTool(tool, args, signal), parent),
   };
 }

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { isInterruptSignal } from '../durability/interrupt-signal.js';
 import { invokeTool } from '../tools/invoke.js';
+import { injectTraceContext } from '../tracing/propagation.js';
 import type { Tool } from '../tools/tool.js';
 
 /**
@@ -21,6 +22,8 @@ export async function invokeToolDirectly(tool: unknown, args: Record<string, unk
       executionId: '',
       context: undefined,
       signal,
+      // The caller's context from the call's `_meta`, when it sent one (docs/adr/0009).
+      traceHeaders: (options = {}) => injectTraceContext({}, { baggage: options.baggage === true }),
     });
   } catch (error) {
     if (!isInterruptSignal(error)) throw error;

@@ -12,12 +12,14 @@
  * - A tool that declares `pauses` is not listed alone (its pause needs the agent's run); listed tools carry MCP
  *   annotations from their replay class.
  */
+import type { Context } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Readable, Writable } from 'node:stream';
 import { isPlainObject } from '../durability/json.js';
 import { describePause } from '../pause-text.js';
 import type { ReplayClass } from '../tools/replay-class.js';
 import { outputText } from '../tools/invoke.js';
+import { callerContextOf } from '../tracing/propagation.js';
 import { VERSION } from '../version.js';
 import { argumentChecker, InvalidParamsError, type ArgumentProblem } from './arguments.js';
 import { jsonRpcGuard } from './jsonrpc-guard.js';
@@ -67,8 +69,11 @@ export interface ListedTool {
   inputSchema: { type: 'object'; [key: string]: unknown };
   outputSchema?: { readonly type: 'object'; readonly [key: string]: unknown };
   annotations?: ToolAnnotations;
-  /** Run with arguments that match `inputSchema`; `signal` aborts when the call is cancelled. Throws on failure. */
-  call(args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+  /**
+   * Run with arguments that match `inputSchema`; `signal` aborts when the call is cancelled; `parent` is the caller's
+   * context from the call's `_meta`. Throws on failure.
+   */
+  call(args: Record<string, unknown>, signal: AbortSignal, parent?: Context): Promise<ToolResult>;
 }
 
 /**
@@ -105,10 +110,10 @@ export function listedTools(target: McpTarget, options: McpServeOptions = {}): L
       additionalProperties: false,
     },
     outputSchema: RUN_RESULT_OUTPUT_SCHEMA,
-    async call(args, signal) {
+    async call(args, signal, parent) {
       const input = args.input as string;
       if (input.trim() === '') throw new Error("'input' cannot be empty.");
-      const result = await target.run(input, signal);
+      const result = await target.run(input, signal, parent);
       const text = result.status === 'paused' ? describePause(result.execution_id, result.pending_interrupt, options.runner) : result.output;
       return { content: [{ type: 'text', text }], structuredContent: { ...result } };
     },
@@ -137,8 +142,8 @@ function exposed(tool: McpExposedTool, name: string, target: McpTarget): ListedT
     description: tool.description || `The '${tool.name}' tool of the '${target.name}' ${target.kind}.`,
     inputSchema: tool.inputSchema,
     annotations: annotationsFor(tool.replayClass),
-    async call(args, signal) {
-      const output = await tool.call(args, signal);
+    async call(args, signal, parent) {
+      const output = await tool.call(args, signal, parent);
       const text = outputText(output);
       // A JSON object result is also structured content (a copy through JSON: exactly what the text says).
       const structured = isPlainObject(output) ? (JSON.parse(text) as unknown) : undefined;
@@ -193,7 +198,9 @@ export async function createMcpServer(target: McpTarget, options: McpServeOption
     const cancelled = () => controller.abort(cancellation(extra.signal.reason));
     if (extra.signal.aborted) cancelled();
     else extra.signal.addEventListener('abort', cancelled, { once: true });
-    const work = tool.call(args, controller.signal);
+    // W3C context in `_meta` (`traceparent`, `tracestate`, `baggage`): the call's run is a child of the caller's span.
+    const meta = request.params._meta;
+    const work = tool.call(args, controller.signal, meta ? callerContextOf(meta) : undefined);
     running.set(controller, work);
     try {
       return await work;

@@ -1,4 +1,5 @@
 /** What `agentkit mcp serve` needs from a target: one primary tool that runs it, and optionally its own tools. */
+import type { Context } from '@opentelemetry/api';
 import type { McpRunResult } from '../../generated/types/resources.js';
 import type { ReplayClass } from '../tools/replay-class.js';
 
@@ -14,8 +15,11 @@ export interface McpExposedTool {
   readonly replayClass: ReplayClass;
   /** The tool declared that it may call `interrupt()`: it only runs inside its agent, so it is never listed alone. */
   readonly pauses: boolean;
-  /** Run the tool; `signal` aborts when the client cancels. A thrown error becomes an MCP error result. */
-  call(args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Run the tool; `signal` aborts when the client cancels; `parent` is the caller's context (`_meta.traceparent`). A
+   * thrown error becomes an MCP error result.
+   */
+  call(args: Record<string, unknown>, signal: AbortSignal, parent?: Context): Promise<unknown>;
 }
 
 export interface McpTarget {
@@ -25,9 +29,10 @@ export interface McpTarget {
   readonly description: string;
   /**
    * Run the target on `input` until it answers or pauses; `signal` aborts the run (the client cancelled, timed out or
-   * left). Rejects when the run fails.
+   * left). `parent` is the caller's context from the call's `_meta` (`traceparent`, `tracestate`, `baggage`): the run's
+   * spans are its children on the wire (docs/adr/0009). Rejects when the run fails.
    */
-  run(input: string, signal: AbortSignal): Promise<McpRunResult>;
+  run(input: string, signal: AbortSignal, parent?: Context): Promise<McpRunResult>;
   /** The target's own tools (Agents only). */
   readonly tools?: readonly McpExposedTool[];
 }

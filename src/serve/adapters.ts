@@ -2,6 +2,7 @@
  * Turning a loaded runner (Agent, Chain, Swarm, Supervisor) into what the served agent serves. Each run is traced
  * into `traceDb` (the server's local store), whatever store the process environment names.
  */
+import type { Context } from '@opentelemetry/api';
 import type { AgentResult, ChainResult } from '../../generated/types/resources.js';
 import type { RunResponse, RunStreamEvent } from '../../generated/types/served-agent.js';
 import { runnerKind, runnerName } from '../runner-kind.js';
@@ -28,13 +29,13 @@ export function toServeTarget(value: unknown, options: AdapterOptions): ServeTar
   if (!kind) throw new ConfigError(`cannot serve ${describe(value)}: expected an Agent, Chain, Swarm or Supervisor (or a zero-argument factory returning one)`);
   const runner = value as RunnerLike;
   const name = runnerName(value, kind);
-  const traced = <T>(fn: () => T): T => withTraceDestination(options.traceDb, fn);
+  const traced = <T>(parent: Context | undefined, fn: () => T): T => withTraceDestination(options.traceDb, fn, parent);
   const target: ServeTarget = {
     kind,
     name,
-    async run(input) {
+    async run(input, parent) {
       const started = performance.now();
-      const result = await traced(() => (kind === 'chain' ? runner.run(input) : runner.run(input, {})));
+      const result = await traced(parent, () => (kind === 'chain' ? runner.run(input) : runner.run(input, {})));
       return kind === 'chain' ? fromChainResult(result as ChainResult, performance.now() - started) : fromAgentResult(result as AgentResult);
     },
   };
@@ -42,7 +43,7 @@ export function toServeTarget(value: unknown, options: AdapterOptions): ServeTar
     const stream = runner.stream.bind(runner);
     return {
       ...target,
-      stream: (input, signal) => inDestination(options.traceDb, () => agentEvents(stream(input, { signal }))),
+      stream: (input, signal, parent) => inDestination(options.traceDb, parent, () => agentEvents(stream(input, { signal }))),
     };
   }
   return target;
@@ -98,18 +99,18 @@ async function* agentEvents(events: AsyncIterable<{ type: string; [key: string]:
 }
 
 /**
- * An iterable whose every step runs with `traceDb` as the trace destination. Wrapping only the generator's creation
- * is not enough: a generator's body runs in the context of whoever calls `next()`.
+ * An iterable whose every step runs with `traceDb` as the trace destination, under `parent` when given. Wrapping only
+ * the generator's creation is not enough: a generator's body runs in the context of whoever calls `next()`.
  */
-function inDestination<T>(traceDb: string, make: () => AsyncIterable<T>): AsyncIterable<T> {
+function inDestination<T>(traceDb: string, parent: Context | undefined, make: () => AsyncIterable<T>): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator]() {
       let inner: AsyncIterator<T> | undefined;
       const open = () => (inner ??= make()[Symbol.asyncIterator]());
       return {
-        next: () => withTraceDestination(traceDb, () => open().next()),
+        next: () => withTraceDestination(traceDb, () => open().next(), parent),
         return: (value?: unknown) =>
-          inner?.return ? withTraceDestination(traceDb, () => inner!.return!(value)) : Promise.resolve({ done: true as const, value: value as T }),
+          inner?.return ? withTraceDestination(traceDb, () => inner!.return!(value), parent) : Promise.resolve({ done: true as const, value: value as T }),
       };
     },
   };

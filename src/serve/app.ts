@@ -8,6 +8,7 @@ import { doc } from '../../generated/schemas/served-agent.js';
 import type { RunRequest } from '../../generated/types/served-agent.js';
 import { describeErrorSafely } from '../config/redact.js';
 import { findStorageError } from '../durability/storage-errors.js';
+import { callerContextOf } from '../tracing/propagation.js';
 import { AgentkitError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';
 import { BEARER_REQUIRED, bearerMatches } from './auth.js';
@@ -60,7 +61,8 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
         const input = readInput(req, res);
         if (input === null) return;
         try {
-          res.json(await target.run(input));
+          // The caller's traceparent/tracestate/baggage, when sent: the run is a child of the caller's span.
+          res.json(await target.run(input, callerContextOf(req.headers)));
         } catch (error) {
           sendRunFailure(res, error, options.onServerError);
         }
@@ -94,7 +96,7 @@ async function streamRun(target: ServeTarget, input: string, req: Request, res: 
   req.once('close', () => abort.abort());
   res.once('close', () => abort.abort());
   // A blocking input guardrail refuses before the first event: answer it as a plain 422, not a stream.
-  const iterator = target.stream!(input, abort.signal)[Symbol.asyncIterator]();
+  const iterator = target.stream!(input, abort.signal, callerContextOf(req.headers))[Symbol.asyncIterator]();
   let first: IteratorResult<unknown>;
   try {
     first = await iterator.next();

@@ -24,6 +24,11 @@ export interface ToolContext {
   context: unknown;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
+  /**
+   * The W3C trace context of the call's span as HTTP headers (`traceparent`, `tracestate`; `baggage` too when asked),
+   * for a tool that calls out over HTTP (a REST tool). Absent when nothing is traced.
+   */
+  traceHeaders?: (options?: { baggage?: boolean }) => Record<string, string>;
 }
 
 /** A tool as persisted on the root span (`agent.tools`) and rebuilt from. */

@@ -69,7 +69,7 @@ export class AiSdkModel implements ChatModel {
 
   /** One `doGenerate` call. Rejects with LLMProviderError on a final failure, or with the signal's reason. */
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<LLMResponse> {
-    const call = callOptionsOf(request, this.#providerOptions, options.signal);
+    const call = callOptionsOf(request, this.#providerOptions, options.signal, options.headers);
     const result = await this.#attempts((o) => this.languageModel.doGenerate(o), call, options.signal);
     return responseOf(result, this.model);
   }
@@ -77,7 +77,7 @@ export class AiSdkModel implements ChatModel {
   /** One `doStream` call; the last event is `done`. Rejects like `complete`; stopping early cancels the stream. */
   async *stream(request: ChatRequest, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
     const signal = options.signal;
-    const call = callOptionsOf(request, this.#providerOptions, signal);
+    const call = callOptionsOf(request, this.#providerOptions, signal, options.headers);
     const started = await this.#attempts(
       (o) => this.languageModel.doStream(o),
       call,

@@ -18,13 +18,14 @@ import type { ChatRequest, ToolChoice, ToolDefinition } from '../types.js';
 type AssistantContent = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'];
 
 /**
- * The call options for `request`. `parallelToolCalls` has no V4 equivalent (it is a provider option, e.g.
- * `providerOptions.openai.parallelToolCalls`) and is not sent.
+ * The call options for `request`, with `headers` (the call's extra HTTP headers) as V4's own. `parallelToolCalls` has
+ * no V4 equivalent (it is a provider option, e.g. `providerOptions.openai.parallelToolCalls`) and is not sent.
  */
 export function callOptionsOf(
   request: ChatRequest,
   providerOptions: SharedV4ProviderOptions | undefined,
   signal: AbortSignal | undefined,
+  headers?: Readonly<Record<string, string>>,
 ): LanguageModelV4CallOptions {
   const options: LanguageModelV4CallOptions = { prompt: promptOf(request.messages) };
   const tools = request.tools ?? [];
@@ -40,6 +41,8 @@ export function callOptionsOf(
   if (s.stop !== undefined && s.stop.length > 0) options.stopSequences = [...s.stop];
   if (s.seed !== undefined) options.seed = s.seed;
   if (providerOptions) options.providerOptions = providerOptions;
+  // The W3C trace context of the model span (docs/adr/0009); the provider package sends it with the request.
+  if (headers && Object.keys(headers).length > 0) options.headers = { ...headers };
   // The run's own signal, never a composite made from it: nothing of ours then sits between the run and the
   // provider's fetch, and no signal made per call can be left registered on it (docs/adr/0001).
   if (signal) options.abortSignal = signal;

@@ -61,16 +61,22 @@ export class OpenAICompatibleModel implements ChatModel {
 
   /** One non-streamed call. Throws LLMProviderError on a final failure or a malformed body. */
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<LLMResponse> {
-    return await completeOnce(this.#wire, this.#exchange(request, false, options.signal));
+    return await completeOnce(this.#wire, this.#exchange(request, false, options));
   }
 
   /** One streamed call (SSE). A gateway that answers a stream request with plain JSON is read as one turn. */
   async *stream(request: ChatRequest, options: CallOptions = {}): AsyncGenerator<StreamEvent> {
-    yield* streamOnce(this.#wire, this.#exchange(request, true, options.signal));
+    yield* streamOnce(this.#wire, this.#exchange(request, true, options));
   }
 
-  #exchange(request: ChatRequest, stream: boolean, signal: AbortSignal | undefined): Exchange {
-    return { transport: this.#transport, url: this.url, headers: this.headers(stream), body: chatCompletionsBody(this.model, request, stream), signal };
+  #exchange(request: ChatRequest, stream: boolean, { signal, headers }: CallOptions): Exchange {
+    return {
+      transport: this.#transport,
+      url: this.url,
+      headers: headers ? { ...headers, ...this.headers(stream) } : this.headers(stream),
+      body: chatCompletionsBody(this.model, request, stream),
+      signal,
+    };
   }
 
   /** Chat Completions JSON and SSE. */

@@ -37,6 +37,11 @@ export interface RESTToolOptions {
   maxResponseBytes?: number;
   /** Attempts after the first on a network failure, 429 or 5xx, when retrying is safe (default 2). */
   maxRetries?: number;
+  /**
+   * Also send the run's W3C `baggage` (default false). Every call carries the `traceparent` and `tracestate` of its
+   * tool span; baggage only to tools that opt in (docs/adr/0009), and never past a cross-origin redirect.
+   */
+  propagateBaggage?: boolean;
   /** Delay before the first retry in ms, doubled each time (default 200). */
   retryDelayMs?: number;
   /** Where `${NAME}` header references are read from (default `process.env`). */
@@ -85,6 +90,7 @@ export function restToolOptions(config: unknown, overrides: RestConfigOverrides 
     ...(c.timeout_ms !== undefined ? { timeoutMs: c.timeout_ms } : {}),
     ...(c.max_response_bytes !== undefined ? { maxResponseBytes: c.max_response_bytes } : {}),
     ...(c.max_retries !== undefined ? { maxRetries: c.max_retries } : {}),
+    ...(c.propagate_baggage !== undefined ? { propagateBaggage: c.propagate_baggage } : {}),
     ...(overrides.env ? { env: overrides.env } : {}),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
     ...(overrides.registry !== undefined ? { registry: overrides.registry } : {}),

@@ -33,6 +33,7 @@ export class RESTTool extends Tool {
   readonly bodyMapping: BodyMapping;
   readonly allowHosts: readonly string[];
   readonly maxRetries: number;
+  readonly propagateBaggage: boolean;
   private readonly requestTimeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly retryDelayMs: number;
@@ -71,6 +72,7 @@ export class RESTTool extends Tool {
     if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0 || this.maxRetries > 10)
       throw new ConfigError(`tool '${options.name}': maxRetries must be an integer from 0 to 10`);
     this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.propagateBaggage = options.propagateBaggage === true;
     this.env = options.env ?? process.env;
     this.client = new SafeHttpClient({
       allowHosts: this.allowHosts,
@@ -100,13 +102,17 @@ export class RESTTool extends Tool {
     if (!prepared.ok) throw new ToolError('validation_failed', `tool '${this.name}': invalid arguments: ${prepared.problems.join('; ')}`);
     const mapped = mapArguments(this.name, this.template, this.bodyMapping, prepared.args);
     const headers = resolveHeaders(this.name, this.headers, this.env);
+    // The W3C context of the tool span (and baggage when the tool opted in); a header the tool sets itself wins.
+    for (const [name, value] of Object.entries(context?.traceHeaders?.({ baggage: this.propagateBaggage }) ?? {}))
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === name)) headers[name] = value;
     if (mapped.contentType && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = mapped.contentType;
     const request = {
       method: this.method,
       url: this.template.url,
       path: mapped.path,
       headers,
-      credentialHeaders: Object.keys(this.headers),
+      // Baggage is the caller's, meant for services it trusts: it goes where the tool's credentials go, no further.
+      credentialHeaders: this.propagateBaggage ? [...Object.keys(this.headers), 'baggage'] : Object.keys(this.headers),
       ...(mapped.body !== undefined ? { body: mapped.body } : {}),
       ...(context?.signal ? { signal: context.signal } : {}),
     };
@@ -158,6 +164,7 @@ export class RESTTool extends Tool {
       timeout_ms: this.requestTimeoutMs,
       max_response_bytes: this.maxResponseBytes,
       max_retries: this.maxRetries,
+      ...(this.propagateBaggage ? { propagate_baggage: true } : {}),
     };
   }
 
@@ -220,6 +227,7 @@ export class RESTTool extends Tool {
       ...(typeof config.timeout_ms === 'number' ? { timeoutMs: config.timeout_ms } : {}),
       ...(typeof config.max_response_bytes === 'number' ? { maxResponseBytes: config.max_response_bytes } : {}),
       ...(typeof config.max_retries === 'number' ? { maxRetries: config.max_retries } : {}),
+      ...(config.propagate_baggage === true ? { propagateBaggage: true } : {}),
       ...(options.registry !== undefined ? { registry: options.registry } : {}),
       ...(options.resolver ? { resolver: options.resolver } : {}),
     });
