@@ -75,6 +75,12 @@ export const commands: readonly CommandEntry[] = [
     load: async (): Loaded => (await import('./traces.js')).TracesExportCommand,
   },
   {
+    paths: [['traces', 'prune']],
+    category: 'Traces',
+    description: 'Delete the traces of runs that started before a number of hours ago',
+    load: async (): Loaded => (await import('./traces.js')).TracesPruneCommand,
+  },
+  {
     paths: [['export-trace']],
     category: 'Traces',
     description: 'Write one trace to a self-contained JSON file',

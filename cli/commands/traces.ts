@@ -81,6 +81,38 @@ export class TracesExportCommand extends AgentkitCommand {
   }
 }
 
+/** `traces prune --older-than-hours N [--json] [--db <path>]` */
+export class TracesPruneCommand extends AgentkitCommand {
+  static override paths = [['traces', 'prune']];
+
+  static override usage = Command.Usage({
+    category: 'Traces',
+    description: 'Delete the traces of runs that started before a number of hours ago',
+    details: [
+      "Deletes each run's trace (its spans, guardrail events, attachments and favorite mark) when the run started more than `--older-than-hours` hours ago. Runs are judged one by one, by their own start: two runs recorded under one caller's trace id are separate traces here.",
+      'Prints `pruned <n> trace(s)`; `--json` prints `{ pruned }`. The store is `--db`, else `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`; the default store may not exist yet (nothing to prune); a `--db` file that does not exist is refused.',
+    ].join('\n\n'),
+    examples: [
+      ['Delete traces older than 30 days', '$0 traces prune --older-than-hours 720'],
+      ['From another store, as JSON', '$0 traces prune --older-than-hours 24 --json --db prod/local.db'],
+    ],
+  });
+
+  olderThanHours = Option.String('--older-than-hours', { required: true, description: 'Age in hours of the runs to delete' });
+  json = Option.Boolean('--json', false, { description: 'Print JSON instead of text' });
+  db = Option.String('--db', { description: 'Store to prune (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+
+  async run(): Promise<void> {
+    const hours = Number(this.olderThanHours);
+    if (this.olderThanHours.trim() === '' || !Number.isFinite(hours) || hours < 0)
+      throw new UsageError(`invalid value for --older-than-hours: expected a number of hours, 0 or more (got ${JSON.stringify(this.olderThanHours)})`);
+    // A named store must exist (a mistyped path is refused, not reported as empty); the default one may not yet.
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
+    const pruned = await store.prune(hours * 3_600_000);
+    this.out(this.json ? JSON.stringify({ pruned }) : `pruned ${pruned} trace${pruned === 1 ? '' : 's'}`);
+  }
+}
+
 /** `export-trace --trace-id <id> [--output trace.json] [--include-attachments] [--include-checkpoint-state] [--db <path>]` */
 export class ExportTraceCommand extends AgentkitCommand {
   static override paths = [['export-trace']];
