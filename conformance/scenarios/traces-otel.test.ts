@@ -160,7 +160,16 @@ area.scenario(
     assert.is(exportedRoot.attributes['agentkit.local_trace_id'], called.trace_id);
     assert.is(exportedRoot.attributes['agentkit.caller.trace_id'], caller.trace);
     const modelSpans = underCaller.filter((s) => s.name === 'llm.chat_completion');
-    for (const span of modelSpans) assert.is(span.parentSpanId, exportedRoot.spanId);
+    for (const span of modelSpans) {
+      assert.is(span.parentSpanId, exportedRoot.spanId);
+      // GenAI conventions (docs/adr/0010): a CLIENT span of operation chat, provider openai.
+      assert.is(span.kind, 3);
+      assert.equal(
+        [span.attributes['gen_ai.operation.name'], span.attributes['gen_ai.provider.name'], span.attributes['gen_ai.response.model']],
+        ['chat', 'openai', 'gpt-test-2026'],
+      );
+    }
+    assert.is(underCaller.find((s) => s.name === 'tool.lookup_order')!.attributes['gen_ai.operation.name'], 'execute_tool');
 
     // The provider got the context of our model spans, the caller's tracestate, and never the baggage.
     const toProvider = provider.requests.filter((r) => String(r.headers.traceparent ?? '').includes(caller.trace));

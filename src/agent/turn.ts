@@ -3,7 +3,7 @@
  * answer comes back whole (or streamed, when the run is streamed, with deltas forwarded as they arrive). The span
  * carries GenAI attributes, and with payloads on, the messages sent and the answer.
  */
-import type { Attributes } from '@opentelemetry/api';
+import { SpanKind, type Attributes } from '@opentelemetry/api';
 import { LLMProviderError } from '../llm/errors.js';
 import type { CallOptions, ChatRequest, LLMResponse } from '../llm/types.js';
 import { LLM_ATTR, SPAN } from '../tracing/attributes.js';
@@ -14,9 +14,12 @@ import { storeMessagesAsDelta } from '../tracing/message-deltas.js';
 import { injectTraceContext } from '../tracing/propagation.js';
 import type { AgentRun, LoopState } from './run-state.js';
 
+const LLM_SPAN = { kind: SpanKind.CLIENT } as const;
+
 /** Call the model for `state.turn`. Throws what the provider throws (LLMProviderError, the abort reason). */
 export function callModel(run: AgentRun, state: LoopState): Promise<LLMResponse> {
-  return withSpan(SPAN.llm, {}, async (span) => {
+  // A CLIENT span: a call to a model service, as the GenAI conventions have it (docs/adr/0010).
+  return withSpan(SPAN.llm, LLM_SPAN, async (span) => {
     const request: ChatRequest = { messages: state.messages, tools: run.toolDefinitions, settings: run.settings };
     const recording = span.isRecording();
     if (recording) {

@@ -2,10 +2,12 @@
  * OTLP export, added when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The
  * exporter package is an optional dependency, imported lazily: spans ended while it loads are held (up to a bound) and
  * handed over once it is ready. When the package is missing, a warning says so and spans go to local.db only.
- * Exported spans are redacted as stored ones are (see `exportable`): secrets never leave the process this way either.
+ * Exported spans carry the GenAI semantic conventions' attributes (genai.ts) and are redacted as stored ones are (see
+ * `exportable`): secrets never leave the process this way either.
  */
 import { TraceFlags, type Attributes, type AttributeValue, type Context } from '@opentelemetry/api';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
+import { genAiAttributes } from './genai.js';
 import { isSecretKeyCached, mayHoldSecretText, redactAttributes } from './redact.js';
 
 const MAX_HELD = 2048;
@@ -74,16 +76,20 @@ function needsRedaction(attributes: Attributes | undefined): boolean {
 }
 
 /**
- * `span` as it may leave the process: itself when nothing in it needs redacting (the common case), else a view of it
- * whose attributes and events are redacted (keys and credential-shaped text, as local.db gets them). The view
- * inherits everything else from the span (its prototype is the span), so exporters read it as the span itself.
+ * `span` as it may leave the process: itself when it is not one of agentkit's agent, model or tool spans and nothing
+ * in it needs redacting (the common case for other instrumentation), else a view of it whose attributes are the GenAI
+ * conventions' (genai.ts) and whose attributes and events are redacted (keys and credential-shaped text, as local.db
+ * gets them). The view inherits everything else from the span (its prototype is the span), so exporters read it as
+ * the span itself.
  */
 export function exportable(span: ReadableSpan): ReadableSpan {
-  const attributes = needsRedaction(span.attributes);
+  const translated = genAiAttributes(span);
+  const source = translated ?? span.attributes;
+  const attributes = needsRedaction(source) ? redactAttributes(source) : translated;
   const events = span.events.some((e) => needsRedaction(e.attributes));
   if (!attributes && !events) return span;
   const view = Object.create(span) as { -readonly [K in keyof ReadableSpan]: ReadableSpan[K] };
-  if (attributes) Object.defineProperty(view, 'attributes', { value: redactAttributes(span.attributes) });
+  if (attributes) Object.defineProperty(view, 'attributes', { value: attributes });
   if (events)
     Object.defineProperty(view, 'events', {
       value: span.events.map((e): TimedEvent => (e.attributes ? { ...e, attributes: redactAttributes(e.attributes) } : e)),

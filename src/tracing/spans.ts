@@ -3,7 +3,7 @@
  * success (unless `fn` set a status itself) and `ERROR` (with the exception recorded) on failure. A control-flow signal (a pause) is not a failure: the
  * span gets an `agentkit.control_flow` event and keeps its status unset.
  */
-import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanKind } from '@opentelemetry/api';
 import { isControlFlowSignal } from '../tools/control-flow.js';
 import { currentJob } from '../config/job-context.js';
 import { setTraceDestination } from './destination.js';
@@ -12,6 +12,8 @@ import { agentkitTracer, ensureTracing } from './setup.js';
 
 export interface SpanOptions {
   attributes?: Attributes;
+  /** The span's kind (default INTERNAL): a model call is a CLIENT span. */
+  kind?: SpanKind;
   /** Write this trace to the store at this path (only meaningful for a root span). */
   dbPath?: string;
   /** Parent context (default: the active one). */
@@ -32,7 +34,7 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span)
     if (options.dbPath) parent = setTraceDestination(parent, options.dbPath);
     const project = currentJob()?.project;
     const attributes = project ? { ...options.attributes, 'agentkit.project_id': project } : options.attributes;
-    span = agentkitTracer().startSpan(name, attributes ? { attributes } : {}, parent);
+    span = agentkitTracer().startSpan(name, attributes || options.kind ? { attributes, kind: options.kind } : {}, parent);
   } catch (error) {
     return Promise.reject(error);
   }
