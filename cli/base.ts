@@ -4,7 +4,7 @@
  * starts with `error: `; a usage error ends with the command's one-line usage.
  */
 import { Command, UsageError, type CommandClass } from 'clipanion';
-import { redactText } from '../src/config/redact.js';
+import { maskCredentials } from '../src/config/redact.js';
 import { AgentkitError, errorTable, type ErrorCode } from '../src/errors.js';
 import type { AgentkitContext } from './context.js';
 import { cliErrorText } from './error-text.js';
@@ -39,7 +39,7 @@ export abstract class AgentkitCommand extends Command<AgentkitContext> {
 
   /** Write a line to stderr. */
   protected err(line: string): void {
-    this.context.stderr.write(`${redactText(line)}\n`);
+    this.context.stderr.write(`${maskCredentials(line)}\n`);
   }
 }
 
@@ -54,7 +54,7 @@ export interface UsageSource {
  * known), the error table's code for ours, else 1.
  */
 export function reportFailure(error: unknown, context: Pick<AgentkitContext, 'stderr'>, usage?: UsageSource): number {
-  const stderr = { write: (text: string) => context.stderr.write(redactText(text)) };
+  const stderr = { write: (text: string) => context.stderr.write(maskCredentials(text)) };
   return reportUnmasked(error, { stderr }, usage);
 }
 

@@ -4,7 +4,7 @@
  * surfaces report the same failure the same way.
  */
 import type { ErrorCode } from '../generated/errors.js';
-import { redactText } from './config/redact.js';
+import { maskCredentials } from './config/redact.js';
 
 export type { ErrorCode };
 
@@ -74,8 +74,10 @@ export class AgentkitError extends Error {
   readonly code: ErrorCode;
 
   constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
-    // Messages may quote what a provider or a tool said, and that may quote a key: registered secrets never survive.
-    super(redactText(message), options);
+    // Messages may quote what a provider or a tool said, and that may quote a key: registered secrets and credential
+    // shapes (a `ghp_` token, a JWT, an `sk-` key) never survive into a message, so never into a log, an HTTP or MCP
+    // error body or a span's exception event (docs/adr/0010).
+    super(maskCredentials(message), options);
     this.name = new.target.name;
     this.code = code;
   }

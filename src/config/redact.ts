@@ -6,6 +6,7 @@
  * One combined pattern of the registered values (longest first), rebuilt only when a new value is registered; with
  * nothing registered every call returns its input untouched.
  */
+import { maskCredentialShapes } from './credential-shapes.js';
 import { knownSecrets, onSecretRegistered } from './secrets.js';
 
 export const SECRET_MASK = '[REDACTED]';
@@ -151,8 +152,17 @@ function redactAny(value: unknown, depth: number): unknown {
   return out ?? value;
 }
 
-/** An error's one-line description (`Name: message`) with secrets masked: for logs and HTTP error details. */
+/**
+ * `text` as an observation copy may show it (an error message, a log line, an HTTP or MCP error body, a span): every
+ * registered secret and every credential shape (credential-shapes.ts: GitHub, Slack, AWS, JWT, `Bearer ...`,
+ * `sk-...`) replaced by `[REDACTED]`. Never applied to what a run reads (docs/adr/0010).
+ */
+export function maskCredentials(text: string): string {
+  return maskCredentialShapes(redactText(text));
+}
+
+/** An error's one-line description (`Name: message`) with secrets and credential shapes masked: for logs and HTTP error details. */
 export function describeErrorSafely(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return redactText(text);
+  return maskCredentials(text);
 }

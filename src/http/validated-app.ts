@@ -21,6 +21,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { maskCredentials } from '../config/redact.js';
 import type { ErrorCode } from '../errors.js';
 import { toErrorResponse } from './error-response.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
@@ -146,8 +147,12 @@ export function createValidatedApp(options: ValidatedAppOptions): Express {
     // the next request.
     if ((req as unknown as Record<symbol, boolean>)[AWAITING_CONTINUE] || !req.complete) res.setHeader('Connection', 'close');
     for (const [name, value] of Object.entries(mapped.headers ?? {})) res.setHeader(name, value);
-    // Written raw: the response validator must not re-check an error body the mapper produced.
-    res.status(mapped.status).type('application/json').send(JSON.stringify(mapped.body));
+    // Written raw: the response validator must not re-check an error body the mapper produced. A detail may quote the
+    // request (a JSON parser's excerpt): no registered secret or credential shape goes back out (docs/adr/0010).
+    res
+      .status(mapped.status)
+      .type('application/json')
+      .send(JSON.stringify({ ...mapped.body, detail: maskCredentials(mapped.body.detail) }));
   });
   return app;
 }
@@ -249,7 +254,10 @@ function dispatch(handlers: OperationRoutes): RequestHandler {
 function sendError(res: Response, status: number, code: ErrorCode, detail: string): void {
   const req = res.req as Request & Record<symbol, boolean>;
   if (req[AWAITING_CONTINUE] || !req.complete) res.setHeader('Connection', 'close');
-  res.status(status).type('application/json').send(JSON.stringify({ detail, code }));
+  res
+    .status(status)
+    .type('application/json')
+    .send(JSON.stringify({ detail: maskCredentials(detail), code }));
 }
 
 /** A path for an error message: bounded, control characters escaped. */

@@ -15,6 +15,7 @@
 import type { Context } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Readable, Writable } from 'node:stream';
+import { maskCredentials } from '../config/redact.js';
 import { isPlainObject } from '../durability/json.js';
 import { describePause } from '../pause-text.js';
 import type { ReplayClass } from '../tools/replay-class.js';
@@ -206,7 +207,7 @@ export async function createMcpServer(target: McpTarget, options: McpServeOption
       return await work;
     } catch (error) {
       if (controller.signal.aborted) {
-        log(`agentkit: ${describeCall(tool.name, extra.requestId)} stopped: ${reasonText(controller.signal.reason)}`);
+        log(maskCredentials(`agentkit: ${describeCall(tool.name, extra.requestId)} stopped: ${reasonText(controller.signal.reason)}`));
         // Nobody reads this answer (the SDK sends none for a cancelled request), but the handler must return one.
         return errorResult(reasonText(controller.signal.reason));
       }
@@ -253,8 +254,9 @@ export async function serveMcpStdio(
   return serving;
 }
 
+/** An MCP error result; its text never carries a registered secret or a credential shape (docs/adr/0010). */
 function errorResult(message: string): ToolResult {
-  return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true };
+  return { content: [{ type: 'text', text: `Error: ${maskCredentials(message)}` }], isError: true };
 }
 
 /** The abort reason of a call the client cancelled: `notifications/cancelled` may carry a reason of its own. */

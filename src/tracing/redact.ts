@@ -1,7 +1,7 @@
 /**
  * The last line of defence for secrets on spans: attributes whose key names a credential (an API key, an
- * authorization header, a password, a token) are replaced, and credential-shaped text inside any string attribute
- * (`Bearer <token>`, `sk-...` keys) is masked. agentkit itself never puts a key on a span; this also covers spans
+ * authorization header, a password, a token) are replaced, and registered secrets and credential-shaped text inside
+ * any string attribute (config/credential-shapes.ts: GitHub, Slack, AWS, JWT, `Bearer <token>`, `sk-...`) are masked. agentkit itself never puts a key on a span; this also covers spans
  * other instrumentation creates and payloads that happen to quote a key.
  *
  * The work is split by cost. Key-based redaction is a memoized lookup per key, done where the span is made or
@@ -10,18 +10,14 @@
  * OTLP in the export path (otlp.ts).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
-import { hasSecrets, redactText } from '../config/redact.js';
+import { mayHoldCredentialShape } from '../config/credential-shapes.js';
+import { hasSecrets, maskCredentials, redactText } from '../config/redact.js';
 import { knownSecrets, onSecretRegistered } from '../config/secrets.js';
 
 export const REDACTED = '[REDACTED]';
 
 const SECRET_KEY =
   /(^|[._-])(api[_-]?key|x-api-key|authorization|proxy-authorization|password|passwd|secret|client[_-]?secret|access[_-]?token|auth[_-]?token|refresh[_-]?token|cookie|set-cookie)$/i;
-const SECRET_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}|\bxai-[A-Za-z0-9_-]{16,}|\bgsk_[A-Za-z0-9]{16,}/g;
-
-/** Cheap test for text that might hold a credential (most payloads do not, and skip the full scan). */
-const SECRET_HINT_WORDS = ['Bearer', 'Basic', 'sk-', 'xai-', 'gsk_'] as const;
-const SECRET_HINT = new RegExp(SECRET_HINT_WORDS.join('|'));
 
 /** True when an attribute key names a credential. */
 export function isSecretKey(key: string): boolean {
@@ -48,17 +44,17 @@ export function memoizedSecretKeyTest(limit = 10_000): (key: string) => boolean 
 /** The process's memoized `isSecretKey`, for the run's thread (spans and their encoding). */
 export const isSecretKeyCached = memoizedSecretKeyTest();
 
-/** `text` with registered secret values (config/redact.ts) and credential-shaped substrings masked. */
+/**
+ * `text` with registered secret values (config/redact.ts) and credential shapes (config/credential-shapes.ts: GitHub,
+ * Slack, AWS, JWT, `Bearer ...`, `sk-...`) masked.
+ */
 export function maskSecrets(text: string): string {
-  return redactText(text).replace(SECRET_TEXT, (match) => {
-    const space = match.indexOf(' ');
-    return space > 0 ? `${match.slice(0, space)} ${REDACTED}` : REDACTED;
-  });
+  return maskCredentials(text);
 }
 
-/** `maskSecrets(text)`, after a cheap pre-test that skips the full scan for text that cannot hold a credential. */
+/** `maskSecrets(text)`, after a cheap pre-test that skips the shapes' scan for text that cannot hold one. */
 function maskSecretText(text: string): string {
-  return SECRET_HINT.test(text) ? maskSecrets(text) : redactText(text);
+  return mayHoldCredentialShape(text) ? maskCredentials(text) : redactText(text);
 }
 
 /** An attribute value with credential-shaped text masked in it (in a string, or in an array's strings). */
@@ -70,9 +66,33 @@ export function maskAttributeValue(value: AttributeValue | undefined): Attribute
   return value;
 }
 
+/**
+ * A JSON value (a parsed message, arguments) with `maskSecrets` applied to every string in it, keys left as they are;
+ * copy on write: the same value comes back when nothing needed masking.
+ */
+export function maskJsonValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskSecretText(value);
+  if (value === null || typeof value !== 'object' || depth > 200) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = maskJsonValue(value[i], depth + 1);
+      if (item !== value[i]) (out ??= value.slice())[i] = item;
+    }
+    return out ?? value;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    const masked = maskJsonValue(item, depth + 1);
+    if (masked !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = masked;
+  }
+  return out ?? value;
+}
+
 /** True when `text` may hold credential-shaped text (false means `maskSecrets` would leave it unchanged). */
 export function mayHoldSecretText(text: string): boolean {
-  return SECRET_HINT.test(text) || (hasSecrets() && redactText(text) !== text);
+  return mayHoldCredentialShape(text) || (hasSecrets() && redactText(text) !== text);
 }
 
 /** Registered secrets whose JSON-escaped form differs from them (a quote, a backslash, a control character). */
@@ -86,7 +106,7 @@ onSecretRegistered(() => {
  * text as stored (a registered secret is looked for as it is and as JSON escapes it).
  */
 export function mayHoldSecretJson(json: string): boolean {
-  if (SECRET_HINT.test(json)) return true;
+  if (mayHoldCredentialShape(json)) return true;
   if (!hasSecrets()) return false;
   if (redactText(json) !== json) return true;
   escapedSecrets ??= escapedForms();
@@ -100,7 +120,9 @@ function escapedForms(): string[] {
 
 /** `mayHoldSecretJson` on UTF-8 bytes of JSON text, without decoding them (byte searches only). */
 export function mayHoldSecretJsonBytes(json: Buffer): boolean {
-  for (const word of SECRET_HINT_WORDS) if (json.includes(word)) return true;
+  // One regex pass over a Latin-1 view (every prefix is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte
+  // character): cheaper than a byte search per prefix once there are more than a few.
+  if (mayHoldCredentialShape(json.toString('latin1'))) return true;
   if (!hasSecrets()) return false;
   for (const secret of knownSecrets()) if (json.includes(secret)) return true;
   escapedSecrets ??= escapedForms();
