@@ -36,3 +36,25 @@ function copyJson(value: unknown, depth: number): unknown {
   for (const key of Object.keys(value)) out[key] = copyJson((value as Record<string, unknown>)[key], depth + 1);
   return out;
 }
+
+/**
+ * JSON text with object keys sorted at every level (undefined values left out, as JSON.stringify does): two values
+ * compare equal when their canonical texts do. Replay matches recorded calls by it, and the trace writer hashes it
+ * for the values it masks (docs/adr/0010), so both sides must use this one definition.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}

@@ -164,13 +164,14 @@ export class ForkedReplay {
       controller.abort(error);
       throw error;
     };
+    const redactionHash = await this.replay.redactionHash();
     const { agent, input, model, guard } = rebuildAgent(
       this.replay.traceId,
       this.replay.trace.spans,
       this.agentSpan,
       this.mods,
       this.determinism,
-      { ...options, llm: options.llm ?? this.mods.llm ?? undefined },
+      { ...options, llm: options.llm ?? this.mods.llm ?? undefined, ...(redactionHash ? { redactionHash } : {}) },
       stop,
     );
     let marked = false;

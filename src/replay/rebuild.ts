@@ -19,6 +19,7 @@ import type { Span } from '../types.js';
 import { ReplayError } from './errors.js';
 import type { Determinism } from './mode.js';
 import { UNRECORDED_SETTINGS, type Modifications } from './modifications.js';
+import type { KeyedHash } from '../tracing/redaction-hash.js';
 import { recordedCalls, ReplayModel } from './recorded-model.js';
 import { recordedToolCalls, ReplayTool, type ToolGuard } from './replay-tools.js';
 import { childrenOf } from './scope.js';
@@ -33,6 +34,8 @@ export interface RebuildSources {
   secrets?: ModelSecrets;
   toolRegistry?: ToolRegistry;
   guardrailRegistry?: GuardrailRegistry;
+  /** The keyed hash of the trace's masked values (its store's), to match masked recorded calls (docs/adr/0010). */
+  redactionHash?: KeyedHash;
 }
 
 export interface Rebuilt {
@@ -65,6 +68,7 @@ export function rebuildAgent(
     allowSideEffects: determinism.allowSideEffects,
     stop,
     counts: { live: 0, recorded: 0, override: 0 },
+    ...(sources.redactionHash ? { hash: sources.redactionHash } : {}),
   };
   const toolRegistry = sources.toolRegistry ?? currentToolRegistry();
   const tools = definition.tools.map((dict) => {
@@ -159,5 +163,6 @@ function replayModel(
     determinism,
     forceLive,
     agentName: definition.name,
+    ...(sources.redactionHash ? { hash: sources.redactionHash } : {}),
   });
 }

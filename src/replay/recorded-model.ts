@@ -13,12 +13,17 @@ import type { Span } from '../types.js';
 import { canonicalJson, parseJson } from './canonical.js';
 import { ReplayError } from './errors.js';
 import type { Determinism } from './mode.js';
+import { readRedactionHashes, type KeyedHash } from '../tracing/redaction-hash.js';
 import { REPLAY_ATTR } from './span-attributes.js';
 
 /** One recorded model call: what was asked (canonical JSON, null when payloads were off) and what came back. */
 export interface RecordedCall {
   request: string | null;
   response: LLMResponse | null;
+  /** The recorded messages (masked where the writer masked them), null when payloads were off. */
+  messages: unknown[] | null;
+  /** Index of each masked message -> the keyed hash of its unmasked canonical JSON (docs/adr/0010). */
+  masked: ReadonlyMap<number, string>;
 }
 
 /** The recorded calls of the `llm.*` spans given, in order. */
@@ -33,7 +38,7 @@ export function recordedCalls(spans: readonly Span[]): RecordedCall[] {
           topP: num(a[LLM_ATTR.topP]),
         })
       : null;
-    return { request, response: responseOf(span) };
+    return { request, response: responseOf(span), messages: Array.isArray(messages) ? messages : null, masked: readRedactionHashes(a).messages };
   });
 }
 
@@ -81,6 +86,8 @@ export interface ReplayModelOptions {
   forceLive?: boolean;
   /** The agent being rerun, for error texts. */
   agentName: string;
+  /** The store's keyed hash, to match recorded messages the writer masked (docs/adr/0010). */
+  hash?: KeyedHash;
 }
 
 export class ReplayModel implements ChatModel {
@@ -118,23 +125,39 @@ export class ReplayModel implements ChatModel {
     return { ...this.options.config };
   }
 
+  /**
+   * Whether `request` is the recorded call once the messages the writer masked are compared by their keyed hash: each
+   * message at a masked index whose hash is the recorded one counts as the recorded (masked) message.
+   */
+  private matchesMasked(call: RecordedCall, request: ChatRequest, keyOf: (messages: readonly unknown[]) => string): boolean {
+    const hash = this.options.hash;
+    if (!hash || call.masked.size === 0 || !call.messages || call.messages.length !== request.messages.length) return false;
+    const recorded = call.messages;
+    const messages = request.messages.map((message, index) => {
+      const expected = call.masked.get(index);
+      return expected !== undefined && hash(canonicalJson(message)) === expected ? recorded[index] : message;
+    });
+    return call.request === keyOf(messages);
+  }
+
   /** The recorded response for this call, or null to call the real model (ReplayError on a miss with onMiss 'error'). */
   private answer(request: ChatRequest): LLMResponse | null {
     const index = this.next++;
     const span = trace.getActiveSpan();
     if (!this.diverged) {
       const call = this.options.recorded[index];
-      const key = requestKey(
-        this.model,
-        request.messages,
-        request.tools?.map((t) => t.name),
-        {
-          temperature: request.settings?.temperature,
-          maxTokens: request.settings?.maxTokens,
-          topP: request.settings?.topP,
-        },
-      );
-      if (call?.response && call.request !== null && call.request === key) {
+      const keyOf = (messages: readonly unknown[]) =>
+        requestKey(
+          this.model,
+          messages,
+          request.tools?.map((t) => t.name),
+          {
+            temperature: request.settings?.temperature,
+            maxTokens: request.settings?.maxTokens,
+            topP: request.settings?.topP,
+          },
+        );
+      if (call?.response && call.request !== null && (call.request === keyOf(request.messages) || this.matchesMasked(call, request, keyOf))) {
         this.recordedCount++;
         span?.setAttribute(REPLAY_ATTR.llmSource, 'recorded');
         return structuredClone(call.response);

@@ -15,6 +15,7 @@ import { TOOL_ATTR } from '../tracing/attributes.js';
 import type { Span } from '../types.js';
 import { canonicalJson, parseJson } from './canonical.js';
 import { ReplayError } from './errors.js';
+import { readRedactionHashes, type KeyedHash } from '../tracing/redaction-hash.js';
 import { REPLAY_ATTR } from './span-attributes.js';
 
 /** One recorded tool call. */
@@ -25,6 +26,8 @@ export interface RecordedToolCall {
   ok: boolean;
   /** The text the model read: the result on success, the error message otherwise (null when not recorded). */
   text: string | null;
+  /** The keyed hash of the unmasked arguments, when the writer masked them (docs/adr/0010). */
+  argsHash?: string;
 }
 
 /** The recorded calls of the `tool.*` spans given, in order. */
@@ -34,11 +37,13 @@ export function recordedToolCalls(spans: readonly Span[]): RecordedToolCall[] {
     const args = parseJson(a[TOOL_ATTR.args]);
     const ok = a[TOOL_ATTR.status] === 'ok';
     const text = ok ? a[TOOL_ATTR.result] : a[TOOL_ATTR.error];
+    const argsHash = readRedactionHashes(a).args;
     return {
       name: typeof a[TOOL_ATTR.name] === 'string' ? (a[TOOL_ATTR.name] as string) : span.name.replace(/^tool\./, ''),
       args: args && typeof args === 'object' && !Array.isArray(args) ? (args as JsonObject) : null,
       ok,
       text: typeof text === 'string' && (ok || a[TOOL_ATTR.status] === 'error') ? text : null,
+      ...(argsHash !== undefined ? { argsHash } : {}),
     };
   });
 }
@@ -52,6 +57,8 @@ export interface ToolGuard {
   stop(error: ReplayError): never;
   /** Counts of answers by source. */
   counts: { live: number; recorded: number; override: number };
+  /** The store's keyed hash, to match recorded arguments the writer masked (docs/adr/0010). */
+  hash?: KeyedHash;
 }
 
 /** A real tool behind the rerun's guard (or an override with no real tool behind it). */
@@ -118,11 +125,13 @@ export class ReplayTool extends Tool {
 
   private findRecorded(args: JsonObject): RecordedToolCall | null {
     const key = canonicalJson(args);
+    // Recorded arguments the writer masked match by the keyed hash of these (unmasked) ones, or as the same masked text.
+    const hashed = this.guard.hash?.(key);
     let last: RecordedToolCall | null = null;
     for (const [index, call] of this.guard.recorded.entries()) {
       if (call.name !== this.name || call.args === null || call.text === null) continue;
       const prepared = this.prepareArguments(call.args);
-      if (canonicalJson(prepared.ok ? prepared.args : call.args) !== key) continue;
+      if (canonicalJson(prepared.ok ? prepared.args : call.args) !== key && (call.argsHash === undefined || call.argsHash !== hashed)) continue;
       if (!this.used.has(index)) {
         this.used.add(index);
         return call;

@@ -6,6 +6,7 @@
  */
 import { NotFoundError } from '../errors.js';
 import { clientFor, resolveConnection } from '../platform/connection.js';
+import type { KeyedHash } from '../tracing/redaction-hash.js';
 import { TraceStore } from '../tracing/trace-store.js';
 import type { ReplayStep, Span, Trace } from '../types.js';
 import { stepOutOfRange, ReplayError } from './errors.js';
@@ -34,12 +35,23 @@ export class Replay {
   /** The store reruns write to and comparisons read from. */
   readonly store: TraceStore;
   private readonly stepList: ReplayStep[];
+  /** True when the trace was read from `store` (its keyed hashes are then that store's). */
+  private readonly fromStore: boolean;
 
   /** A replay of a trace object; ConfigError when it is not one. */
   constructor(trace: TraceInput, options: ReplayOptions = {}) {
-    this.trace = (options as { [STORED]?: boolean })[STORED] ? storedTrace(trace as Trace) : replayTraceOf(trace);
+    this.fromStore = (options as { [STORED]?: boolean })[STORED] === true;
+    this.trace = this.fromStore ? storedTrace(trace as Trace) : replayTraceOf(trace);
     this.store = options.store ?? new TraceStore();
     this.stepList = stepsOf(this.trace.spans);
+  }
+
+  /**
+   * The keyed hash the trace's masked values were hashed with (docs/adr/0010), when the trace came from a store that
+   * has one; a trace object from elsewhere has none (its masked calls then match only their masked text).
+   */
+  async redactionHash(): Promise<KeyedHash | undefined> {
+    return this.fromStore ? this.store.redactionHash() : undefined;
   }
 
   /** A replay of a trace in the local store. NotFoundError (`trace_not_found`) naming the id and the store when it is not there. */

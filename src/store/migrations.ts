@@ -373,10 +373,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE spans ADD COLUMN caller_trace_id TEXT;
       CREATE INDEX idx_spans_caller_trace ON spans(caller_trace_id) WHERE caller_trace_id IS NOT NULL;`,
   },
+  {
+    // Replay matches a recorded value the trace writer masked (a credential in a tool's arguments, in a message) by a
+    // keyed hash of the unmasked value stored beside it (docs/adr/0010). The key is made here, once, inside the
+    // migration's transaction (so two processes opening a new store agree on it), and never leaves the store.
+    description: 'v32 trace_keys: the random key of the hashes stored beside masked span values',
+    sql: `
+      CREATE TABLE trace_keys (
+        name TEXT PRIMARY KEY,
+        key BLOB NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      INSERT INTO trace_keys (name, key, created_at) VALUES ('redaction_hmac', randomblob(32), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));`,
+  },
 ];
 
 /** The first schema version whose spans table has `caller_trace_id`. */
 export const CALLER_TRACE_VERSION = 31;
+
+/** The first schema version with `trace_keys` (the key of the hashes beside masked span values). */
+export const TRACE_KEYS_VERSION = 32;
 
 /** The schema version this agentkit writes. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -15,6 +15,7 @@
  * conventions expect: only the local row differs.
  */
 import { LLM_ATTR } from './attributes.js';
+import { readRedactionHashes, REDACTION_HMAC_ATTR, writeRedactionHashes } from './redaction-hash.js';
 import type { LeanSpan } from './lean-span.js';
 
 export const MESSAGES_BASE = 'agentkit.llm.messages_base';
@@ -37,6 +38,8 @@ interface StoredSpan {
  */
 export function resolveMessageDeltas(spans: readonly StoredSpan[]): void {
   let messages: Map<string, string> | undefined;
+  // The keyed hashes of masked messages (redaction-hash.ts), by span: a rebuilt list carries its base's too.
+  let hashes: Map<string, string> | undefined;
   for (const span of spans) {
     const attributes = span.attributes;
     const own = attributes[LLM_ATTR.messages];
@@ -49,9 +52,22 @@ export function resolveMessageDeltas(spans: readonly StoredSpan[]): void {
       attributes[LLM_ATTR.messages] = joinArrays(whole, own);
       delete attributes[MESSAGES_BASE];
       delete attributes[MESSAGES_OFFSET];
+      const inherited = hashes?.get(base);
+      if (inherited !== undefined) attributes[REDACTION_HMAC_ATTR] = mergedHashes(inherited, attributes[REDACTION_HMAC_ATTR]);
     }
     (messages ??= new Map()).set(span.span_id, attributes[LLM_ATTR.messages] as string);
+    if (typeof attributes[REDACTION_HMAC_ATTR] === 'string') (hashes ??= new Map()).set(span.span_id, attributes[REDACTION_HMAC_ATTR]);
   }
+}
+
+/** `own` (a span's `agentkit.redaction.hmac`, or nothing) with the message hashes of `inherited` (its base's) added. */
+function mergedHashes(inherited: string, own: unknown): string {
+  const base = readRedactionHashes({ [REDACTION_HMAC_ATTR]: inherited }).messages;
+  const mine = readRedactionHashes({ [REDACTION_HMAC_ATTR]: own });
+  const messages: Record<string, string> = {};
+  for (const [index, hash] of base) messages[index] = hash;
+  for (const [index, hash] of mine.messages) messages[index] = hash;
+  return writeRedactionHashes(messages, mine.args) ?? inherited;
 }
 
 /** Two JSON array texts as one: `[a,b]` and `[c]` give `[a,b,c]`. */

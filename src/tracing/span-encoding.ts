@@ -22,7 +22,11 @@
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { LeanSpan } from './lean-span.js';
-import { maskAttributeValue, maskJsonEvents, mayHoldSecretJson, mayHoldSecretJsonBytes, redactKeys } from './redact.js';
+import { canonicalJson } from '../json.js';
+import { LLM_ATTR, TOOL_ATTR } from './attributes.js';
+import { MESSAGES_OFFSET } from './message-deltas.js';
+import { argumentsText, REDACTION_HMAC_ATTR, writeRedactionHashes, type KeyedHash } from './redaction-hash.js';
+import { maskAttributeValue, maskJsonEvents, maskJsonValue, mayHoldSecretJson, mayHoldSecretJsonBytes, redactKeys } from './redact.js';
 import { hrTimeToIso, hrTimeToMicros, microsToIso, millisToMicros, statusName, type SpanRow } from './span-record.js';
 
 /** A span event as encoding reads it (the SDK's TimedEvent has this shape). */
@@ -218,9 +222,12 @@ function eventsJson(events: readonly EventData[], secretKey: (key: string) => bo
 
 /**
  * The attributes JSON text with credential-shaped text masked in its string values (and in arrays' strings), as
- * `maskAttributeValue` masks each value; the same text when nothing can need it (the common case: one scan).
+ * `maskAttributeValue` masks each value; the same text when nothing can need it (the common case: one scan). A
+ * model request's messages are masked message by message and a tool call's arguments as a whole; for each one that
+ * changed, `hash` (the store's keyed hash, taken only once something needs it) goes into `agentkit.redaction.hmac`,
+ * so replay can still match the call (redaction-hash.ts, docs/adr/0010).
  */
-export function maskAttributesJson(json: string): string {
+export function maskAttributesJson(json: string, hash?: () => KeyedHash | undefined): string {
   if (!mayHoldSecretJson(json)) return json;
   let attributes: Record<string, unknown>;
   try {
@@ -228,8 +235,46 @@ export function maskAttributesJson(json: string): string {
   } catch {
     return json;
   }
-  for (const key in attributes) attributes[key] = maskAttributeValue(attributes[key] as Parameters<typeof maskAttributeValue>[0]);
+  let messageHashes: Record<string, string> | undefined;
+  let argsHash: string | undefined;
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (key === LLM_ATTR.messages && typeof value === 'string') {
+      const offset = attributes[MESSAGES_OFFSET];
+      const masked = maskMessages(value, typeof offset === 'number' ? offset : 0, hash);
+      attributes[key] = masked.text;
+      if (masked.hashes) messageHashes = masked.hashes;
+      continue;
+    }
+    const masked = maskAttributeValue(value as Parameters<typeof maskAttributeValue>[0]);
+    if (key === TOOL_ATTR.args && typeof value === 'string' && masked !== value) argsHash = hash?.()?.(argumentsText(value));
+    attributes[key] = masked;
+  }
+  const hashes = writeRedactionHashes(messageHashes, argsHash);
+  if (hashes !== undefined) attributes[REDACTION_HMAC_ATTR] = hashes;
   return JSON.stringify(attributes);
+}
+
+/** A messages JSON array masked message by message; the hash of each message that changed, by its index from `offset`. */
+function maskMessages(text: string, offset: number, hash: (() => KeyedHash | undefined) | undefined): { text: string; hashes?: Record<string, string> } {
+  let messages: unknown;
+  try {
+    messages = JSON.parse(text);
+  } catch {
+    return { text: maskAttributeValue(text) as string };
+  }
+  if (!Array.isArray(messages)) return { text: maskAttributeValue(text) as string };
+  let masked: unknown[] | undefined;
+  let hashes: Record<string, string> | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i];
+    const clean = maskJsonValue(message);
+    if (clean === message) continue;
+    (masked ??= messages.slice())[i] = clean;
+    const keyed = hash?.();
+    if (keyed) (hashes ??= {})[String(offset + i)] = keyed(canonicalJson(message));
+  }
+  return masked ? (hashes ? { text: JSON.stringify(masked), hashes } : { text: JSON.stringify(masked) }) : { text };
 }
 
 /** A row as the writer binds it: the attributes' UTF-8 bytes as they came (bound as text), or masked text. */
@@ -239,10 +284,10 @@ export interface EncodedSpanRow extends Omit<SpanRow, 'attributes'> {
 
 /**
  * The stored rows of the spans in `chunks` (as encoded above), credential-shaped text masked in their attributes and
- * events. Throws on a malformed buffer.
+ * events (`hash`: the store's keyed hash, for the hashes beside masked values). Throws on a malformed buffer.
  */
-export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[]): SpanRow[] {
-  return decodeEncodedSpanRows(chunks).map((row) =>
+export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[], hash?: () => KeyedHash | undefined): SpanRow[] {
+  return decodeEncodedSpanRows(chunks, hash).map((row) =>
     typeof row.attributes === 'string' ? row : { ...row, attributes: row.attributes.toString('utf8') },
   ) as SpanRow[];
 }
@@ -252,13 +297,13 @@ export function decodeSpanRows(chunks: Uint8Array | readonly Uint8Array[]): Span
  * view into the batch), never decoded into a string and encoded back to UTF-8 for SQLite. Bind it as
  * `CAST(? AS TEXT)`: SQLite then stores those bytes as the text they are.
  */
-export function decodeEncodedSpanRows(chunks: Uint8Array | readonly Uint8Array[]): EncodedSpanRow[] {
+export function decodeEncodedSpanRows(chunks: Uint8Array | readonly Uint8Array[], hash?: () => KeyedHash | undefined): EncodedSpanRow[] {
   const rows: EncodedSpanRow[] = [];
-  for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) decodeChunk(chunk, rows);
+  for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) decodeChunk(chunk, rows, hash);
   return rows;
 }
 
-function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
+function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[], hash: (() => KeyedHash | undefined) | undefined): void {
   const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   const fields: Array<string | null> = new Array<string | null>(FIELDS);
   let attributes: Buffer = bytes;
@@ -300,7 +345,7 @@ function decodeChunk(chunk: Uint8Array, rows: EncodedSpanRow[]): void {
       start_time: fields[4],
       end_time: fields[5]!,
       status: fields[6] as SpanRow['status'],
-      attributes: mayHoldSecretJsonBytes(attributes) ? maskAttributesJson(attributes.toString('utf8')) : attributes,
+      attributes: mayHoldSecretJsonBytes(attributes) ? maskAttributesJson(attributes.toString('utf8'), hash) : attributes,
       events: maskJsonEvents(fields[8]),
       caller_trace_id: fields[9]!,
     });

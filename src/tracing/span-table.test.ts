@@ -7,6 +7,7 @@ import { MIGRATIONS } from '../store/migrations.js';
 import { LATEST_SCHEMA_VERSION, openLocalStore, schemaVersion } from '../store/index.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { isSecretKey, REDACTED } from './redact.js';
+import { keyedHash } from './redaction-hash.js';
 import { SpanBatch } from './span-encoding.js';
 import { StoreWriter } from './store-writer.js';
 import { TraceStore } from './trace-store.js';
@@ -161,7 +162,13 @@ test('the writer stores attributes as text (bytes bound as they came), searchabl
       ['text', 'text'],
     );
     assert.equal(JSON.parse(rows[0]!.attributes), { 'agent.input': 'Grüße, convert 250 EUR' });
-    assert.equal(JSON.parse(rows[1]!.attributes), { 'tool.args': `use Bearer ${REDACTED}` });
+    // Masked arguments keep the keyed hash of what they were (the store's own key), for replay (docs/adr/0010).
+    const key = db.prepare("SELECT key FROM trace_keys WHERE name = 'redaction_hmac'").pluck().get() as Buffer;
+    assert.is(key.length, 32);
+    assert.equal(JSON.parse(rows[1]!.attributes), {
+      'tool.args': `use Bearer ${REDACTED}`,
+      'agentkit.redaction.hmac': JSON.stringify({ 'tool.args': keyedHash(key)('use Bearer abcdefghijklmnop') }),
+    });
   } finally {
     db.close();
   }

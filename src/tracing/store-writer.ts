@@ -18,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, openLocalStore } from '../store/open.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
 import { MIN_ROWS_AFTER_YIELD, type WritePriority } from '../store/write-priority.js';
+import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
 
 /**
@@ -97,6 +98,8 @@ export class StoreWriter {
   private readonly connections = new Map<string, Connection>();
   private readonly warned = new Set<string>();
   private readonly held = new Map<string, Held>();
+  /** Each store's keyed hash (redaction-hash.ts), read once it is first needed; null when the store has no key. */
+  private readonly hashes = new Map<string, KeyedHash | null>();
   private heldSpans = 0;
   private readonly maxConnections: number;
   private readonly priority: WritePriority | undefined;
@@ -125,7 +128,7 @@ export class StoreWriter {
     for (const batch of batches) {
       let rows: EncodedSpanRow[];
       try {
-        rows = decodeEncodedSpanRows(batch.spans);
+        rows = decodeEncodedSpanRows(batch.spans, () => this.keyedHashOf(batch.dbPath));
       } catch (error) {
         this.warnOnce(batch.dbPath, batch.spanCount, batch.events.length, error);
         continue;
@@ -235,6 +238,24 @@ export class StoreWriter {
     }
   }
 
+  /**
+   * The keyed hash of the store at `dbPath` (its `trace_keys` key, made by the migration that added the table), for the
+   * hashes beside masked values; undefined when it cannot be read (the rows are then masked without them).
+   */
+  private keyedHashOf(dbPath: string): KeyedHash | undefined {
+    let hash = this.hashes.get(dbPath);
+    if (hash === undefined) {
+      try {
+        const key = this.connection(dbPath).db.prepare('SELECT key FROM trace_keys WHERE name = ?').pluck().get(REDACTION_KEY_NAME);
+        hash = key instanceof Uint8Array ? keyedHash(key) : null;
+      } catch {
+        hash = null;
+      }
+      this.hashes.set(dbPath, hash);
+    }
+    return hash ?? undefined;
+  }
+
   private warnOnce(dbPath: string, spans: number, events: number, error: unknown): void {
     if (this.warned.has(dbPath)) return;
     this.warned.add(dbPath);
@@ -284,6 +305,8 @@ export class StoreWriter {
   private forget(file: string): void {
     const cached = this.connections.get(file);
     this.connections.delete(file);
+    // The store may have been replaced (another key): read it again with the next connection.
+    this.hashes.delete(file);
     try {
       cached?.releaseWalKeeper();
       cached?.db.close();

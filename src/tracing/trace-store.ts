@@ -7,12 +7,13 @@ import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { localDbPath, type Where } from '../config/paths.js';
 import { AmbiguousTraceError, ConfigError, NotFoundError } from '../errors.js';
-import { CALLER_TRACE_VERSION, schemaVersion } from '../store/migrations.js';
+import { CALLER_TRACE_VERSION, schemaVersion, TRACE_KEYS_VERSION } from '../store/migrations.js';
 import { openLocalStore } from '../store/open.js';
 import type { Span, SpanStatus, Trace, TraceSummary } from '../types.js';
 import { flushPendingSpans } from './pending-flush.js';
 import { spanFromRow, type SpanRow } from './span-row.js';
 import { resolveMessageDeltas } from './message-deltas.js';
+import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { durationMs, hoursAgo, pruneCutoff } from './time.js';
 
 export interface TraceStoreOptions extends Where {
@@ -142,6 +143,18 @@ export class TraceStore {
     const spans = inStartOrder(rows.map(spanFromRow));
     resolveMessageDeltas(spans);
     return spans;
+  }
+
+  /**
+   * The store's keyed hash of masked values (redaction-hash.ts): what replay compares a rerun's unmasked value with.
+   * Undefined for a store without the key (older than v32, or missing).
+   */
+  async redactionHash(): Promise<KeyedHash | undefined> {
+    const key = await this.read((db) => {
+      if (schemaVersion(db) < TRACE_KEYS_VERSION) return undefined;
+      return db.prepare('SELECT key FROM trace_keys WHERE name = ?').pluck().get(REDACTION_KEY_NAME) as unknown;
+    }, undefined);
+    return key instanceof Uint8Array ? keyedHash(key) : undefined;
   }
 
   /** Run `fn` on a read-only connection, after flushing this process's pending spans; `empty` when no store exists. */
