@@ -1,6 +1,7 @@
 /**
  * Tracing overhead: runs per second of an agent with the scripted model and three tool calls per run (four model
- * turns, eight spans, payloads recorded), tracing on versus tracing off, in the same process. Rounds alternate
+ * turns, eight spans, payloads recorded, one tool result holding a credential to mask), tracing on versus tracing
+ * off, in the same process. Rounds alternate
  * between the two so drift hits both alike, and the figures are medians over rounds.
  *
  * Two "on" figures: the run's own thread (spans created and handed to the writer thread, which writes them
@@ -41,7 +42,9 @@ const tools = [
     name: 'format_money',
     registry: false,
     parameters: Type.Object({ amount: Type.Number(), currency: Type.String() }),
-    execute: ({ amount, currency }) => `${amount.toFixed(2)} ${currency}`,
+    // A result holding a credential (the quote service echoes its key): its tool span and the next model span are
+    // masked, with keyed hashes for replay, on the writer thread, so the stored cost counts masking (docs/adr/0010).
+    execute: ({ amount, currency }) => `${amount.toFixed(2)} ${currency} (quote ref sk-quote-0123456789abcdef)`,
   }),
 ];
 
