@@ -7,6 +7,7 @@ import './node-support-guard.js';
 export { VERSION } from './version.js';
 export {
   AgentkitError,
+  AmbiguousTraceError,
   ConfigError,
   NotFoundError,
   NotImplementedError,
@@ -50,7 +51,8 @@ export * from './prompts/index.js';
 export * from './kb/index.js';
 export * from './migrate/index.js';
 export { registerSecret } from './config/secrets.js';
-export { redactText, redactValue } from './config/redact.js';
+export { maskCredentials, redactText, redactValue } from './config/redact.js';
+export { processIdentity, serviceInstanceId, type ProcessIdentity } from './config/process-identity.js';
 export * from './eval/index.js';
 /** TypeBox's builder and its two types, re-exported so tool schemas need no second import (`typebox` is a dependency). */
 export { Type, type Static, type TSchema } from 'typebox';

@@ -16,6 +16,8 @@ export { preciseNow } from './clock.js';
 export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, TRACE_ATTR, payloadsEnabled } from './attributes.js';
 export { REDACTED, isSecretKey, maskSecrets, memoizedSecretKeyTest, redactAttributes } from './redact.js';
 export { TraceStore, summarise, type TraceStoreOptions } from './trace-store.js';
+export { capTraceState, extractCallerContext, injectTraceContext } from './propagation.js';
+export { GEN_AI, GEN_AI_OPERATION, GENAI_SEMCONV_VERSION, genAiAttributes, providerName } from './genai.js';
 export { exportTrace, type ExportOptions } from './export.js';
 export { INPUT_KEYS, OUTPUT_KEYS, decodeValue, splitAttributes } from './payload-keys.js';
 export { BatchedTraceWriter, type GuardrailEventRow, type WriterOptions } from './writer.js';
