@@ -10,5 +10,5 @@ export { startCounterServer, type CounterServer } from '../../test-support/count
 export { runTsFile, spawnNode, type NodeChild } from './processes.js';
 export { startFakeProvider, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 export { startCli, type CliProcess } from './cli-process.js';
-export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../test-support/otlp-receiver.js';
 export { startPlatform, type LocalPlatform } from './platform.js';

@@ -3,7 +3,7 @@
  * that merely resembles one is left alone (the false-positive policy).
  */
 import * as assert from 'uvu/assert';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { AgentkitError } from '../errors.js';
 import { CREDENTIAL_SHAPES, maskCredentialShapes, mayHoldCredentialShape } from './credential-shapes.js';
 import { describeErrorSafely, maskCredentials, redactText } from './redact.js';

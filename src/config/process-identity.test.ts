@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { hostname } from 'node:os';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { newLeaseOwner } from '../durability/lease.js';
 import { tracingResource } from '../tracing/setup.js';
 import { instanceIdFrom, processIdentity, serviceInstanceId } from './process-identity.js';

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Type from 'typebox';
-import { suite } from '../../conformance/harness/uvu.js';
+import { suite } from '../../test-support/uvu.js';
 import { Agent } from '../agent/agent.js';
 import type { Message } from '../llm/messages.js';
 import { openLocalStore } from '../store/open.js';

@@ -3,7 +3,7 @@
  * `@opentelemetry/exporter-trace-otlp-http` sends), keeps every request as received, and reads the spans back flat,
  * each with its resource's attributes, ids in hex and attribute values decoded.
  */
-import { startFakeProvider, type FakeProvider } from './fake-provider.js';
+import { startFakeProvider, type FakeProvider } from '../conformance/harness/fake-provider.js';
 
 export interface ReceivedSpan {
   resource: Record<string, unknown>;
