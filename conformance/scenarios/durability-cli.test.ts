@@ -5,42 +5,17 @@
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { InvalidSchemaNameError, PG_LATEST_VERSION, PostgresCheckpointer } from '../../src/index.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
-import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
+import { pauseRun, storeFlags, writeRunner } from '../fixtures/durability/cli-variant.js';
+import { checkpointerFor, conformance, spawnNode } from '../harness/index.js';
 
 const area = conformance('durability: CLI');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
-
-/** The flags naming the variant's store (SQLite comes from AGENTKIT_LOCAL_DB in t.env). */
-function storeFlags(t: ScenarioContext): string[] {
-  return t.backend.kind === 'postgres' ? ['--connection-string', t.backend.url, '--schema', t.backend.schema] : [];
-}
-
-/** A runner file in the variant's directory: the approval chain bound to the variant's store. */
-async function writeRunner(t: ScenarioContext): Promise<string> {
-  const source = `import { approvalRunner } from ${JSON.stringify(chainsModule)};
-export const refund = () => approvalRunner(${JSON.stringify(backendConfig(t.backend))});
-export const notARunner = { name: 'refund' };
-`;
-  await writeFile(path.join(t.cwd, 'runner.mts'), source);
-  return 'runner.mts:refund';
-}
-
-async function pauseRun(t: ScenarioContext, executionId: string): Promise<void> {
-  const checkpointer = checkpointerFor(t.backend);
-  try {
-    await approvalChain(checkpointer).run('refund order 42', { executionId });
-  } finally {
-    await checkpointer.close();
-  }
-}
 
 area.scenario('setup-checkpointer provisions the store, idempotently', { rows: ['cli:setup-checkpointer'], surfaces: ['cli'] }, async (t) => {
   if (t.backend.kind === 'sqlite') {

@@ -5,31 +5,15 @@
  * different value is refused (AlreadyResumed, exit 2) naming the decision and who made it, with nothing run.
  */
 import * as assert from 'uvu/assert';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AlreadyResumed, Agent, tool } from '../../src/index.js';
 import { interrupt } from '../../src/durability/interrupt.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { Type } from 'typebox';
 import { approvalChain } from '../fixtures/durability/chains.js';
-import { backendConfig, checkpointerFor, conformance, type ScenarioContext } from '../harness/index.js';
+import { pauseRun, storeFlags, writeRunner } from '../fixtures/durability/cli-variant.js';
+import { checkpointerFor, conformance } from '../harness/index.js';
 
 const area = conformance('durability: decision records');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const chainsModule = pathToFileURL(path.join(root, 'conformance/fixtures/durability/chains.ts')).href;
-
-function storeFlags(t: ScenarioContext): string[] {
-  return t.backend.kind === 'postgres' ? ['--connection-string', t.backend.url, '--schema', t.backend.schema] : [];
-}
-
-async function writeRunner(t: ScenarioContext): Promise<string> {
-  await writeFile(
-    path.join(t.cwd, 'runner.mts'),
-    `import { approvalRunner } from ${JSON.stringify(chainsModule)};\nexport const refund = () => approvalRunner(${JSON.stringify(backendConfig(t.backend))});\n`,
-  );
-  return 'runner.mts:refund';
-}
 
 interface InspectJson {
   state: string;
@@ -47,12 +31,7 @@ area.scenario(
   'resume --approver --reason records who decided, through the CLI, when and why; inspect shows it',
   { rows: ['cli:resume', 'cli:inspect'], surfaces: ['cli'] },
   async (t) => {
-    const checkpointer = checkpointerFor(t.backend);
-    try {
-      await approvalChain(checkpointer).run('refund order 42', { executionId: 'exec-d1' });
-    } finally {
-      await checkpointer.close();
-    }
+    await pauseRun(t, 'exec-d1');
     const runner = await writeRunner(t);
     const resumed = await t.cli(['resume', 'exec-d1', '--runner', runner, '--approver', 'alice', '--reason', 'within budget', '--value', '{"approved": true}']);
     assert.is(resumed.code, 0, resumed.stderr);
@@ -75,12 +54,7 @@ area.scenario(
     assert.match(text.stdout, /^Decision: {2}manager_approval: approved by alice \(cli\) at \S+, reason "within budget"$/m);
 
     // Without --approver the CLI records the OS user running it.
-    const second = checkpointerFor(t.backend);
-    try {
-      await approvalChain(second).run('refund order 43', { executionId: 'exec-d2' });
-    } finally {
-      await second.close();
-    }
+    await pauseRun(t, 'exec-d2', 'refund order 43');
     assert.is((await t.cli(['resume', 'exec-d2', '--runner', runner])).code, 0);
     const byDefault = JSON.parse((await t.cli(['inspect', 'exec-d2', '--json', ...storeFlags(t)])).stdout) as InspectJson;
     assert.equal(byDefault.decisions[0]!.decided_by, { principal: (await import('node:os')).userInfo().username, surface: 'cli' });
