@@ -36,7 +36,7 @@ test('the dispatcher picks the longest matching path and names unknown commands 
   assert.equal(pick(['--help']), { kind: 'help' });
   assert.equal(pick(['--version']), { kind: 'version' });
   assert.equal(pick(['--json', 'list-pending']), { kind: 'all' });
-  assert.equal(pick(['traces']), { kind: 'unknown', message: "'traces' needs a subcommand: traces list, traces export" });
+  assert.equal(pick(['traces']), { kind: 'unknown', message: "'traces' needs a subcommand: traces list, traces export, traces prune" });
   assert.equal(pick(['inspct']), {
     kind: 'unknown',
     message: "unknown command 'inspct' (did you mean 'inspect'?); run 'agentkit --help' for the list of commands",

@@ -22,7 +22,7 @@ area.scenario('usage errors: one line with the command usage, exit 2', { backend
   const cases: Array<[string[], string]> = [
     [['frobnicate'], "error: unknown command 'frobnicate'; run 'agentkit --help' for the list of commands"],
     [['inpsect', 'e1'], "error: unknown command 'inpsect' (did you mean 'inspect'?); run 'agentkit --help' for the list of commands"],
-    [['traces'], "error: 'traces' needs a subcommand: traces list, traces export"],
+    [['traces'], "error: 'traces' needs a subcommand: traces list, traces export, traces prune"],
     [['version', '--frob'], 'error: unknown option --frob; usage: agentkit version [options]'],
     [['list-pending', '--limit', '0'], 'error: invalid value for --limit: expected to be at least 1 (got 0); usage: agentkit list-pending [options]'],
     [['list-pending', '--limit'], 'error: option --limit needs a value <n>; usage: agentkit list-pending [options]'],
