@@ -240,13 +240,14 @@ area.scenario('a system prompt function of the context; sampling settings, histo
 });
 
 area.scenario('tools receive their context: call id, agent, execution id and the run context', { backends: 'none' }, async () => {
-  const seen: Array<Omit<ToolContext, 'signal'>> = [];
+  const seen: Array<Omit<ToolContext, 'signal' | 'traceHeaders'>> = [];
   const whoami = tool({
     name: 'whoami',
     registry: false,
     execute: (_args, ctx) => {
-      const { signal, ...rest } = ctx;
+      const { signal, traceHeaders, ...rest } = ctx;
       assert.instance(signal, AbortSignal);
+      assert.ok(traceHeaders === undefined || typeof traceHeaders === 'function', 'traceHeaders, when given, is a function');
       seen.push(rest);
       return 'ok';
     },
