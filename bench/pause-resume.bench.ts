@@ -26,7 +26,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { withScratchSchema } from './lib/pg-scratch.js';
 import Type from 'typebox';
-import { Agent, PostgresCheckpointer, SQLiteCheckpointer, decisionRow, interrupt, tool, type Checkpointer } from '../src/index.js';
+import {
+  Agent,
+  PostgresCheckpointer,
+  SQLiteCheckpointer,
+  decisionRow,
+  interrupt,
+  tool,
+  type Checkpointer,
+  type CheckpointWrite,
+  type PendingInterruptWrite,
+} from '../src/index.js';
+import type { JsonValue } from '../src/durability/json.js';
 import { FunctionModel } from '../src/testing/index.js';
 
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 500);
@@ -69,8 +80,19 @@ interface Samples {
 function beforeExactlyOnce(checkpointer: Checkpointer): Checkpointer {
   return new Proxy(checkpointer, {
     get(target, property, receiver) {
-      if (property === 'acquireLease' || property === 'renewLease') return async () => true;
+      // No lease and no fencing: the first row is written as a plain put, fences are dropped.
+      if (property === 'acquireLease') {
+        return async (_id: string, _owner: string, _ttl: number, options?: { first?: CheckpointWrite }) => {
+          if (options?.first) await target.put(options.first);
+          return 1;
+        };
+      }
+      if (property === 'renewLease') return async () => true;
       if (property === 'releaseLease') return async () => undefined;
+      if (property === 'put') return (row: CheckpointWrite) => target.put(row);
+      if (property === 'putWrites') return (rows: CheckpointWrite[]) => target.putWrites(rows);
+      if (property === 'recordInterrupt') return (row: CheckpointWrite, pending: PendingInterruptWrite) => target.recordInterrupt(row, pending);
+      if (property === 'putIdempotent') return (id: string, key: string, value: JsonValue) => target.putIdempotent(id, key, value);
       if (property === 'claimPendingInterrupt') {
         return async (executionId: string, claim: Parameters<Checkpointer['claimPendingInterrupt']>[1]) => {
           const pending = await target.deletePendingInterruptAtomic(executionId);

@@ -15,6 +15,10 @@ export interface OwnPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
   url: string;
   port: number;
+  /** Stop the server (immediate), keeping its data: every connection fails until `restore()`. */
+  outage(): Promise<void>;
+  /** Start it again on the same port and data. */
+  restore(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,60 +60,75 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   const port = await freePort();
-  const [cmd, args] = run(path.join(bin, 'postgres'), [
-    '-D',
-    data,
-    '-p',
-    String(port),
-    '-k',
-    dir,
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'max_connections=60',
-    '-c',
-    'shared_buffers=16MB',
-  ]);
-  const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch {
-      await client.end().catch(() => undefined);
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        rmSync(dir, { recursive: true, force: true });
-        throw new Error(`own Postgres did not start on port ${port}: ${stderr}`);
+  let child: ChildProcess = await launch();
+  /** Start the server on `port` over `data`; resolves when it accepts connections. */
+  async function launch(): Promise<ChildProcess> {
+    const [cmd, args] = run(path.join(bin!, 'postgres'), [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=60',
+      '-c',
+      'shared_buffers=16MB',
+    ]);
+    const server: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    server.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.end();
+        return server;
+      } catch {
+        await client.end().catch(() => undefined);
+        if (server.exitCode !== null || Date.now() > deadline) {
+          server.kill('SIGKILL');
+          rmSync(dir, { recursive: true, force: true });
+          throw new Error(`own Postgres did not start on port ${port}: ${stderr}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  }
+  /**
+   * Shut the running server down: `immediate` when its data is thrown away; `fast` for an outage (sessions are cut,
+   * committed work is kept: the cluster runs with synchronous_commit off, and an immediate stop would lose it).
+   */
+  async function halt(mode: 'immediate' | 'fast' = 'immediate'): Promise<void> {
+    if (child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const [stopCmd, stopArgs] = run(path.join(bin!, 'pg_ctl'), ['-D', data, 'stop', '-m', mode, '-w', '-t', '10']);
+    spawnSync(stopCmd, stopArgs, { stdio: 'ignore' });
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
   }
   return {
     url,
     port,
+    outage: () => halt('fast'),
+    restore: async () => {
+      if (child.exitCode === null) return;
+      child = await launch();
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        // Immediate shutdown: the data directory is thrown away anyway.
-        const [stopCmd, stopArgs] = run(path.join(bin, 'pg_ctl'), ['-D', data, 'stop', '-m', 'immediate', '-w', '-t', '10']);
-        spawnSync(stopCmd, stopArgs, { stdio: 'ignore' });
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      // Immediate shutdown: the data directory is thrown away anyway.
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

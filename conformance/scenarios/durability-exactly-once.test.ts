@@ -211,7 +211,7 @@ area.scenario(
 );
 
 area.scenario(
-  "a crashed run resumed by two processes at once: one runs, the other gets ExecutionBusy; a dead owner's lease is taken over once expired",
+  "a crashed run resumed by two processes at once: one runs, the other gets ExecutionBusy; a dead local owner's lease is taken over at once, a remote one's once expired",
   { rows: ['cli:resume'], surfaces: ['cli'], timeoutMs: 300_000 },
   async (t) => {
     const { runner, logFile } = await setUp(t, 'lease');
@@ -238,19 +238,28 @@ area.scenario(
     );
     assert.match(both.find((r) => r.code === 0)!.stdout, 'status: paused');
 
+    // The SIGKILLed run's lease names a process of this host that no longer exists: taken over at once.
     await crash('orphaned');
     const env = { EXACTLY_ONCE_LOG: logFile, AGENTKIT_EXECUTION_LEASE_MS: '5000' };
-    const holder = startCli(['resume', 'orphaned', '--runner', runner('chain')], { cwd: t.cwd, env: { ...t.env, ...env, EXACTLY_ONCE_HANG: 'first' } });
-    t.defer(() => holder.kill());
-    await waitForLog(logFile, 'started', logLines(logFile, 'started').length + 1);
-    holder.kill();
-    const killedAt = Date.now();
-    await holder.exited;
-    const blocked = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
-    assert.is(blocked.code, 2, `the dead owner's lease still holds (${Date.now() - killedAt} ms after the kill): ${blocked.stderr}`);
+    const store = checkpointerFor(t.backend);
+    t.defer(() => store.close());
+    const dead = await store.leaseOf('orphaned');
+    assert.ok(dead && Date.parse(dead.expires_at) > Date.now(), 'the dead run still holds an unexpired lease');
+    const atOnce = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
+    assert.is(atOnce.code, 0, atOnce.stderr);
+    assert.match(atOnce.stdout, 'status: paused', "a dead local owner's lease was taken over before it expired");
+    assert.is((await store.leaseOf('orphaned'))!.generation, dead!.generation + 1);
+
+    // A holder on another host cannot be checked: its lease blocks until it expires.
+    await crash('remote');
+    const local = (await store.leaseOf('remote'))!.owner;
+    assert.ok(await store.acquireLease('remote', 'elsewhere.example:4242:instance:owner', 5000, { takeOverFrom: local }));
+    const takenAt = Date.now();
+    const blocked = await t.bin(['resume', 'remote', '--runner', runner('chain')], { env });
+    assert.is(blocked.code, 2, `the remote owner's lease still holds (${Date.now() - takenAt} ms after it was taken): ${blocked.stderr}`);
     assert.match(blocked.stderr, 'is being run by another process right now');
-    await sleep(Math.max(0, killedAt + 5200 - Date.now()));
-    const taken = await t.bin(['resume', 'orphaned', '--runner', runner('chain')], { env });
+    await sleep(Math.max(0, takenAt + 5200 - Date.now()));
+    const taken = await t.bin(['resume', 'remote', '--runner', runner('chain')], { env });
     assert.is(taken.code, 0, taken.stderr);
     assert.match(taken.stdout, 'status: paused', 'the expired lease was taken over and the run went on');
   },

@@ -111,7 +111,10 @@ area.scenario(
     // The process "dies" when the swarm writes handoff:2: that write never completes and nothing after it runs.
     const dying = new Proxy(checkpointer, {
       get(target, key, receiver) {
-        if (key === 'put') return (row: { node_id: string }) => (row.node_id === 'handoff:2' ? new Promise(() => undefined) : target.put(row as never));
+        if (key === 'put')
+          return (row: { node_id: string }, fence?: never) => (row.node_id === 'handoff:2' ? new Promise(() => undefined) : target.put(row as never, fence));
+        // A dead process renews nothing.
+        if (key === 'renewLease') return async () => false;
         const value = Reflect.get(target, key, receiver) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -120,6 +123,8 @@ area.scenario(
     void contentTeam(first, { checkpointer: dying }).run('Write the Q3 report', { executionId: 'swarm-gap', trace: false });
     await until(async () => (await checkpointer.getLast('swarm-gap'))?.node_id === 'turn:1/tool:handoff_to_reporter' && first.tools.slow_analyze === 1);
 
+    // Its lease expires (released here rather than waited for).
+    await checkpointer.releaseLease('swarm-gap', (await checkpointer.leaseOf('swarm-gap'))!.owner);
     const probe = newProbe();
     const result = await contentTeam(probe, { checkpointer }).resume('swarm-gap', { trace: false });
     assert.equal([result.status, result.output], ['completed', 'Report complete.']);

@@ -2340,6 +2340,17 @@ export const doc = {
           },
           "created_at": {
             "$ref": "#/components/schemas/Timestamp"
+          },
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The trace of the run, resume or fork that wrote this row; set on the first row each of them writes (absent on the\nothers). An execution's traces are the trace ids of its rows, oldest first."
           }
         },
         "description": "One persisted step of an execution."

@@ -72,6 +72,11 @@ export interface components {
             status: components["schemas"]["CheckpointStatus"];
             /** @description Null for rows written before local schema v20; such rows read as resumable. */
             step_type: components["schemas"]["StepType"] | null;
+            /**
+             * @description The trace of the run, resume or fork that wrote this row; set on the first row each of them writes (absent on the
+             *     others). An execution's traces are the trace ids of its rows, oldest first.
+             */
+            trace_id?: string | null;
         };
         /**
          * @description Per-row status.

@@ -33,6 +33,7 @@ import { isRegistryPrompt, recordRegistryPrompt, type RegistryPrompt, type Resol
 import { recordEnd, startAttributes } from './root-span.js';
 import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-state.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import { noteRunTrace } from '../durability/fenced.js';
 import { withExecutionLease } from '../durability/lease.js';
 import { driveRun } from './durable/drive.js';
 import { planFork, type AgentForkOptions } from './durable/fork.js';
@@ -195,8 +196,8 @@ export class Agent {
    */
   async resume(executionId: string, options: AgentResumeOptions = {}): Promise<AgentResult> {
     const placement = typeof executionId === 'string' && executionId !== '' ? placeRun(this, executionId) : null;
-    const resume = async (owner: string | null) => {
-      const plan = await planResume(this, executionId, options, owner);
+    const resume = async (leased: Checkpointer | null) => {
+      const plan = await planResume(this, executionId, options, leased);
       return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
     };
     // A top-level resume owns the execution: it runs holding the lease. A resume joined to an enclosing runner's
@@ -213,8 +214,21 @@ export class Agent {
    */
   async fork(executionId: string, options: AgentForkOptions = {}): Promise<AgentResult> {
     const { plan, origin } = await planFork(this, executionId, options);
-    await plan.placement.checkpointer!.put(origin);
-    return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, plan);
+    const { placement } = plan;
+    // The branch is a new execution: its lease is taken with its origin row.
+    return withExecutionLease(
+      placement.checkpointer!,
+      placement.executionId,
+      `Agent '${this.name}'`,
+      async (fenced) => {
+        await fenced.put(origin);
+        return this.execute(plan.start.input, { context: options.context, signal: options.signal }, undefined, {
+          ...plan,
+          placement: { ...placement, checkpointer: fenced },
+        });
+      },
+      'first-write',
+    );
   }
 
   /** A copy of this agent with `patch` applied (a Swarm adds handoff tools; a Supervisor relabels workers). */
@@ -318,7 +332,19 @@ export class Agent {
     // Only inside a scope with a resume value bound can the run be a resume (checked here first: an await costs a
     // promise even when there is nothing to wait for).
     const resumed = options.startState || !currentScope()?.resumeValue ? null : await planScopeResume(this, options.executionId);
-    return this.execute(resumed ? resumed.start.input : input, options, emit, resumed ?? undefined);
+    if (resumed) return this.execute(resumed.start.input, options, emit, resumed);
+    const placement = placeRun(this, options.executionId);
+    const start: Start = options.startState ? { kind: 'state', input, state: options.startState } : { kind: 'input', input, history: options.history ?? [] };
+    // A run that owns a durable execution holds its lease, taken with its first row (docs/adr/0015); a run joined to
+    // an enclosing runner's execution writes under that runner's.
+    if (!placement.owner || !placement.checkpointer) return this.execute(input, options, emit, { placement, start });
+    return withExecutionLease(
+      placement.checkpointer,
+      placement.executionId,
+      `Agent '${this.name}'`,
+      (fenced) => this.execute(input, options, emit, { placement: { ...placement, checkpointer: fenced }, start }),
+      'first-write',
+    );
   }
 
   private async execute(input: string, options: RunOptions, emit: AgentRun['emit'], plan?: Plan): Promise<AgentResult> {
@@ -344,6 +370,8 @@ export class Agent {
         span.setAttributes(definition);
         span.setAttribute(AGENT_ATTR.executionId, executionId);
         span.setAttribute(AGENT_ATTR.input, input);
+        // The execution keeps the trace of each run and resume (stamped on the next row it writes).
+        if (placement.owner) noteRunTrace(placement.checkpointer, storedTraceId(span));
       }
       const run: AgentRun = {
         agentName: this.name,

@@ -7,11 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { Attributes } from '@opentelemetry/api';
 import { describedAs } from '../agent/description.js';
 import { ValidationError } from '../errors.js';
-import type { Checkpointer } from '../durability/checkpointer.js';
+import type { Checkpointer, CheckpointWrite } from '../durability/checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions, type RecordedDecision } from '../durability/decision.js';
+import { noteRunTrace } from '../durability/fenced.js';
 import { withExecutionLease } from '../durability/lease.js';
 import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
 import { rowsDownTo } from '../multi/rows.js';
@@ -148,30 +149,36 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     if (options.executionId !== undefined && this.checkpointer && (await this.checkpointer.getLast(executionId))) {
       throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() or fork() it, or run with a new executionId`);
     }
-    // The start row: a crash in the first node leaves a run that `resume` restarts from the entry by id.
-    await this.checkpointer?.put({
-      execution_id: executionId,
-      chain_name: this.name,
-      node_id: RUN_START,
-      node_index: 0,
-      status: 'completed',
-      step_type: 'run_start',
-      state_snapshot: state,
-      node_input: { start_node: entry },
-    });
-    return inChainSpan(this.name, this.spanAttributes(executionId, { 'chain.input': input }), (span) =>
-      execute(this.settings(), {
-        executionId,
-        node: entry,
-        state,
-        counters: {},
-        step: 0,
-        resume: null,
-        context: options.context,
-        signal: options.signal,
-        traceId: traceIdOf(span),
-      }),
-    );
+    const run = (checkpointer: Checkpointer | null) =>
+      inChainSpan(this.name, this.spanAttributes(executionId, { 'chain.input': input }), async (span) => {
+        const traceId = traceIdOf(span);
+        noteRunTrace(checkpointer, traceId);
+        // The start row: a crash in the first node leaves a run that `resume` restarts from the entry by id. It takes
+        // the execution's lease (docs/adr/0015).
+        await checkpointer?.put({
+          execution_id: executionId,
+          chain_name: this.name,
+          node_id: RUN_START,
+          node_index: 0,
+          status: 'completed',
+          step_type: 'run_start',
+          state_snapshot: state,
+          node_input: { start_node: entry },
+        });
+        return execute(this.settings(checkpointer), {
+          executionId,
+          node: entry,
+          state,
+          counters: {},
+          step: 0,
+          resume: null,
+          context: options.context,
+          signal: options.signal,
+          traceId,
+        });
+      });
+    if (!this.checkpointer) return run(null);
+    return withExecutionLease(this.checkpointer, executionId, `Chain '${this.name}'`, run, 'first-write');
   }
 
   /**
@@ -191,7 +198,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
     const patch = jsonObject(options.modifiedState, 'modifiedState');
     const meta = decisionMeta(options);
-    return withExecutionLease(checkpointer, executionId, `Chain '${this.name}'`, async (owner) => {
+    return withExecutionLease(checkpointer, executionId, `Chain '${this.name}'`, async (fenced) => {
       const latest = await checkpointer.getLast(executionId);
       if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
       const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
@@ -205,7 +212,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
             `Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
           );
         }
-        const claimed = await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: owner, decision: meta });
+        const claimed = await fenced.claimPendingInterrupt(executionId, { resume: value, claimedBy: fenced.lease.owner, decision: meta });
         if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
         resume = { value, claimed: claimed.pending };
       } else if (!resume && explicit) {
@@ -217,15 +224,16 @@ export class Chain<S extends JsonRecord = JsonRecord> {
       attributes['chain.resumed_execution_id'] = executionId;
       return inChainSpan(this.name, attributes, (span) => {
         const traceId = traceIdOf(span);
+        noteRunTrace(fenced, traceId);
         if (position.kind === 'done') {
           return finishWithoutNodes(
-            this.settings(),
+            this.settings(fenced),
             { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId },
             position.lastIndex,
             position.output,
           );
         }
-        return execute(this.settings(), {
+        return execute(this.settings(fenced), {
           executionId,
           node: position.node,
           state: position.state,
@@ -280,7 +288,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     if (options.branchExecutionId !== undefined && (await checkpointer.getLast(forkId))) {
       throw new ChainCheckpointError(`execution '${forkId}' already has checkpoints; give the branch a new branchExecutionId`);
     }
-    await checkpointer.put({
+    const origin: CheckpointWrite = {
       execution_id: forkId,
       chain_name: this.name,
       node_id: FORK_ORIGIN,
@@ -293,23 +301,29 @@ export class Chain<S extends JsonRecord = JsonRecord> {
       iteration_counters: position.counters,
       node_input: { source_execution_id: executionId, source_checkpoint_id: base.checkpoint_id, start_node: position.node },
       agent_path: base.agent_path,
-    });
+    };
     const attributes = this.spanAttributes(forkId, { 'chain.input': options.input });
     attributes['chain.forked_execution_id'] = forkId;
     attributes['chain.forked_from_execution_id'] = executionId;
-    return inChainSpan(this.name, attributes, (span) =>
-      execute(this.settings(), {
-        executionId: forkId,
-        node: position.node,
-        state: position.state,
-        counters: position.counters,
-        step: position.step,
-        resume: null,
-        context: options.context,
-        signal: options.signal,
-        traceId: traceIdOf(span),
-      }),
-    );
+    // The branch is a new execution: its origin row takes its lease (docs/adr/0015).
+    const branch = (fenced: Checkpointer) =>
+      inChainSpan(this.name, attributes, async (span) => {
+        const traceId = traceIdOf(span);
+        noteRunTrace(fenced, traceId);
+        await fenced.put(origin);
+        return execute(this.settings(fenced), {
+          executionId: forkId,
+          node: position.node,
+          state: position.state,
+          counters: position.counters,
+          step: position.step,
+          resume: null,
+          context: options.context,
+          signal: options.signal,
+          traceId,
+        });
+      });
+    return withExecutionLease(checkpointer, forkId, `Chain '${this.name}'`, branch, 'first-write');
   }
 
   /**
@@ -399,12 +413,13 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     return this.checkpointer;
   }
 
-  private settings(): ChainSettings {
+  /** What the executor needs; `checkpointer`: where the run writes (its lease's fenced checkpointer). */
+  private settings(checkpointer: Checkpointer | null = this.checkpointer): ChainSettings {
     return {
       name: this.name,
       // Nodes are typed with S for the author; the executor handles them as plain JSON objects.
       graph: this.graph as unknown as Graph<JsonRecord>,
-      checkpointer: this.checkpointer,
+      checkpointer,
       maxSteps: this.maxSteps,
       defaultMaxIterations: this.maxIterations,
       strictRouting: this.strictRouting,

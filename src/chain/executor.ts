@@ -16,7 +16,8 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { isInterruptSignal } from '../durability/interrupt-signal.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { runEndRow } from '../durability/run-end.js';
-import { ChainCheckpointError } from '../durability/errors.js';
+import { ChainCheckpointError, ExecutionBusy } from '../durability/errors.js';
+import { throwIfLeaseLost } from '../durability/fenced.js';
 import { cloneJson } from '../json.js';
 import { recordInterrupt } from '../scope/record-interrupt.js';
 import { currentScope, runInScope } from '../scope/scope.js';
@@ -84,6 +85,8 @@ export async function execute(settings: ChainSettings, start: Start): Promise<Ch
         );
       }
       signal.throwIfAborted();
+      // A run whose lease was lost (another process took the execution over) runs no further node.
+      throwIfLeaseLost(checkpointer);
       const node = graph.node(current);
       const index = graph.indexOf(current);
       const outcome = await runNode(settings, node, { start, state, counters, step, index, resume, agentPath, signal });
@@ -291,6 +294,8 @@ async function writeFailed(
       runEndRow({ executionId, chainName: settings.name, status: 'failed', state: snapshot, nodeIndex, iteration: step, agentPath, error }),
     );
   } catch (storeError) {
+    // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
+    if (storeError instanceof ExecutionBusy) return;
     // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes the
     // same way (from its last real checkpoint), so warn instead of replacing the error.
     process.emitWarning(

@@ -34,6 +34,8 @@ export interface CheckpointWrite {
   interrupt_context?: JsonRecord | null;
   agent_path?: string | null;
   created_at?: string;
+  /** The trace of the run that writes the row (see Checkpoint); a run's fenced writer sets it on its first row. */
+  trace_id?: string | null;
 }
 
 /**
@@ -47,6 +49,36 @@ export interface PendingInterruptWrite {
   node_id?: string;
   agent_path?: string | null;
   created_at?: string;
+}
+
+/**
+ * A writer's lease on an execution (docs/adr/0015): the owner and the generation its acquisition got. A write given a
+ * fence is made only while the execution's lease row still names that owner and generation, atomically with the
+ * check; otherwise nothing is written and the write rejects with LeaseLost. Expiry does not matter: a holder whose
+ * lease expired but that nobody took over may still write.
+ */
+export interface Fence {
+  owner: string;
+  generation: number;
+}
+
+/** How `acquireLease` takes a lease. */
+export interface LeaseOptions {
+  /** A new run's first row, written in the same transaction, fenced by the grant: both or neither. */
+  first?: CheckpointWrite;
+  /**
+   * Take the lease even when unexpired if this owner holds it (one known to be dead: a process of this host that no
+   * longer exists, ./fenced.ts); the generation goes up as for any takeover.
+   */
+  takeOverFrom?: string;
+}
+
+/** An execution's lease as stored. */
+export interface LeaseRecord {
+  owner: string;
+  generation: number;
+  /** When it expires (ISO-8601 UTC); in the past once released or expired. */
+  expires_at: string;
 }
 
 export interface ListOptions {
@@ -68,14 +100,17 @@ export interface Checkpointer {
    */
   setup(): Promise<void>;
 
-  /** Persist one row and return it as stored (defaults filled in). Rejects a duplicate `checkpoint_id`. */
-  put(checkpoint: CheckpointWrite): Promise<Checkpoint>;
+  /**
+   * Persist one row and return it as stored (defaults filled in). Rejects a duplicate `checkpoint_id`. With `fence`,
+   * only while the row's execution's lease is still the fence's (else LeaseLost, nothing written).
+   */
+  put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint>;
 
   /**
    * Persist several rows atomically, in the given order (each `created_at` after the previous): all of them or none.
    * Executors use it to write a run's last step and its terminal row together. An empty list writes nothing.
    */
-  putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]>;
+  putWrites(checkpoints: readonly CheckpointWrite[], fence?: Fence): Promise<Checkpoint[]>;
 
   /** The most recently written row of an execution (latest `created_at`, then write order), or null when none. */
   getLast(executionId: string): Promise<Checkpoint | null>;
@@ -93,7 +128,7 @@ export interface Checkpointer {
    * Persist a pause: the interrupted checkpoint and its pending-interrupt row in one transaction (both or neither).
    * An execution has at most one pending row: a new pause replaces an older unclaimed one.
    */
-  recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }>;
+  recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite, fence?: Fence): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }>;
 
   /**
    * Claim the execution's pending interrupt: delete it and return it. Of N concurrent callers on one execution id,
@@ -107,21 +142,30 @@ export interface Checkpointer {
    * newest interrupted row at the pending row's node and agent path, `step_type` `resume`, `status` `completed`,
    * `node_output` `{ resume, claimed_by, pending_created_at }`). Of N concurrent callers exactly one gets
    * `{ pending, checkpoint }`, the others null; a crash after the commit leaves the decision for the next resume.
+   * With `fence`, LeaseLost (nothing claimed) when the execution's lease is no longer the fence's.
    */
-  claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null>;
+  claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null>;
 
   /**
-   * Take the execution's lease for `owner` for `ttlMs` milliseconds, in one atomic statement: granted when no lease
-   * exists, when `owner` already holds it (then extended), or when the holder's lease has expired (taken over).
-   * Returns true when granted; false when another owner holds an unexpired lease. Of N concurrent callers with
-   * different owners exactly one is granted.
+   * Take the execution's lease for `owner` for `ttlMs` milliseconds, atomically: granted when no lease exists, when
+   * `owner` already holds it (then extended, same generation), or when the holder's lease has expired or was released
+   * (taken over: the generation goes up by one). Returns the granted generation (1 for a new lease), or null when
+   * another owner holds an unexpired lease. Of N concurrent callers with different owners exactly one is granted.
+   * With `options.first`, that row (a new run's first row) is written in the same transaction, fenced by the grant:
+   * both or neither. With `options.takeOverFrom`, a lease that owner holds is taken over even when unexpired.
    */
-  acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean>;
+  acquireLease(executionId: string, owner: string, ttlMs: number, options?: LeaseOptions): Promise<number | null>;
+
+  /** The execution's lease row (current or not), or null when it never had one. */
+  leaseOf(executionId: string): Promise<LeaseRecord | null>;
 
   /** Extend `owner`'s lease to `ttlMs` from now; false when `owner` no longer holds it (it expired and was taken). */
   renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean>;
 
-  /** Release `owner`'s lease (nothing happens when another owner holds it now). */
+  /**
+   * Release `owner`'s lease: it expires now, so anyone may take it over (nothing happens when another owner holds it
+   * now). The lease row and its generation stay, so a later acquisition gets a higher generation.
+   */
   releaseLease(executionId: string, owner: string): Promise<void>;
 
   /** Delete every checkpoint, pending interrupt, idempotency record and lease of an execution; returns rows removed. */
@@ -130,8 +174,8 @@ export interface Checkpointer {
   /** The JSON value stored for `(executionId, functionKey)`, `undefined` when there is none (a stored null is null). */
   getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined>;
 
-  /** Store (or replace) the JSON value for `(executionId, functionKey)`. */
-  putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void>;
+  /** Store (or replace) the JSON value for `(executionId, functionKey)`; with `fence`, as `put`. */
+  putIdempotent(executionId: string, functionKey: string, value: JsonValue, fence?: Fence): Promise<void>;
 
   /**
    * Delete completed and failed checkpoints and idempotency records created before the cutoff (`olderThan`: an age

@@ -56,6 +56,7 @@ export function fieldParams(
 }
 export const STATE_PARAM = CHECKPOINT_FIELDS.indexOf('state_snapshot');
 export const OUTPUT_PARAM = CHECKPOINT_FIELDS.indexOf('node_output');
+export const EXECUTION_PARAM = CHECKPOINT_FIELDS.indexOf('execution_id');
 
 /**
  * A stored row to a Checkpoint: only the checkpoint columns (extra selected columns are dropped), JSON columns
@@ -67,5 +68,7 @@ export function decodeCheckpoint(row: Record<string, unknown>, decode: (stored: 
     const value = row[field] ?? null;
     checkpoint[field] = JSON_FIELDS.has(field) && value !== null ? decode(value) : value;
   }
+  // Only the first row of each run carries its trace id; the others leave the key out (as rows written before it).
+  if (typeof row.trace_id === 'string') checkpoint.trace_id = row.trace_id;
   return checkpoint as unknown as Checkpoint;
 }

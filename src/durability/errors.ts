@@ -26,6 +26,19 @@ export class ExecutionBusy extends AgentkitError {
 }
 
 /**
+ * This process lost the lease of an execution it was running (docs/adr/0015): a fenced write found another owner or
+ * a newer generation on the lease, or the lease could not be renewed (the store refused or could not be reached).
+ * The run stopped before its next step or tool call and writes nothing more for the execution; whoever holds the
+ * lease now continues it. An ExecutionBusy (code `execution_busy`: 409, exit 2): another process runs it.
+ */
+export class LeaseLost extends ExecutionBusy {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaseLost';
+  }
+}
+
+/**
  * A checkpoint needed by resume or fork is missing or unusable: no checkpoint for the execution, a fork from the
  * terminal row, a checkpoint naming a node the chain does not have.
  */

@@ -2,7 +2,7 @@
  * Durability: pause and resume (`interrupt`, `Resume`, `InterruptSignal`), the Checkpointer port and its SQLite and
  * Postgres backends, the run-end helpers every resume and fork path goes through, and `idempotent`.
  */
-export { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy, IdempotencyError, InvalidSchemaNameError } from './errors.js';
+export { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy, IdempotencyError, InvalidSchemaNameError, LeaseLost } from './errors.js';
 export {
   DECISION_STEP,
   DECISION_SURFACES,
@@ -29,6 +29,9 @@ export {
   supportsReplication,
   type Checkpointer,
   type CheckpointWrite,
+  type Fence,
+  type LeaseOptions,
+  type LeaseRecord,
   type ListOptions,
   type PendingInterruptWrite,
   type QuarantiningCheckpointer,

@@ -1,24 +1,23 @@
 /**
- * Execution leases: one runner per execution at a time. Every path that continues an execution (a resume of a
- * paused, crashed or failed run, the application of a claimed decision) first takes the execution's lease in one
- * statement (`acquireLease`: insert, or take over only when the holder's lease has expired), renews it while the run
- * is alive and releases it when the call ends (without waiting for the release round trip: a later resume from this
- * process, and `close()`, wait for it). A second process gets ExecutionBusy instead of running the work again;
- * a process that died holding a lease blocks the execution for at most the lease's time to live.
+ * Execution leases (docs/adr/0015): one runner per execution at a time, on every path that runs one. A fresh run
+ * takes its execution's lease with its first row (one transaction), a resume before it reads anything; the holder
+ * renews it on an unref'd timer and releases it when the call ends (without waiting for the release's round trip: a
+ * later run of the same execution from this process, and `close()`, wait for it). Every write of the run goes through
+ * a FencedCheckpointer (./fenced.ts) and is conditional on the lease's owner and generation, so a holder that stalled
+ * past the time to live and was taken over writes nothing more: its next write is refused, it stops with LeaseLost.
  *
- * The time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30 s); the holder renews every third of it, so a run
- * keeps its lease unless its event loop stalls for longer than two thirds of it.
+ * The time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30 s); the holder renews every third of it.
  */
 import { randomUUID } from 'node:crypto';
 import { processIdentity } from '../config/process-identity.js';
 import { ConfigError } from '../errors.js';
 import type { Checkpointer } from './checkpointer.js';
-import { ExecutionBusy } from './errors.js';
+import { FencedCheckpointer, RunLease } from './fenced.js';
 
 /**
- * Releases still in flight, per checkpointer and execution. A resume returns as soon as its run has ended, without
- * waiting for the release's round trip; a later resume of the same execution from this process waits for it first
- * (so it never finds its own process's lease), and `settleLeaseReleases` lets `close()` wait for all of them.
+ * Releases still in flight, per checkpointer and execution. A run returns as soon as it has ended, without waiting
+ * for the release's round trip; a later run of the same execution from this process waits for it first (so it never
+ * finds its own process's lease), and `settleLeaseReleases` lets `close()` wait for all of them.
  */
 const releasing = new WeakMap<Checkpointer, Map<string, Promise<void>>>();
 
@@ -44,7 +43,8 @@ export function leaseTtlMs(env: Record<string, string | undefined> = process.env
 
 /**
  * A lease owner id: `<host>:<pid>:<instance id>:<uuid>`, the process identity (config/process-identity.ts, whose
- * instance id is also the tracing resource's `service.instance.id`) and a fresh uuid per call (one per resume).
+ * instance id is also the tracing resource's `service.instance.id`) and a fresh uuid per acquisition, so an owner
+ * id names one hold of one lease and never comes back.
  */
 export function newLeaseOwner(): string {
   const { host, pid, instanceId } = processIdentity();
@@ -52,53 +52,35 @@ export function newLeaseOwner(): string {
 }
 
 /**
- * Run `fn` holding the lease of `executionId`: ExecutionBusy when another owner holds an unexpired lease. The lease
- * is renewed every third of its time to live while `fn` runs and released when it settles. `runner` names the runner
- * in the message (`Chain 'refund'`).
+ * Run `fn` holding the lease of `executionId`, its writes fenced by it through the FencedCheckpointer it is given.
+ * `when`: `now` (a resume: taken before `fn` runs; ExecutionBusy when another owner holds an unexpired lease) or
+ * `first-write` (a fresh run or a fork: taken with the run's first row, in the same transaction; ExecutionBusy from
+ * that write). `runner` names the runner in messages (`Chain 'refund'`). The lease is released when `fn` settles,
+ * unless it was lost.
  */
-export async function withExecutionLease<T>(checkpointer: Checkpointer, executionId: string, runner: string, fn: (owner: string) => Promise<T>): Promise<T> {
-  const owner = newLeaseOwner();
-  const ttl = leaseTtlMs();
-  let inFlight = releasing.get(checkpointer);
-  if (!inFlight) releasing.set(checkpointer, (inFlight = new Map()));
-  await inFlight.get(executionId);
-  if (!(await checkpointer.acquireLease(executionId, owner, ttl))) {
-    throw new ExecutionBusy(
-      `${runner} execution '${executionId}' is being run by another process right now (it holds the execution's lease); nothing was run here. Try again once that run has ended, or after its lease expires (${ttl} ms after its owner stops renewing it)`,
-    );
-  }
-  let warned = false;
-  const timer = setInterval(
-    () => {
-      checkpointer.renewLease(executionId, owner, ttl).then(
-        (held) => {
-          if (!held && !warned) {
-            warned = true;
-            process.emitWarning(
-              `agentkit: the lease of execution '${executionId}' expired while this process was running it (its event loop stalled for longer than the lease); another process may take it over`,
-            );
-          }
-        },
-        () => undefined,
-      );
-    },
-    Math.max(30, Math.floor(ttl / 3)),
-  );
-  timer.unref();
+export async function withExecutionLease<T>(
+  checkpointer: Checkpointer,
+  executionId: string,
+  runner: string,
+  fn: (fenced: FencedCheckpointer) => Promise<T>,
+  when: 'now' | 'first-write' = 'now',
+): Promise<T> {
+  const inner = checkpointer instanceof FencedCheckpointer ? checkpointer.inner : checkpointer;
+  let inFlight = releasing.get(inner);
+  if (!inFlight) releasing.set(inner, (inFlight = new Map()));
+  const previous = inFlight.get(executionId);
+  if (previous) await previous;
+  const lease = new RunLease(inner, executionId, runner, newLeaseOwner(), leaseTtlMs());
+  if (when === 'now') await lease.acquire();
   try {
-    return await fn(owner);
+    return await fn(new FencedCheckpointer(inner, lease));
   } finally {
-    clearInterval(timer);
-    const release = checkpointer
-      .releaseLease(executionId, owner)
-      .catch((error: unknown) => {
-        process.emitWarning(
-          `agentkit: could not release the lease of execution '${executionId}' (it expires by itself): ${error instanceof Error ? error.message : String(error)}`,
-        );
-      })
-      .finally(() => {
-        if (inFlight.get(executionId) === release) inFlight.delete(executionId);
+    const release = lease.end();
+    if (release) {
+      const tracked = release.finally(() => {
+        if (inFlight.get(executionId) === tracked) inFlight.delete(executionId);
       });
-    inFlight.set(executionId, release);
+      inFlight.set(executionId, tracked);
+    }
   }
 }

@@ -18,6 +18,9 @@ import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type {
   CheckpointWrite,
+  Fence,
+  LeaseOptions,
+  LeaseRecord,
   ListOptions,
   PendingInterruptWrite,
   QuarantiningCheckpointer,
@@ -31,7 +34,8 @@ import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { checkClaim, decisionRecord, type Claim } from './decision.js';
 import { settleLeaseReleases } from './lease.js';
-import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { leaseLost } from './lease-lost.js';
+import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
 import { asStorageError } from './storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
@@ -51,7 +55,7 @@ export interface PostgresCheckpointerOptions {
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
-const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta, state_delta_z`;
+const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta, state_delta_z, trace_id`;
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;
 /** What resolving a delta needs of each row it is built on. */
 const CHAIN_COLUMNS = 'checkpoint_id, delta_base, state_snapshot, state_delta, state_delta_z';
@@ -86,8 +90,31 @@ function withChain(schema: string, select: string): string {
   return `WITH RECURSIVE picked AS (${select}), ${chainOf(schema, 'picked')}
     SELECT p.*, (SELECT json_agg(chain) FROM chain) AS chain_rows FROM picked p`;
 }
-const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z`;
-const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 4;
+const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z, trace_id`;
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 5;
+
+/**
+ * Fencing (docs/adr/0015): the CTE `fence` has a row only while the execution's lease (`$e`, `$o`, `$g`: execution,
+ * owner, generation) is still the writer's, and locks it FOR SHARE until the statement commits, so a takeover (an
+ * UPDATE of that row) lands wholly before the write, which then writes nothing, or after it. A fenced insert selects
+ * its rows FROM fence.
+ */
+function fenceCte(s: string, e: number): string {
+  return `fence AS (SELECT 1 FROM ${s}.execution_leases WHERE execution_id = $${e} AND owner = $${e + 1} AND generation = $${e + 2} FOR SHARE)`;
+}
+
+/**
+ * The lease upsert of `acquireLease` (`$1` execution, `$2` owner, `$3` time to live in ms, `$4` an owner whose lease
+ * may be taken over though unexpired, or NULL), returning the generation.
+ */
+function acquireSql(s: string): string {
+  return `INSERT INTO ${s}.execution_leases AS l (execution_id, owner, expires_at, generation)
+    VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', 1)
+    ON CONFLICT (execution_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, acquired_at = now(),
+      generation = CASE WHEN l.owner = EXCLUDED.owner THEN l.generation ELSE l.generation + 1 END
+    WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp() OR l.owner = $4::text
+    RETURNING generation`;
+}
 
 export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
   /** The schema name as given (validated). */
@@ -172,16 +199,16 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return result.rows[0]!.v;
   }
 
-  async put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
+  async put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint> {
     const row = completeCheckpoint(checkpoint);
-    await this.insert([row]);
+    await this.insert([row], fence);
     notifyCheckpointWrite(this);
     return this.#delta.asStored(row);
   }
 
-  async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
+  async putWrites(checkpoints: readonly CheckpointWrite[], fence?: Fence): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
-    if (rows.length > 0) await this.insert(rows);
+    if (rows.length > 0) await this.insert(rows, fence);
     notifyCheckpointWrite(this);
     return rows.map((row) => this.#delta.asStored(row));
   }
@@ -234,7 +261,11 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    * inserted (a statement is atomic, so both or neither, with one round trip instead of BEGIN, two inserts and
    * COMMIT). No row means the delta's base is gone: the same statement again with the full state.
    */
-  async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
+  async recordInterrupt(
+    checkpoint: CheckpointWrite,
+    pending: PendingInterruptWrite,
+    fence?: Fence,
+  ): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
     const pendingParams = [
@@ -247,22 +278,25 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       pendingRow.created_at,
     ];
     const write = () => {
-      const insert = this.insertQuery([row], [this.#delta.encode(row)]);
+      const insert = this.insertQuery([row], [this.#delta.encode(row)], fence ? 'fence' : null);
       const name = `agentkit_pause_${insert.name}`;
       let text = this.#insertTexts.get(name);
+      const n = insert.values!.length;
       if (text === undefined) {
-        const n = insert.values!.length;
-        text = `WITH cp AS (${insert.text} RETURNING 1)
+        text = `WITH ${fence ? `${fenceCte(this.s, n + 8)}, ` : ''}cp AS (${insert.text} RETURNING 1)
           INSERT INTO ${this.s}.pending_interrupts (execution_id, chain_name, node_id, reason, context, agent_path, created_at)
           SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, $${n + 7}::timestamptz WHERE EXISTS (SELECT 1 FROM cp)
           ON CONFLICT (execution_id) DO UPDATE SET chain_name = EXCLUDED.chain_name, node_id = EXCLUDED.node_id,
             reason = EXCLUDED.reason, context = EXCLUDED.context, agent_path = EXCLUDED.agent_path, created_at = EXCLUDED.created_at`;
         this.#insertTexts.set(name, text);
       }
-      return this.query({ name, text, values: [...insert.values!, ...pendingParams] });
+      const values = [...insert.values!, ...pendingParams];
+      if (fence) values.push(row.execution_id, fence.owner, fence.generation);
+      return this.query({ name, text, values });
     };
     try {
       if ((await write()).rowCount === 0) {
+        await this.refuseLost(row.execution_id, fence);
         // Its base is gone (pruned or deleted elsewhere): the full state instead.
         this.#delta.forget(row.execution_id);
         await write();
@@ -286,14 +320,15 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    * One statement: the claim (`DELETE ... RETURNING`), the newest interrupted row at the claimed node and path, and
    * the decision row copied from it (the columns of `decisionRow`), so the claim and its record commit together.
    */
-  async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
+  async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
     const output = decisionRecord(checked);
-    // Prepared once per connection (a resume's dearest statement to plan).
+    // Prepared once per connection (a resume's dearest statement to plan). Fenced: the claim deletes only while the
+    // lease is the claimer's (the fence CTE's row lock holds off a takeover until the claim commits).
     const result = await this.query<{ pending: PendingInterrupt; checkpoint: CheckpointRow; chain_rows: ChainRow[] | null }>({
-      name: 'agentkit_claim',
-      text: `WITH RECURSIVE claimed AS (
-         DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING *
+      name: fence ? 'agentkit_claim_fenced' : 'agentkit_claim',
+      text: `WITH RECURSIVE ${fence ? `${fenceCte(this.s, 5)}, ` : ''}claimed AS (
+         DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1${fence ? ' AND EXISTS (SELECT 1 FROM fence)' : ''} RETURNING *
        ), source AS (
          SELECT c.* FROM ${this.s}.checkpoints c JOIN claimed p ON c.execution_id = p.execution_id AND c.node_id = p.node_id
            AND c.agent_path IS NOT DISTINCT FROM p.agent_path
@@ -304,7 +339,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
            s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
            $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
            COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz,
-           s.delta_base, NULL, s.state_delta, s.state_delta_z
+           s.delta_base, NULL, s.state_delta, s.state_delta_z, NULL
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
        ), ${chainOf(this.s, 'inserted')}
@@ -312,26 +347,63 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
          'node_id', p.node_id, 'reason', p.reason, 'context', p.context, 'agent_path', p.agent_path,
          'created_at', ${TIMESTAMP('p.created_at')}) AS pending, (SELECT json_agg(chain) FROM chain) AS chain_rows
        FROM inserted i, claimed p`,
-      values: [executionId, timeOrderedId(), JSON.stringify(output), utcNow()],
+      values: [executionId, timeOrderedId(), JSON.stringify(output), utcNow(), ...(fence ? [executionId, fence.owner, fence.generation] : [])],
     });
     const row = result.rows[0];
+    if (!row) await this.refuseLost(executionId, fence);
     // The decision row copies its source's stored state, delta and base alike: the same full state, resolved with
     // the base rows the statement read (no second round trip).
     return row ? { pending: row.pending, checkpoint: (await this.toCheckpoints([row.checkpoint], undefined, undefined, row.chain_rows ?? []))[0]! } : null;
   }
 
-  /** One `INSERT ... ON CONFLICT DO UPDATE ... WHERE` statement; expiry by the server's clock, so hosts' clocks do not matter. */
-  async acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
+  /**
+   * One `INSERT ... ON CONFLICT DO UPDATE ... WHERE` statement; expiry by the server's clock, so hosts' clocks do not
+   * matter. With `first`, the row's insert is a second CTE of the same statement, selecting from the granted lease
+   * (no grant, no row); a first row stored against an earlier row (an execution id this checkpointer wrote before)
+   * is written after the grant instead, fenced by it.
+   */
+  async acquireLease(executionId: string, owner: string, ttlMs: number, options: LeaseOptions = {}): Promise<number | null> {
     checkLease(owner, ttlMs);
-    const result = await this.query({
-      name: 'agentkit_lease_acquire',
-      text: `INSERT INTO ${this.s}.execution_leases AS l (execution_id, owner, expires_at) VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
-       ON CONFLICT (execution_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, acquired_at = now()
-       WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
-       RETURNING owner`,
-      values: [executionId, owner, ttlMs],
-    });
-    return (result.rowCount ?? 0) > 0;
+    const row = options.first === undefined ? undefined : completeCheckpoint(options.first);
+    const from = options.takeOverFrom ?? null;
+    if (row && row.execution_id !== executionId) invalid('execution_id', `of the first row must be the leased execution '${executionId}'`);
+    const state = row ? this.#delta.encode(row) : undefined;
+    if (!row || !state || state.deltaBase !== null) {
+      if (row) this.#delta.forget(row.execution_id);
+      const result = await this.query<{ generation: number }>({
+        name: 'agentkit_lease_acquire',
+        text: acquireSql(this.s),
+        values: [executionId, owner, ttlMs, from],
+      });
+      const generation = result.rows[0]?.generation ?? null;
+      if (row && generation !== null) await this.put(row, { owner, generation });
+      return generation;
+    }
+    try {
+      const params = checkpointParams(row, state);
+      const text = `WITH lease AS (${acquireSql(this.s)}), cp AS (${insertText(this.s, 1, 0, 'lease', 4)})
+        SELECT generation FROM lease`;
+      const result = await this.query<{ generation: number }>({
+        name: 'agentkit_lease_acquire_first',
+        text,
+        values: [executionId, owner, ttlMs, from, ...params],
+      });
+      const generation = result.rows[0]?.generation ?? null;
+      if (generation === null) this.#delta.forget(row.execution_id);
+      else notifyCheckpointWrite(this);
+      return generation;
+    } catch (error) {
+      this.#delta.forget(row.execution_id);
+      throw duplicate(error, row.checkpoint_id);
+    }
+  }
+
+  async leaseOf(executionId: string): Promise<LeaseRecord | null> {
+    const result = await this.query<LeaseRecord>(
+      `SELECT owner, generation, ${TIMESTAMP('expires_at')} AS expires_at FROM ${this.s}.execution_leases WHERE execution_id = $1`,
+      [executionId],
+    );
+    return result.rows[0] ?? null;
   }
 
   async renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -343,12 +415,27 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return (result.rowCount ?? 0) > 0;
   }
 
+  /** The row and its generation stay (a later owner gets a higher one); the lease is free from now on. */
   async releaseLease(executionId: string, owner: string): Promise<void> {
     await this.query({
       name: 'agentkit_lease_release',
-      text: `DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2`,
+      text: `UPDATE ${this.s}.execution_leases SET expires_at = clock_timestamp() WHERE execution_id = $1 AND owner = $2`,
       values: [executionId, owner],
     });
+  }
+
+  /**
+   * After a fenced write wrote nothing: LeaseLost when the lease is no longer the fence's (else the write's other
+   * condition failed: a delta base gone, no pending row to claim, and the caller goes on).
+   */
+  private async refuseLost(executionId: string, fence: Fence | undefined): Promise<void> {
+    if (!fence) return;
+    const held = await this.query(`SELECT 1 FROM ${this.s}.execution_leases WHERE execution_id = $1 AND owner = $2 AND generation = $3`, [
+      executionId,
+      fence.owner,
+      fence.generation,
+    ]);
+    if ((held.rowCount ?? 0) === 0) throw leaseLost(executionId);
   }
 
   async deleteExecution(executionId: string): Promise<number> {
@@ -372,13 +459,15 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     return result.rowCount ? decodePgJson(result.rows[0]!.result) : undefined;
   }
 
-  async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
-    await this.query(
-      `INSERT INTO ${this.s}.idempotency_cache (execution_id, function_key, result, created_at)
-       VALUES ($1, $2, $3::jsonb, $4::timestamptz)
+  async putIdempotent(executionId: string, functionKey: string, value: JsonValue, fence?: Fence): Promise<void> {
+    const values: unknown[] = [executionId, functionKey, encodePgJsonText(JSON.stringify(value)), utcNow()];
+    const result = await this.query(
+      `${fence ? `WITH ${fenceCte(this.s, 5)} ` : ''}INSERT INTO ${this.s}.idempotency_cache (execution_id, function_key, result, created_at)
+       SELECT $1, $2, $3::jsonb, $4::timestamptz${fence ? ' FROM fence' : ''}
        ON CONFLICT (execution_id, function_key) DO UPDATE SET result = EXCLUDED.result, created_at = EXCLUDED.created_at`,
-      [executionId, functionKey, encodePgJsonText(JSON.stringify(value)), utcNow()],
+      fence ? [...values, executionId, fence.owner, fence.generation] : values,
     );
+    if (fence && (result.rowCount ?? 0) === 0) throw leaseLost(executionId);
   }
 
   /**
@@ -556,7 +645,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    * `rows`, the statement inserts only while every such base exists (another process may have pruned or deleted it):
    * all rows or none, `rowCount` says which.
    */
-  private insertQuery(rows: readonly Checkpoint[], states: readonly StoredState[]): pg.QueryConfig {
+  private insertQuery(rows: readonly Checkpoint[], states: readonly StoredState[], from: 'fence' | null = null): pg.QueryConfig {
     const params = rows.flatMap((row, i) => checkpointParams(row, states[i]!));
     let external: string[] | undefined;
     for (const state of states) {
@@ -564,27 +653,45 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       if (base === null || external?.includes(base) || rows.some((r) => r.checkpoint_id === base)) continue;
       (external ??= []).push(base);
     }
-    const name = external ? `agentkit_cp_insert_delta_${rows.length}_${external.length}` : `agentkit_cp_insert_${rows.length}`;
+    const shape = external ? `agentkit_cp_insert_delta_${rows.length}_${external.length}` : `agentkit_cp_insert_${rows.length}`;
+    const name = from ? `${shape}_${from}` : shape;
     // The text of a shape never changes: built once (a prepared statement is then named by it alone).
     let text = this.#insertTexts.get(name);
     if (text === undefined) {
-      text = insertText(this.s, rows.length, external?.length ?? 0);
+      text = insertText(this.s, rows.length, external?.length ?? 0, from);
       this.#insertTexts.set(name, text);
     }
     return { name, text, values: external ? [...params, ...external] : params };
   }
 
+  /** `insertQuery` as a statement of its own; fenced: with the `fence` CTE in front (its parameters last). */
+  private insertStatement(rows: readonly Checkpoint[], states: readonly StoredState[], fence: Fence | undefined): pg.QueryConfig {
+    if (!fence) return this.insertQuery(rows, states);
+    const insert = this.insertQuery(rows, states, 'fence');
+    const executionId = rows[0]!.execution_id;
+    if (rows.some((row) => row.execution_id !== executionId)) invalid('execution_id', 'must be the same for every row of a fenced write');
+    const name = `agentkit_fenced_${insert.name}`;
+    let text = this.#insertTexts.get(name);
+    if (text === undefined) {
+      text = `WITH ${fenceCte(this.s, insert.values!.length + 1)} ${insert.text}`;
+      this.#insertTexts.set(name, text);
+    }
+    return { name, text, values: [...insert.values!, executionId, fence.owner, fence.generation] };
+  }
+
   /** One statement, so a multi-row write is atomic without a transaction round trip. */
-  private async insert(rows: Checkpoint[]): Promise<void> {
+  private async insert(rows: Checkpoint[], fence?: Fence): Promise<void> {
     try {
       // A state that is not JSON throws here (./stored-state.ts): nothing is written, and the rows are forgotten below.
       let states = rows.map((row) => this.#delta.encode(row));
-      const result = await this.query(this.insertQuery(rows, states));
+      const result = await this.query(this.insertStatement(rows, states, fence));
       if (result.rowCount === 0) {
-        // A base is gone: the same rows again, each execution's first one as a full state.
+        // The lease is no longer the writer's (LeaseLost), or a base is gone: the same rows again, each execution's
+        // first one as a full state.
+        await this.refuseLost(rows[0]!.execution_id, fence);
         for (const row of rows) this.#delta.forget(row.execution_id);
         states = rows.map((row) => this.#delta.encode(row));
-        await this.query(this.insertQuery(rows, states));
+        if ((await this.query(this.insertStatement(rows, states, fence))).rowCount === 0) await this.refuseLost(rows[0]!.execution_id, fence);
       }
     } catch (error) {
       for (const row of rows) this.#delta.forget(row.execution_id);
@@ -672,20 +779,22 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
  * (decision 239): `VALUES ... WHERE EXISTS (...)` spent a subquery scan and an init plan per statement, and a join
  * against unnest() of the bases got a generic plan scanning the table once the statement was prepared.
  */
-function insertText(s: string, count: number, external: number): string {
+function insertText(s: string, count: number, external: number, from: 'fence' | 'lease' | null = null, offset = 0): string {
   const row = (r: number) => {
-    const p = (i: number) => `$${r * PARAMS_PER_ROW + i}`;
-    return `${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::int, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}::jsonb, ${p(11)}::jsonb,
-        ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}, ${p(16)}::jsonb, ${p(17)}, ${p(18)}::timestamptz, ${p(19)}, ${p(20)}, ${p(21)},
-        ${p(22)}::bytea`;
+    const p = (i: number) => `$${offset + r * PARAMS_PER_ROW + i}`;
+    // Every parameter typed: inside a CTE (the first row of `acquireLease`) the target columns do not type them.
+    return `${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, ${p(5)}::int, ${p(6)}::text, ${p(7)}::text, ${p(8)}::text, ${p(9)}::text,
+        ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}::text, ${p(16)}::jsonb, ${p(17)}::text,
+        ${p(18)}::timestamptz, ${p(19)}::text, ${p(20)}::text, ${p(21)}::text, ${p(22)}::bytea, ${p(23)}::text`;
   };
   const values = Array.from({ length: count }, (_, r) => `(${row(r)})`).join(', ');
-  if (external === 0) return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`;
-  const bases = Array.from({ length: external }, (_, i) => `${s}.checkpoints b${i}`).join(', ');
-  const found = Array.from({ length: external }, (_, i) => `b${i}.checkpoint_id = $${count * PARAMS_PER_ROW + 1 + i}`).join(' AND ');
+  if (external === 0 && from === null) return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`;
+  // `from`: a CTE of the enclosing statement (the fence, or the granted lease) whose one row lets the rows through.
+  const sources = [...(from ? [from] : []), ...Array.from({ length: external }, (_, i) => `${s}.checkpoints b${i}`)].join(', ');
+  const found = Array.from({ length: external }, (_, i) => `b${i}.checkpoint_id = $${offset + count * PARAMS_PER_ROW + 1 + i}`).join(' AND ');
   // One row: its values as the select list. Several: a VALUES list joined to the bases (each matches at most once).
-  const selected = count === 1 ? `SELECT ${row(0)} FROM ${bases}` : `SELECT v.* FROM (VALUES ${values}) AS v, ${bases}`;
-  return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) ${selected} WHERE ${found}`;
+  const selected = count === 1 ? `SELECT ${row(0)} FROM ${sources}` : `SELECT v.* FROM (VALUES ${values}) AS v, ${sources}`;
+  return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) ${selected}${found ? ` WHERE ${found}` : ''}`;
 }
 
 /** A selected row: jsonb columns arrive decoded by pg. */
@@ -709,7 +818,7 @@ function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
   params[STATE_PARAM] = delta ? '{}' : encodePgJsonText(state.text);
   params[OUTPUT_PARAM] = keys ? null : jsonParam(row.node_output);
   const form = delta ? storedDeltaForm(state.text) : { text: null, deflated: null };
-  params.push(state.deltaBase, keys && JSON.stringify(keys), form.text, form.deflated);
+  params.push(state.deltaBase, keys && JSON.stringify(keys), form.text, form.deflated, row.trace_id ?? null);
   return params;
 }
 

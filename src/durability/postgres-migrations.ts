@@ -106,6 +106,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: 'compressed delta documents: checkpoints.state_delta_z (bytea)',
     sql: (s) => `ALTER TABLE ${s}.checkpoints ADD COLUMN state_delta_z BYTEA;`,
   },
+  {
+    // Fencing (docs/adr/0015): see local.db v33. Lease expiry stays by the server's clock.
+    description: 'execution_leases.generation (fencing); checkpoints.trace_id (the traces of an execution)',
+    sql: (s) => `
+      ALTER TABLE ${s}.execution_leases ADD COLUMN generation INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE ${s}.checkpoints ADD COLUMN trace_id TEXT;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

@@ -14,6 +14,7 @@ import { isPlainObject, nonJsonReason } from './json.js';
 const STATUSES = new Set(['completed', 'interrupted', 'failed']);
 const STEP_TYPES = new Set(['node', 'llm_call', 'tool_call', 'hitl_pause', 'handoff', 'fork_origin', 'run_end', 'run_start', 'resume']);
 const RUN_STATUSES = new Set(['completed', 'failed']);
+const TRACE_ID = /^[0-9a-f]{32}$/;
 
 /**
  * The complete row for a write: defaults filled in, every field checked, except that the state is only checked to
@@ -44,6 +45,10 @@ export function completeCheckpoint(write: CheckpointWrite): Checkpoint {
     agent_path: write.agent_path ?? null,
     created_at: write.created_at ?? utcNow(),
   };
+  if (write.trace_id != null) {
+    if (typeof write.trace_id !== 'string' || !TRACE_ID.test(write.trace_id)) invalid('trace_id', 'must be 32 lowercase hex digits or null');
+    row.trace_id = write.trace_id;
+  }
   if (!STATUSES.has(row.status)) invalid('status', `must be completed, interrupted or failed, not ${JSON.stringify(row.status)}`);
   if (row.step_type !== null && !STEP_TYPES.has(row.step_type)) invalid('step_type', `unknown step type ${JSON.stringify(row.step_type)}`);
   if (row.run_status !== null && !RUN_STATUSES.has(row.run_status)) invalid('run_status', `must be completed or failed, not ${JSON.stringify(row.run_status)}`);

@@ -9,6 +9,7 @@
 import type { Checkpoint, RunStatus } from '../types.js';
 import type { Checkpointer, CheckpointWrite } from './checkpointer.js';
 import { AlreadyResumed, ChainCheckpointError } from './errors.js';
+import { storeOf } from './fenced.js';
 import type { JsonRecord } from './json.js';
 
 /** `node_id` and `step_type` of a terminal row. */
@@ -85,7 +86,8 @@ export function setRestorer(next: Restorer | null): void {
  * connected, restore disabled, the store already knows the execution, or the Platform holds none of it).
  */
 export async function restoreIfMissing(checkpointer: Checkpointer, executionId: string): Promise<Checkpoint | null> {
-  return restorer ? restorer(checkpointer, executionId) : null;
+  // Restored rows are the store's, not a run's: written past a run's fenced view.
+  return restorer ? restorer(storeOf(checkpointer), executionId) : null;
 }
 
 /** The terminal row of a run. `state` is the run's last state; a failed run records its error as `node_output`. */

@@ -20,6 +20,9 @@ import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type {
   CheckpointWrite,
+  Fence,
+  LeaseOptions,
+  LeaseRecord,
   ListOptions,
   PendingInterruptWrite,
   QuarantiningCheckpointer,
@@ -28,11 +31,12 @@ import type {
   UnsyncedCheckpoint,
 } from './checkpointer.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
-import { OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
+import { EXECUTION_PARAM, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
 import { ChainCheckpointError } from './errors.js';
+import { leaseLost } from './lease-lost.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
-import { checkLease, completeCheckpoint, completePending, listLimit, pruneCutoff } from './rows.js';
+import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
@@ -42,8 +46,8 @@ import { WritePriority } from '../store/write-priority.js';
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
 const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
 
-/** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
-const COLUMNS = `${checkpointColumns()}, delta_base, output_keys`;
+/** The checkpoint columns, the row's delta base (resolved away before a row leaves this file) and its trace id. */
+const COLUMNS = `${checkpointColumns()}, delta_base, output_keys, trace_id`;
 const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, agent_path, created_at';
 
 /**
@@ -77,6 +81,14 @@ interface PendingRow {
 type Statements = ReturnType<typeof prepare>;
 
 /**
+ * Fencing (docs/adr/0015) inside the insert itself, the base check's way: the execution id is NULL (the NOT NULL
+ * column refuses the row: FENCED_MESSAGE) unless the row is unfenced (first parameter NULL) or the execution's lease
+ * row still names the fence's owner and generation. One statement, so the check and the write are atomic without a
+ * transaction of their own; a takeover needs the write lock, so it lands wholly before or after. Parameters: the
+ * fence's owner (or NULL), the execution id, the owner, the generation, the execution id.
+ */
+const FENCED_EXECUTION_ID = 'CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner = ? AND generation = ?) THEN ? END';
+/**
  * A row's insert. A delta row is written only while its base exists (another process may have pruned or deleted
  * it): otherwise its state is NULL, the NOT NULL column refuses the row (BASE_GONE_MESSAGE), nothing is inserted and
  * the row is written again as a full snapshot. The check sits in the state's VALUES expression rather than in an
@@ -87,10 +99,16 @@ type Statements = ReturnType<typeof prepare>;
  * Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
  */
 const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) VALUES (${COLUMNS.split(',')
-  .map((column) => (column.trim() === 'state_snapshot' ? 'CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?) THEN ? END' : '?'))
+  .map((column) => {
+    if (column.trim() === 'state_snapshot') return 'CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?) THEN ? END';
+    if (column.trim() === 'execution_id') return FENCED_EXECUTION_ID;
+    return '?';
+  })
   .join(', ')}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?))`;
 /** What SQLite says when INSERT_SQL refuses a delta row whose base is gone. */
 const BASE_GONE_MESSAGE = 'NOT NULL constraint failed: checkpoints.state_snapshot';
+/** What SQLite says when INSERT_SQL refuses a fenced row whose lease is no longer the writer's (FENCED_EXECUTION_ID). */
+const FENCED_MESSAGE = 'NOT NULL constraint failed: checkpoints.execution_id';
 /**
  * An execution's key, made before its first row is written: left to the store's trigger, the key was set by an
  * UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
@@ -126,12 +144,17 @@ function prepare(db: Database.Database) {
     claim: db.prepare(`DELETE FROM pending_interrupts WHERE execution_id = ? RETURNING ${PENDING_COLUMNS}`),
     interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${ROWS_OF_EXECUTION} AND node_id = ? AND agent_path IS ?
       AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`),
-    acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at) VALUES (@id, @owner, @expires, @at)
-      ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
-      WHERE execution_leases.owner = excluded.owner OR execution_leases.expires_at <= @now
-      RETURNING owner`),
+    // A new owner taking over gets the next generation; the holder re-acquiring keeps its own.
+    acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at, generation) VALUES (@id, @owner, @expires, @at, 1)
+      ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at,
+        generation = CASE WHEN execution_leases.owner = excluded.owner THEN execution_leases.generation ELSE execution_leases.generation + 1 END
+      WHERE execution_leases.owner = excluded.owner OR execution_leases.expires_at <= @now OR execution_leases.owner = @from
+      RETURNING generation`),
+    leaseOf: db.prepare('SELECT owner, generation, expires_at FROM execution_leases WHERE execution_id = ?'),
     renewLease: db.prepare('UPDATE execution_leases SET expires_at = ? WHERE execution_id = ? AND owner = ?'),
-    releaseLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ? AND owner = ?'),
+    // The row and its generation stay (a later owner gets a higher one); the lease is free from now on.
+    releaseLease: db.prepare('UPDATE execution_leases SET expires_at = 0 WHERE execution_id = ? AND owner = ?'),
+    fenceHeld: db.prepare('SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner = ? AND generation = ?'),
     deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
     deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${ROWS_OF_EXECUTION}`),
     // The execution's key goes with its last row (a later row of the same id gets a new one).
@@ -141,6 +164,8 @@ function prepare(db: Database.Database) {
     getIdempotent: db.prepare('SELECT result FROM idempotency_cache WHERE execution_id = ? AND function_key = ?'),
     putIdempotent: db.prepare(`INSERT OR REPLACE INTO idempotency_cache (execution_id, function_key, result, created_at)
       VALUES (?, ?, ?, ?)`),
+    putIdempotentFenced: db.prepare(`INSERT OR REPLACE INTO idempotency_cache (execution_id, function_key, result, created_at)
+      SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner = ? AND generation = ?)`),
     pruneCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${PRUNED}`),
     // Kept rows stored against a row the prune deletes: rewritten with their full state first (no kept row loses a base).
     pruneBoundary: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE NOT (${PRUNED})
@@ -236,11 +261,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * While another connection holds the write lock (the span writer thread on the same file, another process), the
    * batch waits for it without blocking the event loop (decision 207): puts made meanwhile join it.
    */
-  put(checkpoint: CheckpointWrite): Promise<Checkpoint> {
+  put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint> {
     // Not an async function: one promise fewer per row (each costs an async hook call under a run's context).
     let queued: Promise<Checkpoint[]>;
     try {
-      queued = this.enqueue([completeCheckpoint(checkpoint)]);
+      queued = this.enqueue([completeCheckpoint(checkpoint)], fence);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -252,13 +277,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * batch is retried, in one of their own): a run's last step and its terminal row no longer switch the connection's
    * busy timeout back and forth (two pragmas, each compiling a statement, per run).
    */
-  async putWrites(checkpoints: readonly CheckpointWrite[]): Promise<Checkpoint[]> {
+  async putWrites(checkpoints: readonly CheckpointWrite[], fence?: Fence): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
-    return rows.length === 0 ? [] : this.enqueue(rows);
+    return rows.length === 0 ? [] : this.enqueue(rows, fence);
   }
 
-  /** Queue `rows` (written together or not at all) for the group commit; resolves with them as stored. */
-  private enqueue(rows: Checkpoint[]): Promise<Checkpoint[]> {
+  /** Queue `rows` (written together or not at all, fenced by `fence`) for the group commit; resolves with them as stored. */
+  private enqueue(rows: Checkpoint[], fence: Fence | undefined): Promise<Checkpoint[]> {
     // Opens the store now (its errors reach this caller); the busy timeout is the group commit's to set.
     this.open(true);
     return new Promise<Checkpoint[]>((resolve, reject) => {
@@ -268,7 +293,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           this.#commitQueued(false);
         });
       }
-      this.#queued.push({ rows, resolve, reject });
+      this.#queued.push({ rows, fence, resolve, reject });
       if (this.#queued.length === SEND_AHEAD_PUTS && !this.#sentAhead && this.#thread?.ready === true && !this.#halted) {
         this.#sentAhead = true;
         this.#commitQueued(false);
@@ -319,10 +344,10 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         else statements.wait();
         this.#noWait = wait;
       }
-      if (rows.length === 1) this.insertAlone(statements, rows[0]!);
+      if (batch.length === 1 && rows.length === 1) this.insertAlone(statements, rows[0]!, batch[0]!.fence);
       else {
         statements.immediately(() => {
-          for (const row of rows) this.insert(statements, row);
+          for (const put of batch) for (const row of put.rows) this.insert(statements, row, put.fence);
         });
       }
     } catch (error) {
@@ -372,10 +397,10 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           put.resolve(this.toCheckpointsNow(put.rows.map((row) => statements.byId.get(row.checkpoint_id) as CheckpointRow)));
           continue;
         }
-        if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!);
+        if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!, put.fence);
         else
           this.inTransaction(statements, put.rows, () => {
-            for (const row of put.rows) this.insert(statements, row);
+            for (const row of put.rows) this.insert(statements, row, put.fence);
           });
         put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
       } catch (error) {
@@ -417,7 +442,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         const encoded = put.rows.map((row) => {
           const ensure = this.#delta.remembered(row.execution_id) === undefined ? row.execution_id : null;
           const state = this.#delta.encode(row);
-          return { ensure, params: toParams(row, state.text, state.deltaBase) };
+          return { ensure, params: toParams(row, state.text, state.deltaBase, put.fence) };
         });
         wire.push(...encoded);
         batch.push(put);
@@ -497,12 +522,16 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return (this.open().statements.pending.all(limit) as PendingRow[]).map(toPending);
   }
 
-  async recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
+  async recordInterrupt(
+    checkpoint: CheckpointWrite,
+    pending: PendingInterruptWrite,
+    fence?: Fence,
+  ): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
     const { statements } = this.writable();
     this.inTransaction(statements, [row], () => {
-      this.insert(statements, row);
+      this.insert(statements, row, fence);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
     });
     notifyCheckpointWrite(this);
@@ -515,12 +544,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return row ? toPending(row) : null;
   }
 
-  async claimPendingInterrupt(executionId: string, claim: Claim): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
+  async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
     const { db, statements } = this.writable();
     try {
       return db
         .transaction(() => {
+          if (fence && statements.fenceHeld.get(executionId, fence.owner, fence.generation) === undefined) throw leaseLost(executionId);
           const row = statements.claim.get(executionId) as PendingRow | undefined;
           if (!row) return null;
           const pending = toPending(row);
@@ -536,12 +566,34 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     }
   }
 
-  async acquireLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
+  async acquireLease(executionId: string, owner: string, ttlMs: number, options: LeaseOptions = {}): Promise<number | null> {
     checkLease(owner, ttlMs);
-    const { db, statements } = this.writable();
+    const row = options.first === undefined ? undefined : completeCheckpoint(options.first);
+    if (row && row.execution_id !== executionId) invalid('execution_id', `of the first row must be the leased execution '${executionId}'`);
+    const { statements } = this.writable();
     const now = Date.now();
-    const row = db.transaction(() => statements.acquireLease.get({ id: executionId, owner, expires: now + ttlMs, at: utcNow(), now })).immediate();
-    return row !== undefined;
+    let generation: number | null = null;
+    const acquire = () => {
+      const granted = statements.acquireLease.get({
+        id: executionId,
+        owner,
+        expires: now + ttlMs,
+        at: utcNow(),
+        now,
+        from: options.takeOverFrom ?? null,
+      }) as { generation: number } | undefined;
+      generation = granted?.generation ?? null;
+      // The first row, fenced by the grant (a refused lease writes nothing).
+      if (row && generation !== null) this.insert(statements, row, { owner, generation });
+    };
+    this.inTransaction(statements, row ? [row] : [], acquire);
+    if (row && generation !== null) notifyCheckpointWrite(this);
+    return generation;
+  }
+
+  async leaseOf(executionId: string): Promise<LeaseRecord | null> {
+    const row = this.open().statements.leaseOf.get(executionId) as { owner: string; generation: number; expires_at: number } | undefined;
+    return row ? { owner: row.owner, generation: row.generation, expires_at: new Date(row.expires_at).toISOString() } : null;
   }
 
   async renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -574,8 +626,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return row ? (JSON.parse(row.result) as JsonValue) : undefined;
   }
 
-  async putIdempotent(executionId: string, functionKey: string, value: JsonValue): Promise<void> {
-    this.writable().statements.putIdempotent.run(executionId, functionKey, JSON.stringify(value), utcNow());
+  async putIdempotent(executionId: string, functionKey: string, value: JsonValue, fence?: Fence): Promise<void> {
+    const { statements } = this.writable();
+    if (!fence) {
+      statements.putIdempotent.run(executionId, functionKey, JSON.stringify(value), utcNow());
+      return;
+    }
+    const written = statements.putIdempotentFenced.run(executionId, functionKey, JSON.stringify(value), utcNow(), executionId, fence.owner, fence.generation);
+    if (written.changes === 0) throw leaseLost(executionId);
   }
 
   async prune(olderThan: number | Date): Promise<number> {
@@ -685,9 +743,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * One row committed by itself: one autocommitted statement, or, when its execution's key is made first (`insert`),
    * the two in one transaction.
    */
-  private insertAlone(statements: Statements, row: Checkpoint): void {
-    if (this.#delta.remembered(row.execution_id) !== undefined) this.insert(statements, row);
-    else statements.immediately(() => this.insert(statements, row));
+  private insertAlone(statements: Statements, row: Checkpoint, fence: Fence | undefined): void {
+    if (this.#delta.remembered(row.execution_id) !== undefined) this.insert(statements, row, fence);
+    else statements.immediately(() => this.insert(statements, row, fence));
   }
 
   /** Run `write` in an IMMEDIATE transaction; when it rolls back, the rows' executions are forgotten (./delta.ts). */
@@ -700,8 +758,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     }
   }
 
-  /** Insert one row, stored against its execution's previous row when this checkpointer wrote that one. */
-  private insert(statements: Statements, row: Checkpoint): void {
+  /**
+   * Insert one row, stored against its execution's previous row when this checkpointer wrote that one; with `fence`,
+   * only while the execution's lease is still the fence's (LeaseLost otherwise).
+   */
+  private insert(statements: Statements, row: Checkpoint, fence?: Fence): void {
     const remembered = this.#delta.remembered(row.execution_id);
     try {
       // Nothing remembered: the execution's first row here (new, resumed or forked in this process, or after a failed
@@ -710,16 +771,20 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       if (remembered === undefined) statements.ensureExecution.run(row.execution_id);
       const stored = this.#delta.encode(row);
       try {
-        statements.insert.run(toParams(row, stored.text, stored.deltaBase));
+        statements.insert.run(toParams(row, stored.text, stored.deltaBase, fence));
       } catch (error) {
         if (!isBaseGone(error)) throw error;
         // The base is gone (pruned or deleted by another process): store the full state instead. Only the statement
         // failed; a transaction around it goes on.
         this.#delta.forget(row.execution_id);
         const full = this.#delta.encode(row);
-        statements.insert.run(toParams(row, full.text, full.deltaBase));
+        statements.insert.run(toParams(row, full.text, full.deltaBase, fence));
       }
     } catch (error) {
+      if (isFenced(error)) {
+        this.#delta.forget(row.execution_id);
+        throw leaseLost(row.execution_id);
+      }
       // A locked store wrote nothing: the row may be retried against the same base.
       if (isBusy(error)) this.#delta.restore(row.execution_id, remembered);
       else this.#delta.forget(row.execution_id);
@@ -764,6 +829,7 @@ function fetchChainsSqlite(statements: Statements, ids: string[]): StoredRow[] {
 /** A `put` (one row) or `putWrites` (rows written together) waiting for the group commit. */
 interface QueuedPut {
   rows: Checkpoint[];
+  fence: Fence | undefined;
   resolve: (rows: Checkpoint[]) => void;
   reject: (error: unknown) => void;
 }
@@ -775,23 +841,29 @@ const FIELD_PARAMS = fieldParams((value) => JSON.stringify(value));
  * keys, ./delta.ts `outputKeys`), the state's place holding the base twice (the base check) and then the state, and
  * last the execution id for its key.
  */
-function toParams(row: Checkpoint, stateText: string, deltaBase: string | null): unknown[] {
+function toParams(row: Checkpoint, stateText: string, deltaBase: string | null, fence: Fence | undefined): unknown[] {
   const keys = outputKeys(row);
   // Built by push, so the array stays packed: structured clone (the commit thread's batches) serialises a holey
   // array (`new Array(n)`) through its sparse path, about 1.7x the time of a packed one.
   const params: unknown[] = [];
   for (let i = 0; i < FIELD_PARAMS.length; i++) {
     if (i === STATE_PARAM) params.push(deltaBase, deltaBase, stateText);
+    else if (i === EXECUTION_PARAM) params.push(fence?.owner ?? null, row.execution_id, fence?.owner ?? null, fence?.generation ?? null, row.execution_id);
     else if (i === OUTPUT_PARAM) params.push(keys || row.node_output === null ? null : JSON.stringify(row.node_output));
     else params.push(FIELD_PARAMS[i]!(row));
   }
-  params.push(deltaBase, keys && JSON.stringify(keys), row.execution_id);
+  params.push(deltaBase, keys && JSON.stringify(keys), row.trace_id ?? null, row.execution_id);
   return params;
 }
 
 /** The insert refused a delta row because its base is gone (INSERT_SQL). */
 function isBaseGone(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_NOTNULL' && (error as Error).message === BASE_GONE_MESSAGE;
+}
+
+/** The insert refused a fenced row: the execution's lease is no longer the fence's (FENCED_EXECUTION_ID). */
+function isFenced(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_NOTNULL' && (error as Error).message === FENCED_MESSAGE;
 }
 
 /** SQLITE_BUSY (and its extended codes): the write lock was not available. */

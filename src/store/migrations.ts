@@ -386,6 +386,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       INSERT INTO trace_keys (name, key, created_at) VALUES ('redaction_hmac', randomblob(32), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));`,
   },
+  {
+    // Fencing (docs/adr/0015): every acquisition of an execution's lease by a new owner increments `generation`, and a
+    // release only expires the lease (the row and its generation stay), so generations never repeat. Every write of a
+    // run is conditional on its lease's owner and generation still being the row's. `checkpoints.trace_id` is the
+    // trace of the run or resume that wrote a row, set on the first row each run writes (NULL on the others: one byte).
+    description: 'v33 execution_leases.generation (fencing); checkpoints.trace_id (the traces of an execution)',
+    sql: `
+      ALTER TABLE execution_leases ADD COLUMN generation INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE checkpoints ADD COLUMN trace_id TEXT;`,
+  },
 ];
 
 /** The first schema version whose spans table has `caller_trace_id`. */

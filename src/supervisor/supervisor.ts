@@ -16,9 +16,10 @@ import { Agent } from '../agent/agent.js';
 import type { AgentConfigOptions } from '../agent/config.js';
 import { ConfigError, NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
-import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
+import { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy } from '../durability/errors.js';
 import { toResume } from '../durability/resume.js';
 import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions } from '../durability/decision.js';
+import { leaseOwnerOf, noteRunTrace } from '../durability/fenced.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import type { ChatModel } from '../llm/types.js';
@@ -138,8 +139,9 @@ export class Supervisor {
     if (typeof input !== 'string') throw new ConfigError(`supervisor '${this.name}': input must be a string`);
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
-    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
     const { joined, basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
+    // Joined, the rows go where the hosting runner writes them (its lease's fenced checkpointer, docs/adr/0015).
+    const checkpointer = (joined ? scope?.checkpointer : null) ?? this.checkpointer ?? scope?.checkpointer ?? null;
     const attributes = this.attributes(executionId);
     attributes['supervisor.input'] = input;
     const run = this.delegation(executionId, checkpointer, basePath, options.context, options.signal);
@@ -157,8 +159,21 @@ export class Supervisor {
     } else if (!joined && options.executionId !== undefined && checkpointer) {
       await refuseUsedExecutionId(checkpointer, executionId);
     }
-    return inRootSpan(`supervisor.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
-      this.execute(run, input, traceId, span),
+    const start = () =>
+      inRootSpan(`supervisor.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
+        this.execute(run, input, traceId, span),
+      );
+    if (joined || !checkpointer) return start();
+    // Its own execution: the run holds the lease, taken with its first row.
+    return withExecutionLease(
+      checkpointer,
+      executionId,
+      `Supervisor '${this.name}'`,
+      (fenced) => {
+        run.checkpointer = fenced;
+        return start();
+      },
+      'first-write',
     );
   }
 
@@ -171,13 +186,13 @@ export class Supervisor {
    */
   async resume(executionId: string, options: SupervisorResumeOptions = {}): Promise<AgentResult> {
     const scope = currentScope();
-    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
+    const { joined, basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
+    const checkpointer = (joined ? scope?.checkpointer : null) ?? this.checkpointer ?? scope?.checkpointer ?? null;
     if (!checkpointer) {
       throw new ChainCheckpointError(`supervisor '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const { joined, basePath } = placeCoordinator(scope, executionId, `supervisor:${this.name}`);
-    const resume = (owner: string | null) => this.resumeHolding(checkpointer, executionId, basePath, options, owner);
+    const resume = (fenced: Checkpointer | null) => this.resumeHolding(fenced ?? checkpointer, executionId, basePath, options, leaseOwnerOf(fenced));
     // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
     return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume);
   }
@@ -252,6 +267,7 @@ export class Supervisor {
    */
   private async execute(run: DelegationRun, input: string, traceId: string | null, span: Span): Promise<AgentResult> {
     const started = performance.now();
+    noteRunTrace(run.checkpointer, traceId);
     const agent = this.agent(run);
     const frame = { executionId: run.executionId, checkpointer: run.checkpointer, runnerName: this.name, agentPath: parentPath(run.basePath) };
     try {
@@ -297,6 +313,8 @@ export class Supervisor {
             }),
           );
         } catch (storeError) {
+          // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
+          if (storeError instanceof ExecutionBusy) throw failure;
           process.emitWarning(
             `agentkit: could not write the failed terminal row of supervisor execution '${run.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
           );

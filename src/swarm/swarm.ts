@@ -15,7 +15,7 @@ import type { Attributes, Span } from '@opentelemetry/api';
 import { describedAs } from '../agent/description.js';
 import { NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
-import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
+import { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy } from '../durability/errors.js';
 import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import {
@@ -27,6 +27,7 @@ import {
   type DecisionMeta,
   type DecisionOptions,
 } from '../durability/decision.js';
+import { leaseOwnerOf, noteRunTrace, throwIfLeaseLost } from '../durability/fenced.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import { bindResumeValue, currentScope, runInScope } from '../scope/scope.js';
@@ -164,8 +165,9 @@ export class Swarm {
     if (typeof input !== 'string') throw new SwarmError(`swarm '${this.name}': input must be a string`);
     const scope = currentScope();
     const executionId = options.executionId ?? scope?.executionId ?? randomUUID();
-    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
     const { joined, basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
+    // Joined, the rows go where the hosting runner writes them (its lease's fenced checkpointer, docs/adr/0015).
+    const checkpointer = (joined ? scope?.checkpointer : null) ?? this.checkpointer ?? scope?.checkpointer ?? null;
     if (joined && scope?.resumeValue && checkpointer) {
       // A hosting runner (a Chain node) re-runs this swarm to resume its pause, with the value and the claimed row
       // in scope: continue the paused member instead of starting over.
@@ -176,14 +178,18 @@ export class Swarm {
     const state = initialState(this.entrypoint, input);
     const attributes = this.attributes(executionId);
     attributes['swarm.input'] = input;
-    return inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
-      this.loop(
-        { executionId, checkpointer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
-        state,
-        null,
-        (result) => recordEnd(span, result, state),
-      ),
-    );
+    const start = (writer: Checkpointer | null) =>
+      inRootSpan(`swarm.${this.name}`, attributes, { ...this.traceOptions, ...pickTrace(options) }, (span, traceId) =>
+        this.loop(
+          { executionId, checkpointer: writer, basePath, context: options.context, signal: options.signal, traceId, started: performance.now() },
+          state,
+          null,
+          (result) => recordEnd(span, result, state),
+        ),
+      );
+    if (joined || !checkpointer) return start(checkpointer);
+    // Its own execution: the run holds the lease, taken with its first row.
+    return withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, start, 'first-write');
   }
 
   /**
@@ -196,19 +202,19 @@ export class Swarm {
    */
   async resume(executionId: string, options: SwarmResumeOptions = {}): Promise<AgentResult> {
     const scope = currentScope();
-    const checkpointer = this.checkpointer ?? scope?.checkpointer ?? null;
+    const { joined, basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
+    const checkpointer = (joined ? scope?.checkpointer : null) ?? this.checkpointer ?? scope?.checkpointer ?? null;
     if (!checkpointer) {
       throw new ChainCheckpointError(`swarm '${this.name}' has no checkpointer, so there is nothing to resume; construct it with { checkpointer }`);
     }
     await restoreIfMissing(checkpointer, executionId);
-    const { joined, basePath } = placeCoordinator(scope, executionId, `swarm:${this.name}`);
     const value = options.resumeValue == null ? null : toResume(options.resumeValue);
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
     const decision = decisionMeta(options);
-    const resume = async (owner: string | null) => {
-      const plan = await this.plan(checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false, {
+    const resume = async (fenced: Checkpointer | null) => {
+      const plan = await this.plan(fenced ?? checkpointer, executionId, basePath, value ? { value, claimed: null } : null, options, false, {
         fallback,
-        claimedBy: owner,
+        claimedBy: leaseOwnerOf(fenced),
         decision,
       });
       return this.continue(plan!, options, 'swarm.resumed_execution_id');
@@ -336,9 +342,12 @@ export class Swarm {
    */
   private async loop(ex: Execution, state: SwarmState, first: FirstStep | null, onEnd: (result: AgentResult) => void): Promise<AgentResult> {
     let next = first;
+    noteRunTrace(ex.checkpointer, ex.traceId);
     try {
       for (;;) {
         ex.signal?.throwIfAborted();
+        // A run whose lease was lost (another process took the execution over) runs no further member.
+        throwIfLeaseLost(ex.checkpointer);
         const box = new HandoffBox();
         const member = this.member(state.active_agent, box);
         const memberPath = `${ex.basePath}/agent:${state.active_agent}`;
@@ -434,6 +443,8 @@ export class Swarm {
         }),
       );
     } catch (storeError) {
+      // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
+      if (storeError instanceof ExecutionBusy) return;
       // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes alike.
       process.emitWarning(
         `agentkit: could not write the failed terminal row of swarm execution '${ex.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,

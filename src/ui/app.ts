@@ -11,6 +11,7 @@ import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/ui.js';
 import type { components } from '../../generated/types/ui.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import { ExecutionBusy } from '../durability/errors.js';
 import { restoreIfMissing } from '../durability/run-end.js';
 import { runnerOfExecution } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
@@ -216,6 +217,13 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
     }
     const state = executionState(rows);
     if (state !== 'paused') {
+      // A run that some process is running now (it holds the lease): ExecutionBusy, as the SDK and CLI say.
+      const lease = await checkpointer.leaseOf(executionId);
+      if (lease && Date.parse(lease.expires_at) > Date.now()) {
+        throw new ExecutionBusy(
+          `Execution '${executionId}' is being run by another process right now (it holds the execution's lease); nothing was run here. Try again once that run has ended.`,
+        );
+      }
       throw new AgentkitError(
         'already_resumed',
         `Execution '${executionId}' is not waiting for a decision (it is ${state}); it was already resumed or has finished.`,

@@ -5,7 +5,8 @@
  * end, `failed` when an error escapes (then the error propagates), none on a pause.
  */
 import type { Checkpointer } from '../../durability/checkpointer.js';
-import { ChainCheckpointError } from '../../durability/errors.js';
+import { ChainCheckpointError, ExecutionBusy } from '../../durability/errors.js';
+import { throwIfLeaseLost } from '../../durability/fenced.js';
 import { isInterruptSignal } from '../../durability/interrupt-signal.js';
 import { runEndRow } from '../../durability/run-end.js';
 import { hasGuardrails, runGuardrails } from '../../guardrails/run.js';
@@ -44,6 +45,8 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
         return afterWrite(written, user.beforeTurn && (() => user.beforeTurn!(r, state)));
       },
       beforeToolCall(r, state, call) {
+        // A tool re-invoked with a claimed decision writes no row first: its run still stops here once its lease is lost.
+        if (claimedToolRow) throwIfLeaseLost(checkpointer);
         const write = checkpointer && !claimedToolRow ? checkpointer.put(toolRow(rows, state.messages, state.turn, call)) : undefined;
         claimedToolRow = false;
         // What a pause saves: the history as it stands before the call (nothing is appended until the call returns).
@@ -132,6 +135,8 @@ async function writeFailed(checkpointer: Checkpointer, rows: AgentRows, state: L
       }),
     );
   } catch (storeError) {
+    // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
+    if (storeError instanceof ExecutionBusy) return;
     process.emitWarning(
       `agentkit: could not write the failed terminal row of execution '${rows.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
     );

@@ -53,7 +53,7 @@ export interface Plan {
 
 /**
  * The placement of a run of `agent`: inside an enclosing scope whose execution it joins (no `executionId`, or the
- * scope's), the scope's execution id, the agent's checkpointer or else the scope's, and the path
+ * scope's), the scope's execution id, the scope's checkpointer (else the agent's), and the path
  * `<scope path>/<label>`; otherwise its own execution (`executionId` or a new uuid) under path `<label>`.
  */
 export function placeRun(agent: DurableAgent, executionId: string | undefined): Placement {
@@ -62,7 +62,8 @@ export function placeRun(agent: DurableAgent, executionId: string | undefined): 
   const joined = scope !== undefined && scope.executionId === id;
   return {
     executionId: id,
-    checkpointer: agent.checkpointer ?? scope?.checkpointer ?? null,
+    // Joined, the rows go where the execution's runner writes them (its lease's fenced checkpointer, docs/adr/0015).
+    checkpointer: (joined ? scope.checkpointer : null) ?? agent.checkpointer ?? scope?.checkpointer ?? null,
     agentPath: joined ? joinAgentPath(scope.agentPath, agent.agentPathLabel) : agent.agentPathLabel,
     owner: !joined,
   };

@@ -7,6 +7,8 @@ import { decisionMeta, refuseOtherDecision, type DecisionOptions } from '../../d
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../../durability/errors.js';
 import type { JsonRecord } from '../../durability/json.js';
 import { toResume } from '../../durability/resume.js';
+import type { Checkpointer } from '../../durability/checkpointer.js';
+import { leaseOwnerOf } from '../../durability/fenced.js';
 import { newLeaseOwner } from '../../durability/lease.js';
 import { restoreIfMissing } from '../../durability/run-end.js';
 import { currentScope } from '../../scope/scope.js';
@@ -32,11 +34,15 @@ export interface AgentResumeOptions extends DecisionOptions {
 
 /**
  * The plan of `agent.resume(executionId, options)`; claims the pending row of a paused run and records the decision
- * (as `claimedBy`: the lease owner of the resuming process), or takes up the decision a dead resumer recorded.
+ * (`claimed_by`: the lease owner of the resume), or takes up the decision a dead resumer recorded. `leased`: the
+ * fenced checkpointer of the resume's lease (top level); null when joined to an enclosing runner's execution.
  */
-export async function planResume(agent: DurableAgent, executionId: string, options: AgentResumeOptions, claimedBy: string | null = null): Promise<Plan> {
+export async function planResume(agent: DurableAgent, executionId: string, options: AgentResumeOptions, leased: Checkpointer | null = null): Promise<Plan> {
   if (typeof executionId !== 'string' || executionId === '') throw new ChainCheckpointError('resume() needs the execution id of the run to resume');
   const placement = placeRun(agent, executionId);
+  // A top-level resume runs holding the lease: its writes go through the lease's fenced checkpointer.
+  if (leased) placement.checkpointer = leased;
+  const claimedBy = leaseOwnerOf(leased);
   const checkpointer = placement.checkpointer;
   if (!checkpointer) {
     throw new ChainCheckpointError(
