@@ -9,7 +9,7 @@ import { checkpointDbPath } from '../../src/config/paths.js';
 import { ValidationError } from '../../src/errors.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { toResume } from '../../src/durability/resume.js';
-import { restoreIfMissing } from '../../src/durability/run-end.js';
+import { executionTraceIds, restoreIfMissing } from '../../src/durability/run-end.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { decisionOf, describeDecision, type DecisionOptions } from '../../src/durability/decision.js';
 import { drainReplication, withSavedConnection } from '../../src/platform/index.js';
@@ -125,7 +125,7 @@ export class InspectCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'Show the checkpoint history of an execution',
     details: [
-      "Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed), one line per checkpoint (node, status, step type, time, agent path) and one line per decision taken on its pauses (approved or declined, by whom through which surface, when, and why); `--json` has them as `decisions`. Exits 1 with `error: execution id '<id>' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.",
+      "Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed), one line per checkpoint (node, status, step type, time, agent path) and one line per decision taken on its pauses (approved or declined, by whom through which surface, when, and why), and the trace of each run and resume of it (`Traces:`); `--json` has them as `decisions` and `trace_ids`. Exits 1 with `error: execution id '<id>' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.",
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -163,7 +163,20 @@ export class InspectCommand extends AgentkitCommand {
         reason: d.reason,
         claimed_by: d.claimedBy,
       }));
-      this.out(JSON.stringify({ execution_id: this.executionId, chain_name: rows[0]!.chain_name, state, decisions: recorded, checkpoints: rows }, null, 2));
+      this.out(
+        JSON.stringify(
+          {
+            execution_id: this.executionId,
+            chain_name: rows[0]!.chain_name,
+            state,
+            trace_ids: executionTraceIds(rows),
+            decisions: recorded,
+            checkpoints: rows,
+          },
+          null,
+          2,
+        ),
+      );
       return;
     }
     const last = rows[rows.length - 1]!;
@@ -172,6 +185,8 @@ export class InspectCommand extends AgentkitCommand {
     const owner = runnerOfExecution(rows) ?? { kind: 'chain', name: rows[0]!.chain_name };
     this.out(`${`${owner.kind[0]!.toUpperCase()}${owner.kind.slice(1)}:`.padEnd(11)}${owner.name}`);
     this.out(`State:     ${state}${state === 'paused' ? ` at ${last.node_id} (${last.interrupt_reason ?? 'interrupt'})` : ''}`);
+    const traces = executionTraceIds(rows);
+    if (traces.length > 0) this.out(`Traces:    ${traces.join(', ')}`);
     this.out(`Checkpoints: ${rows.length}`);
     this.out();
     this.out(

@@ -134,7 +134,11 @@ area.scenario(
     await pauseRun(t, 'exec-i');
     const paused = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
     assert.is(paused.code, 0, paused.stderr);
-    const lines = paused.stdout.trimEnd().split('\n');
+    // (A `Traces:` line follows the state when the runs were traced: the leases scenario checks it.)
+    const lines = paused.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => !line.startsWith('Traces:'));
     assert.equal(lines.slice(0, 4), ['Execution: exec-i', 'Chain:     refund', 'State:     paused at approval (manager_approval)', 'Checkpoints: 3']);
     assert.match(lines[5]!, /^#\s+NODE\s+STATUS\s+STEP TYPE\s+CREATED AT\s+AGENT PATH$/);
     assert.match(lines[6]!, /^0\s+__run_start__\s+completed\s+run_start\s+\d{4}-[\d-]+T[\d:.]+Z\s+-$/);
@@ -145,7 +149,7 @@ area.scenario(
     t.defer(() => checkpointer.close());
     await approvalChain(checkpointer).resume('exec-i', { resumeValue: { approved: true } });
     const done = await t.cli(['inspect', 'exec-i', ...storeFlags(t)]);
-    assert.match(done.stdout, 'State:     completed\nCheckpoints: 7\n');
+    assert.match(done.stdout.replace(/Traces: .*\n/, ''), 'State:     completed\nCheckpoints: 7\n');
     assert.match(done.stdout, /\n3\s+approval\s+completed\s+resume\s+/, 'the claim recorded its decision');
     assert.match(done.stdout, /\n6\s+run_end\s+completed\s+run_end\s+/);
     const json = JSON.parse((await t.cli(['inspect', 'exec-i', '--json', ...storeFlags(t)])).stdout) as Record<string, unknown> & {
@@ -157,6 +161,7 @@ area.scenario(
       execution_id: 'exec-i',
       chain_name: 'refund',
       state: 'completed',
+      trace_ids: [...new Set(rows.flatMap((row) => (row.trace_id ? [row.trace_id] : [])))],
       decisions: [
         {
           checkpoint_id: decisionRow.checkpoint_id,

@@ -15,7 +15,11 @@ import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { createUiApp } from '../../src/ui/app.js';
 import { TraceStore } from '../../src/tracing/index.js';
+import Type from 'typebox';
+import { Agent, interrupt, tool } from '../../src/index.js';
+import { FunctionModel } from '../../src/testing/index.js';
 import { liveAgent } from '../fixtures/durability/live-run.js';
+import { storeFlags } from '../fixtures/durability/cli-variant.js';
 import type { BackendConfig } from '../fixtures/durability/chains.js';
 import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
 import { postgresBinDir, startOwnPostgres } from '../harness/own-postgres.js';
@@ -214,6 +218,35 @@ area.scenario(
       await own.restore();
       return async () => undefined;
     });
+  },
+);
+
+area.scenario(
+  'an execution knows its traces: the run and its resume each stamp their trace id, and inspect --json lists them',
+  { rows: ['cli:inspect'], surfaces: ['cli'] },
+  async (t) => {
+    const checkpointer = checkpointerFor(t.backend);
+    t.defer(() => checkpointer.close());
+    const approve = tool({
+      name: 'approve_refund',
+      description: 'Refund once approved',
+      parameters: Type.Object({}),
+      registry: false,
+      execute: () => (interrupt('manager_approval', { amount: 5 }).approved ? 'refunded' : 'declined'),
+    });
+    const model = new FunctionModel((messages) =>
+      messages.at(-1)!.role === 'tool' ? `done: ${String(messages.at(-1)!.content)}` : { toolCalls: [{ id: 'c1', name: 'approve_refund', arguments: {} }] },
+    );
+    const agent = new Agent({ name: 'traced-desk', llm: model, tools: [approve], checkpointer, traceDb: path.join(t.cwd, 'traces.db') });
+    const paused = await agent.run('refund 5', { executionId: 'traced' });
+    const done = await agent.resume('traced', { resumeValue: { approved: true, metadata: {} } });
+    assert.is(done.status, 'completed');
+    assert.ok(paused.trace_id && done.trace_id && paused.trace_id !== done.trace_id, 'two traces');
+    const inspect = await t.bin(['inspect', 'traced', '--json', ...storeFlags(t)]);
+    assert.is(inspect.code, 0, inspect.stderr);
+    assert.equal((JSON.parse(inspect.stdout) as { trace_ids: string[] }).trace_ids, [paused.trace_id, done.trace_id]);
+    const text = await t.bin(['inspect', 'traced', ...storeFlags(t)]);
+    assert.match(text.stdout, `Traces:    ${paused.trace_id}, ${done.trace_id}`);
   },
 );
 

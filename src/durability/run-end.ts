@@ -70,6 +70,16 @@ export async function latestForkable(
   return found;
 }
 
+/**
+ * The traces of an execution, oldest first: the trace id each run, resume or fork stamped on the first row it wrote
+ * under its trace (docs/adr/0015). `rows` in write order.
+ */
+export function executionTraceIds(rows: readonly Pick<Checkpoint, 'trace_id'>[]): string[] {
+  const ids: string[] = [];
+  for (const row of rows) if (row.trace_id && !ids.includes(row.trace_id)) ids.push(row.trace_id);
+  return ids;
+}
+
 /** Fetches an execution from a remote copy; installed by connected mode (src/platform), absent otherwise. */
 export type Restorer = (checkpointer: Checkpointer, executionId: string) => Promise<Checkpoint | null>;
 
