@@ -25,6 +25,7 @@ const TOKENS: Record<string, string> = {
   anthropic: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
   xai: 'xai-AbCdEfGhIjKlMnOpQrSt',
   groq: 'gsk_AbCdEfGhIjKlMnOpQrStUv',
+  'url-password': 'postgres://app:s3cretPw@db.internal:5432/prod',
 };
 
 test('every documented shape is masked, inside text and at its edges', () => {
@@ -37,7 +38,9 @@ test('every documented shape is masked, inside text and at its edges', () => {
   }
   assert.is(maskCredentialShapes('Authorization: Bearer abc.def-ghi_jkl'), 'Authorization: Bearer [REDACTED]', 'the scheme word stays');
   assert.is(maskCredentialShapes('Basic dXNlcjpwYXNzd29yZA=='), 'Basic [REDACTED]');
-  assert.is(CREDENTIAL_SHAPES.length, 10);
+  assert.is(CREDENTIAL_SHAPES.length, 11);
+  assert.is(maskCredentialShapes('postgres://app:pw@db/prod?schema=x'), 'postgres://app:[REDACTED]@db/prod?schema=x', 'user and host stay');
+  assert.is(maskCredentialShapes('https://example.com/a:b@c'), 'https://example.com/a:b@c', 'a colon in a path is no password');
 });
 
 test('lookalikes are left alone (the false-positive policy)', () => {

@@ -32,6 +32,9 @@ export const CREDENTIAL_SHAPES: readonly Shape[] = [
   // AWS access key ids (long-term AKIA, temporary ASIA): exactly 16 uppercase alphanumerics after the prefix.
   { name: 'aws-access-key-id', pattern: String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, prefixes: ['AKIA', 'ASIA'] },
   // A JWT: three base64url segments, header and payload being JSON objects (base64url of `{"` is `eyJ`).
+  // A password in a URL's userinfo (RFC 3986 `scheme://user:password@host`): a store URL (`postgres://...`) is the
+  // usual one. Only the password is masked, so the user and host still say which server it was.
+  { name: 'url-password', pattern: String.raw`(?<=\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@]*:)[^\s/?#@]+(?=@)`, prefixes: ['://'] },
   { name: 'jwt', pattern: String.raw`\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`, prefixes: ['eyJ'] },
 ];
 
