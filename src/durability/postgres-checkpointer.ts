@@ -14,6 +14,8 @@
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { StoreVersionError } from '../store/errors.js';
+import { acquirePgPool, type PgPoolLease } from '../store/pg-pools.js';
+import { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type {
@@ -121,6 +123,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   readonly schema: string;
   private readonly pool: pg.Pool;
   readonly #url: string;
+  readonly #poolLease: PgPoolLease;
   /** The schema as an SQL identifier. */
   private readonly s: string;
   private ready: Promise<void> | undefined;
@@ -135,28 +138,28 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   readonly #insertTexts = new Map<string, string>();
 
   /**
-   * A checkpointer on `connectionString` (a `postgres://` URL). The schema name is validated here, before any SQL
-   * runs (InvalidSchemaNameError); pool sizes must satisfy 0 <= min <= max, max >= 1 (ConfigError). Nothing
-   * connects until first use; the schema and tables are created then (or by `setup()`).
+   * A checkpointer on `connectionString` (a `postgres://` URL), or on an opened store (`openStore`, whose schema is
+   * the default). The schema name is validated here, before any SQL runs (InvalidSchemaNameError); pool sizes must
+   * satisfy 0 <= min <= max, max >= 1 (ConfigError). Its connections come from the process's one pool for the store
+   * (store/pg-pools.ts). Nothing connects until first use; the schema and tables are created then (or by `setup()`).
    */
-  constructor(connectionString: string, options: PostgresCheckpointerOptions = {}) {
-    this.schema = validateSchemaName(options.schema ?? 'agentkit');
+  constructor(connectionString: string | Store, options: PostgresCheckpointerOptions = {}) {
+    const store = connectionString instanceof Store ? connectionString : undefined;
+    if (store && store.ref.engine !== 'postgres') throw new ConfigError(`PostgresCheckpointer needs a Postgres store; ${store.label} is a SQLite file`);
+    this.schema = validateSchemaName(options.schema ?? store?.schema ?? 'agentkit');
     this.s = `"${this.schema}"`;
     const min = options.minPoolSize ?? 1;
     const max = options.maxPoolSize ?? 10;
     if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < 1 || min > max) {
       throw new ConfigError(`invalid Postgres pool size: minPoolSize ${min}, maxPoolSize ${max} (need 0 <= min <= max, max >= 1)`);
     }
-    if (typeof connectionString !== 'string' || connectionString === '') {
+    const url = store?.ref.engine === 'postgres' ? store.ref.url : connectionString;
+    if (typeof url !== 'string' || url === '') {
       throw new ConfigError('PostgresCheckpointer needs a connection string (postgres://user@host:port/db)');
     }
-    this.#url = connectionString;
-    this.pool = new pg.Pool({ connectionString, min, max });
-    // A connection the server drops emits 'error' on its client. The pool listens while the client is idle (and
-    // removes it); a checked-out client has no listener of the pool's, and an unhandled 'error' event would kill the
-    // process. Every client gets one for its whole life: the failure reaches the caller through its query instead.
-    this.pool.on('error', () => undefined);
-    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.#url = url;
+    this.#poolLease = acquirePgPool(url, this.schema, { min, max });
+    this.pool = this.#poolLease.pool;
   }
 
   /** The URL and schema, for the replication drain's own pool. */
@@ -583,7 +586,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     // A resume returns before its lease release has round-tripped (./lease.ts): let those finish first.
     await settleLeaseReleases(this);
     this.ended = true;
-    await this.pool.end();
+    await this.#poolLease.release();
   }
 
   private async migrate(): Promise<void> {
