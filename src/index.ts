@@ -19,6 +19,9 @@ export {
 } from './errors.js';
 export type * from './types.js';
 export * from './durability/index.js';
+export { checkpointerFor } from './durability/checkpointer-for.js';
+export { openStore, Store, type OpenStoreOptions } from './store/store-handle.js';
+export { DEFAULT_PG_SCHEMA, parseStoreValue, redactStoreValue, StoreSchemaNameError, type StoreRef } from './config/store-value.js';
 export * from './scope/index.js';
 export {
   Chain,
