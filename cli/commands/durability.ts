@@ -5,7 +5,9 @@
 import { Command, Option, UsageError } from 'clipanion';
 import path from 'node:path';
 import * as t from 'typanion';
-import { checkpointDbPath } from '../../src/config/paths.js';
+import { checkpointStore } from '../../src/config/paths.js';
+import { parseStoreValue, type StoreRef } from '../../src/config/store-value.js';
+import { openStore } from '../../src/store/store-handle.js';
 import { ValidationError } from '../../src/errors.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { toResume } from '../../src/durability/resume.js';
@@ -21,12 +23,12 @@ import { runnerKind, runnerName } from '../../src/runner-kind.js';
 import { AgentkitCommand } from '../base.js';
 import { slowWork, type Progress } from '../progress.js';
 import { executionState, outputText, preview, table } from '../durability/render.js';
-import { readExistingStore, storeLabel } from '../durability/store.js';
+import { readExistingStore, storeLabel, withSchema } from '../durability/store.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
 const STORE_DETAILS =
-  'The store is the local SQLite store by default (`AGENTKIT_LOCAL_DB`, else the legacy `AGENTKIT_CHECKPOINT_DB_PATH`, else `./.agentkit/local.db`); `--db-path` names another SQLite file, `--connection-string` (with `--schema`, default `agentkit`) a Postgres schema. A store that does not exist yet reads as empty and is not created.';
+  'The store is the configured one by default (`AGENTKIT_LOCAL_DB`, a file or a URL, else the legacy `AGENTKIT_CHECKPOINT_DB_PATH`, else `./.agentkit/local.db`); `--db` (alias `--db-path`) names another store, a SQLite file or a `postgres://...?schema=<name>` URL; `--connection-string` (with `--schema`, default `agentkit`) names a Postgres schema too. A password in a URL is never printed (prefer `PGPASSWORD` or `~/.pgpass`). A store that does not exist yet reads as empty and is not created.';
 
 /** `agentkit setup-checkpointer`: provision the durability tables (idempotent). */
 export class SetupCheckpointerCommand extends AgentkitCommand {
@@ -36,48 +38,65 @@ export class SetupCheckpointerCommand extends AgentkitCommand {
     description: 'Provision the durability schema (checkpoints, pending interrupts, idempotency records)',
     details: [
       'Creates or migrates the tables a checkpointer needs. Idempotent: running it again changes nothing. A store written by a newer agentkit is refused.',
-      '`--backend sqlite` (default): `--connection-string` is the SQLite file path (default: the local store). `--backend postgres`: `--connection-string` is the Postgres URL (required) and `--schema` the schema to create (default `agentkit`, must match `[A-Za-z_][A-Za-z0-9_]*`).',
+      '`--backend sqlite` (default): `--connection-string` is the SQLite file path (default: the local store). `--backend postgres`: `--connection-string` is the Postgres URL (required) and `--schema` the schema to create (default `agentkit`, must match `[A-Za-z_][A-Za-z0-9_]*`). `--db` names the store by one value instead: a file, or `postgres://...?schema=<name>`. With no flag, the configured store (`AGENTKIT_LOCAL_DB`, a file or a URL). A password in a URL is never printed; prefer `PGPASSWORD` or `~/.pgpass`.',
     ].join('\n\n'),
     examples: [
       ['Provision the local SQLite store', '$0 setup-checkpointer'],
       ['Provision a Postgres schema', '$0 setup-checkpointer --backend postgres --connection-string postgres://app@db:5432/prod --schema agentkit'],
+      ['The same, the store named by one value', '$0 setup-checkpointer --db "postgres://app@db:5432/prod?schema=agentkit"'],
     ],
   });
 
-  backend = Option.String('--backend', 'sqlite', { description: 'sqlite (default) or postgres' });
+  backend = Option.String('--backend', { description: 'sqlite (default) or postgres' });
   connectionString = Option.String('--connection-string', { description: 'SQLite file path, or Postgres URL (required for postgres)' });
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
+  db = Option.String('--db', { description: 'The store: a SQLite file or a postgres://...?schema=<name> URL (instead of --backend/--connection-string)' });
 
   async run(): Promise<void> {
-    if (this.backend === 'sqlite') {
-      if (this.schema !== undefined) throw new UsageError('--schema applies to --backend postgres only');
-      const file =
-        this.connectionString !== undefined
-          ? path.resolve(this.context.cwd, this.connectionString)
-          : checkpointDbPath({ env: this.context.env, cwd: this.context.cwd });
-      const checkpointer = new SQLiteCheckpointer(file);
-      try {
-        await checkpointer.setup();
-        this.out(`SQLite checkpointer ready: ${file} (local store schema v${await checkpointer.schemaVersion()})`);
-      } finally {
-        await checkpointer.close();
+    if (this.db !== undefined) {
+      if (this.backend !== undefined || this.connectionString !== undefined || this.schema !== undefined) {
+        throw new UsageError('--db names the whole store; give it without --backend, --connection-string or --schema');
       }
-      return;
+      return this.provision(parseStoreValue(this.db, this.context.cwd));
     }
-    if (this.backend === 'postgres') {
+    const backend = this.backend ?? 'sqlite';
+    if (backend === 'sqlite') {
+      if (this.schema !== undefined) throw new UsageError('--schema applies to --backend postgres only');
+      const ref: StoreRef =
+        this.connectionString !== undefined
+          ? { engine: 'sqlite', path: path.resolve(this.context.cwd, this.connectionString) }
+          : checkpointStore({ env: this.context.env, cwd: this.context.cwd });
+      return this.provision(ref);
+    }
+    if (backend === 'postgres') {
       if (this.connectionString === undefined || this.connectionString === '') {
         throw new UsageError('--backend postgres needs --connection-string <postgres://user@host:port/database>');
       }
-      const checkpointer = new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 1 });
+      const ref = parseStoreValue(this.connectionString, this.context.cwd);
+      if (ref.engine !== 'postgres') throw new UsageError('--backend postgres needs a postgres:// URL in --connection-string');
+      return this.provision(this.schema === undefined ? ref : parseStoreValue(withSchema(this.connectionString, this.schema), this.context.cwd));
+    }
+    throw new UsageError(`unknown backend '${backend}': use sqlite or postgres`);
+  }
+
+  private async provision(ref: StoreRef): Promise<void> {
+    if (ref.engine === 'sqlite') {
+      const checkpointer = new SQLiteCheckpointer(ref.path);
       try {
         await checkpointer.setup();
-        this.out(`Postgres checkpointer ready: schema "${checkpointer.schema}" (migration v${await checkpointer.schemaVersion()})`);
+        this.out(`SQLite checkpointer ready: ${ref.path} (local store schema v${await checkpointer.schemaVersion()})`);
       } finally {
         await checkpointer.close();
       }
       return;
     }
-    throw new UsageError(`unknown backend '${this.backend}': use sqlite or postgres`);
+    const checkpointer = new PostgresCheckpointer(openStore(ref), { minPoolSize: 0, maxPoolSize: 1 });
+    try {
+      await checkpointer.setup();
+      this.out(`Postgres checkpointer ready: schema "${checkpointer.schema}" (migration v${await checkpointer.schemaVersion()})`);
+    } finally {
+      await checkpointer.close();
+    }
   }
 }
 
@@ -98,7 +117,7 @@ export class ListPendingCommand extends AgentkitCommand {
     ],
   });
 
-  dbPath = Option.String('--db-path', { description: 'SQLite store (default: the local store)' });
+  dbPath = Option.String('--db,--db-path', { description: 'Store: a SQLite file or a postgres://...?schema=<name> URL (default: the local store)' });
   connectionString = Option.String('--connection-string', { description: 'Postgres URL instead of SQLite' });
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
   limit = Option.String('--limit', { description: 'At most this many rows (default 100)', validator: positiveInteger });
@@ -135,7 +154,7 @@ export class InspectCommand extends AgentkitCommand {
   });
 
   executionId = Option.String({ name: 'execution_id' });
-  dbPath = Option.String('--db-path', { description: 'SQLite store (default: the local store)' });
+  dbPath = Option.String('--db,--db-path', { description: 'Store: a SQLite file or a postgres://...?schema=<name> URL (default: the local store)' });
   connectionString = Option.String('--connection-string', { description: 'Postgres URL instead of SQLite' });
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
   json = Option.Boolean('--json', false, { description: 'Print JSON (every field of every checkpoint)' });

@@ -119,7 +119,7 @@ area.scenario('list-pending: empty message, table, --limit, --json; read-only', 
   const both = await t.cli(['list-pending', '--db-path', 'x.db', '--connection-string', 'postgres://h/db']);
   assert.equal(
     [both.code, both.stderr],
-    [2, 'error: give either --db-path (SQLite) or --connection-string (Postgres), not both; usage: agentkit list-pending [options]\n'],
+    [2, 'error: give either --db (a file or a postgres:// URL) or --connection-string (Postgres), not both; usage: agentkit list-pending [options]\n'],
   );
 });
 
