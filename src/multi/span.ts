@@ -4,8 +4,7 @@
  */
 import { context as otelContext, type Attributes, type Span } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { localDbPath } from '../config/paths.js';
-import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
+import { defaultTraceDestination, setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
 import { ensureTracing, storedTraceId } from '../tracing/setup.js';
 import { withSpan } from '../tracing/spans.js';
 
@@ -21,7 +20,7 @@ export function inRootSpan<T>(name: string, attributes: Attributes, options: Tra
   ensureTracing();
   const active = otelContext.active();
   const parent =
-    options.trace === false ? suppressTracing(active) : setTraceDestination(active, options.traceDb ?? traceDestinationOf(active) ?? localDbPath());
+    options.trace === false ? suppressTracing(active) : setTraceDestination(active, options.traceDb ?? traceDestinationOf(active) ?? defaultTraceDestination());
   return withSpan(name, { parent }, async (span) => {
     const recording = span.isRecording();
     if (recording) span.setAttributes(attributes);

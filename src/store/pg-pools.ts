@@ -46,7 +46,8 @@ export function acquirePgPool(url: string, schema: string, sizes: PoolSizes = {}
   const max = sizes.max ?? DEFAULT_POOL_SIZES.max;
   let entry = pools.get(key);
   if (!entry) {
-    const pool = new pg.Pool({ connectionString: url, min, max });
+    // allowExitOnIdle: idle connections never keep a process alive (a CLI command, a script that forgot to close).
+    const pool = new pg.Pool({ connectionString: url, min, max, allowExitOnIdle: true });
     // A connection the server drops emits 'error' on its client. The pool listens while the client is idle (and
     // removes it); a checked-out client has no listener of the pool's, and an unhandled 'error' event would kill the
     // process. Every client gets one for its whole life: the failure reaches the caller through its query instead.

@@ -10,7 +10,7 @@ export {
   TRACER_NAME,
   tracingResource,
 } from './setup.js';
-export { setTraceDestination, traceDestinationOf, resolveTraceDestination } from './destination.js';
+export { defaultTraceDestination, setTraceDestination, traceDestinationOf, resolveTraceDestination } from './destination.js';
 export { withSpan, withTraceDestination, markFailure, type SpanOptions } from './spans.js';
 export { preciseNow } from './clock.js';
 export { AGENT_ATTR, GUARDRAIL_ATTR, LLM_ATTR, SPAN, TOOL_ATTR, TRACE_ATTR, payloadsEnabled } from './attributes.js';

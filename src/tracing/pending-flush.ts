@@ -14,3 +14,15 @@ export function registerPendingFlush(fn: () => void): void {
 export function flushPendingSpans(): void {
   flush?.();
 }
+
+let flushAsync: (() => Promise<void>) | undefined;
+
+/** Register the asynchronous flush that also writes spans bound for Postgres stores (called once by setup.ts). */
+export function registerPendingFlushAsync(fn: () => Promise<void>): void {
+  flushAsync = fn;
+}
+
+/** Write this process's pending spans, Postgres stores included; nothing to do when tracing never started here. */
+export async function flushPendingPg(): Promise<void> {
+  await flushAsync?.();
+}

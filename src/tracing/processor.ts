@@ -11,9 +11,8 @@
  */
 import { trace, type Attributes, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
-import { localDbPath } from '../config/paths.js';
 import { TRACE_ATTR } from './attributes.js';
-import { resolveTraceDestination } from './destination.js';
+import { defaultTraceDestination, resolveTraceDestination } from './destination.js';
 import type { HexIdGenerator } from './ids.js';
 import { LeanSpan } from './lean-span.js';
 import { FRAMEWORK_ATTR, jobSpanFlags, normalizeAttributes } from './normalize.js';
@@ -81,7 +80,7 @@ export class LocalStoreSpanProcessor implements SpanProcessor {
     const record = this.records.get(span);
     // An ended SDK span takes no more setAttribute: its attributes object is completed before the row is written.
     if (this.toNormalize.has(span)) normalizeAttributes(span.attributes as Attributes);
-    this.writer.enqueueSpan(record?.dbPath ?? localDbPath(), span, record);
+    this.writer.enqueueSpan(record?.dbPath ?? defaultTraceDestination(), span, record);
   }
 
   /** A lean span ended (lean-tracer.ts). */

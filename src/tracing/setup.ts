@@ -26,7 +26,7 @@ import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
 import { SharedContextManager } from './shared-context-manager.js';
 import { BatchedTraceWriter } from './writer.js';
-import { registerPendingFlush } from './pending-flush.js';
+import { registerPendingFlush, registerPendingFlushAsync } from './pending-flush.js';
 
 /** The instrumentation name agentkit's spans use; `trace.getTracer('agentkit')` elsewhere records into the same stores. */
 export const TRACER_NAME = 'agentkit';
@@ -140,6 +140,9 @@ export function flushTracesSync(): void {
   state?.writer.flush();
 }
 registerPendingFlush(flushTracesSync);
+registerPendingFlushAsync(async () => {
+  await state?.writer.flushAsync();
+});
 
 /**
  * Flush, close store connections, shut the provider down (OTLP included) and unregister the globals agentkit set.
@@ -151,6 +154,8 @@ export async function shutdownTracing(): Promise<void> {
   state = undefined;
   process.off('exit', flushAtExit);
   await current.provider.shutdown();
+  // Postgres stores are written asynchronously: what waits is written (one attempt) before the pools are given back.
+  await current.writer.flushAsync();
   current.writer.close();
   if (current.global) trace.disable();
   if (current.contextManager) context.disable();

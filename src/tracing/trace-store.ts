@@ -5,46 +5,97 @@
  */
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { localDbPath, type Where } from '../config/paths.js';
+import { localStore, type Where } from '../config/paths.js';
+import { parseStoreValue, storeLabel, storeValue, type StoreRef } from '../config/store-value.js';
+import { openStore, type Store } from '../store/store-handle.js';
+import { PgTraceReader, type ProcessFilter } from './pg-trace-reader.js';
 import { AmbiguousTraceError, ConfigError, NotFoundError } from '../errors.js';
 import { CALLER_TRACE_VERSION, schemaVersion, TRACE_KEYS_VERSION } from '../store/migrations.js';
 import { openLocalStore } from '../store/open.js';
 import type { Span, SpanStatus, Trace, TraceSummary } from '../types.js';
-import { flushPendingSpans } from './pending-flush.js';
+import { flushPendingPg, flushPendingSpans } from './pending-flush.js';
 import { spanFromRow, type SpanRow } from './span-row.js';
 import { resolveMessageDeltas } from './message-deltas.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { durationMs, hoursAgo, pruneCutoff } from './time.js';
 
 export interface TraceStoreOptions extends Where {
-  /** The store file (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
+  /** The store: a file path or a `postgres://...?schema=` URL (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
   dbPath?: string;
+  /** An opened store (`openStore`), instead of `dbPath`. */
+  store?: Store;
 }
 
 /**
- * Access to the traces of one local store. A trace id given to it names a run's record: its stored trace id, or
- * the trace id of the caller the run was recorded under (docs/adr/0009), which may name several runs.
+ * Access to the traces of one store, SQLite or Postgres (the same answers from either). A trace id given to it names
+ * a run's record: its stored trace id, or the trace id of the caller the run was recorded under (docs/adr/0009),
+ * which may name several runs.
  */
 export class TraceStore {
-  /** The store file read. */
+  /**
+   * The store as a trace destination names it: the file, or the Postgres URL with its schema (holds the password:
+   * never print it; `label` is for messages). Reruns write their traces here.
+   */
   readonly dbPath: string;
+  /** How messages name the store: the file, or the URL with its password redacted. */
+  readonly label: string;
+  readonly #ref: StoreRef;
+  #pg: { store: Store; reader: PgTraceReader } | undefined;
+  readonly #given: Store | undefined;
 
   constructor(options: TraceStoreOptions = {}) {
-    this.dbPath = options.dbPath ?? localDbPath(options);
+    this.#given = options.store;
+    this.#ref = options.store?.ref ?? (options.dbPath !== undefined ? parseStoreValue(options.dbPath, options.cwd ?? process.cwd()) : localStore(options));
+    this.dbPath = this.#ref.engine === 'sqlite' ? this.#ref.path : storeValue(this.#ref);
+    this.label = storeLabel(this.#ref);
+  }
+
+  /** Which engine the store is on. */
+  get engine(): StoreRef['engine'] {
+    return this.#ref.engine;
+  }
+
+  /** The Postgres reader (made on first use), or undefined for a SQLite store. */
+  private pg(): PgTraceReader | undefined {
+    if (this.#ref.engine !== 'postgres') return undefined;
+    if (!this.#pg) {
+      const store = this.#given ?? openStore(this.#ref, { min: 0, max: 4 });
+      this.#pg = { store, reader: new PgTraceReader(store) };
+    }
+    return this.#pg.reader;
+  }
+
+  /** Give back the Postgres pool this store opened (nothing to do for SQLite, whose reads open and close). */
+  async close(): Promise<void> {
+    const opened = this.#pg;
+    this.#pg = undefined;
+    if (opened && opened.store !== this.#given) await opened.store.close();
+  }
+
+  /**
+   * Traces started in the last `lastHours` hours (default 24), newest first, every one of them (no row cap); with
+   * `process`, only traces with spans written by that process (Postgres stores: its instance id, service name or host).
+   * Throws ConfigError for a window that is not a positive number.
+   */
+  async listTraces(options: { lastHours?: number } & ProcessFilter = {}): Promise<TraceSummary[]> {
+    const lastHours = options.lastHours ?? 24;
+    if (!(typeof lastHours === 'number' && Number.isFinite(lastHours) && lastHours > 0)) {
+      throw new ConfigError(`lastHours must be a positive number of hours, got ${String(lastHours)}`);
+    }
+    const pg = this.pg();
+    if (pg) {
+      flushPendingSpans();
+      await flushPendingPg();
+      return pg.summariesSince(hoursAgo(lastHours), options);
+    }
+    if (options.process !== undefined) throw new ConfigError('filtering traces by process needs a Postgres store (a SQLite store is written by one host)');
+    return this.read((db) => summaries(db, 'HAVING min(start_time) >= @cutoff', { cutoff: hoursAgo(lastHours) }), []);
   }
 
   /**
    * Traces started in the last `lastHours` hours (default 24), newest first, every one of them (no row cap).
    * Throws ConfigError for a window that is not a positive number.
    */
-  async listTraces(options: { lastHours?: number } = {}): Promise<TraceSummary[]> {
-    const lastHours = options.lastHours ?? 24;
-    if (!(typeof lastHours === 'number' && Number.isFinite(lastHours) && lastHours > 0)) {
-      throw new ConfigError(`lastHours must be a positive number of hours, got ${String(lastHours)}`);
-    }
-    return this.read((db) => summaries(db, 'HAVING min(start_time) >= @cutoff', { cutoff: hoursAgo(lastHours) }), []);
-  }
-
   /**
    * One trace with every span ordered by start time; `trace_id` is its stored id (see `resolve`). Throws NotFoundError
    * (`trace_not_found`) for an unknown id, AmbiguousTraceError (`trace_ambiguous`) for a caller's trace of several runs.
@@ -71,13 +122,20 @@ export class TraceStore {
    * (listing each run's stored id, root name and start time) when it names several runs.
    */
   async resolve(traceId: string): Promise<string> {
-    const id = await this.read((db) => resolveIn(db, traceId, this.dbPath), null);
-    if (id === null) throw notFound(traceId, this.dbPath);
+    const pg = this.pg();
+    if (pg) await flushPendingPg();
+    const id = pg ? await pg.resolve(traceId, this.label) : await this.read((db) => resolveIn(db, traceId, this.label), null);
+    if (id === null) throw notFound(traceId, this.label);
     return id;
   }
 
   /** The runs recorded under a caller's span of trace `callerTraceId`, oldest first (empty when none, or in a store older than v31). */
   async runsCalledBy(callerTraceId: string): Promise<TraceSummary[]> {
+    const pg = this.pg();
+    if (pg) {
+      await flushPendingPg();
+      return pg.summariesOf((await pg.callerRuns(callerTraceId)).map((run) => run.trace_id));
+    }
     return this.read((db) => {
       const ids = callerRuns(db, callerTraceId).map((run) => run.trace_id);
       return ids.length === 0
@@ -91,12 +149,18 @@ export class TraceStore {
    * `resolve` (NotFoundError, AmbiguousTraceError). Returns the stored id deleted.
    */
   async deleteTrace(traceId: string): Promise<string> {
+    const pg = this.pg();
+    if (pg) {
+      const id = await this.resolve(traceId);
+      await pg.deleteTraces([id]);
+      return id;
+    }
     const deleted = await this.write((db) => {
-      const id = resolveIn(db, traceId, this.dbPath);
+      const id = resolveIn(db, traceId, this.label);
       if (id !== null) deleteRecords(db, [id]);
       return id;
     }, null);
-    if (deleted === null) throw notFound(traceId, this.dbPath);
+    if (deleted === null) throw notFound(traceId, this.label);
     return deleted;
   }
 
@@ -105,8 +169,15 @@ export class TraceStore {
    * `olderThan` (an age in milliseconds, or a Date). Each run is judged by its own start: two runs under one caller's
    * trace are pruned separately. Returns the number of runs deleted. Throws ConfigError for a bad `olderThan`.
    */
-  async prune(olderThan: number | Date): Promise<number> {
+  async prune(olderThan: number | Date, filter: ProcessFilter = {}): Promise<number> {
     const cutoff = pruneCutoff(olderThan);
+    const pg = this.pg();
+    if (pg) {
+      flushPendingSpans();
+      await flushPendingPg();
+      return pg.pruneBefore(cutoff, filter);
+    }
+    if (filter.process !== undefined) throw new ConfigError('pruning by process needs a Postgres store (a SQLite store is written by one host)');
     return this.write((db) => {
       const ids = (db.prepare('SELECT trace_id FROM spans GROUP BY trace_id HAVING min(start_time) < ?').all(cutoff) as Array<{ trace_id: string }>).map(
         (row) => row.trace_id,
@@ -118,6 +189,11 @@ export class TraceStore {
 
   /** Traces having a span whose name or attributes contain `text` (case-insensitive), newest first. */
   async search(text: string): Promise<TraceSummary[]> {
+    const pg = this.pg();
+    if (pg) {
+      await flushPendingPg();
+      return pg.search(text);
+    }
     const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return this.read(
       (db) =>
@@ -133,13 +209,16 @@ export class TraceStore {
    * `resolve`: every span returned carries the stored id. Throws NotFoundError for an unknown id, AmbiguousTraceError.
    */
   async spans(traceId: string): Promise<Span[]> {
-    const rows = await this.read((db) => {
-      const found = spanRows(db, traceId);
-      if (found.length > 0) return found;
-      const id = resolveIn(db, traceId, this.dbPath);
-      return id === null ? [] : spanRows(db, id);
-    }, []);
-    if (rows.length === 0) throw notFound(traceId, this.dbPath);
+    const pg = this.pg();
+    const rows = pg
+      ? await this.pgSpanRows(pg, traceId)
+      : await this.read((db) => {
+          const found = spanRows(db, traceId);
+          if (found.length > 0) return found;
+          const id = resolveIn(db, traceId, this.label);
+          return id === null ? [] : spanRows(db, id);
+        }, []);
+    if (rows.length === 0) throw notFound(traceId, this.label);
     const spans = inStartOrder(rows.map(spanFromRow));
     resolveMessageDeltas(spans);
     return spans;
@@ -150,6 +229,11 @@ export class TraceStore {
    * Undefined for a store without the key (older than v32, or missing).
    */
   async redactionHash(): Promise<KeyedHash | undefined> {
+    const pg = this.pg();
+    if (pg) {
+      const pgKey = await pg.redactionKey();
+      return pgKey ? keyedHash(pgKey) : undefined;
+    }
     const key = await this.read((db) => {
       if (schemaVersion(db) < TRACE_KEYS_VERSION) return undefined;
       return db.prepare('SELECT key FROM trace_keys WHERE name = ?').pluck().get(REDACTION_KEY_NAME) as unknown;
@@ -157,10 +241,23 @@ export class TraceStore {
     return key instanceof Uint8Array ? keyedHash(key) : undefined;
   }
 
-  /** Run `fn` on a read-only connection, after flushing this process's pending spans; `empty` when no store exists. */
+  /** The rows of a Postgres store's trace `traceId` names (resolved as in `resolve`). */
+  private async pgSpanRows(pg: PgTraceReader, traceId: string): Promise<SpanRow[]> {
+    flushPendingSpans();
+    await flushPendingPg();
+    const found = await pg.spanRows(traceId);
+    if (found.length > 0) return found;
+    const id = await pg.resolve(traceId, this.label);
+    return id === null ? [] : pg.spanRows(id);
+  }
+
+  /**
+   * Run `fn` on a read-only SQLite connection, after flushing this process's pending spans; `empty` when no store
+   * exists, and for a Postgres store (what only SQLite holds yet: attachments, guardrail events, favorites).
+   */
   async read<T>(fn: (db: Database.Database) => T, empty: T): Promise<T> {
     flushPendingSpans();
-    if (!existsSync(this.dbPath)) return empty;
+    if (this.#ref.engine !== 'sqlite' || !existsSync(this.dbPath)) return empty;
     const db = openLocalStore(this.dbPath, { readonly: true });
     try {
       return fn(db);
@@ -172,7 +269,7 @@ export class TraceStore {
   /** Run `fn` in one write transaction, after flushing this process's pending spans; `empty` when no store exists. */
   private async write<T>(fn: (db: Database.Database) => T, empty: T): Promise<T> {
     flushPendingSpans();
-    if (!existsSync(this.dbPath)) return empty;
+    if (this.#ref.engine !== 'sqlite' || !existsSync(this.dbPath)) return empty;
     const db = openLocalStore(this.dbPath);
     try {
       return db.transaction(() => fn(db)).immediate();
@@ -182,8 +279,8 @@ export class TraceStore {
   }
 }
 
-function notFound(traceId: string, dbPath: string): NotFoundError {
-  return new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${dbPath}`);
+function notFound(traceId: string, label: string): NotFoundError {
+  return new NotFoundError('trace_not_found', `trace '${traceId}' not found in ${label}`);
 }
 
 function spanRows(db: Database.Database, traceId: string): SpanRow[] {

@@ -15,6 +15,9 @@ import { isSecretKeyCached } from './redact.js';
 import { appendLeanSpan, appendReadableSpan, SpanBatch, type StoredIdentity } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
+import { isStoreUrl, parseStoreValue } from '../config/store-value.js';
+import { decodeSpanRows } from './span-encoding.js';
+import { PgSpanSink } from './pg-span-sink.js';
 
 export type { GuardrailEventRow } from './store-writer.js';
 
@@ -64,6 +67,10 @@ export class BatchedTraceWriter {
   private timer: NodeJS.Timeout | undefined;
   /** Spans dropped because the queue was full. */
   dropped = 0;
+  /** The sink of each Postgres destination (its URL with `schema`), made on its first spans. */
+  private readonly pgSinks = new Map<string, PgSpanSink>();
+  /** Destinations that name no store (warned about once). */
+  private readonly badDestinations = new Set<string>();
 
   constructor(options: WriterOptions = {}) {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
@@ -119,10 +126,35 @@ export class BatchedTraceWriter {
     this.thread?.waitSync();
   }
 
-  /** Write everything queued so far; resolves once it is in the stores. */
+  /** Write everything queued so far; resolves once it is in the stores (Postgres ones: one attempt each). */
   async flushAsync(): Promise<void> {
     this.handOver();
     await this.thread?.wait();
+    await Promise.all([...this.pgSinks.values()].map((sink) => sink.flush()));
+  }
+
+  /** The sink of a Postgres destination (made on first use); undefined, with a warning, for a value naming no store. */
+  private pgSinkFor(destination: string): PgSpanSink | undefined {
+    let sink = this.pgSinks.get(destination);
+    if (sink || this.badDestinations.has(destination)) return sink;
+    try {
+      const ref = parseStoreValue(destination);
+      if (ref.engine !== 'postgres') return undefined;
+      sink = new PgSpanSink(ref, warn, { maxQueued: this.maxQueued });
+    } catch (error) {
+      this.badDestinations.add(destination);
+      warn(`agentkit tracing: spans dropped: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+    this.pgSinks.set(destination, sink);
+    return sink;
+  }
+
+  /** Spans a Postgres store's sink dropped (its queue full while the database did not answer). */
+  get pgDropped(): number {
+    let dropped = 0;
+    for (const sink of this.pgSinks.values()) dropped += sink.dropped;
+    return dropped;
   }
 
   /** Flush, then close every connection and stop the thread. The writer stays usable (it starts again on demand). */
@@ -132,6 +164,8 @@ export class BatchedTraceWriter {
     this.thread = undefined;
     this.inline?.close();
     this.inline = undefined;
+    for (const sink of this.pgSinks.values()) void sink.close();
+    this.pgSinks.clear();
   }
 
   /** Rows queued and not yet handed over. */
@@ -179,6 +213,13 @@ export class BatchedTraceWriter {
     // The queues (and their buffers, which keep their size) stay for the next batch: most processes write one store.
     for (const [dbPath, queue] of this.queues) {
       if (queue.spans.count === 0 && queue.events.length === 0) continue;
+      if (isStoreUrl(dbPath)) {
+        // A Postgres store: rows go to its sink (async, bounded, never in a run's way). Guardrail events are kept in
+        // SQLite stores only for now (issue 38 leaves them to the guardrail family's Postgres tables).
+        if (queue.spans.count > 0) this.pgSinkFor(dbPath)?.enqueue(decodeSpanRows(queue.spans.take()));
+        queue.events = [];
+        continue;
+      }
       const spanCount = queue.spans.count;
       batches.push({ dbPath, spans: spanCount === 0 ? [] : [queue.spans.take()], spanCount, events: queue.events });
       queue.events = [];

@@ -1,0 +1,216 @@
+/**
+ * Spans into a Postgres store (issue 38). The batched writer hands each Postgres destination's rows here; the sink
+ * keeps them in a bounded queue and writes them in batches of one statement each,
+ * `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING`, so a batch retried after a lost reply is harmless.
+ *
+ * Never in a run's way: `enqueue` only queues (no I/O, never throws). While the database does not answer, rows wait
+ * (at most `maxQueued`; beyond that new rows are dropped and counted) and one warning says so, once per outage; a
+ * second one says how many were dropped when writing resumes. `flush()` (graceful stop) writes what waits, trying
+ * once. Each row references the writing process (`processes`: service name, host, pid, instance id).
+ */
+import { processIdentity } from '../config/process-identity.js';
+import { redactStoreValue, storeValue, type StoreRef } from '../config/store-value.js';
+import { encodePgString } from '../store/pg-text.js';
+import { openStore, type Store } from '../store/store-handle.js';
+import { migrateTraceSchema } from './pg-schema.js';
+import type { SpanRow } from './span-record.js';
+
+export interface PgSinkOptions {
+  /** Rows waiting beyond which new rows are dropped and counted (default 20 000). */
+  maxQueued?: number;
+  /** Rows per statement (default 1000). */
+  batchRows?: number;
+  /** Delay before writing again after a failure, in ms (default 1000). */
+  retryMs?: number;
+  /** Span attributes longer than this (JSON text, in characters) are cut (default 1 MiB): see `capAttributes`. */
+  maxAttributesChars?: number;
+  /** The project rows are written under (default ''). */
+  project?: string;
+}
+
+type Warn = (message: string) => void;
+
+const INSERT_COLUMNS = [
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'name',
+  'start_time',
+  'end_time',
+  'status',
+  'attributes',
+  'events',
+  'caller_trace_id',
+] as const;
+const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'text', 'text', 'text', 'text'] as const;
+
+export class PgSpanSink {
+  readonly #store: Store;
+  readonly #label: string;
+  readonly #warn: Warn;
+  readonly #maxQueued: number;
+  readonly #batchRows: number;
+  readonly #retryMs: number;
+  readonly #maxAttributesChars: number;
+  readonly #project: string;
+  #queue: SpanRow[] = [];
+  #writing: Promise<void> | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #ready: Promise<number> | undefined;
+  /** The `processes` row of this process, once registered. */
+  #processId: number | undefined;
+  /** True from the first failed write to the next successful one. */
+  #down = false;
+  /** Rows dropped in the current outage (queue full). */
+  #droppedNow = 0;
+  /** Rows dropped since the sink was made. */
+  dropped = 0;
+  /** Warnings given about the store being unavailable (one per outage). */
+  outageWarnings = 0;
+
+  constructor(ref: Extract<StoreRef, { engine: 'postgres' }>, warn: Warn, options: PgSinkOptions = {}) {
+    this.#store = openStore(ref, { min: 0 });
+    this.#label = redactStoreValue(storeValue(ref));
+    this.#warn = warn;
+    this.#maxQueued = options.maxQueued ?? 20_000;
+    this.#batchRows = options.batchRows ?? 1000;
+    this.#retryMs = options.retryMs ?? 1000;
+    this.#maxAttributesChars = options.maxAttributesChars ?? 1024 * 1024;
+    this.#project = options.project ?? '';
+  }
+
+  /** Rows waiting to be written. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  /** Queue rows and start writing if idle. Never throws, never waits. */
+  enqueue(rows: readonly SpanRow[]): void {
+    for (const row of rows) {
+      if (this.#queue.length >= this.#maxQueued) {
+        this.dropped++;
+        this.#droppedNow++;
+        continue;
+      }
+      this.#queue.push(row);
+    }
+    if (!this.#writing && !this.#retryTimer) this.#kick();
+  }
+
+  /** Write what waits now (one attempt if the store fails); resolves when done. Never rejects. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    await this.#writing;
+    if (this.#queue.length > 0) {
+      this.#kick();
+      await this.#writing;
+    }
+  }
+
+  /** Flush, then give the pool back. */
+  async close(): Promise<void> {
+    await this.flush();
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    await this.#store.close();
+  }
+
+  #kick(): void {
+    this.#writing = this.#drain().finally(() => {
+      this.#writing = undefined;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.slice(0, this.#batchRows);
+      try {
+        await this.#insert(batch);
+      } catch (error) {
+        this.#failed(error);
+        return;
+      }
+      this.#queue.splice(0, batch.length);
+      if (this.#down) this.#recovered();
+    }
+  }
+
+  async #insert(rows: readonly SpanRow[]): Promise<void> {
+    const pool = this.#store.pool();
+    this.#ready ??= migrateTraceSchema(pool, this.#store.schema!).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    await this.#ready;
+    this.#processId ??= await this.#register();
+    const s = `"${this.#store.schema}"`;
+    const columns = INSERT_COLUMNS.map((column) => rows.map((row) => this.#value(row, column)));
+    const unnest = COLUMN_TYPES.map((type, i) => `$${i + 3}::${type}[]`).join(', ');
+    await pool.query(
+      `INSERT INTO ${s}.spans (project, process_id, ${INSERT_COLUMNS.join(', ')})
+       SELECT $1, $2, ${INSERT_COLUMNS.map((c) => `t.${c}`).join(', ')} FROM unnest(${unnest}) AS t(${INSERT_COLUMNS.join(', ')})
+       ON CONFLICT DO NOTHING`,
+      [this.#project, this.#processId, ...columns],
+    );
+  }
+
+  #value(row: SpanRow, column: (typeof INSERT_COLUMNS)[number]): string | null {
+    if (column === 'attributes') return encodePgString(capAttributes(row.attributes, this.#maxAttributesChars));
+    const value = column === 'caller_trace_id' ? (row.caller_trace_id ?? null) : row[column];
+    return value === null ? null : encodePgString(value);
+  }
+
+  async #register(): Promise<number> {
+    const identity = processIdentity();
+    const service = process.env.OTEL_SERVICE_NAME || 'unknown_service:node';
+    const result = await this.#store.pool().query<{ process_id: number }>(
+      `INSERT INTO "${this.#store.schema}".processes (project, service_name, host, pid, instance_id) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (project, instance_id, host, pid) DO UPDATE SET service_name = EXCLUDED.service_name RETURNING process_id`,
+      [this.#project, service, identity.host, identity.pid, identity.instanceId],
+    );
+    return result.rows[0]!.process_id;
+  }
+
+  #failed(error: unknown): void {
+    if (!this.#down) {
+      this.#down = true;
+      this.outageWarnings++;
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      this.#warn(
+        `agentkit tracing: the Postgres store ${this.#label} cannot be written (${reason}); spans wait in memory (at most ${this.#maxQueued}) and are written when it answers`,
+      );
+    }
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#kick();
+    }, this.#retryMs).unref();
+  }
+
+  #recovered(): void {
+    this.#down = false;
+    this.#warn(`agentkit tracing: the Postgres store ${this.#label} is written again; ${this.#droppedNow} span(s) were dropped while it was unavailable`);
+    this.#droppedNow = 0;
+  }
+}
+
+/** A marker key: the span's attributes were larger than the payload cap and their long values were cut. */
+export const TRUNCATED_ATTR = 'agentkit.truncated_chars';
+
+/**
+ * The span payload cap: attributes (JSON text) over `max` characters keep every key, but each string value longer than
+ * 4096 characters is cut to that length, and `agentkit.truncated_chars` records the original text's length.
+ */
+export function capAttributes(json: string, max: number): string {
+  if (json.length <= max) return json;
+  try {
+    const attributes = JSON.parse(json) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(attributes)) {
+      if (typeof value === 'string' && value.length > 4096) attributes[key] = `${value.slice(0, 4096)}...`;
+    }
+    attributes[TRUNCATED_ATTR] = json.length;
+    return JSON.stringify(attributes);
+  } catch {
+    return JSON.stringify({ [TRUNCATED_ATTR]: json.length });
+  }
+}

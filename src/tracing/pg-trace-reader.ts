@@ -1,0 +1,202 @@
+/**
+ * Reading traces from a Postgres store (issue 38): the same answers as the SQLite reads in trace-store.ts, from the
+ * tables of pg-schema.ts. A schema without the trace tables reads as empty and is not created (a read-only command
+ * never provisions a schema named by a typo). Prunes delete in batches of whole traces, each batch its own short
+ * statement, so no lock is held for long.
+ */
+import type pg from 'pg';
+import { AmbiguousTraceError } from '../errors.js';
+import { decodePgString } from '../store/pg-text.js';
+import type { Store } from '../store/store-handle.js';
+import type { SpanStatus, TraceSummary } from '../types.js';
+import { traceSchemaVersion } from './pg-schema.js';
+import type { SpanRow } from './span-record.js';
+import { durationMs } from './time.js';
+
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const SPAN_COLUMNS = `trace_id, span_id, parent_span_id, name, ${ISO('start_time')} AS start_time, ${ISO('end_time')} AS end_time, status, attributes, events, caller_trace_id`;
+
+/** Which process wrote a trace: a `processes` row matched by instance id, service name, or host (exactly). */
+export interface ProcessFilter {
+  process?: string;
+}
+
+export class PgTraceReader {
+  readonly #store: Store;
+  readonly #s: string;
+  readonly #project: string;
+
+  constructor(store: Store, project = '') {
+    this.#store = store;
+    this.#s = `"${store.schema}"`;
+    this.#project = project;
+  }
+
+  /** True when the schema holds the trace tables. */
+  async exists(): Promise<boolean> {
+    return (await traceSchemaVersion(this.#pool, this.#store.schema!)) > 0;
+  }
+
+  get #pool(): pg.Pool {
+    return this.#store.pool();
+  }
+
+  /** Traces whose first span started at or after `cutoff` (ISO), newest first, optionally of one writing process. */
+  async summariesSince(cutoff: string, filter: ProcessFilter = {}): Promise<TraceSummary[]> {
+    if (!(await this.exists())) return [];
+    const params: unknown[] = [this.#project, cutoff];
+    let byProcess = '';
+    if (filter.process !== undefined) {
+      params.push(filter.process);
+      byProcess = `AND process_id IN (SELECT process_id FROM ${this.#s}.processes WHERE project = $1 AND (instance_id = $3 OR service_name = $3 OR host = $3))`;
+    }
+    return this.#summaries(
+      `trace_id IN (SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND start_time >= $2 ${byProcess})`,
+      params,
+      'HAVING min(start_time) >= $2',
+    );
+  }
+
+  /** Summaries of the given traces (oldest first). */
+  async summariesOf(traceIds: readonly string[]): Promise<TraceSummary[]> {
+    if (traceIds.length === 0) return [];
+    return (await this.#summaries('trace_id = ANY($2::text[])', [this.#project, traceIds], '')).reverse();
+  }
+
+  /** Traces having a span whose name or attributes contain `text` (case-insensitive), newest first. */
+  async search(text: string): Promise<TraceSummary[]> {
+    if (!(await this.exists())) return [];
+    const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.#summaries(
+      `trace_id IN (SELECT trace_id FROM ${this.#s}.spans WHERE project = $1 AND (name ILIKE $2 OR attributes ILIKE $2))`,
+      [this.#project, pattern],
+      '',
+    );
+  }
+
+  async #summaries(where: string, params: unknown[], having: string): Promise<TraceSummary[]> {
+    const rows = await this.#pool.query<{ trace_id: string; span_count: number; start_time: string; end_time: string | null; any_error: boolean }>(
+      `SELECT trace_id, count(*)::int AS span_count, ${ISO('min(start_time)')} AS start_time,
+              CASE WHEN count(end_time) = count(*) THEN ${ISO('max(end_time)')} END AS end_time,
+              bool_or(status = 'ERROR') AS any_error
+       FROM ${this.#s}.spans WHERE project = $1 AND ${where} GROUP BY trace_id ${having} ORDER BY min(start_time) DESC`,
+      params,
+    );
+    if (rows.rows.length === 0) return [];
+    const roots = await this.#roots(rows.rows.map((r) => r.trace_id));
+    return rows.rows.map((row) => {
+      const root = roots.get(row.trace_id);
+      return {
+        trace_id: row.trace_id,
+        name: root?.name ?? '',
+        status: row.any_error ? 'ERROR' : (root?.status ?? 'UNSET'),
+        span_count: row.span_count,
+        start_time: row.start_time,
+        end_time: row.end_time,
+        duration_ms: durationMs(row.start_time, row.end_time),
+      };
+    });
+  }
+
+  /** The root span (no parent inside its trace; the earliest if several) of each trace. */
+  async #roots(traceIds: string[]): Promise<Map<string, { name: string; status: SpanStatus }>> {
+    const result = await this.#pool.query<{ trace_id: string; name: string; status: SpanStatus }>(
+      `SELECT DISTINCT ON (s.trace_id) s.trace_id, s.name, s.status FROM ${this.#s}.spans s
+       WHERE s.project = $1 AND s.trace_id = ANY($2::text[])
+         AND (s.parent_span_id IS NULL OR NOT EXISTS (
+           SELECT 1 FROM ${this.#s}.spans p WHERE p.project = s.project AND p.trace_id = s.trace_id AND p.span_id = s.parent_span_id))
+       ORDER BY s.trace_id, s.start_time, s.seq`,
+      [this.#project, traceIds],
+    );
+    return new Map(result.rows.map((row) => [row.trace_id, { name: decodePgString(row.name), status: row.status }]));
+  }
+
+  /** The rows of one stored trace, in start order (then write order). */
+  async spanRows(traceId: string): Promise<SpanRow[]> {
+    if (!(await this.exists())) return [];
+    const result = await this.#pool.query<SpanRow>(
+      `SELECT ${SPAN_COLUMNS} FROM ${this.#s}.spans WHERE project = $1 AND trace_id = $2 ORDER BY start_time, seq`,
+      [this.#project, traceId],
+    );
+    return result.rows.map(decodeRow);
+  }
+
+  /** The stored id `traceId` names (its own, else the one run recorded under that caller's trace), or null. */
+  async resolve(traceId: string, label: string): Promise<string | null> {
+    if (!(await this.exists())) return null;
+    const own = await this.#pool.query(`SELECT 1 FROM ${this.#s}.spans WHERE project = $1 AND trace_id = $2 LIMIT 1`, [this.#project, traceId]);
+    if ((own.rowCount ?? 0) > 0) return traceId;
+    const runs = await this.callerRuns(traceId);
+    if (runs.length <= 1) return runs[0]?.trace_id ?? null;
+    const listed = runs.map((run) => `${run.trace_id} (${run.name}, ${run.start_time})`).join(', ');
+    throw new AmbiguousTraceError(
+      `trace id '${traceId}' is the caller's trace of ${runs.length} runs in ${label}: ${listed}; name one run by its own trace id`,
+      runs.map((run) => run.trace_id),
+    );
+  }
+
+  /** Root rows of the runs recorded under a caller's span of `callerTraceId`, oldest first. */
+  async callerRuns(callerTraceId: string): Promise<Array<{ trace_id: string; name: string; start_time: string }>> {
+    if (!(await this.exists())) return [];
+    const result = await this.#pool.query<{ trace_id: string; name: string; start_time: string }>(
+      `SELECT trace_id, name, ${ISO('start_time')} AS start_time FROM ${this.#s}.spans WHERE project = $1 AND caller_trace_id = $2 ORDER BY start_time, seq`,
+      [this.#project, callerTraceId],
+    );
+    return result.rows.map((row) => ({ ...row, name: decodePgString(row.name) }));
+  }
+
+  /** Delete the spans of `traceIds`. */
+  async deleteTraces(traceIds: readonly string[]): Promise<void> {
+    if (traceIds.length === 0) return;
+    await this.#pool.query(`DELETE FROM ${this.#s}.spans WHERE project = $1 AND trace_id = ANY($2::text[])`, [this.#project, traceIds]);
+  }
+
+  /**
+   * Delete, `batch` traces per statement, every trace whose first span started before `cutoff` (ISO), optionally only
+   * those written by one process. Returns the number of traces deleted.
+   */
+  async pruneBefore(cutoff: string, filter: ProcessFilter = {}, batch = 500): Promise<number> {
+    if (!(await this.exists())) return 0;
+    let pruned = 0;
+    const params: unknown[] = [this.#project, cutoff, batch];
+    let byProcess = '';
+    if (filter.process !== undefined) {
+      params.push(filter.process);
+      byProcess = `AND process_id IN (SELECT process_id FROM ${this.#s}.processes WHERE project = $1 AND (instance_id = $4 OR service_name = $4 OR host = $4))`;
+    }
+    for (;;) {
+      // A trace is judged by its first span, as on SQLite: any span older than the cutoff makes the trace older too.
+      // Candidates come from the start-time index, `batch` traces per statement.
+      const result = await this.#pool.query<{ trace_id: string }>(
+        `WITH doomed AS (
+           SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND start_time < $2 ${byProcess} LIMIT $3
+         ), gone AS (
+           DELETE FROM ${this.#s}.spans s USING doomed d WHERE s.project = $1 AND s.trace_id = d.trace_id RETURNING s.trace_id
+         )
+         SELECT DISTINCT trace_id FROM gone`,
+        params,
+      );
+      pruned += result.rows.length;
+      if (result.rows.length === 0) return pruned;
+    }
+  }
+
+  /** The store's redaction hash key, if the trace tables exist. */
+  async redactionKey(): Promise<Uint8Array | undefined> {
+    if (!(await this.exists())) return undefined;
+    const result = await this.#pool.query<{ key: Buffer }>(`SELECT key FROM ${this.#s}.trace_keys WHERE project = $1 AND name = $2`, [
+      this.#project,
+      'redaction_hmac',
+    ]);
+    return result.rows[0]?.key;
+  }
+}
+
+function decodeRow(row: SpanRow): SpanRow {
+  return {
+    ...row,
+    name: decodePgString(row.name),
+    attributes: decodePgString(row.attributes),
+    events: decodePgString(row.events),
+  };
+}
