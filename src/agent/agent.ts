@@ -7,7 +7,6 @@
 import { context as otelContext } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { performance } from 'node:perf_hooks';
-import { localDbPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import type { Guardrail } from '../guardrails/guardrail.js';
 import { currentGuardrailRegistry, type GuardrailRegistry } from '../guardrails/registry.js';
@@ -16,7 +15,7 @@ import { createModel, type ModelSecrets } from '../llm/create.js';
 import { cloneMessages, systemMessage, userMessage, type JsonObject, type Message } from '../llm/messages.js';
 import type { ChatModel } from '../llm/types.js';
 import { AGENT_ATTR, payloadsEnabled, SPAN } from '../tracing/attributes.js';
-import { setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
+import { defaultTraceDestination, setTraceDestination, traceDestinationOf } from '../tracing/destination.js';
 import { withSpan } from '../tracing/spans.js';
 import { ensureTracing, storedTraceId } from '../tracing/setup.js';
 import { currentToolRegistry, type ToolRegistry } from '../tools/registry.js';
@@ -356,7 +355,7 @@ export class Agent {
     // Before reading the active context: until tracing is set up, no context manager carries it.
     ensureTracing();
     const active = otelContext.active();
-    const dbPath = options.traceDb ?? this.traceDb ?? traceDestinationOf(active) ?? localDbPath();
+    const dbPath = options.traceDb ?? this.traceDb ?? traceDestinationOf(active) ?? defaultTraceDestination();
     const traced = options.trace ?? this.trace;
     const parent = traced ? setTraceDestination(active, dbPath) : suppressTracing(active);
     this.definitionAttributes ??= startAttributes(this.toDefinition(), '', '');
