@@ -20,17 +20,21 @@ export class TracesListCommand extends AgentkitCommand {
     description: 'List the traces of the last hours from the local store',
     details: [
       'Lists every trace that started in the window (the last 24 hours unless `--last-hours` says otherwise), newest first, with no row limit: trace id, root span name, status (`ERROR` when any span failed), span count and start time (UTC).',
-      'The store is `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`. Prints `No traces found.` when there are none. `--json` prints `{ items, count }`.',
+      'The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB` (either), else `./.agentkit/local.db`. Prints `No traces found.` when there are none. `--json` prints `{ items, count }`.',
+      '`--process` (Postgres stores, where a fleet writes) keeps the traces written by one process: its `service.instance.id`, its service name (`OTEL_SERVICE_NAME`) or its host name.',
     ].join('\n\n'),
     examples: [
       ['List the last 24 hours', '$0 traces list'],
       ['List the last week as JSON', '$0 traces list --last-hours 168 --json'],
+      ['The traces replica-2 wrote to a shared store', '$0 traces list --db "postgres://app@db/prod?schema=agentkit" --process replica-2'],
     ],
   });
 
   // Parsed in run(), not by a typanion validator: loading typanion would cost this command a tenth of its start-up.
   lastHours = Option.String('--last-hours', { description: 'Window in hours (default 24)' });
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
+  db = Option.String('--db', { description: 'Store: a file or a postgres://...?schema=<name> URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+  process = Option.String('--process', { description: 'Only traces written by this process: instance id, service name or host (Postgres stores)' });
 
   async run(): Promise<void> {
     const lastHours = this.lastHours === undefined ? 24 : Number(this.lastHours);
@@ -38,8 +42,13 @@ export class TracesListCommand extends AgentkitCommand {
       throw new UsageError(`invalid value for --last-hours: expected a number (got ${JSON.stringify(this.lastHours)})`);
     }
     if (!(lastHours > 0)) throw new UsageError(`--last-hours must be a positive number of hours, got ${lastHours}`);
-    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd });
-    const items = await store.listTraces({ lastHours });
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
+    let items: TraceSummary[];
+    try {
+      items = await store.listTraces({ lastHours, ...(this.process === undefined ? {} : { process: this.process }) });
+    } finally {
+      await store.close();
+    }
     if (this.json) {
       this.out(JSON.stringify({ items, count: items.length }, null, 2));
       return;
@@ -73,44 +82,74 @@ export class TracesExportCommand extends AgentkitCommand {
 
   traceId = Option.String({ name: 'trace_id' });
   format = Option.String('--format', 'json', { description: 'Output format (only json)' });
+  db = Option.String('--db', { description: 'Store: a file or a postgres://...?schema=<name> URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
 
   async run(): Promise<void> {
     if (this.format !== 'json') throw new UsageError(`unsupported format '${this.format}': the only format is json`);
-    const trace = await new TraceStore({ env: this.context.env, cwd: this.context.cwd }).getTrace(this.traceId);
-    this.out(JSON.stringify(trace, null, 2));
+    const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
+    try {
+      this.out(JSON.stringify(await store.getTrace(this.traceId), null, 2));
+    } finally {
+      await store.close();
+    }
   }
 }
 
-/** `traces prune --older-than-hours N [--json] [--db <path>]` */
+/** `traces prune --older-than <duration> | --older-than-hours N [--process <p>] [--json] [--db <path|url>]` */
 export class TracesPruneCommand extends AgentkitCommand {
   static override paths = [['traces', 'prune']];
 
   static override usage = Command.Usage({
     category: 'Traces',
-    description: 'Delete the traces of runs that started before a number of hours ago',
+    description: 'Delete the traces of runs that started before a given age',
     details: [
-      "Deletes each run's trace (its spans, guardrail events, attachments and favorite mark) when the run started more than `--older-than-hours` hours ago. Runs are judged one by one, by their own start: two runs recorded under one caller's trace id are separate traces here.",
-      'Prints `pruned <n> trace(s)`; `--json` prints `{ pruned }`. The store is `--db`, else `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`; the default store may not exist yet (nothing to prune); a `--db` file that does not exist is refused.',
+      "Deletes each run's trace (its spans, guardrail events, attachments and favorite mark) when the run started longer ago than `--older-than` (a duration: `30d`, `12h`, `90m`, `45s`) or `--older-than-hours`. Runs are judged one by one, by their own start: two runs recorded under one caller's trace id are separate traces here.",
+      'Prints `pruned <n> trace(s)`; `--json` prints `{ pruned }`. The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`; the default store may not exist yet (nothing to prune); a `--db` file that does not exist is refused. On Postgres, traces are deleted a few hundred per statement, so no lock is held for long; `--process` keeps the deletion to traces one process wrote.',
     ].join('\n\n'),
     examples: [
-      ['Delete traces older than 30 days', '$0 traces prune --older-than-hours 720'],
+      ['Delete traces older than 30 days', '$0 traces prune --older-than 30d'],
       ['From another store, as JSON', '$0 traces prune --older-than-hours 24 --json --db prod/local.db'],
+      ['What one replica wrote, on a shared store', '$0 traces prune --older-than 7d --process replica-2 --db "postgres://app@db/prod?schema=agentkit"'],
     ],
   });
 
-  olderThanHours = Option.String('--older-than-hours', { required: true, description: 'Age in hours of the runs to delete' });
+  olderThan = Option.String('--older-than', { description: 'Age of the runs to delete: <n>d, <n>h, <n>m or <n>s' });
+  olderThanHours = Option.String('--older-than-hours', { description: 'Age in hours of the runs to delete' });
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of text' });
-  db = Option.String('--db', { description: 'Store to prune (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+  db = Option.String('--db', {
+    description: 'Store to prune: a file or a postgres://...?schema=<name> URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)',
+  });
+  process = Option.String('--process', { description: 'Only traces written by this process: instance id, service name or host (Postgres stores)' });
 
   async run(): Promise<void> {
-    const hours = Number(this.olderThanHours);
-    if (this.olderThanHours.trim() === '' || !Number.isFinite(hours) || hours < 0)
-      throw new UsageError(`invalid value for --older-than-hours: expected a number of hours, 0 or more (got ${JSON.stringify(this.olderThanHours)})`);
+    const ageMs = pruneAge(this.olderThan, this.olderThanHours);
     // A named store must exist (a mistyped path is refused, not reported as empty); the default one may not yet.
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
-    const pruned = await store.prune(hours * 3_600_000);
+    let pruned: number;
+    try {
+      pruned = await store.prune(ageMs, this.process === undefined ? {} : { process: this.process });
+    } finally {
+      await store.close();
+    }
     this.out(this.json ? JSON.stringify({ pruned }) : `pruned ${pruned} trace${pruned === 1 ? '' : 's'}`);
   }
+}
+
+const DURATION_UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+
+/** The age `--older-than` (a duration) or `--older-than-hours` gives, in ms; UsageError for none, both, or a bad value. */
+export function pruneAge(olderThan: string | undefined, olderThanHours: string | undefined): number {
+  if (olderThan !== undefined && olderThanHours !== undefined) throw new UsageError('give --older-than or --older-than-hours, not both');
+  if (olderThan !== undefined) {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*([dhms])\s*$/.exec(olderThan);
+    if (!match) throw new UsageError(`invalid value for --older-than: expected a duration such as 30d, 12h, 90m or 45s (got ${JSON.stringify(olderThan)})`);
+    return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  }
+  if (olderThanHours === undefined) throw new UsageError('--older-than <duration> (or --older-than-hours <n>) is required');
+  const hours = Number(olderThanHours);
+  if (olderThanHours.trim() === '' || !Number.isFinite(hours) || hours < 0)
+    throw new UsageError(`invalid value for --older-than-hours: expected a number of hours, 0 or more (got ${JSON.stringify(olderThanHours)})`);
+  return hours * 3_600_000;
 }
 
 /** `export-trace --trace-id <id> [--output trace.json] [--include-attachments] [--include-checkpoint-state] [--db <path>]` */
@@ -138,16 +177,23 @@ export class ExportTraceCommand extends AgentkitCommand {
   output = Option.String('--output,-o', 'trace.json', { description: 'File to write (default trace.json)' });
   includeAttachments = Option.Boolean('--include-attachments', false, { description: 'Embed attachment bytes (base64)' });
   includeCheckpointState = Option.Boolean('--include-checkpoint-state', false, { description: 'Embed full checkpoint state blocks' });
-  db = Option.String('--db', { description: 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+  db = Option.String('--db', {
+    description: 'Store to read: a file or a postgres://...?schema=<name> URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)',
+  });
 
   async run(): Promise<void> {
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     // Loaded here, not at the top: `traces list` shares this module and must start fast.
     const { exportTrace } = await import('../../src/tracing/export.js');
-    const document = await exportTrace(store, this.traceId, {
-      includeAttachments: this.includeAttachments,
-      includeCheckpointState: this.includeCheckpointState,
-    });
+    let document: Awaited<ReturnType<typeof exportTrace>>;
+    try {
+      document = await exportTrace(store, this.traceId, {
+        includeAttachments: this.includeAttachments,
+        includeCheckpointState: this.includeCheckpointState,
+      });
+    } finally {
+      await store.close();
+    }
     const file = path.resolve(this.context.cwd, this.output);
     await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
     this.out(`wrote ${file}`);

@@ -1,0 +1,195 @@
+/**
+ * Traces on the store named by one value (issue 38), on both engines: an agent writes its trace to a SQLite file or a
+ * `postgres://...?schema=` URL, and `traces list`, `traces export`, `replay show`, `export-trace` and `traces prune`
+ * read it through `--db`. On Postgres: the trace names its writing process (`--process`), a retried batch is
+ * harmless, no `.agentkit` file appears, and a password in the URL appears in no output.
+ */
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { Agent, flushTraces, TraceStore } from '../../src/index.js';
+import { processIdentity } from '../../src/config/process-identity.js';
+import { PgSpanSink } from '../../src/tracing/pg-span-sink.js';
+import { parseStoreValue } from '../../src/config/store-value.js';
+import { ScriptedModel } from '../../src/testing/index.js';
+import { conformance, type Backend, type ScenarioContext } from '../harness/index.js';
+
+const area = conformance('traces: a store named by one value');
+const PASSWORD = 'Tr4ceS3cretPw';
+
+function storeValueOf(backend: Backend): string {
+  if (backend.kind === 'sqlite') return backend.dbPath;
+  if (backend.kind === 'postgres') {
+    const url = new URL(backend.url);
+    url.password = PASSWORD;
+    url.searchParams.set('schema', backend.schema);
+    return url.toString();
+  }
+  throw new Error('no store');
+}
+
+async function runAgent(store: string): Promise<string> {
+  const agent = new Agent({ name: 'fleet_agent', systemPrompt: 'Answer.', llm: new ScriptedModel([{ text: 'Hello from the fleet.' }]), traceDb: store });
+  const result = await agent.run('hi');
+  await flushTraces();
+  if (result.trace_id === null) throw new Error('the run was not traced');
+  return result.trace_id;
+}
+
+function noPassword(t: ScenarioContext, ...texts: string[]): void {
+  for (const text of texts) assert.not.ok(text.includes(PASSWORD), `the password shows in: ${text}`);
+  void t;
+}
+
+area.scenario('traces list, traces export, replay show and export-trace read the store --db names', { surfaces: ['cli'], timeoutMs: 40_000 }, async (t) => {
+  const store = storeValueOf(t.backend);
+  const traceId = await runAgent(store);
+  const listed = await t.cli(['traces', 'list', '--db', store, '--json']);
+  assert.is(listed.code, 0, listed.stderr);
+  const items = (JSON.parse(listed.stdout) as { items: Array<{ trace_id: string; name: string; span_count: number }> }).items;
+  assert.equal(
+    items.map((item) => [item.trace_id, item.name]),
+    [[traceId, 'agent.fleet_agent']],
+  );
+  const exported = await t.cli(['traces', 'export', traceId, '--db', store]);
+  assert.is(exported.code, 0, exported.stderr);
+  const trace = JSON.parse(exported.stdout) as { trace_id: string; spans: Array<{ name: string; attributes: Record<string, unknown> }> };
+  assert.is(trace.trace_id, traceId);
+  assert.ok(trace.spans.length >= 2, 'the agent span and its model span');
+  const shown = await t.cli(['replay', 'show', traceId, '--db', store]);
+  assert.is(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, traceId);
+  const file = await t.cli(['export-trace', '--trace-id', traceId, '--output', 'out.json', '--db', store]);
+  assert.is(file.code, 0, file.stderr);
+  assert.is((JSON.parse(await readFile(path.join(t.cwd, 'out.json'), 'utf8')) as { trace: { trace_id: string } }).trace.trace_id, traceId);
+  const missing = await t.cli(['traces', 'export', 'ffffffffffffffffffffffffffffffff', '--db', store]);
+  assert.is(missing.code, 1);
+  const label = t.backend.kind === 'postgres' ? store.replace(PASSWORD, '[REDACTED]') : store;
+  assert.is(missing.stderr, `error: trace id 'ffffffffffffffffffffffffffffffff' not found in ${label}\n`);
+  noPassword(t, listed.stdout, listed.stderr, exported.stderr, shown.stdout, shown.stderr, file.stdout, file.stderr, missing.stderr);
+  if (t.backend.kind === 'postgres') assert.not.ok(existsSync(path.join(t.cwd, '.agentkit')), 'a URL store creates no .agentkit folder');
+});
+
+area.scenario('traces prune --older-than deletes old runs on both engines', { surfaces: ['cli'] }, async (t) => {
+  const store = storeValueOf(t.backend);
+  const traceId = await runAgent(store);
+  const kept = await t.cli(['traces', 'prune', '--older-than', '1h', '--db', store, '--json']);
+  assert.equal([kept.code, kept.stdout, kept.stderr], [0, '{"pruned":0}\n', '']);
+  const bad = await t.cli(['traces', 'prune', '--older-than', '3 weeks', '--db', store]);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, 'invalid value for --older-than: expected a duration such as 30d, 12h, 90m or 45s (got "3 weeks")');
+  const pruned = await t.cli(['traces', 'prune', '--older-than', '0s', '--db', store]);
+  assert.equal([pruned.code, pruned.stdout], [0, 'pruned 1 trace\n']);
+  const reader = new TraceStore({ dbPath: store });
+  try {
+    assert.equal(await reader.listTraces(), []);
+    await reader.getTrace(traceId).then(
+      () => assert.unreachable('pruned trace still found'),
+      (error: Error & { code?: string }) => assert.is(error.code, 'trace_not_found'),
+    );
+  } finally {
+    await reader.close();
+  }
+});
+
+area.scenario(
+  'Postgres: each span names its process; --process filters; a retried batch is harmless',
+  { backends: ['postgres'], surfaces: ['cli'] },
+  async (t) => {
+    if (t.backend.kind !== 'postgres') return;
+    const store = storeValueOf(t.backend);
+    const traceId = await runAgent(store);
+    const me = processIdentity();
+    const mine = await t.cli(['traces', 'list', '--db', store, '--process', me.instanceId, '--json']);
+    assert.equal(
+      (JSON.parse(mine.stdout) as { items: Array<{ trace_id: string }> }).items.map((i) => i.trace_id),
+      [traceId],
+    );
+    const other = await t.cli(['traces', 'list', '--db', store, '--process', 'replica-that-never-ran', '--json']);
+    assert.equal((JSON.parse(other.stdout) as { count: number }).count, 0);
+    const sqliteFilter = await t.cli(['traces', 'list', '--process', 'x']);
+    assert.is(sqliteFilter.code, 2, 'a SQLite store has one writer: the filter is refused');
+
+    const client = new pg.Client({ connectionString: t.backend.url });
+    await client.connect();
+    try {
+      const rows = await client.query(
+        `SELECT p.host, p.pid, p.instance_id, count(*)::int AS n FROM "${t.backend.schema}".spans s JOIN "${t.backend.schema}".processes p USING (process_id) GROUP BY 1, 2, 3`,
+      );
+      assert.equal(
+        rows.rows.map((r) => [r.host, r.pid, r.instance_id]),
+        [[me.host, me.pid, me.instanceId]],
+      );
+      const before = rows.rows[0].n as number;
+      // The same batch twice (a retry after a lost reply): ON CONFLICT DO NOTHING keeps one row per span.
+      const sink = new PgSpanSink(parseStoreValue(store) as Extract<ReturnType<typeof parseStoreValue>, { engine: 'postgres' }>, () => undefined);
+      const row = {
+        span_id: 'aaaaaaaaaaaaaaaa',
+        trace_id: traceId,
+        parent_span_id: null,
+        name: 'retried\u0000name',
+        start_time: '2026-01-01T00:00:00.000001Z',
+        end_time: '2026-01-01T00:00:00.000002Z',
+        status: 'OK' as const,
+        attributes: '{"k":"v\\u0000"}',
+        events: '[]',
+      };
+      sink.enqueue([row]);
+      await sink.flush();
+      sink.enqueue([row]);
+      await sink.close();
+      const after = await client.query(`SELECT count(*)::int AS n FROM "${t.backend.schema}".spans`);
+      assert.is(after.rows[0].n, before + 1);
+    } finally {
+      await client.end();
+    }
+    const reader = new TraceStore({ dbPath: store });
+    try {
+      const spans = await reader.spans(traceId);
+      const retried = spans.find((s) => s.span_id === 'aaaaaaaaaaaaaaaa')!;
+      assert.is(retried.name, 'retried\u0000name', 'NUL survives the round trip');
+      assert.equal(retried.attributes, { k: 'v\u0000' });
+    } finally {
+      await reader.close();
+    }
+  },
+);
+
+area.scenario('Postgres down: a run still answers; one warning, counted once', { backends: ['postgres'] }, async () => {
+  const warnings: string[] = [];
+  const sink = new PgSpanSink(
+    parseStoreValue(`postgres://postgres:${PASSWORD}@127.0.0.1:1/none?schema=down`) as Extract<ReturnType<typeof parseStoreValue>, { engine: 'postgres' }>,
+    (m) => warnings.push(m),
+    {
+      maxQueued: 3,
+      retryMs: 50,
+    },
+  );
+  const row = (id: string) => ({
+    span_id: id,
+    trace_id: 't'.repeat(32),
+    parent_span_id: null,
+    name: 'x',
+    start_time: '2026-01-01T00:00:00.000001Z',
+    end_time: null,
+    status: 'UNSET' as const,
+    attributes: '{}',
+    events: '[]',
+  });
+  const started = performance.now();
+  sink.enqueue([row('a'), row('b')]);
+  sink.enqueue([row('c'), row('d'), row('e')]);
+  assert.ok(performance.now() - started < 50, 'enqueue never waits for the database');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sink.flush();
+  assert.is(sink.outageWarnings, 1, 'one warning for the outage, however many retries');
+  assert.is(warnings.length, 1);
+  assert.is(sink.dropped, 2, 'beyond the bound, spans are dropped and counted');
+  assert.is(sink.pending, 3);
+  assert.not.ok(warnings[0]!.includes(PASSWORD), warnings[0]);
+  await sink.close().catch(() => undefined);
+});
+
+area.run();
