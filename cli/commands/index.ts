@@ -77,7 +77,7 @@ export const commands: readonly CommandEntry[] = [
   {
     paths: [['traces', 'prune']],
     category: 'Traces',
-    description: 'Delete the traces of runs that started before a number of hours ago',
+    description: 'Delete the traces of runs that started before a given age',
     load: async (): Loaded => (await import('./traces.js')).TracesPruneCommand,
   },
   {

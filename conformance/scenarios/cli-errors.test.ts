@@ -118,7 +118,7 @@ area.scenario('help: value names on every command, never #0; the command list fi
     assert.match(help.stdout, new RegExp(`^\\$ agentkit ${name}`, 'm'), name);
   }
   const pending = await t.bin(['list-pending', '--help']);
-  assert.match(pending.stdout, /^ {2}--db-path <path> {2,}SQLite store/m);
+  assert.match(pending.stdout, /^ {2}--db,--db-path <path> {2,}Store: a SQLite file or a postgres:/m);
   assert.match(pending.stdout, /^ {2}--limit <n> {2,}At most/m);
   assert.match((await t.bin(['resume', '--help'])).stdout, /^\$ agentkit resume <execution_id> --runner <target> \[options\]$/m);
   const top = await t.bin(['--help']);
