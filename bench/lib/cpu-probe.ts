@@ -87,6 +87,22 @@ export function sampleCpu(): CpuSample | null {
   return { main: main * TICK_MS, threads: threads * TICK_MS, children: children * TICK_MS, postgres: postgres * TICK_MS };
 }
 
+/**
+ * CPU (user + system of all its threads, milliseconds) and resident set of one process by its id, or null when
+ * /proc cannot tell (another OS, the process ended). For a server measured from the process that drives it.
+ */
+export function processUsage(pid: number): { cpuMs: number; rssBytes: number } | null {
+  const stat = readStat(`/proc/${pid}/stat`);
+  if (!stat) return null;
+  let rss: number;
+  try {
+    rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) * 1024;
+  } catch {
+    return null;
+  }
+  return { cpuMs: stat.own * TICK_MS, rssBytes: rss };
+}
+
 /** `after - before`, each field. */
 export function cpuSince(before: CpuSample | null, after: CpuSample | null): CpuSample | null {
   if (!before || !after) return null;
