@@ -1,5 +1,5 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles check-exports update-exports check-package build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles check-adr-refs check-exports update-exports check-package build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -29,6 +29,9 @@ lint: ## Lint the TypeScript and scripts with Biome's recommended rules (biome.j
 check-cycles: ## Fail on an import cycle, an import up ARCHITECTURE.md's layer table, or a source importing test code (dpdm)
 	node scripts/check-imports.mjs
 
+check-adr-refs: ## Fail when a file cites a decision number, or an ADR that docs/adr/ does not hold
+	node scripts/check-adr-refs.mjs
+
 check-exports: ## Fail when an entry point's public names or kinds differ from conformance/fixtures/api/exports.json
 	node --conditions=agentkit-source --import tsx scripts/check-exports.mjs
 
@@ -49,7 +52,7 @@ typecheck: ## Type-check everything, tests included
 test: ## Run every unit test and the conformance suite on every backend
 	npm test
 
-ci: check-generated lint-contract check-format lint check-cycles check-exports typecheck build check-package test ## What .ci/run runs after installing
+ci: check-generated lint-contract check-format lint check-cycles check-adr-refs check-exports typecheck build check-package test ## What .ci/run runs after installing
 
 bench: ## Run the benchmarks under bench/
 	node scripts/bench.mjs
