@@ -191,7 +191,7 @@ for (const [label, run, backend] of [
   );
 }
 // Last, as it cannot be undone in this process: a secret registered, as a provider key is in a real deployment, so
-// every row's state goes through the redactor (decision 250).
+// every row's state goes through the redactor (ADR 0035).
 registerSecret('sk-growth-bench-0123456789abcdef');
 await warm(agentRun);
 report('SQLite, Agent, a secret', await sqliteCase(agentRun));

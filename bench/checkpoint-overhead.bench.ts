@@ -70,7 +70,7 @@ interface Figures {
 let rawExecutionKey = 1_000_000_000;
 
 /**
- * Precomputed keys like the chain writes: time-ordered checkpoint ids (decision 208), a random execution id per NODES
+ * Precomputed keys like the chain writes: time-ordered checkpoint ids (ADR 0030), a random execution id per NODES
  * rows with its integer key (local.db v28; given, so the store's trigger has nothing to do), increasing timestamps.
  */
 function rawRows(count: number): Array<[string, string, string, number]> {

@@ -7,7 +7,7 @@
  *
  * Baselines in the same run: the same rows in the same batches inserted by raw SQL into the two index layouts of
  * the `checkpoints` table: the one local.db had before v28 (an index on the random execution id: each row lands on a
- * random leaf) and the one it has now (an index on the execution's integer key, decision 247). The issue has no
+ * random leaf) and the one it has now (an index on the execution's integer key, ADR 0029). The issue has no
  * figure for this; what is shown is whether a row's cost stays flat as the store grows (last window / first).
  *
  *   node scripts/bench.mjs checkpoint-scale          BENCH_WINDOWS (default 8) windows of 30,000 rows

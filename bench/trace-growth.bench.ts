@@ -2,7 +2,7 @@
  * Trace storage growth: one traced Agent run receiving N tool results of 1 KB (four tool calls a turn, a scripted
  * model), N = 50, 100 and 200. Figures: the bytes of span attributes stored in local.db, and the same spans' attributes
  * as every reader gets them back (each model span with its whole conversation: what the store held before model spans
- * stored only the messages they add, decision 254), both against the payload. Linear storage keeps the stored ratio
+ * stored only the messages they add, ADR 0034), both against the payload. Linear storage keeps the stored ratio
  * flat as N grows; the whole-conversation form grows with N.
  *
  *   node scripts/bench.mjs trace-growth

@@ -2,7 +2,7 @@
  * Optional extras: features whose upstream package may be absent (installed with `--omit=optional`). An extra is
  * listed by `agentkit version` when its package is installed: its entry point resolves from agentkit (with the import
  * conditions) to a file that exists. It is not imported: importing pg, the MCP SDK and the OTLP exporter took longer
- * than the rest of `agentkit version` put together (decision 171).
+ * than the rest of `agentkit version` put together (ADR 0047).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

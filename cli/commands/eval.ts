@@ -116,7 +116,7 @@ export class EvalRunCommand extends AgentkitCommand {
       pattern: this.pattern,
     };
     const bar = progressBar(this.context.stderr);
-    // Connected with the saved credentials (environment first) for this run's own export only (decision 152).
+    // Connected with the saved credentials (environment first) for this run's own export only (ADR 0045).
     const results = await withSavedConnection(env, () =>
       evaluate(target as Parameters<typeof evaluate>[0], this.dataset, scorerSpecs, {
         cwd,

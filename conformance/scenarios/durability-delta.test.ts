@@ -23,7 +23,7 @@ interface StoredRowText {
   delta_base: string | null;
   /** The stored state's text (a compressed delta decompressed here, with zlib, not with agentkit's code). */
   state: string;
-  /** Bytes the state takes in its column: the text's UTF-8, or the compressed delta's (Postgres, decision 255). */
+  /** Bytes the state takes in its column: the text's UTF-8, or the compressed delta's (Postgres, ADR 0028). */
   stored_bytes: number;
   compressed: boolean;
 }

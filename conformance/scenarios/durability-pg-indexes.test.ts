@@ -1,6 +1,6 @@
 /**
  * Postgres checkpoint indexes whose keys only append (the primary key on time-ordered checkpoint ids, the unsynced
- * index on `seq`) fill their leaves (fillfactor 100, decision 237): in a new schema and in one set up by the ladder
+ * index on `seq`) fill their leaves (fillfactor 100, ADR 0032): in a new schema and in one set up by the ladder
  * before that step, with rows already in it. Checked in the catalog and on the leaves themselves.
  */
 import * as assert from 'uvu/assert';

@@ -2640,7 +2640,7 @@ export type ComponentSchema<N extends ComponentName> = Doc & { readonly $ref: `#
 
 /**
  * The static type of a component as typebox infers it from the document. Equivalent to the openapi-typescript type
- * `components['schemas'][N]` but far costlier to check (docs/decisions.md), so validators use the latter.
+ * `components['schemas'][N]` but far costlier to check (ADR 0020), so validators use the latter.
  */
 export type Static<N extends ComponentName> = Schema.XStatic<ComponentSchema<N>>;
 
