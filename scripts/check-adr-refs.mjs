@@ -51,6 +51,10 @@ for (const file of files) {
     if (file !== SELF && /\bdecisions\.md\b/.test(line)) {
       problems.push(`${where}: names docs/decisions.md, which is gone; cite the ADR that holds the decision`);
     }
+    // A citation wrapped across lines: "decision" ends this line and the number opens the next (after `//` or `*`).
+    if (/\bdecisions?$/i.test(line) && /^\s*(?:\/\/|\*|#)?\s*\d/.test(lines[index + 1] ?? '')) {
+      problems.push(`${where}: a decision number wrapped onto the next line cites the removed numbered list; cite the ADR`);
+    }
     for (const match of line.matchAll(DECISION)) {
       problems.push(`${where}: '${match[0]}' cites the removed numbered list (docs/decisions.md); cite the ADR that holds it`);
     }
