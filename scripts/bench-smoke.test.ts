@@ -23,6 +23,8 @@ test('prints pairs, medians, added latency, CPU and RSS rows for SQLite and Post
   for (const engine of ['SQLite:', 'Postgres:']) {
     const section = out.slice(out.indexOf(`\n${engine}`));
     assert.ok(out.includes(`\n${engine}`), `no ${engine} section in:\n${out}`);
+    // Without a reachable Postgres the bench says so; that counts as a failure only under CI (docs/testing.md).
+    if (engine === 'Postgres:' && section.includes('unavailable (') && process.env.CI !== 'true') continue;
     for (const row of ['pair 1: floor', '  floor ', '  agentkit ', 'added p50', 'server CPU', 'client CPU', 'RSS per in-flight run', '/run/stream']) {
       assert.ok(section.includes(row), `${engine} section lacks '${row}':\n${section}`);
     }
