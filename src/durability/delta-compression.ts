@@ -1,5 +1,5 @@
 /**
- * Compressed delta documents (decision 255). A delta row on Postgres stores its delta document (./delta.ts) either as
+ * Compressed delta documents (ADR 0028). A delta row on Postgres stores its delta document (./delta.ts) either as
  * JSON text (`state_delta`) or, when the text is large enough and DEFLATE makes it clearly smaller, as raw DEFLATE of
  * its UTF-8 bytes (`state_delta_z`, bytea): exactly one of the two is set.
  *

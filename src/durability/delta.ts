@@ -1,5 +1,5 @@
 /**
- * Delta checkpoints (decision 190): a stored row's `state_snapshot` holds either the full state (`delta_base` NULL)
+ * Delta checkpoints (ADR 0028): a stored row's `state_snapshot` holds either the full state (`delta_base` NULL)
  * or what changed since the row named by `delta_base`, an earlier row of the same execution:
  *
  *   { "set": { key: value }, "append": { key: [items] | "text" }, "unset": [key] }   (empty parts omitted)

@@ -6,9 +6,9 @@
  * (`putWrites`, `deleteExecution`, `prune`) or explicit transactions (`recordInterrupt`, setup), so nothing is ever
  * half-written.
  *
- * Rows are delta checkpoints (./delta.ts, decision 191): a row's state is what changed since its execution's previous
+ * Rows are delta checkpoints (./delta.ts, ADR 0028): a row's state is what changed since its execution's previous
  * row, kept as JSON text in `state_delta`, or DEFLATE-compressed in `state_delta_z` when that is clearly smaller
- * (./delta-compression.ts, decision 255); full states stay JSONB in `state_snapshot`. Deltas are resolved on every
+ * (./delta-compression.ts, ADR 0028); full states stay JSONB in `state_snapshot`. Deltas are resolved on every
  * read with one recursive query for the bases it needs.
  */
 import pg from 'pg';
@@ -779,7 +779,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
  * of the `external` bases named by the parameters after the rows exists (another process may have pruned or deleted
  * it): all rows or none, `rowCount` says which. The rows are selected from the bases' own rows, one primary-key
  * probe each (`FROM checkpoints b0 WHERE b0.checkpoint_id = $n`): no base, no row. That is the cheapest form measured
- * (decision 239): `VALUES ... WHERE EXISTS (...)` spent a subquery scan and an init plan per statement, and a join
+ * (ADR 0032): `VALUES ... WHERE EXISTS (...)` spent a subquery scan and an init plan per statement, and a join
  * against unnest() of the bases got a generic plan scanning the table once the statement was prepared.
  */
 function insertText(s: string, count: number, external: number, from: 'fence' | 'lease' | null = null, offset = 0): string {

@@ -76,10 +76,10 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );`,
   },
   {
-    // Delta checkpoints (decision 190): `delta_base` names the row a row's state is stored against (NULL: full; every
+    // Delta checkpoints (ADR 0028): `delta_base` names the row a row's state is stored against (NULL: full; every
     // row before this version is); `output_keys` (a JSON list) says node_output is those keys of the state. A delta
     // row keeps its delta as JSON text in `state_delta` (state_snapshot '{}'): JSONB spent 35% more bytes on the same
-    // small documents (decision 191). `seq` loses its UNIQUE index (decision 192): BIGSERIAL values are unique by
+    // small documents (ADR 0028). `seq` loses its UNIQUE index (ADR 0029): BIGSERIAL values are unique by
     // construction and the index was one more B-tree written per step; ordering uses the execution and unsynced indexes.
     description: 'delta checkpoints: checkpoints.delta_base, state_delta and output_keys; the redundant unique index on seq dropped',
     sql: (s) => `
@@ -89,8 +89,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE ${s}.checkpoints DROP CONSTRAINT IF EXISTS checkpoints_seq_key;`,
   },
   {
-    // Index fillfactor 100 where keys only append (decision 237): checkpoint ids are time-ordered (UUID v7, decision
-    // 208) and `seq` grows, so new keys land on the rightmost leaf, and a rightmost split keeps the fillfactor (90 by
+    // Index fillfactor 100 where keys only append (ADR 0032): checkpoint ids are time-ordered (UUID v7, ADR
+    // 0030) and `seq` grows, so new keys land on the rightmost leaf, and a rightmost split keeps the fillfactor (90 by
     // default) in the left page, which then never gets another key: 10% of every leaf stayed empty. Keys are never
     // updated in place, so the reserve served nothing. Sets the option only: pages already written keep their fill,
     // pages split from now on are full (a REINDEX would repack old ones; not done here, it blocks writes).
@@ -100,7 +100,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER INDEX ${s}.checkpoints_unsynced_idx SET (fillfactor = 100);`,
   },
   {
-    // Compressed deltas (decision 255, ./delta-compression.ts): a delta row keeps its document either as text in
+    // Compressed deltas (ADR 0028, ./delta-compression.ts): a delta row keeps its document either as text in
     // `state_delta` or, when DEFLATE makes it clearly smaller, as raw DEFLATE bytes here; never both. Adding a
     // nullable column rewrites nothing: rows written before keep their text deltas and read as before.
     description: 'compressed delta documents: checkpoints.state_delta_z (bytea)',

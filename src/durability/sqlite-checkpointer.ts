@@ -9,7 +9,7 @@
  * Rows are delta checkpoints (./delta.ts): a row's state is stored as what changed since its execution's previous
  * row, resolved on every read. A single-row write is one autocommitted statement (it is atomic on its own); several
  * rows share one IMMEDIATE transaction. Once runs are concurrent, group commits run those statements on a commit
- * thread (./sqlite-commit-thread.ts, decision 261).
+ * thread (./sqlite-commit-thread.ts, ADR 0031).
  */
 import type Database from 'better-sqlite3';
 import { checkpointDbPath } from '../config/paths.js';
@@ -57,7 +57,7 @@ const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, age
 const LOCK_WAIT_MS = 5000;
 /**
  * On the commit thread, a turn's first this-many puts are sent as soon as they are queued, not at the end of the turn
- * (decision 265). Concurrent runs fall into lock-step with the group commit: one reply from the thread resumes them
+ * (ADR 0031). Concurrent runs fall into lock-step with the group commit: one reply from the thread resumes them
  * all in a single burst, the burst queues the next batch, and the request thread then waits for that batch with
  * nothing to do (about a fifth of its time in the served benchmark). Sent ahead, the first puts commit on the thread
  * while the burst goes on, and their runs have work ready for the request thread when it ends. Once a turn: each
@@ -111,14 +111,14 @@ const BASE_GONE_MESSAGE = 'NOT NULL constraint failed: checkpoints.state_snapsho
 const FENCED_MESSAGE = 'NOT NULL constraint failed: checkpoints.execution_id';
 /**
  * An execution's key, made before its first row is written: left to the store's trigger, the key was set by an
- * UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (decision 258).
+ * UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (ADR 0029).
  */
 const ENSURE_EXECUTION_SQL = 'INSERT OR IGNORE INTO executions (execution_id) VALUES (?)';
 
 /** Options of a SQLiteCheckpointer. */
 export interface SQLiteCheckpointerOptions {
   /**
-   * Where group commits run (decision 261). `auto` (default): on this thread until puts of concurrent runs first
+   * Where group commits run (ADR 0031). `auto` (default): on this thread until puts of concurrent runs first
    * meet in one group commit (a serving process), then on a commit thread with its own connection, so the event loop
    * no longer executes the rows' SQL. `off`: always on this thread. An in-memory store never uses a thread.
    */
@@ -232,7 +232,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     }
   }
 
-  /** Whether group commits run on the commit thread now (decision 261). */
+  /** Whether group commits run on the commit thread now (ADR 0031). */
   get usesCommitThread(): boolean {
     return this.#thread?.ready === true;
   }
@@ -259,7 +259,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * transaction of their own (or with what queued there before them), still in order. A row that cannot be written
    * (a duplicate id) fails only its own put: the batch is retried row by row.
    * While another connection holds the write lock (the span writer thread on the same file, another process), the
-   * batch waits for it without blocking the event loop (decision 207): puts made meanwhile join it.
+   * batch waits for it without blocking the event loop (ADR 0031): puts made meanwhile join it.
    */
   put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint> {
     // Not an async function: one promise fewer per row (each costs an async hook call under a run's context).

@@ -10,7 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import { WritePriority } from '../store/write-priority.js';
 import { SQLiteCheckpointer } from './sqlite-checkpointer.js';
 
-const test = suite<{ dir: string }>('SQLite commit thread (decision 261)', { state: { dir: '' } });
+const test = suite<{ dir: string }>('SQLite commit thread (ADR 0031)', { state: { dir: '' } });
 
 test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-commit-thread-'));

@@ -1,7 +1,7 @@
 /**
  * The SQLite checkpointer's commit thread: a worker thread with its own connection to the store that runs group
  * commits, so a serving process's request thread encodes checkpoint rows but no longer executes their SQL (about
- * 100 us of a served agent run's 500, decision 261).
+ * 100 us of a served agent run's 500, ADR 0031).
  *
  * Contract:
  * - `commit(rows)` runs the rows' statements (the execution key when `ensure` names one, then the insert) in one

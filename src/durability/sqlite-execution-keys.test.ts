@@ -1,5 +1,5 @@
 /**
- * local.db v28 (decision 247): the SQLite checkpointer finds an execution's rows through the execution's integer key
+ * local.db v28 (ADR 0029): the SQLite checkpointer finds an execution's rows through the execution's integer key
  * (`executions`, `checkpoints.exec_key`), given to executions in the order they start. These tests drive the
  * checkpointer and read the store file with a second connection.
  */

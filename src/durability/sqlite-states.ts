@@ -8,7 +8,7 @@ import { outputFromState, resolveStatesSync, type StoredRow } from './delta.js';
 
 /**
  * The condition selecting one execution's rows of `checkpoints` (its one parameter: the execution id): through the
- * execution's integer key and the index on it (local.db v28, decision 247), not by scanning for the random id.
+ * execution's integer key and the index on it (local.db v28, ADR 0029), not by scanning for the random id.
  */
 export const ROWS_OF_EXECUTION = 'exec_key = (SELECT exec_key FROM executions WHERE execution_id = ?)';
 

@@ -1,6 +1,6 @@
 /**
  * A checkpoint row's state is checked (JSON, ./json.ts) and masked (registered secrets, ../config/redact.ts) as it
- * is written, and only the part the row stores (decision 251): a full snapshot whole, a delta row the values it sets
+ * is written, and only the part the row stores (ADR 0028): a full snapshot whole, a delta row the values it sets
  * and the items or text it appends. The rest of the state was checked and masked when the row that stored it was
  * written: values handed to a checkpointer are immutable once stored (./delta.ts), and a newly registered secret
  * makes the next row a full snapshot again. Before, every row walked the whole state twice (the JSON check and, with

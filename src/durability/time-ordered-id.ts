@@ -2,15 +2,15 @@
  * Checkpoint ids that sort by creation time: UUID version 7 (RFC 9562), a 48-bit Unix-millisecond timestamp followed
  * by random bits. A random (v4) id sends every insert to a random page of each index keyed by it (the primary key on
  * both backends): in a group commit each row dirtied its own B-tree page, and on Postgres the pages split half full.
- * Time-ordered ids append to the right edge instead (decision 208).
+ * Time-ordered ids append to the right edge instead (ADR 0030).
  *
- * Layout (the same as the `uuid` package's v7, which made these ids before decision 273, so old and new ids sort
+ * Layout (the same as the `uuid` package's v7, which made these ids until agentkit made its own, so old and new ids sort
  * together): 48 bits of milliseconds; the version nibble 7; a 32-bit counter spread over the next 32 bits around the
  * variant bits (`10`); 42 random bits. At a new millisecond the counter starts at a random 31-bit value; within one
  * millisecond, or when the clock steps back, it counts up from the last id (the timestamp moving on by one when it
  * wraps), so the ids of one process sort in the order they were made.
  *
- * Why not the `uuid` package (decision 273): it refills a 256-byte random pool every 15 ids, and each
+ * Why not the `uuid` package (ADR 0030): it refills a 256-byte random pool every 15 ids, and each
  * `randomFillSync` creates an async resource that every async hook sees; in a served agent's profile the ids took
  * 2-3% of the request thread. Random bytes here come from a 4 KiB pool.
  */

@@ -18,7 +18,7 @@ const inFlight = new Map<string, Promise<EvalExportOutcome>>();
 
 /**
  * Should a run persisted now be queued for export? False only when export is disabled explicitly (the env variable
- * or `connect({ exportEvals: false })`); a run persisted offline stays queued for a later connection (decision 103).
+ * or `connect({ exportEvals: false })`); a run persisted offline stays queued for a later connection (ADR 0044).
  */
 export function queueForExport(env: Record<string, string | undefined> = process.env): boolean {
   const connection = resolveConnection();

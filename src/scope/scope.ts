@@ -23,7 +23,7 @@ import type { PendingInterrupt, Resume } from '../types.js';
 
 export { currentScope, type ExecutionScope };
 
-// Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (decision 264):
+// Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (ADR 0048):
 // entering a scope keeps the enclosing frame's context (`runWithScope`).
 
 /**

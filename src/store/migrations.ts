@@ -248,9 +248,9 @@ export const MIGRATIONS: readonly Migration[] = [
       );`,
   },
   {
-    // Delta checkpoints (decision 190): `delta_base` names the row a row's state is stored against (NULL: the state is
+    // Delta checkpoints (ADR 0028): `delta_base` names the row a row's state is stored against (NULL: the state is
     // full; every row before this version is); `output_keys` (a JSON list) says node_output is those keys of the state. The table is rebuilt so that `checkpoint_id` is the primary key: `id`
-    // (always equal to it) kept its own unique index, a second B-tree written on every step (decision 192); the
+    // (always equal to it) kept its own unique index, a second B-tree written on every step (ADR 0029); the
     // column stays, nullable and unindexed, for tools that still name it. Rowids are kept: they are the write order.
     description: 'v26 delta checkpoints: checkpoints.delta_base and output_keys; checkpoint_id is the primary key (the id index dropped)',
     sql: `
@@ -324,7 +324,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // Checkpoint rows were found by an index on (execution_id, created_at). Execution ids are random (UUID v4, as the
     // spec has them), so every row landed on a random leaf of that index, and every leaf a commit dirtied was written
     // to the WAL: a row cost more the larger the store (15 -> 25 us at 30k -> 240k rows, against a flat 8 us for
-    // keys that grow; decision 247). Now each execution gets a small integer key, in the order executions start, in
+    // keys that grow; ADR 0029). Now each execution gets a small integer key, in the order executions start, in
     // `executions`; rows carry it as `exec_key`, and the index is on (exec_key, created_at), so a step's row lands on
     // the index's last leaf. The execution id's own random index is written once per execution, not once per row.
     // The trigger gives a row written without `exec_key` (another writer's SQL) its key, creating the execution's
@@ -347,7 +347,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     // No table changes: the version marks that model spans may hold only the messages they add
-    // (agentkit.llm.messages_base, src/tracing/message-deltas.ts, decision 254). An agentkit that cannot rebuild them
+    // (agentkit.llm.messages_base, src/tracing/message-deltas.ts, ADR 0034). An agentkit that cannot rebuild them
     // refuses the store (it is newer) instead of showing a conversation cut to its last turn.
     description: 'v29 model spans store the messages they add since the previous model span of the run; readers rebuild the whole list',
     sql: '',
@@ -358,7 +358,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // batch sorted all unsynced rows (a temporary B-tree; in a local-only store that is every row), and every
     // checkpoint insert wrote a 27-byte timestamp into it. An index on `synced` alone holds (synced, rowid): the
     // outbox walks it in rowid order and stops at its limit; restricted to unsynced rows, rows leave it as they are
-    // pushed. Nothing else read idx_cp_synced (decision 259).
+    // pushed. Nothing else read idx_cp_synced (ADR 0029).
     description: 'v30 checkpoints: the outbox index holds unsynced rows in write order (idx_cp_unsynced replaces idx_cp_synced)',
     sql: `
       DROP INDEX IF EXISTS idx_cp_synced;

@@ -41,7 +41,7 @@ export function openLocalStore(file: string, options: OpenOptions = {}): Databas
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
     if (!options.readonly) {
-      // A new store gets 8 KiB pages (decision 193): checkpoint rows of a step's output (often 1-2 KB, delta rows)
+      // A new store gets 8 KiB pages (ADR 0029): checkpoint rows of a step's output (often 1-2 KB, delta rows)
       // left a third of each 4 KiB page empty. Only takes effect before the first table; older stores keep theirs.
       if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma('page_size = 8192');
       db.pragma('journal_mode = WAL');

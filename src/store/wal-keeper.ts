@@ -15,7 +15,7 @@
  * commit searched a larger WAL index). So once the WAL holds `BUSY_FRAMES` frames, the keeper follows its PASSIVE pass
  * with a RESTART checkpoint: it waits up to `RESTART_WAIT_MS` for the writer lock and for readers to leave the WAL,
  * copies the few frames the PASSIVE pass missed, and the next writer starts the WAL from the beginning (a group
- * commit that meets it retries from a timer, decision 207). When it cannot (busy), the keeper tries again after
+ * commit that meets it retries from a timer, ADR 0031). When it cannot (busy), the keeper tries again after
  * `BUSY_INTERVAL_MS`, doubling the wait up to a second while it stays busy. A writer that never pauses leaves it no
  * moment, so kept connections keep automatic checkpoints at a high threshold (`WRITER_CHECKPOINT_FRAMES`, ten times
  * SQLite's default) as a backstop. Writers also set `journal_size_limit` (open.ts), so a WAL that grew large in a

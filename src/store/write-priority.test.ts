@@ -10,7 +10,7 @@ import { StoreWriter } from '../tracing/store-writer.js';
 import { openLocalStore } from './open.js';
 import { MIN_ROWS_AFTER_YIELD, WritePriority, writePriorityBuffer } from './write-priority.js';
 
-const test = suite<{ dir: string }>('write priority: span writers yield to waiting checkpoint commits (decision 262)', { state: { dir: '' } });
+const test = suite<{ dir: string }>('write priority: span writers yield to waiting checkpoint commits (ADR 0031)', { state: { dir: '' } });
 
 test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-write-priority-'));

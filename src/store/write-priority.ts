@@ -3,7 +3,7 @@
  * (the checkpointer's commit thread, the span writer), and SQLite lets one writer at a time hold the lock. A run
  * waits for its checkpoint; nobody waits for a span. Under load the span writer held the lock a fifth of the time, in
  * transactions of a hundred rows and more (up to 29 ms), and a third of the checkpoint commits waited for one, polling
- * every millisecond (decision 262).
+ * every millisecond (ADR 0031).
  *
  * So the two coordinate through shared memory, one pair of counters per process (any store: a span writer yielding
  * for a commit on another file only pauses a moment):

@@ -6,9 +6,9 @@
  * Why one: on Node 20 every enabled AsyncLocalStorage copies its store onto every promise the process makes (an
  * init hook per promise, one more property on each). A served run makes about 180 promises; with the scope and
  * OpenTelemetry on separate storages that was 57 / 152 / 225 ns per awaited promise for 0 / 1 / 2 storages
- * (decision 264).
+ * (ADR 0048).
  *
- * It lives in tracing because scope may import tracing and not the reverse (docs/decisions.md, 264).
+ * It lives in tracing because scope may import tracing and not the reverse (ADR 0048).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';

@@ -5,8 +5,8 @@
  * A trace id starts with the milliseconds since the epoch it was made (48 bits, as a UUID v7 or an AWS X-Ray trace
  * id does) and ends with 80 random bits. The local store's unique index on (trace_id, span_id) is then written
  * near its end, as the table is, instead of at a random place per trace: a span insert dirtied pages all over that
- * index (more WAL written per commit, longer write-lock holds that a run's checkpoint commit waits for; decision
- * 257). The random part keeps ids unique across processes and keeps the 7 rightmost bytes random, as W3C Trace
+ * index (more WAL written per commit, longer write-lock holds that a run's checkpoint commit waits for; ADR
+ * 0030). The random part keeps ids unique across processes and keeps the 7 rightmost bytes random, as W3C Trace
  * Context level 2 asks of random trace ids; ratio samplers that hash the whole id stay uniform.
  */
 import type { IdGenerator } from '@opentelemetry/sdk-trace';

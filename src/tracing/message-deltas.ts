@@ -1,5 +1,5 @@
 /**
- * Model spans in the local store hold the messages they add, not the whole history again (decision 254). A model
+ * Model spans in the local store hold the messages they add, not the whole history again (ADR 0034). A model
  * span records the conversation it sent (`gen_ai.request.messages`); each turn's is the previous turn's plus a few
  * messages, so storing every one whole made a run's traces grow with its length times its turns (200 tool results
  * of 1 KB: 6.25 MB of span attributes, 31x the payload). Now a model span whose history the previous model span of

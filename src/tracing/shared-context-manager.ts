@@ -1,7 +1,7 @@
 /**
  * An OpenTelemetry context manager that keeps the active context in the shared frame storage (./context-frames.ts),
  * beside the execution scope, instead of in an AsyncLocalStorage of its own: one storage fewer copied onto every
- * promise (decision 264). It behaves as `AsyncLocalStorageContextManager`, which it extends for `bind` (functions
+ * promise (ADR 0048). It behaves as `AsyncLocalStorageContextManager`, which it extends for `bind` (functions
  * and event emitters run through `with`):
  *
  * - `with(context, fn)` runs `fn` in a frame with that context and the enclosing frame's scope;

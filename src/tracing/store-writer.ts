@@ -287,7 +287,7 @@ export class StoreWriter {
     const connection: Connection = {
       db,
       // SQLite's automatic checkpoint runs inside the commit that crosses its threshold and fsyncs there: it doubled
-      // the cost of writing spans. A keeper thread checkpoints instead (decision 62), so writes never wait for it.
+      // the cost of writing spans. A keeper thread checkpoints instead (ADR 0031), so writes never wait for it.
       releaseWalKeeper: retainWalKeeper(db, file),
       span: db.prepare(INSERT_SPANS + SPAN_VALUES),
       spans: db.prepare(INSERT_SPANS + Array<string>(ROWS_PER_STATEMENT).fill(SPAN_VALUES).join(', ')),
