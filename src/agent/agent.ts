@@ -201,7 +201,9 @@ export class Agent {
     };
     // A top-level resume owns the execution: it runs holding the lease. A resume joined to an enclosing runner's
     // execution (a Swarm member, a Supervisor worker) runs under that runner's lease.
-    if (placement?.owner && placement.checkpointer) return withExecutionLease(placement.checkpointer, executionId, `Agent '${this.name}'`, resume);
+    if (placement?.owner && placement.checkpointer) {
+      return withExecutionLease(placement.checkpointer, executionId, `Agent '${this.name}'`, resume, 'now', placement.agentPath);
+    }
     return resume(null);
   }
 
@@ -227,6 +229,7 @@ export class Agent {
         });
       },
       'first-write',
+      placement.agentPath,
     );
   }
 
@@ -343,6 +346,7 @@ export class Agent {
       `Agent '${this.name}'`,
       (fenced) => this.execute(input, options, emit, { placement: { ...placement, checkpointer: fenced }, start }),
       'first-write',
+      placement.agentPath,
     );
   }
 

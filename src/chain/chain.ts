@@ -14,6 +14,7 @@ import { toResume } from '../durability/resume.js';
 import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions, type RecordedDecision } from '../durability/decision.js';
 import { noteRunTrace } from '../durability/fenced.js';
 import { withExecutionLease } from '../durability/lease.js';
+import { currentScope } from '../scope/scope.js';
 import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
 import { rowsDownTo } from '../multi/rows.js';
 import type { ChainResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
@@ -178,7 +179,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         });
       });
     if (!this.checkpointer) return run(null);
-    return withExecutionLease(this.checkpointer, executionId, `Chain '${this.name}'`, run, 'first-write');
+    return withExecutionLease(this.checkpointer, executionId, `Chain '${this.name}'`, run, 'first-write', currentScope()?.agentPath ?? null);
   }
 
   /**
@@ -198,54 +199,61 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     const fallback = options.defaultResumeValue == null ? null : toResume(options.defaultResumeValue);
     const patch = jsonObject(options.modifiedState, 'modifiedState');
     const meta = decisionMeta(options);
-    return withExecutionLease(checkpointer, executionId, `Chain '${this.name}'`, async (fenced) => {
-      const latest = await checkpointer.getLast(executionId);
-      if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
-      const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
-      const { position, decision, recorded, paused } = await this.resumePosition(checkpointer, executionId, latest, base, patch);
-      refuseOtherDecision(`Chain '${this.name}'`, executionId, recorded, explicit);
-      let resume: { value: Resume; claimed: PendingInterrupt | null } | null = decision;
-      if (!resume && paused) {
-        const value = explicit ?? fallback;
-        if (!value) {
-          throw new ChainResumeError(
-            `Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
+    return withExecutionLease(
+      checkpointer,
+      executionId,
+      `Chain '${this.name}'`,
+      async (fenced) => {
+        const latest = await checkpointer.getLast(executionId);
+        if (!latest) throw new ChainCheckpointError(`No checkpoint found for execution '${executionId}'`);
+        const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
+        const { position, decision, recorded, paused } = await this.resumePosition(checkpointer, executionId, latest, base, patch);
+        refuseOtherDecision(`Chain '${this.name}'`, executionId, recorded, explicit);
+        let resume: { value: Resume; claimed: PendingInterrupt | null } | null = decision;
+        if (!resume && paused) {
+          const value = explicit ?? fallback;
+          if (!value) {
+            throw new ChainResumeError(
+              `Execution '${executionId}' is paused at '${base!.node_id}' (${base!.interrupt_reason ?? 'interrupt'}); pass resumeValue ({ approved, metadata }) to resume it`,
+            );
+          }
+          const claimed = await fenced.claimPendingInterrupt(executionId, { resume: value, claimedBy: fenced.lease.owner, decision: meta });
+          if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
+          resume = { value, claimed: claimed.pending };
+        } else if (!resume && explicit) {
+          throw new AlreadyResumed(
+            `Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a run that failed after its resume continues without a resumeValue)`,
           );
         }
-        const claimed = await fenced.claimPendingInterrupt(executionId, { resume: value, claimedBy: fenced.lease.owner, decision: meta });
-        if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
-        resume = { value, claimed: claimed.pending };
-      } else if (!resume && explicit) {
-        throw new AlreadyResumed(
-          `Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a run that failed after its resume continues without a resumeValue)`,
-        );
-      }
-      const attributes = this.spanAttributes(executionId, {});
-      attributes['chain.resumed_execution_id'] = executionId;
-      return inChainSpan(this.name, attributes, (span) => {
-        const traceId = traceIdOf(span);
-        noteRunTrace(fenced, traceId);
-        if (position.kind === 'done') {
-          return finishWithoutNodes(
-            this.settings(fenced),
-            { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId },
-            position.lastIndex,
-            position.output,
-          );
-        }
-        return execute(this.settings(fenced), {
-          executionId,
-          node: position.node,
-          state: position.state,
-          counters: position.counters,
-          step: position.step,
-          resume,
-          context: options.context,
-          signal: options.signal,
-          traceId,
+        const attributes = this.spanAttributes(executionId, {});
+        attributes['chain.resumed_execution_id'] = executionId;
+        return inChainSpan(this.name, attributes, (span) => {
+          const traceId = traceIdOf(span);
+          noteRunTrace(fenced, traceId);
+          if (position.kind === 'done') {
+            return finishWithoutNodes(
+              this.settings(fenced),
+              { executionId, state: position.state, counters: {}, step: position.step, context: options.context, traceId },
+              position.lastIndex,
+              position.output,
+            );
+          }
+          return execute(this.settings(fenced), {
+            executionId,
+            node: position.node,
+            state: position.state,
+            counters: position.counters,
+            step: position.step,
+            resume,
+            context: options.context,
+            signal: options.signal,
+            traceId,
+          });
         });
-      });
-    });
+      },
+      'now',
+      currentScope()?.agentPath ?? null,
+    );
   }
 
   /**
@@ -323,7 +331,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
           traceId,
         });
       });
-    return withExecutionLease(checkpointer, forkId, `Chain '${this.name}'`, branch, 'first-write');
+    return withExecutionLease(checkpointer, forkId, `Chain '${this.name}'`, branch, 'first-write', currentScope()?.agentPath ?? null);
   }
 
   /**

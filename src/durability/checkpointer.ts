@@ -60,6 +60,12 @@ export interface PendingInterruptWrite {
 export interface Fence {
   owner: string;
   generation: number;
+  /**
+   * The run's last write (its terminal row, its pause): the lease is released with it, so the next run of the
+   * execution finds it free without waiting for a release of its own (Postgres: in the write's statement; SQLite:
+   * right after it commits). Honoured by `put`, `putWrites` and `recordInterrupt`.
+   */
+  release?: boolean;
 }
 
 /** How `acquireLease` takes a lease. */

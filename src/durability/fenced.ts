@@ -34,7 +34,31 @@ export class RunLease {
     readonly runner: string,
     readonly owner: string,
     readonly ttlMs: number,
+    /**
+     * The `agent_path` of the run's own terminal row (null for a chain's; undefined: none is known, and the lease is
+     * released by a statement of its own at the end). A write of that row, or of a pause, releases the lease with it.
+     */
+    readonly rootPath?: string | null,
   ) {}
+
+  #released = false;
+
+  /** The fence for a write; `last`: the run's last write, which releases the lease with it. */
+  fenceFor(last: boolean): Fence {
+    const fence = this.fence!;
+    return last && this.rootPath !== undefined ? { ...fence, release: true } : fence;
+  }
+
+  /** A write that released the lease has committed: nothing is left to release at the end. */
+  released(): void {
+    this.#released = true;
+    clearInterval(this.#timer);
+  }
+
+  /** True when `row` is the run's own terminal row. */
+  isLast(row: CheckpointWrite): boolean {
+    return this.rootPath !== undefined && row.step_type === 'run_end' && (row.agent_path ?? null) === this.rootPath;
+  }
 
   /** The fence of this hold, or null before the lease is taken. */
   get fence(): Fence | null {
@@ -114,7 +138,7 @@ export class RunLease {
   end(): Promise<void> | null {
     this.#ended = true;
     clearInterval(this.#timer);
-    if (this.#generation === null) return null;
+    if (this.#generation === null || this.#released) return null;
     if (this.#stopped) {
       markOwnerEnded(this.owner);
       return null;
@@ -139,12 +163,17 @@ export class FencedCheckpointer implements Checkpointer {
    * Run `write` with the lease's fence: the lease taken first when it is not yet (`first`: the row to take it with,
    * then `write` is not called), a refusal turned into the run's stop.
    */
-  async #fenced<T>(executionId: string, write: (fence: Fence | undefined) => Promise<T>, first?: () => { row: CheckpointWrite; result: T }): Promise<T> {
+  async #fenced<T>(
+    executionId: string,
+    write: (fence: Fence | undefined) => Promise<T>,
+    first?: () => { row: CheckpointWrite; result: T },
+    last = false,
+  ): Promise<T> {
     const lease = this.lease;
     if (executionId !== lease.executionId) return write(undefined);
     lease.throwIfStopped();
     if (!lease.fence) {
-      if (first) {
+      if (first && !last) {
         const { row, result } = first();
         await lease.acquire(row);
         return result;
@@ -152,7 +181,10 @@ export class FencedCheckpointer implements Checkpointer {
       await lease.acquire();
     }
     try {
-      return await write(lease.fence!);
+      const fence = lease.fenceFor(last);
+      const result = await write(fence);
+      if (fence.release) lease.released();
+      return result;
     } catch (error) {
       if (error instanceof LeaseLost) throw lease.lose('another process took the execution over (a write was refused)');
       throw error;
@@ -169,18 +201,20 @@ export class FencedCheckpointer implements Checkpointer {
         const complete = completeCheckpoint(row);
         return { row: complete, result: complete };
       },
+      this.lease.isLast(row),
     );
   }
 
   putWrites(checkpoints: readonly CheckpointWrite[], fence?: Fence): Promise<Checkpoint[]> {
     const rows = checkpoints.map((row, i) => (i === 0 ? this.lease.stamp(row) : row));
     if (rows.length === 0) return this.inner.putWrites(rows, fence);
-    return this.#fenced(rows[0]!.execution_id, (own) => this.inner.putWrites(rows, fence ?? own));
+    return this.#fenced(rows[0]!.execution_id, (own) => this.inner.putWrites(rows, fence ?? own), undefined, this.lease.isLast(rows.at(-1)!));
   }
 
   recordInterrupt(checkpoint: CheckpointWrite, pending: PendingInterruptWrite, fence?: Fence): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = this.lease.stamp(checkpoint);
-    return this.#fenced(row.execution_id, (own) => this.inner.recordInterrupt(row, pending, fence ?? own));
+    // A pause ends the run: the lease goes with the pause.
+    return this.#fenced(row.execution_id, (own) => this.inner.recordInterrupt(row, pending, fence ?? own), undefined, this.lease.rootPath !== undefined);
   }
 
   claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {

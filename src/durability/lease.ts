@@ -55,8 +55,9 @@ export function newLeaseOwner(): string {
  * Run `fn` holding the lease of `executionId`, its writes fenced by it through the FencedCheckpointer it is given.
  * `when`: `now` (a resume: taken before `fn` runs; ExecutionBusy when another owner holds an unexpired lease) or
  * `first-write` (a fresh run or a fork: taken with the run's first row, in the same transaction; ExecutionBusy from
- * that write). `runner` names the runner in messages (`Chain 'refund'`). The lease is released when `fn` settles,
- * unless it was lost.
+ * that write). `runner` names the runner in messages (`Chain 'refund'`). `rootPath`: the `agent_path` of the run's own
+ * terminal row (null for a chain): that row, or a pause, releases the lease with it; otherwise (and when the run ends
+ * without either) it is released when `fn` settles, unless it was lost.
  */
 export async function withExecutionLease<T>(
   checkpointer: Checkpointer,
@@ -64,13 +65,14 @@ export async function withExecutionLease<T>(
   runner: string,
   fn: (fenced: FencedCheckpointer) => Promise<T>,
   when: 'now' | 'first-write' = 'now',
+  rootPath?: string | null,
 ): Promise<T> {
   const inner = checkpointer instanceof FencedCheckpointer ? checkpointer.inner : checkpointer;
   let inFlight = releasing.get(inner);
   if (!inFlight) releasing.set(inner, (inFlight = new Map()));
   const previous = inFlight.get(executionId);
   if (previous) await previous;
-  const lease = new RunLease(inner, executionId, runner, newLeaseOwner(), leaseTtlMs());
+  const lease = new RunLease(inner, executionId, runner, newLeaseOwner(), leaseTtlMs(), rootPath);
   if (when === 'now') await lease.acquire();
   try {
     return await fn(new FencedCheckpointer(inner, lease));

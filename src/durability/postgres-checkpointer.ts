@@ -101,8 +101,11 @@ const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 5;
  * UPDATE of that row) lands wholly before the write, which then writes nothing, or after it. A fenced insert selects
  * its rows FROM fence.
  */
-function fenceCte(s: string, e: number): string {
-  return `fence AS (SELECT 1 FROM ${s}.execution_leases WHERE execution_id = $${e} AND owner = $${e + 1} AND generation = $${e + 2} FOR SHARE)`;
+function fenceCte(s: string, e: number, release = false): string {
+  const held = `execution_id = $${e} AND owner = $${e + 1} AND generation = $${e + 2}`;
+  // A run's last write releases the lease in the same statement: the UPDATE locks the row as FOR SHARE would.
+  if (release) return `fence AS (UPDATE ${s}.execution_leases SET expires_at = clock_timestamp() WHERE ${held} RETURNING 1)`;
+  return `fence AS (SELECT 1 FROM ${s}.execution_leases WHERE ${held} FOR SHARE)`;
 }
 
 /**
@@ -282,11 +285,11 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     ];
     const write = () => {
       const insert = this.insertQuery([row], [this.#delta.encode(row)], fence ? 'fence' : null);
-      const name = `agentkit_pause_${insert.name}`;
+      const name = `agentkit_pause_${insert.name}${fence?.release ? '_release' : ''}`;
       let text = this.#insertTexts.get(name);
       const n = insert.values!.length;
       if (text === undefined) {
-        text = `WITH ${fence ? `${fenceCte(this.s, n + 8)}, ` : ''}cp AS (${insert.text} RETURNING 1)
+        text = `WITH ${fence ? `${fenceCte(this.s, n + 8, fence.release)}, ` : ''}cp AS (${insert.text} RETURNING 1)
           INSERT INTO ${this.s}.pending_interrupts (execution_id, chain_name, node_id, reason, context, agent_path, created_at)
           SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}, $${n + 7}::timestamptz WHERE EXISTS (SELECT 1 FROM cp)
           ON CONFLICT (execution_id) DO UPDATE SET chain_name = EXCLUDED.chain_name, node_id = EXCLUDED.node_id,
@@ -673,10 +676,10 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     const insert = this.insertQuery(rows, states, 'fence');
     const executionId = rows[0]!.execution_id;
     if (rows.some((row) => row.execution_id !== executionId)) invalid('execution_id', 'must be the same for every row of a fenced write');
-    const name = `agentkit_fenced_${insert.name}`;
+    const name = `agentkit_fenced_${insert.name}${fence.release ? '_release' : ''}`;
     let text = this.#insertTexts.get(name);
     if (text === undefined) {
-      text = `WITH ${fenceCte(this.s, insert.values!.length + 1)} ${insert.text}`;
+      text = `WITH ${fenceCte(this.s, insert.values!.length + 1, fence.release)} ${insert.text}`;
       this.#insertTexts.set(name, text);
     }
     return { name, text, values: [...insert.values!, executionId, fence.owner, fence.generation] };

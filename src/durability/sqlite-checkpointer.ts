@@ -154,6 +154,7 @@ function prepare(db: Database.Database) {
     renewLease: db.prepare('UPDATE execution_leases SET expires_at = ? WHERE execution_id = ? AND owner = ?'),
     // The row and its generation stay (a later owner gets a higher one); the lease is free from now on.
     releaseLease: db.prepare('UPDATE execution_leases SET expires_at = 0 WHERE execution_id = ? AND owner = ?'),
+    releaseFenced: db.prepare('UPDATE execution_leases SET expires_at = 0 WHERE execution_id = ? AND owner = ? AND generation = ?'),
     fenceHeld: db.prepare('SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner = ? AND generation = ?'),
     deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
     deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${ROWS_OF_EXECUTION}`),
@@ -269,7 +270,17 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     } catch (error) {
       return Promise.reject(error);
     }
-    return queued.then(firstRow);
+    return fence?.release ? queued.then((rows) => this.releaseAfter(rows, fence)).then(firstRow) : queued.then(firstRow);
+  }
+
+  /**
+   * A fenced write with `release`: the lease is released right after the rows commit (on this connection; the group
+   * commit's transaction may be on the commit thread). Only the fence's holder releases.
+   */
+  private releaseAfter<T>(result: T, fence: Fence & { release?: boolean }, executionId?: string): T {
+    const id = executionId ?? (result as Checkpoint[])[0]!.execution_id;
+    this.writable().statements.releaseFenced.run(id, fence.owner, fence.generation);
+    return result;
   }
 
   /**
@@ -279,7 +290,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   async putWrites(checkpoints: readonly CheckpointWrite[], fence?: Fence): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
-    return rows.length === 0 ? [] : this.enqueue(rows, fence);
+    if (rows.length === 0) return [];
+    const stored = await this.enqueue(rows, fence);
+    return fence?.release ? this.releaseAfter(stored, fence) : stored;
   }
 
   /** Queue `rows` (written together or not at all, fenced by `fence`) for the group commit; resolves with them as stored. */
@@ -533,6 +546,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     this.inTransaction(statements, [row], () => {
       this.insert(statements, row, fence);
       statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
+      if (fence?.release) statements.releaseFenced.run(row.execution_id, fence.owner, fence.generation);
     });
     notifyCheckpointWrite(this);
     return { checkpoint: this.#delta.asStored(row), pending: pendingRow };

@@ -174,6 +174,7 @@ export class Supervisor {
         return start();
       },
       'first-write',
+      basePath,
     );
   }
 
@@ -194,7 +195,7 @@ export class Supervisor {
     await restoreIfMissing(checkpointer, executionId);
     const resume = (fenced: Checkpointer | null) => this.resumeHolding(fenced ?? checkpointer, executionId, basePath, options, leaseOwnerOf(fenced));
     // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
-    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume);
+    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume, 'now', basePath);
   }
 
   private async resumeHolding(

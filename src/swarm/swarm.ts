@@ -189,7 +189,7 @@ export class Swarm {
       );
     if (joined || !checkpointer) return start(checkpointer);
     // Its own execution: the run holds the lease, taken with its first row.
-    return withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, start, 'first-write');
+    return withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, start, 'first-write', basePath);
   }
 
   /**
@@ -220,7 +220,7 @@ export class Swarm {
       return this.continue(plan!, options, 'swarm.resumed_execution_id');
     };
     // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
-    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, resume);
+    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, resume, 'now', basePath);
   }
 
   /**

@@ -165,4 +165,32 @@ export const leaseCases: ContractCase[] = [
       assert.ok(Date.parse(released!.expires_at) <= Date.now() + 5, 'a released lease has expired');
     },
   },
+  {
+    group: 'leases',
+    name: 'a fenced write with release writes its row and frees the lease in one go (put, putWrites, recordInterrupt)',
+    async run({ checkpointer }) {
+      const writes = [
+        (id: string, fence: { owner: string; generation: number; release: true }) => checkpointer.put(nodeRow(id, 'run_end'), fence),
+        (id: string, fence: { owner: string; generation: number; release: true }) =>
+          checkpointer.putWrites([nodeRow(id, 'last'), nodeRow(id, 'run_end')], fence),
+        (id: string, fence: { owner: string; generation: number; release: true }) =>
+          checkpointer.recordInterrupt(interruptedRow(id), { reason: 'approval', context: {} }, fence),
+      ];
+      for (const write of writes) {
+        const id = newExecutionId();
+        const generation = (await checkpointer.acquireLease(id, 'holder', 60_000))!;
+        await write(id, { owner: 'holder', generation, release: true });
+        assert.ok((await checkpointer.list(id)).length >= 1, 'the row is written');
+        assert.equal(await checkpointer.acquireLease(id, 'next', 60_000), generation + 1, 'the lease was free at once');
+      }
+      // A released-with fence that is no longer current writes nothing and frees nothing.
+      const id = newExecutionId();
+      const old = (await checkpointer.acquireLease(id, 'old', 60_000))!;
+      await checkpointer.releaseLease(id, 'old');
+      const current = (await checkpointer.acquireLease(id, 'new', 60_000))!;
+      await rejectsWith(checkpointer.put(nodeRow(id, 'late'), { owner: 'old', generation: old, release: true }), 'LeaseLost', 'execution_busy', LOST);
+      assert.equal(await checkpointer.acquireLease(id, 'third', 60_000), null, "the current holder's lease still holds");
+      assert.equal((await checkpointer.leaseOf(id))?.generation, current);
+    },
+  },
 ];
