@@ -195,6 +195,10 @@ test('execution: the checkpoint timeline with statuses, the state diff of a sele
   // Who decided is the signed-in user (the approvals test above approved it as admin), not a name typed in the dialog.
   const decisions = page.getByRole('region', { name: 'Decisions' });
   assert.match((await decisions.textContent()) ?? '', /approved.*by admin \(ui\).*within budget/s);
+  // The execution knows its traces: the resume through the UI stamped its own (the first run ran untraced).
+  const traces = page.getByRole('region', { name: 'Runs and resumes' }).getByRole('link');
+  assert.is(await traces.count(), 1);
+  assert.match((await traces.first().getAttribute('href')) ?? '', /^\/traces\/[0-9a-f]{32}$/);
   await steps.nth(1).click();
   await page.locator('.detail').getByText('amount').first().waitFor();
   await screenshot(page, 'execution');

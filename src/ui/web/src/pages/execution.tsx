@@ -75,6 +75,7 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
           </>
         ) : null}
       </p>
+      <ExecutionTraces checkpoints={e.checkpoints} />
       {notice ? (
         <div className="notice notice-warn" role="status">
           {notice}
@@ -153,6 +154,29 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
         <DecisionDialog pending={e.pending_interrupt} approved={deciding} onClose={() => setDeciding(null)} onOutcome={outcome} />
       ) : null}
     </>
+  );
+}
+
+/**
+ * The trace of each run and resume of this execution (the first row each wrote under its trace carries its id,
+ * docs/adr/0015), oldest first, each a link to its waterfall.
+ */
+function ExecutionTraces({ checkpoints }: { checkpoints: Checkpoint[] }) {
+  const ids: string[] = [];
+  for (const c of checkpoints) if (c.trace_id && !ids.includes(c.trace_id)) ids.push(c.trace_id);
+  if (ids.length === 0) return null;
+  return (
+    <section className="meta" aria-label="Runs and resumes">
+      {ids.length === 1 ? 'Its trace: ' : 'Its traces (a run, then each resume): '}
+      {ids.map((id, i) => (
+        <span key={id}>
+          {i > 0 ? ' · ' : null}
+          <Link to={`/traces/${id}`} className="mono" title={id}>
+            {id.slice(0, 12)}
+          </Link>
+        </span>
+      ))}
+    </section>
   );
 }
 
