@@ -34,6 +34,7 @@ import type { AgentRun, AgentStreamEvent, LoopState, RunHooks } from './run-stat
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { noteRunTrace } from '../durability/fenced.js';
 import { withExecutionLease } from '../durability/lease.js';
+import { runnerKey } from '../durability/runner-key.js';
 import { driveRun } from './durable/drive.js';
 import { planFork, type AgentForkOptions } from './durable/fork.js';
 import { placeRun, type Plan, type Start } from './durable/plan.js';
@@ -202,7 +203,7 @@ export class Agent {
     // A top-level resume owns the execution: it runs holding the lease. A resume joined to an enclosing runner's
     // execution (a Swarm member, a Supervisor worker) runs under that runner's lease.
     if (placement?.owner && placement.checkpointer) {
-      return withExecutionLease(placement.checkpointer, executionId, `Agent '${this.name}'`, resume, 'now', placement.agentPath);
+      return withExecutionLease(placement.checkpointer, executionId, `Agent '${this.name}'`, resume, 'now', placement.agentPath, runnerKey(this));
     }
     return resume(null);
   }
@@ -230,6 +231,7 @@ export class Agent {
       },
       'first-write',
       placement.agentPath,
+      runnerKey(this),
     );
   }
 
@@ -347,6 +349,7 @@ export class Agent {
       (fenced) => this.execute(input, options, emit, { placement: { ...placement, checkpointer: fenced }, start }),
       'first-write',
       placement.agentPath,
+      runnerKey(this),
     );
   }
 

@@ -14,6 +14,7 @@ import { toResume } from '../durability/resume.js';
 import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions, type RecordedDecision } from '../durability/decision.js';
 import { noteRunTrace } from '../durability/fenced.js';
 import { withExecutionLease } from '../durability/lease.js';
+import { runnerKey } from '../durability/runner-key.js';
 import { currentScope } from '../scope/scope.js';
 import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
 import { rowsDownTo } from '../multi/rows.js';
@@ -179,7 +180,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         });
       });
     if (!this.checkpointer) return run(null);
-    return withExecutionLease(this.checkpointer, executionId, `Chain '${this.name}'`, run, 'first-write', currentScope()?.agentPath ?? null);
+    return withExecutionLease(this.checkpointer, executionId, `Chain '${this.name}'`, run, 'first-write', currentScope()?.agentPath ?? null, runnerKey(this));
   }
 
   /**
@@ -253,6 +254,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
       },
       'now',
       currentScope()?.agentPath ?? null,
+      runnerKey(this),
     );
   }
 
@@ -331,7 +333,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
           traceId,
         });
       });
-    return withExecutionLease(checkpointer, forkId, `Chain '${this.name}'`, branch, 'first-write', currentScope()?.agentPath ?? null);
+    return withExecutionLease(checkpointer, forkId, `Chain '${this.name}'`, branch, 'first-write', currentScope()?.agentPath ?? null, runnerKey(this));
   }
 
   /**

@@ -77,6 +77,12 @@ export interface LeaseOptions {
    * longer exists, ./fenced.ts); the generation goes up as for any takeover.
    */
   takeOverFrom?: string;
+  /**
+   * The runner definition taking the lease (`runnerKey` in ./runner-key.ts: kind, name and a fingerprint), recorded
+   * on the lease so that a recovery sweep only continues executions of runners it serves (docs/adr/0050). Omitted:
+   * the key recorded before stays.
+   */
+  runner?: string;
 }
 
 /** An execution's lease as stored. */

@@ -39,6 +39,8 @@ export class RunLease {
      * released by a statement of its own at the end). A write of that row, or of a pause, releases the lease with it.
      */
     readonly rootPath?: string | null,
+    /** The runner definition's key, recorded on the lease (docs/adr/0050). */
+    readonly runnerKey?: string,
   ) {}
 
   #released = false;
@@ -78,12 +80,17 @@ export class RunLease {
 
   async #take(first: CheckpointWrite | undefined): Promise<void> {
     this.throwIfStopped();
-    let generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, { first });
+    const runner = this.runnerKey;
+    let generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, { first, ...(runner ? { runner } : {}) });
     if (generation === null) {
       // Held by a process of this host that no longer exists (SIGKILLed, crashed): taken over now, not at expiry.
       const holder = await this.store.leaseOf(this.executionId);
       if (holder && deadLocalOwner(holder.owner)) {
-        generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, { first, takeOverFrom: holder.owner });
+        generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, {
+          first,
+          takeOverFrom: holder.owner,
+          ...(runner ? { runner } : {}),
+        });
       }
     }
     if (generation === null) {

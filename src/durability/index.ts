@@ -38,6 +38,14 @@ export {
   type ReplicatingCheckpointer,
   type UnsyncedCheckpoint,
 } from './checkpointer.js';
+export {
+  supportsRecovery,
+  type ActiveLease,
+  type ExecutionRecord,
+  type RecoveringCheckpointer,
+  type RecoveryRecord,
+} from './recovery-store.js';
+export { runnerKey } from './runner-key.js';
 export { SQLiteCheckpointer, type SQLiteCheckpointerOptions } from './sqlite-checkpointer.js';
 export { PostgresCheckpointer, type PostgresCheckpointerOptions } from './postgres-checkpointer.js';
 export { PG_LATEST_VERSION } from './postgres-migrations.js';

@@ -57,7 +57,8 @@ export function newLeaseOwner(): string {
  * `first-write` (a fresh run or a fork: taken with the run's first row, in the same transaction; ExecutionBusy from
  * that write). `runner` names the runner in messages (`Chain 'refund'`). `rootPath`: the `agent_path` of the run's own
  * terminal row (null for a chain): that row, or a pause, releases the lease with it; otherwise (and when the run ends
- * without either) it is released when `fn` settles, unless it was lost.
+ * without either) it is released when `fn` settles, unless it was lost. `key`: the runner definition's key
+ * (./runner-key.ts), recorded on the lease for recovery sweeps (docs/adr/0050).
  */
 export async function withExecutionLease<T>(
   checkpointer: Checkpointer,
@@ -66,13 +67,14 @@ export async function withExecutionLease<T>(
   fn: (fenced: FencedCheckpointer) => Promise<T>,
   when: 'now' | 'first-write' = 'now',
   rootPath?: string | null,
+  key?: string | null,
 ): Promise<T> {
   const inner = checkpointer instanceof FencedCheckpointer ? checkpointer.inner : checkpointer;
   let inFlight = releasing.get(inner);
   if (!inFlight) releasing.set(inner, (inFlight = new Map()));
   const previous = inFlight.get(executionId);
   if (previous) await previous;
-  const lease = new RunLease(inner, executionId, runner, newLeaseOwner(), leaseTtlMs(), rootPath);
+  const lease = new RunLease(inner, executionId, runner, newLeaseOwner(), leaseTtlMs(), rootPath, key ?? undefined);
   if (when === 'now') await lease.acquire();
   try {
     return await fn(new FencedCheckpointer(inner, lease));

@@ -35,6 +35,7 @@ import { ChainCheckpointError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { checkClaim, decisionRecord, type Claim } from './decision.js';
+import type { ActiveLease, ExecutionRecord, RecoveringCheckpointer, RecoveryRecord } from './recovery-store.js';
 import { settleLeaseReleases } from './lease.js';
 import { leaseLost } from './lease-lost.js';
 import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
@@ -104,24 +105,28 @@ const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 5;
 function fenceCte(s: string, e: number, release = false): string {
   const held = `execution_id = $${e} AND owner = $${e + 1} AND generation = $${e + 2}`;
   // A run's last write releases the lease in the same statement: the UPDATE locks the row as FOR SHARE would.
-  if (release) return `fence AS (UPDATE ${s}.execution_leases SET expires_at = clock_timestamp() WHERE ${held} RETURNING 1)`;
+  // That write also ends the execution's active stretch (docs/adr/0050).
+  if (release)
+    return `fence AS (UPDATE ${s}.execution_leases SET expires_at = clock_timestamp(), active = false, recover_attempts = 0 WHERE ${held} RETURNING 1)`;
   return `fence AS (SELECT 1 FROM ${s}.execution_leases WHERE ${held} FOR SHARE)`;
 }
 
 /**
  * The lease upsert of `acquireLease` (`$1` execution, `$2` owner, `$3` time to live in ms, `$4` an owner whose lease
- * may be taken over though unexpired, or NULL), returning the generation.
+ * may be taken over though unexpired, or NULL, `$<runner>` the runner key or NULL), returning the generation. Any
+ * acquisition makes the execution active and unparks it (docs/adr/0050).
  */
-function acquireSql(s: string): string {
-  return `INSERT INTO ${s}.execution_leases AS l (execution_id, owner, expires_at, generation)
-    VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', 1)
+function acquireSql(s: string, runner: number): string {
+  return `INSERT INTO ${s}.execution_leases AS l (execution_id, owner, expires_at, generation, active, runner_key)
+    VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond', 1, true, $${runner}::text)
     ON CONFLICT (execution_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, acquired_at = now(),
-      generation = CASE WHEN l.owner = EXCLUDED.owner THEN l.generation ELSE l.generation + 1 END
+      generation = CASE WHEN l.owner = EXCLUDED.owner THEN l.generation ELSE l.generation + 1 END,
+      active = true, attention_reason = NULL, runner_key = COALESCE(EXCLUDED.runner_key, l.runner_key)
     WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp() OR l.owner = $4::text
     RETURNING generation`;
 }
 
-export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
+export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer {
   /** The schema name as given (validated). */
   readonly schema: string;
   private readonly pool: pg.Pool;
@@ -378,8 +383,8 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       if (row) this.#delta.forget(row.execution_id);
       const result = await this.query<{ generation: number }>({
         name: 'agentkit_lease_acquire',
-        text: acquireSql(this.s),
-        values: [executionId, owner, ttlMs, from],
+        text: acquireSql(this.s, 5),
+        values: [executionId, owner, ttlMs, from, options.runner ?? null],
       });
       const generation = result.rows[0]?.generation ?? null;
       if (row && generation !== null) await this.put(row, { owner, generation });
@@ -387,12 +392,12 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     }
     try {
       const params = checkpointParams(row, state);
-      const text = `WITH lease AS (${acquireSql(this.s)}), cp AS (${insertText(this.s, 1, 0, 'lease', 4)})
+      const text = `WITH lease AS (${acquireSql(this.s, 5 + params.length)}), cp AS (${insertText(this.s, 1, 0, 'lease', 4)})
         SELECT generation FROM lease`;
       const result = await this.query<{ generation: number }>({
         name: 'agentkit_lease_acquire_first',
         text,
-        values: [executionId, owner, ttlMs, from, ...params],
+        values: [executionId, owner, ttlMs, from, ...params, options.runner ?? null],
       });
       const generation = result.rows[0]?.generation ?? null;
       if (generation === null) this.#delta.forget(row.execution_id);
@@ -450,11 +455,113 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       `WITH c AS (DELETE FROM ${this.s}.checkpoints WHERE execution_id = $1 RETURNING 1),
             p AS (DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1 RETURNING 1),
             i AS (DELETE FROM ${this.s}.idempotency_cache WHERE execution_id = $1 RETURNING 1),
-            l AS (DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 RETURNING 1)
-       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM p) + (SELECT count(*) FROM i) + (SELECT count(*) FROM l))::int AS n`,
+            l AS (DELETE FROM ${this.s}.execution_leases WHERE execution_id = $1 RETURNING 1),
+            r AS (DELETE FROM ${this.s}.execution_recoveries WHERE execution_id = $1 RETURNING 1)
+       SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM p) + (SELECT count(*) FROM i) + (SELECT count(*) FROM l)
+         + (SELECT count(*) FROM r))::int AS n`,
       [executionId],
     );
     return result.rows[0]!.n;
+  }
+
+  async activeLeases(options: { limit: number }): Promise<ActiveLease[]> {
+    const result = await this.query<ActiveLease>({
+      name: 'agentkit_active_leases',
+      text: `SELECT execution_id, owner, generation, ${TIMESTAMP('expires_at')} AS expires_at, runner_key, recover_attempts
+        FROM ${this.s}.execution_leases WHERE active ORDER BY expires_at LIMIT $1`,
+      values: [options.limit],
+    });
+    return result.rows;
+  }
+
+  /** One UPDATE conditional on the generation the sweep saw: one winner fleet-wide (ADR 0050); server clock. */
+  async claimOrphan(
+    executionId: string,
+    generation: number,
+    owner: string,
+    ttlMs: number,
+    deadOwner: string | null,
+  ): Promise<{ generation: number; attempt: number } | null> {
+    checkLease(owner, ttlMs);
+    const result = await this.query<{ generation: number; attempt: number }>(
+      `UPDATE ${this.s}.execution_leases SET owner = $3, expires_at = clock_timestamp() + $4 * interval '1 millisecond', acquired_at = now(),
+         generation = generation + 1, recover_attempts = recover_attempts + 1
+       WHERE execution_id = $1 AND generation = $2 AND active AND (expires_at <= clock_timestamp() OR owner = $5::text)
+       RETURNING generation, recover_attempts AS attempt`,
+      [executionId, generation, owner, ttlMs, deadOwner],
+    );
+    return result.rows[0] ?? null;
+  }
+
+  async deactivate(executionId: string, generation: number, attention: string | null): Promise<boolean> {
+    const result = await this.query(
+      `UPDATE ${this.s}.execution_leases SET active = false, expires_at = clock_timestamp(), attention_reason = $3::text,
+         recover_attempts = CASE WHEN $3::text IS NULL THEN 0 ELSE recover_attempts END
+       WHERE execution_id = $1 AND generation = $2`,
+      [executionId, generation, attention],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async recordRecovery(record: Omit<RecoveryRecord, 'at'>): Promise<void> {
+    await this.query(`INSERT INTO ${this.s}.execution_recoveries (execution_id, attempt, outcome, recovered_by, reason) VALUES ($1, $2, $3, $4, $5)`, [
+      record.execution_id,
+      record.attempt,
+      record.outcome,
+      record.recovered_by,
+      record.reason,
+    ]);
+  }
+
+  async listRecoveries(options: { limit: number; executionId?: string }): Promise<RecoveryRecord[]> {
+    const where = options.executionId === undefined ? '' : 'WHERE execution_id = $2';
+    const result = await this.query<RecoveryRecord>(
+      `SELECT execution_id, attempt, outcome, recovered_by, reason, ${TIMESTAMP('at')} AS at FROM ${this.s}.execution_recoveries ${where}
+       ORDER BY at DESC LIMIT $1`,
+      options.executionId === undefined ? [options.limit] : [options.limit, options.executionId],
+    );
+    return result.rows;
+  }
+
+  /** Reads every execution's newest row through the execution index (a listing for people, not a hot path). */
+  async listExecutions(options: { limit: number }): Promise<ExecutionRecord[]> {
+    const result = await this.query<Record<string, unknown>>(
+      `WITH t AS (SELECT DISTINCT ON (execution_id) execution_id, node_id, status, step_type, run_status, created_at
+           FROM ${this.s}.checkpoints ORDER BY execution_id, created_at DESC, seq DESC),
+         recent AS (SELECT * FROM t ORDER BY created_at DESC LIMIT $1)
+       SELECT t.execution_id, f.chain_name, f.agent_path, t.node_id AS last_node_id, t.status AS last_status,
+         t.step_type AS last_step_type, t.run_status AS last_run_status, ${TIMESTAMP('t.created_at')} AS updated_at,
+         EXISTS (SELECT 1 FROM ${this.s}.pending_interrupts p WHERE p.execution_id = t.execution_id) AS paused,
+         l.owner, ${TIMESTAMP('l.expires_at')} AS expires_at, l.active, l.runner_key, l.recover_attempts, l.attention_reason
+       FROM recent t
+       CROSS JOIN LATERAL (SELECT chain_name, agent_path FROM ${this.s}.checkpoints c WHERE c.execution_id = t.execution_id
+         ORDER BY created_at, seq LIMIT 1) f
+       LEFT JOIN ${this.s}.execution_leases l ON l.execution_id = t.execution_id
+       ORDER BY t.created_at DESC`,
+      [options.limit],
+    );
+    return result.rows.map((row) => ({
+      execution_id: row.execution_id as string,
+      chain_name: row.chain_name as string,
+      agent_path: (row.agent_path as string | null) ?? null,
+      last_node_id: row.last_node_id as string,
+      last_status: row.last_status as string,
+      last_step_type: (row.last_step_type as string | null) ?? null,
+      last_run_status: (row.last_run_status as string | null) ?? null,
+      updated_at: row.updated_at as string,
+      paused: row.paused === true,
+      lease:
+        row.owner == null
+          ? null
+          : {
+              owner: row.owner as string,
+              expires_at: row.expires_at as string,
+              active: row.active === true,
+              runner_key: (row.runner_key as string | null) ?? null,
+              recover_attempts: row.recover_attempts as number,
+              attention_reason: (row.attention_reason as string | null) ?? null,
+            },
+    }));
   }
 
   async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {

@@ -113,6 +113,25 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE ${s}.execution_leases ADD COLUMN generation INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE ${s}.checkpoints ADD COLUMN trace_id TEXT;`,
   },
+  {
+    // Recovery of orphaned executions (docs/adr/0050): see local.db v34.
+    description: 'execution_leases.active, runner_key, recover_attempts, attention_reason; execution_recoveries',
+    sql: (s) => `
+      ALTER TABLE ${s}.execution_leases ADD COLUMN active BOOLEAN NOT NULL DEFAULT false;
+      ALTER TABLE ${s}.execution_leases ADD COLUMN runner_key TEXT;
+      ALTER TABLE ${s}.execution_leases ADD COLUMN recover_attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE ${s}.execution_leases ADD COLUMN attention_reason TEXT;
+      CREATE INDEX execution_leases_active_idx ON ${s}.execution_leases (expires_at) WHERE active;
+      CREATE TABLE ${s}.execution_recoveries (
+        execution_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        recovered_by TEXT NOT NULL,
+        reason TEXT,
+        at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+      );
+      CREATE INDEX execution_recoveries_at_idx ON ${s}.execution_recoveries (at);`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

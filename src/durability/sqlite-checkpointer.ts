@@ -36,6 +36,7 @@ import { ChainCheckpointError } from './errors.js';
 import { leaseLost } from './lease-lost.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
+import type { ActiveLease, ExecutionRecord, RecoveringCheckpointer, RecoveryRecord } from './recovery-store.js';
 import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
@@ -145,18 +146,49 @@ function prepare(db: Database.Database) {
     interruptedAt: db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE ${ROWS_OF_EXECUTION} AND node_id = ? AND agent_path IS ?
       AND status = 'interrupted' ORDER BY created_at DESC, rowid DESC LIMIT 1`),
     // A new owner taking over gets the next generation; the holder re-acquiring keeps its own.
-    acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at, generation) VALUES (@id, @owner, @expires, @at, 1)
+    // Any acquisition makes the execution active (running) and unparks it (docs/adr/0050).
+    acquireLease: db.prepare(`INSERT INTO execution_leases (execution_id, owner, expires_at, acquired_at, generation, active, runner_key)
+      VALUES (@id, @owner, @expires, @at, 1, 1, @runner)
       ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at,
-        generation = CASE WHEN execution_leases.owner = excluded.owner THEN execution_leases.generation ELSE execution_leases.generation + 1 END
+        generation = CASE WHEN execution_leases.owner = excluded.owner THEN execution_leases.generation ELSE execution_leases.generation + 1 END,
+        active = 1, attention_reason = NULL, runner_key = COALESCE(excluded.runner_key, execution_leases.runner_key)
       WHERE execution_leases.owner = excluded.owner OR execution_leases.expires_at <= @now OR execution_leases.owner = @from
       RETURNING generation`),
     leaseOf: db.prepare('SELECT owner, generation, expires_at FROM execution_leases WHERE execution_id = ?'),
     renewLease: db.prepare('UPDATE execution_leases SET expires_at = ? WHERE execution_id = ? AND owner = ?'),
     // The row and its generation stay (a later owner gets a higher one); the lease is free from now on.
     releaseLease: db.prepare('UPDATE execution_leases SET expires_at = 0 WHERE execution_id = ? AND owner = ?'),
-    releaseFenced: db.prepare('UPDATE execution_leases SET expires_at = 0 WHERE execution_id = ? AND owner = ? AND generation = ?'),
+    // Only a run's last write (its terminal row, its pause) releases so: the execution is no longer active (ADR 0050).
+    releaseFenced: db.prepare(
+      'UPDATE execution_leases SET expires_at = 0, active = 0, recover_attempts = 0 WHERE execution_id = ? AND owner = ? AND generation = ?',
+    ),
     fenceHeld: db.prepare('SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner = ? AND generation = ?'),
     deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
+    deleteRecoveries: db.prepare('DELETE FROM execution_recoveries WHERE execution_id = ?'),
+    activeLeases: db.prepare(`SELECT execution_id, owner, generation, expires_at, runner_key, recover_attempts FROM execution_leases
+      WHERE active = 1 ORDER BY expires_at LIMIT ?`),
+    // One winner fleet-wide: the UPDATE is conditional on the generation the sweep saw (ADR 0050).
+    claimOrphan: db.prepare(`UPDATE execution_leases SET owner = @owner, expires_at = @expires, acquired_at = @at, generation = generation + 1,
+        recover_attempts = recover_attempts + 1
+      WHERE execution_id = @id AND generation = @generation AND active = 1 AND (expires_at <= @now OR owner = @dead)
+      RETURNING generation, recover_attempts`),
+    deactivate: db.prepare(`UPDATE execution_leases SET active = 0, expires_at = 0, attention_reason = @attention,
+        recover_attempts = CASE WHEN @attention IS NULL THEN 0 ELSE recover_attempts END
+      WHERE execution_id = @id AND generation = @generation`),
+    recordRecovery: db.prepare(`INSERT INTO execution_recoveries (execution_id, attempt, outcome, recovered_by, reason, at)
+      VALUES (@execution_id, @attempt, @outcome, @recovered_by, @reason, @at)`),
+    listRecoveries: db.prepare('SELECT * FROM execution_recoveries ORDER BY at DESC, rowid DESC LIMIT ?'),
+    listRecoveriesOf: db.prepare('SELECT * FROM execution_recoveries WHERE execution_id = ? ORDER BY at DESC, rowid DESC LIMIT ?'),
+    listExecutions: db.prepare(`SELECT e.execution_id,
+        f.chain_name, f.agent_path, t.node_id AS last_node_id, t.status AS last_status, t.step_type AS last_step_type,
+        t.run_status AS last_run_status, t.created_at AS updated_at,
+        EXISTS (SELECT 1 FROM pending_interrupts p WHERE p.execution_id = e.execution_id) AS paused,
+        l.owner, l.expires_at, l.active, l.runner_key, l.recover_attempts, l.attention_reason
+      FROM executions e
+      JOIN checkpoints f ON f.rowid = (SELECT rowid FROM checkpoints WHERE exec_key = e.exec_key ORDER BY created_at, rowid LIMIT 1)
+      JOIN checkpoints t ON t.rowid = (SELECT rowid FROM checkpoints WHERE exec_key = e.exec_key ORDER BY created_at DESC, rowid DESC LIMIT 1)
+      LEFT JOIN execution_leases l ON l.execution_id = e.execution_id
+      ORDER BY t.created_at DESC LIMIT ?`),
     deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${ROWS_OF_EXECUTION}`),
     // The execution's key goes with its last row (a later row of the same id gets a new one).
     deleteExecutionKey: db.prepare('DELETE FROM executions WHERE execution_id = ?'),
@@ -190,7 +222,7 @@ function prepare(db: Database.Database) {
   };
 }
 
-export class SQLiteCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer {
+export class SQLiteCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer {
   /** Absolute path of the store file. */
   readonly dbPath: string;
   private db: Database.Database | undefined;
@@ -595,6 +627,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         at: utcNow(),
         now,
         from: options.takeOverFrom ?? null,
+        runner: options.runner ?? null,
       }) as { generation: number } | undefined;
       generation = granted?.generation ?? null;
       // The first row, fenced by the grant (a refused lease writes nothing).
@@ -628,11 +661,73 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           statements.deleteCheckpoints.run(executionId).changes +
           statements.deletePending.run(executionId).changes +
           statements.deleteIdempotent.run(executionId).changes +
-          statements.deleteLease.run(executionId).changes;
+          statements.deleteLease.run(executionId).changes +
+          statements.deleteRecoveries.run(executionId).changes;
         statements.deleteExecutionKey.run(executionId);
         return deleted;
       })
       .immediate();
+  }
+
+  async activeLeases(options: { limit: number }): Promise<ActiveLease[]> {
+    const rows = this.open().statements.activeLeases.all(options.limit) as Array<Omit<ActiveLease, 'expires_at'> & { expires_at: number }>;
+    return rows.map((row) => ({ ...row, expires_at: new Date(row.expires_at).toISOString() }));
+  }
+
+  async claimOrphan(
+    executionId: string,
+    generation: number,
+    owner: string,
+    ttlMs: number,
+    deadOwner: string | null,
+  ): Promise<{ generation: number; attempt: number } | null> {
+    checkLease(owner, ttlMs);
+    const now = Date.now();
+    const row = this.writable().statements.claimOrphan.get({ id: executionId, generation, owner, expires: now + ttlMs, at: utcNow(), now, dead: deadOwner }) as
+      | { generation: number; recover_attempts: number }
+      | undefined;
+    return row ? { generation: row.generation, attempt: row.recover_attempts } : null;
+  }
+
+  async deactivate(executionId: string, generation: number, attention: string | null): Promise<boolean> {
+    return this.writable().statements.deactivate.run({ id: executionId, generation, attention }).changes > 0;
+  }
+
+  async recordRecovery(record: Omit<RecoveryRecord, 'at'>): Promise<void> {
+    this.writable().statements.recordRecovery.run({ ...record, at: utcNow() });
+  }
+
+  async listRecoveries(options: { limit: number; executionId?: string }): Promise<RecoveryRecord[]> {
+    const { statements } = this.open();
+    return (
+      options.executionId === undefined ? statements.listRecoveries.all(options.limit) : statements.listRecoveriesOf.all(options.executionId, options.limit)
+    ) as RecoveryRecord[];
+  }
+
+  async listExecutions(options: { limit: number }): Promise<ExecutionRecord[]> {
+    const rows = this.open().statements.listExecutions.all(options.limit) as Array<Record<string, unknown>>;
+    return rows.map((row) => ({
+      execution_id: row.execution_id as string,
+      chain_name: row.chain_name as string,
+      agent_path: (row.agent_path as string | null) ?? null,
+      last_node_id: row.last_node_id as string,
+      last_status: row.last_status as string,
+      last_step_type: (row.last_step_type as string | null) ?? null,
+      last_run_status: (row.last_run_status as string | null) ?? null,
+      updated_at: row.updated_at as string,
+      paused: row.paused === 1,
+      lease:
+        row.owner == null
+          ? null
+          : {
+              owner: row.owner as string,
+              expires_at: new Date(row.expires_at as number).toISOString(),
+              active: row.active === 1,
+              runner_key: (row.runner_key as string | null) ?? null,
+              recover_attempts: row.recover_attempts as number,
+              attention_reason: (row.attention_reason as string | null) ?? null,
+            },
+    }));
   }
 
   async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {

@@ -396,7 +396,34 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE execution_leases ADD COLUMN generation INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE checkpoints ADD COLUMN trace_id TEXT;`,
   },
+  {
+    // Recovery of orphaned executions (docs/adr/0050): `active` is 1 from a lease acquisition until the run's last
+    // write (its terminal row or its pause, which release the lease with them) or a recovery settling it; an active
+    // lease that expired (or whose holder is a dead process of this host) is an orphan. Rows written before this
+    // version stay 0: their executions are listed, never recovered automatically. `runner_key` names the runner
+    // definition that took the lease (name and fingerprint); `recover_attempts` counts recoveries since the run last
+    // ended or paused; `attention_reason` parks an execution for a person. The partial index holds active leases only.
+    description: 'v34 execution_leases.active, runner_key, recover_attempts, attention_reason; execution_recoveries',
+    sql: `
+      ALTER TABLE execution_leases ADD COLUMN active INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE execution_leases ADD COLUMN runner_key TEXT;
+      ALTER TABLE execution_leases ADD COLUMN recover_attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE execution_leases ADD COLUMN attention_reason TEXT;
+      CREATE INDEX idx_leases_active ON execution_leases(expires_at) WHERE active = 1;
+      CREATE TABLE execution_recoveries (
+        execution_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        recovered_by TEXT NOT NULL,
+        reason TEXT,
+        at TEXT NOT NULL
+      );
+      CREATE INDEX idx_recoveries_at ON execution_recoveries(at);`,
+  },
 ];
+
+/** The first schema version whose execution leases say which executions are active (recovery, docs/adr/0050). */
+export const RECOVERY_VERSION = 34;
 
 /** The first schema version whose spans table has `caller_trace_id`. */
 export const CALLER_TRACE_VERSION = 31;

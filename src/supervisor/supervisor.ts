@@ -21,6 +21,7 @@ import { toResume } from '../durability/resume.js';
 import { decisionMeta, decisionOf, isDecisionRow, refuseOtherDecision, type DecisionOptions } from '../durability/decision.js';
 import { leaseOwnerOf, noteRunTrace } from '../durability/fenced.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
+import { runnerKey } from '../durability/runner-key.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import type { ChatModel } from '../llm/types.js';
 import { currentScope, runInScope } from '../scope/scope.js';
@@ -175,6 +176,7 @@ export class Supervisor {
       },
       'first-write',
       basePath,
+      runnerKey(this),
     );
   }
 
@@ -195,7 +197,7 @@ export class Supervisor {
     await restoreIfMissing(checkpointer, executionId);
     const resume = (fenced: Checkpointer | null) => this.resumeHolding(fenced ?? checkpointer, executionId, basePath, options, leaseOwnerOf(fenced));
     // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
-    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume, 'now', basePath);
+    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Supervisor '${this.name}'`, resume, 'now', basePath, runnerKey(this));
   }
 
   private async resumeHolding(

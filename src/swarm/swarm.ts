@@ -29,6 +29,7 @@ import {
 } from '../durability/decision.js';
 import { leaseOwnerOf, noteRunTrace, throwIfLeaseLost } from '../durability/fenced.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
+import { runnerKey } from '../durability/runner-key.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
 import { bindResumeValue, currentScope, runInScope } from '../scope/scope.js';
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
@@ -189,7 +190,7 @@ export class Swarm {
       );
     if (joined || !checkpointer) return start(checkpointer);
     // Its own execution: the run holds the lease, taken with its first row.
-    return withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, start, 'first-write', basePath);
+    return withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, start, 'first-write', basePath, runnerKey(this));
   }
 
   /**
@@ -220,7 +221,7 @@ export class Swarm {
       return this.continue(plan!, options, 'swarm.resumed_execution_id');
     };
     // Top level, the resume holds the execution's lease; joined to a hosting runner's execution, it runs under that one's.
-    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, resume, 'now', basePath);
+    return joined ? resume(null) : withExecutionLease(checkpointer, executionId, `Swarm '${this.name}'`, resume, 'now', basePath, runnerKey(this));
   }
 
   /**
