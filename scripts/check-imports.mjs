@@ -19,7 +19,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS = [
   ['base', ['src/errors.ts', 'src/config', 'src/store']],
   ['runtime', ['src/llm', 'src/tools', 'src/tracing', 'src/durability', 'src/scope', 'src/agent', 'src/chain']],
-  ['features', ['src/replay', 'src/eval', 'src/prompts', 'src/kb', 'src/platform']],
+  ['features', ['src/replay', 'src/eval', 'src/prompts', 'src/kb', 'src/platform', 'src/recovery']],
   ['edges', ['src/serve', 'src/ui', 'src/mcp', 'src/targets.ts']],
 ];
 /**

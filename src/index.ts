@@ -57,6 +57,7 @@ export { registerSecret } from './config/secrets.js';
 export { maskCredentials, redactText, redactValue } from './config/redact.js';
 export { processIdentity, serviceInstanceId, type ProcessIdentity } from './config/process-identity.js';
 export * from './eval/index.js';
+export * from './recovery/index.js';
 /** TypeBox's builder and its two types, re-exported so tool schemas need no second import (`typebox` is a dependency). */
 export { Type, type Static, type TSchema } from 'typebox';
 export * from './platform/index.js';

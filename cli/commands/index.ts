@@ -61,6 +61,18 @@ export const commands: readonly CommandEntry[] = [
     description: 'Resume a paused execution through its runner',
     load: async (): Loaded => (await import('./durability.js')).ResumeCommand,
   },
+  {
+    paths: [['executions', 'list']],
+    category: 'Durability',
+    description: 'List executions and where each stands (running, orphaned, parked, paused, failed, completed)',
+    load: async (): Loaded => (await import('./recovery.js')).ExecutionsListCommand,
+  },
+  {
+    paths: [['recover']],
+    category: 'Durability',
+    description: "Recover the runner's orphaned executions once (what a served replica does every interval)",
+    load: async (): Loaded => (await import('./recovery.js')).RecoverCommand,
+  },
 
   {
     paths: [['traces', 'list']],
