@@ -39,14 +39,19 @@ function definitionParts(runner: Record<string, unknown>): string[] {
   }
 }
 
+/** The last key made per runner object, with the definition text it hashed (a chain may gain nodes later). */
+const made = new WeakMap<object, { text: string; key: string }>();
+
 /** The key of `runner` (an Agent, Chain, Swarm or Supervisor), or null when it is none of them. */
 export function runnerKey(runner: unknown): string | null {
   if (runner === null || typeof runner !== 'object') return null;
   const r = runner as Record<string, unknown>;
   if (typeof r.kind !== 'string' || typeof r.name !== 'string') return null;
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify([r.kind, r.name, definitionParts(r)]))
-    .digest('hex')
-    .slice(0, 12);
-  return `${r.kind}:${r.name}#${fingerprint}`;
+  const text = JSON.stringify([r.kind, r.name, definitionParts(r)]);
+  // Every run asks for its runner's key: the hash is made once per definition, not per run.
+  const known = made.get(runner);
+  if (known?.text === text) return known.key;
+  const key = `${r.kind}:${r.name}#${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+  made.set(runner, { text, key });
+  return key;
 }

@@ -111,6 +111,11 @@ const BASE_GONE_MESSAGE = 'NOT NULL constraint failed: checkpoints.state_snapsho
 /** What SQLite says when INSERT_SQL refuses a fenced row whose lease is no longer the writer's (FENCED_EXECUTION_ID). */
 const FENCED_MESSAGE = 'NOT NULL constraint failed: checkpoints.execution_id';
 /**
+ * Frees a lease held at a generation with the run's last write (docs/adr/0015): it expires now, row and generation
+ * stay, and the execution is no longer active (nothing to recover, ADR 0050).
+ */
+const RELEASE_SQL = 'UPDATE execution_leases SET expires_at = 0, active = 0, recover_attempts = 0 WHERE execution_id = ? AND owner = ? AND generation = ?';
+/**
  * An execution's key, made before its first row is written: left to the store's trigger, the key was set by an
  * UPDATE of the row just inserted, which rewrote it and moved its entry in idx_cp_exec_key (ADR 0029).
  */
@@ -159,9 +164,7 @@ function prepare(db: Database.Database) {
     // The row and its generation stay (a later owner gets a higher one); the lease is free from now on.
     releaseLease: db.prepare('UPDATE execution_leases SET expires_at = 0 WHERE execution_id = ? AND owner = ?'),
     // Only a run's last write (its terminal row, its pause) releases so: the execution is no longer active (ADR 0050).
-    releaseFenced: db.prepare(
-      'UPDATE execution_leases SET expires_at = 0, active = 0, recover_attempts = 0 WHERE execution_id = ? AND owner = ? AND generation = ?',
-    ),
+    releaseFenced: db.prepare(RELEASE_SQL),
     fenceHeld: db.prepare('SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner = ? AND generation = ?'),
     deleteLease: db.prepare('DELETE FROM execution_leases WHERE execution_id = ?'),
     deleteRecoveries: db.prepare('DELETE FROM execution_recoveries WHERE execution_id = ?'),
@@ -302,17 +305,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     } catch (error) {
       return Promise.reject(error);
     }
-    return fence?.release ? queued.then((rows) => this.releaseAfter(rows, fence)).then(firstRow) : queued.then(firstRow);
-  }
-
-  /**
-   * A fenced write with `release`: the lease is released right after the rows commit (on this connection; the group
-   * commit's transaction may be on the commit thread). Only the fence's holder releases.
-   */
-  private releaseAfter<T>(result: T, fence: Fence & { release?: boolean }, executionId?: string): T {
-    const id = executionId ?? (result as Checkpoint[])[0]!.execution_id;
-    this.writable().statements.releaseFenced.run(id, fence.owner, fence.generation);
-    return result;
+    return queued.then(firstRow);
   }
 
   /**
@@ -322,9 +315,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    */
   async putWrites(checkpoints: readonly CheckpointWrite[], fence?: Fence): Promise<Checkpoint[]> {
     const rows = checkpoints.map(completeCheckpoint);
-    if (rows.length === 0) return [];
-    const stored = await this.enqueue(rows, fence);
-    return fence?.release ? this.releaseAfter(stored, fence) : stored;
+    return rows.length === 0 ? [] : this.enqueue(rows, fence);
   }
 
   /** Queue `rows` (written together or not at all, fenced by `fence`) for the group commit; resolves with them as stored. */
@@ -392,7 +383,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       if (batch.length === 1 && rows.length === 1) this.insertAlone(statements, rows[0]!, batch[0]!.fence);
       else {
         statements.immediately(() => {
-          for (const put of batch) for (const row of put.rows) this.insert(statements, row, put.fence);
+          for (const put of batch) this.insertPut(statements, put.rows, put.fence);
         });
       }
     } catch (error) {
@@ -443,10 +434,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
           continue;
         }
         if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!, put.fence);
-        else
-          this.inTransaction(statements, put.rows, () => {
-            for (const row of put.rows) this.insert(statements, row, put.fence);
-          });
+        else this.inTransaction(statements, put.rows, () => this.insertPut(statements, put.rows, put.fence));
         put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
       } catch (error) {
         put.reject(error);
@@ -464,7 +452,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     this.#thread =
       CommitThread.start(
         path.resolve(this.dbPath),
-        { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL, baseGoneMessage: BASE_GONE_MESSAGE },
+        { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL, release: RELEASE_SQL, baseGoneMessage: BASE_GONE_MESSAGE },
         { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS },
       ) ?? null;
   }
@@ -487,8 +475,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         const encoded = put.rows.map((row) => {
           const ensure = this.#delta.remembered(row.execution_id) === undefined ? row.execution_id : null;
           const state = this.#delta.encode(row);
-          return { ensure, params: toParams(row, state.text, state.deltaBase, put.fence) };
+          return { ensure, params: toParams(row, state.text, state.deltaBase, put.fence), release: null as CommitRow['release'] };
         });
+        if (put.fence?.release) encoded.at(-1)!.release = [put.rows[0]!.execution_id, put.fence.owner, put.fence.generation];
         wire.push(...encoded);
         batch.push(put);
         stored.push(put.rows.map((row) => this.#delta.asStored(row)));
@@ -546,25 +535,30 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
-    const row = this.open().statements.last.get(executionId) as CheckpointRow | undefined;
-    return row ? (await this.toCheckpoints([row]))[0]! : null;
+    return this.#now(({ statements }) => {
+      const row = statements.last.get(executionId) as CheckpointRow | undefined;
+      return row ? this.toCheckpointsNow([row])[0]! : null;
+    });
   }
 
   async getById(checkpointId: string): Promise<Checkpoint | null> {
-    const row = this.open().statements.byId.get(checkpointId) as CheckpointRow | undefined;
-    return row ? (await this.toCheckpoints([row]))[0]! : null;
+    return this.#now(({ statements }) => {
+      const row = statements.byId.get(checkpointId) as CheckpointRow | undefined;
+      return row ? this.toCheckpointsNow([row])[0]! : null;
+    });
   }
 
   async list(executionId: string, options: ListOptions = {}): Promise<Checkpoint[]> {
     const limit = listLimit(options.limit);
-    const { statements } = this.open();
-    const statement = options.newestFirst ? statements.listDesc : statements.listAsc;
-    return this.toCheckpoints(statement.all(executionId, limit) as CheckpointRow[]);
+    return this.#now(({ statements }) => {
+      const statement = options.newestFirst ? statements.listDesc : statements.listAsc;
+      return this.toCheckpointsNow(statement.all(executionId, limit) as CheckpointRow[]);
+    });
   }
 
   async listPendingInterrupts(options: { limit?: number } = {}): Promise<PendingInterrupt[]> {
     const limit = listLimit(options.limit);
-    return (this.open().statements.pending.all(limit) as PendingRow[]).map(toPending);
+    return this.#now(({ statements }) => (statements.pending.all(limit) as PendingRow[]).map(toPending));
   }
 
   async recordInterrupt(
@@ -574,38 +568,39 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   ): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
-    const { statements } = this.writable();
-    this.inTransaction(statements, [row], () => {
-      this.insert(statements, row, fence);
-      statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
-      if (fence?.release) statements.releaseFenced.run(row.execution_id, fence.owner, fence.generation);
-    });
+    this.#now(({ statements }) =>
+      this.inTransaction(statements, [row], () => {
+        this.insert(statements, row, fence);
+        statements.upsertPending.run({ ...pendingRow, context: JSON.stringify(pendingRow.context) });
+        if (fence?.release) statements.releaseFenced.run(row.execution_id, fence.owner, fence.generation);
+      }),
+    );
     notifyCheckpointWrite(this);
     return { checkpoint: this.#delta.asStored(row), pending: pendingRow };
   }
 
   async deletePendingInterruptAtomic(executionId: string): Promise<PendingInterrupt | null> {
-    const { db, statements } = this.writable();
-    const row = db.transaction(() => statements.claim.get(executionId) as PendingRow | undefined).immediate();
+    const row = this.#now(({ db, statements }) => db.transaction(() => statements.claim.get(executionId) as PendingRow | undefined).immediate());
     return row ? toPending(row) : null;
   }
 
   async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
-    const { db, statements } = this.writable();
     try {
-      return db
-        .transaction(() => {
-          if (fence && statements.fenceHeld.get(executionId, fence.owner, fence.generation) === undefined) throw leaseLost(executionId);
-          const row = statements.claim.get(executionId) as PendingRow | undefined;
-          if (!row) return null;
-          const pending = toPending(row);
-          const source = statements.interruptedAt.get(executionId, pending.node_id, pending.agent_path) as CheckpointRow | undefined;
-          const checkpoint = decisionRow(pending, source ? this.toCheckpointsNow([source])[0]! : null, checked);
-          this.insert(statements, checkpoint);
-          return { pending, checkpoint };
-        })
-        .immediate();
+      return this.#now(({ db, statements }) =>
+        db
+          .transaction(() => {
+            if (fence && statements.fenceHeld.get(executionId, fence.owner, fence.generation) === undefined) throw leaseLost(executionId);
+            const row = statements.claim.get(executionId) as PendingRow | undefined;
+            if (!row) return null;
+            const pending = toPending(row);
+            const source = statements.interruptedAt.get(executionId, pending.node_id, pending.agent_path) as CheckpointRow | undefined;
+            const checkpoint = decisionRow(pending, source ? this.toCheckpointsNow([source])[0]! : null, checked);
+            this.insert(statements, checkpoint);
+            return { pending, checkpoint };
+          })
+          .immediate(),
+      );
     } catch (error) {
       this.#delta.forget(executionId);
       throw error;
@@ -616,10 +611,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     checkLease(owner, ttlMs);
     const row = options.first === undefined ? undefined : completeCheckpoint(options.first);
     if (row && row.execution_id !== executionId) invalid('execution_id', `of the first row must be the leased execution '${executionId}'`);
-    const { statements } = this.writable();
     const now = Date.now();
     let generation: number | null = null;
-    const acquire = () => {
+    const acquire = (statements: Statements) => {
       const granted = statements.acquireLease.get({
         id: executionId,
         owner,
@@ -633,23 +627,24 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
       // The first row, fenced by the grant (a refused lease writes nothing).
       if (row && generation !== null) this.insert(statements, row, { owner, generation });
     };
-    this.inTransaction(statements, row ? [row] : [], acquire);
+    // Without a first row the upsert is one statement: atomic on its own, no transaction around it.
+    this.#now(({ statements }) => (row ? this.inTransaction(statements, [row], () => acquire(statements)) : acquire(statements)));
     if (row && generation !== null) notifyCheckpointWrite(this);
     return generation;
   }
 
   async leaseOf(executionId: string): Promise<LeaseRecord | null> {
-    const row = this.open().statements.leaseOf.get(executionId) as { owner: string; generation: number; expires_at: number } | undefined;
+    const row = this.#now(({ statements }) => statements.leaseOf.get(executionId)) as { owner: string; generation: number; expires_at: number } | undefined;
     return row ? { owner: row.owner, generation: row.generation, expires_at: new Date(row.expires_at).toISOString() } : null;
   }
 
   async renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {
     checkLease(owner, ttlMs);
-    return this.writable().statements.renewLease.run(Date.now() + ttlMs, executionId, owner).changes > 0;
+    return this.#now(({ statements }) => statements.renewLease.run(Date.now() + ttlMs, executionId, owner).changes > 0);
   }
 
   async releaseLease(executionId: string, owner: string): Promise<void> {
-    this.writable().statements.releaseLease.run(executionId, owner);
+    this.#now(({ statements }) => statements.releaseLease.run(executionId, owner));
   }
 
   async deleteExecution(executionId: string): Promise<number> {
@@ -841,6 +836,22 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return { db: this.db, statements: this.statements };
   }
 
+  /**
+   * Run `work` on this connection as it stands. After a group commit its busy timeout is zero, and switching it back
+   * compiles a pragma (and the next group commit another): every lease, claim and read of a run paid that. So `work`
+   * runs as is, and only when the store was locked (SQLITE_BUSY: nothing was done) again with the busy timeout.
+   */
+  #now<T>(work: (handle: { db: Database.Database; statements: Statements }) => T): T {
+    const handle = this.writable(true);
+    if (!this.#noWait) return work(handle);
+    try {
+      return work(handle);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      return work(this.writable());
+    }
+  }
+
   /** `open()` for a write: the first one hands WAL checkpoints to a keeper thread (../store/wal-keeper.ts). */
   private writable(forGroupCommit = false): { db: Database.Database; statements: Statements } {
     const handle = this.open(forGroupCommit);
@@ -853,8 +864,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
    * the two in one transaction.
    */
   private insertAlone(statements: Statements, row: Checkpoint, fence: Fence | undefined): void {
-    if (this.#delta.remembered(row.execution_id) !== undefined) this.insert(statements, row, fence);
-    else statements.immediately(() => this.insert(statements, row, fence));
+    if (this.#delta.remembered(row.execution_id) !== undefined && !fence?.release) this.insert(statements, row, fence);
+    else statements.immediately(() => this.insertPut(statements, [row], fence));
+  }
+
+  /** A put's rows; a fence with `release` frees the lease after the last one, in the same transaction. */
+  private insertPut(statements: Statements, rows: readonly Checkpoint[], fence: Fence | undefined): void {
+    for (const row of rows) this.insert(statements, row, fence);
+    if (fence?.release) statements.releaseFenced.run(rows[0]!.execution_id, fence.owner, fence.generation);
   }
 
   /** Run `write` in an IMMEDIATE transaction; when it rolls back, the rows' executions are forgotten (./delta.ts). */
@@ -904,11 +921,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     }
   }
 
-  /** Stored rows as Checkpoints with full states. */
-  private async toCheckpoints(rows: CheckpointRow[]): Promise<Checkpoint[]> {
-    return this.toCheckpointsNow(rows);
-  }
-
   /** `toCheckpoints`, synchronously (better-sqlite3 is; used inside transactions). */
   private toCheckpointsNow(rows: CheckpointRow[], cache?: ResolvedStateCache): Checkpoint[] {
     const checkpoints = rows.map(toCheckpoint);
@@ -918,7 +930,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         delta_base: (rows[i]!.delta_base as string | null) ?? null,
         state_snapshot: c.state_snapshot,
       }));
-      const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open().statements, ids), cache);
+      const states = resolveStatesSync(stored, (ids) => fetchChainsSqlite(this.open(true).statements, ids), cache);
       for (const checkpoint of checkpoints) checkpoint.state_snapshot = states.get(checkpoint.checkpoint_id)!;
     }
     rows.forEach((row, i) => {

@@ -7,12 +7,16 @@
 export interface CommitRow {
   ensure: string | null;
   params: unknown[];
+  /** After this row, free this lease (execution id, owner, generation): the run's last write (docs/adr/0015). */
+  release?: [string, string, number] | null;
 }
 
 /** The statements the thread prepares (the checkpointer's own SQL text, so it lives in one place). */
 export interface CommitStatements {
   insert: string;
   ensureExecution: string;
+  /** Frees a lease: `(execution_id, owner, generation)`. */
+  release: string;
   /** The error message with which `insert` refuses a delta row whose base is gone (code SQLITE_CONSTRAINT_NOTNULL). */
   baseGoneMessage: string;
 }

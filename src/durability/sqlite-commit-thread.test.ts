@@ -327,10 +327,17 @@ async function threadOnTable(dir: string): Promise<{ setup: Database.Database; t
   const file = path.join(dir, 'store.db');
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
-  setup.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE keys (id TEXT PRIMARY KEY)');
+  setup.exec(
+    'CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE keys (id TEXT PRIMARY KEY); CREATE TABLE leases (id TEXT PRIMARY KEY, owner TEXT, gen INTEGER, expires INTEGER)',
+  );
   const thread = CommitThread.start(
     file,
-    { insert: INSERT_T, ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)', baseGoneMessage: BASE_GONE_T },
+    {
+      insert: INSERT_T,
+      ensureExecution: 'INSERT OR IGNORE INTO keys (id) VALUES (?)',
+      release: 'UPDATE leases SET expires = 0 WHERE id = ? AND owner = ? AND gen = ?',
+      baseGoneMessage: BASE_GONE_T,
+    },
     { busyTimeoutMs: 1000, lockWaitMs: 5000 },
   )!;
   const deadline = Date.now() + 10_000;
@@ -381,6 +388,26 @@ test('the thread itself: a failed batch halts it until resume, a vanished base i
   }
 });
 
+test("the thread itself: a row carrying a lease release frees that lease (only the named owner's and generation's) in the row's transaction", async ({
+  dir,
+}) => {
+  const { setup, thread } = await threadOnTable(dir);
+  try {
+    setup.exec("INSERT INTO leases VALUES ('e1', 'me', 2, 999), ('e2', 'other', 1, 999)");
+    await thread.commit([{ ensure: null, params: ['a', 1], release: ['e1', 'me', 2] }]);
+    await thread.commit([{ ensure: null, params: ['b', 1], release: ['e2', 'me', 1] }]);
+    const rows = setup.prepare('SELECT id, expires FROM leases ORDER BY id').all();
+    assert.equal(rows, [
+      { id: 'e1', expires: 0 },
+      { id: 'e2', expires: 999 },
+    ]);
+    assert.equal(setup.prepare('SELECT id FROM t ORDER BY id').all(), [{ id: 'a' }, { id: 'b' }]);
+  } finally {
+    thread.stop();
+    setup.close();
+  }
+});
+
 test('the thread itself: a thread that dies with a batch in flight rejects it as lost, and commits nothing more', async ({ dir }) => {
   const { setup, thread } = await threadOnTable(dir);
   try {
@@ -416,7 +443,7 @@ test('the thread itself: one that dies of an uncaught SqliteError (a bare { code
     // The insert names a table the store does not have: preparing it throws on the thread, uncaught.
     const thread = CommitThread.start(
       file,
-      { insert: 'INSERT INTO missing_table (id) VALUES (?)', ensureExecution: 'SELECT ?', baseGoneMessage: 'unused' },
+      { insert: 'INSERT INTO missing_table (id) VALUES (?)', ensureExecution: 'SELECT ?', release: 'SELECT ?, ?, ?', baseGoneMessage: 'unused' },
       { busyTimeoutMs: 1000, lockWaitMs: 5000 },
     )!;
     const worker = (thread as unknown as { worker: Worker }).worker;

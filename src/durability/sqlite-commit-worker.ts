@@ -19,6 +19,7 @@ db.pragma('foreign_keys = ON');
 db.pragma(`wal_autocheckpoint = ${data.checkpointFrames}`);
 const insert = db.prepare(data.sql.insert);
 const ensure = db.prepare(data.sql.ensureExecution);
+const release = db.prepare(data.sql.release);
 const priority = new Int32Array(data.priority);
 // Set while this thread is counted as a waiting commit, so the caller can count it out if the thread dies meanwhile.
 const waiting = new Int32Array(data.waiting);
@@ -35,6 +36,7 @@ function write(batches: CommitBatch[]): void {
       if (row.ensure !== null) ensure.run(row.ensure);
       try {
         insert.run(row.params);
+        if (row.release) release.run(...row.release);
       } catch (error) {
         const refused = error as Refusal;
         if (refused.code === 'SQLITE_CONSTRAINT_NOTNULL' && refused.message === data.sql.baseGoneMessage) {
@@ -71,7 +73,7 @@ function commit(batches: CommitBatch[]): void {
       try {
         if (blocking) db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
         // One row that makes no key needs no transaction of its own: one autocommitted statement.
-        if (batches.length === 1 && batches[0]!.rows.length === 1 && batches[0]!.rows[0]!.ensure === null) write(batches);
+        if (batches.length === 1 && batches[0]!.rows.length === 1 && batches[0]!.rows[0]!.ensure === null && !batches[0]!.rows[0]!.release) write(batches);
         else inTransaction(batches);
         reply(batches);
         return;
