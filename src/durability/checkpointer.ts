@@ -8,6 +8,7 @@
  */
 import type { Checkpoint, CheckpointStatus, PendingInterrupt, RunStatus, StepType } from '../types.js';
 import type { Claim } from './decision.js';
+import type { IdempotencyKeyWrite } from './idempotency-keys.js';
 import type { JsonRecord, JsonValue } from './json.js';
 
 /**
@@ -83,6 +84,12 @@ export interface LeaseOptions {
    * the key recorded before stays.
    */
   runner?: string;
+  /**
+   * With `first`: a served request's Idempotency-Key, recorded in the same transaction (docs/adr/0052). When an
+   * unexpired record of the same caller and key exists, nothing is written and the call rejects with
+   * IdempotencyKeyTaken; an expired one is replaced. Honoured by stores implementing IdempotencyKeyStore.
+   */
+  idempotencyKey?: IdempotencyKeyWrite;
 }
 
 /** An execution's lease as stored. */

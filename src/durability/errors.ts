@@ -20,8 +20,8 @@ export class AlreadyResumed extends AgentkitError {
  * its owner has died and the lease expired.
  */
 export class ExecutionBusy extends AgentkitError {
-  constructor(message: string) {
-    super('execution_busy', message);
+  constructor(message: string, code: 'execution_busy' | 'idempotency_key_in_use' = 'execution_busy') {
+    super(code, message);
   }
 }
 
@@ -72,5 +72,17 @@ export class InvalidSchemaNameError extends AgentkitError {
       'invalid_schema_name',
       `invalid Postgres schema name ${JSON.stringify(schema)}: it must match [A-Za-z_][A-Za-z0-9_]* (letters, digits, underscores; not starting with a digit)`,
     );
+  }
+}
+
+/**
+ * A run's start row was refused because its request's `Idempotency-Key` is already recorded for another execution
+ * (docs/adr/0052): a concurrent request with the same key won the store's unique constraint. Nothing of this run was
+ * written; `executionId` names the run that was not started. An ExecutionBusy (the run stops without writing), with
+ * code `idempotency_key_in_use` (409).
+ */
+export class IdempotencyKeyTaken extends ExecutionBusy {
+  constructor(readonly executionId: string) {
+    super(`the Idempotency-Key of execution '${executionId}' is already recorded for another execution; nothing was run`, 'idempotency_key_in_use');
   }
 }

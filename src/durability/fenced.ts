@@ -11,7 +11,8 @@ import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type { Checkpointer, CheckpointWrite, Fence, LeaseOptions, LeaseRecord, ListOptions, PendingInterruptWrite } from './checkpointer.js';
 import { deadLocalOwner, markOwnerEnded } from './lease-owner.js';
 import type { Claim } from './decision.js';
-import { ExecutionBusy, LeaseLost } from './errors.js';
+import { ExecutionBusy, IdempotencyKeyTaken, LeaseLost } from './errors.js';
+import { takeIdempotencyClaim } from './idempotency-keys.js';
 import type { JsonValue } from './json.js';
 import { completeCheckpoint } from './rows.js';
 
@@ -80,18 +81,23 @@ export class RunLease {
 
   async #take(first: CheckpointWrite | undefined): Promise<void> {
     this.throwIfStopped();
+    // A served request's key goes with the run's first row (docs/adr/0052); refused, the run writes nothing.
+    const idempotencyKey = first ? takeIdempotencyClaim(this.executionId) : undefined;
     const runner = this.runnerKey;
-    let generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, { first, ...(runner ? { runner } : {}) });
-    if (generation === null) {
-      // Held by a process of this host that no longer exists (SIGKILLed, crashed): taken over now, not at expiry.
-      const holder = await this.store.leaseOf(this.executionId);
-      if (holder && deadLocalOwner(holder.owner)) {
-        generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, {
-          first,
-          takeOverFrom: holder.owner,
-          ...(runner ? { runner } : {}),
-        });
+    const options = { first, ...(idempotencyKey ? { idempotencyKey } : {}), ...(runner ? { runner } : {}) };
+    let generation: number | null;
+    try {
+      generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, options);
+      if (generation === null) {
+        // Held by a process of this host that no longer exists (SIGKILLed, crashed): taken over now, not at expiry.
+        const holder = await this.store.leaseOf(this.executionId);
+        if (holder && deadLocalOwner(holder.owner)) {
+          generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, { ...options, takeOverFrom: holder.owner });
+        }
       }
+    } catch (error) {
+      if (error instanceof IdempotencyKeyTaken) this.#stopped = error;
+      throw error;
     }
     if (generation === null) {
       this.#stopped = new ExecutionBusy(

@@ -31,7 +31,8 @@ import type {
   UnsyncedCheckpoint,
 } from './checkpointer.js';
 import { CHECKPOINT_FIELDS, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
-import { ChainCheckpointError } from './errors.js';
+import { ChainCheckpointError, IdempotencyKeyTaken } from './errors.js';
+import { checkIdempotencyKeyWrite, type IdempotencyKeyRecord, type IdempotencyKeyStore, type IdempotencyKeyWrite } from './idempotency-keys.js';
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { checkClaim, decisionRecord, type Claim } from './decision.js';
@@ -126,7 +127,7 @@ function acquireSql(s: string, runner: number): string {
     RETURNING generation`;
 }
 
-export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer {
+export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer, IdempotencyKeyStore {
   /** The schema name as given (validated). */
   readonly schema: string;
   private readonly pool: pg.Pool;
@@ -378,13 +379,28 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     const row = options.first === undefined ? undefined : completeCheckpoint(options.first);
     const from = options.takeOverFrom ?? null;
     if (row && row.execution_id !== executionId) invalid('execution_id', `of the first row must be the leased execution '${executionId}'`);
+    const key = row ? options.idempotencyKey : undefined;
+    if (key) {
+      checkIdempotencyKeyWrite(key);
+      // An expired record of the key is free: gone before the insert below, which a live one refuses (docs/adr/0052).
+      await this.query(`DELETE FROM ${this.s}.served_idempotency_keys WHERE caller = $1 AND idempotency_key = $2 AND expires_at <= clock_timestamp()`, [
+        key.caller,
+        key.key,
+      ]);
+    }
     const state = row ? this.#delta.encode(row) : undefined;
     if (!row || !state || state.deltaBase !== null) {
       if (row) this.#delta.forget(row.execution_id);
-      const result = await this.query<{ generation: number }>({
-        name: 'agentkit_lease_acquire',
-        text: acquireSql(this.s, 5),
-        values: [executionId, owner, ttlMs, from, options.runner ?? null],
+      // The key still commits with the lease (a first row stored against an earlier row follows it, fenced).
+      const result = await this.query<{ generation: number }>(
+        key
+          ? {
+              text: `WITH lease AS (${acquireSql(this.s, 5)}), ${keyCte(this.s, 6)} SELECT generation FROM lease`,
+              values: [executionId, owner, ttlMs, from, options.runner ?? null, ...keyParams(key)],
+            }
+          : { name: 'agentkit_lease_acquire', text: acquireSql(this.s, 5), values: [executionId, owner, ttlMs, from, options.runner ?? null] },
+      ).catch((error: unknown) => {
+        throw keyTaken(error, executionId);
       });
       const generation = result.rows[0]?.generation ?? null;
       if (row && generation !== null) await this.put(row, { owner, generation });
@@ -392,12 +408,15 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     }
     try {
       const params = checkpointParams(row, state);
-      const text = `WITH lease AS (${acquireSql(this.s, 5 + params.length)}), cp AS (${insertText(this.s, 1, 0, 'lease', 4)})
+      // The lease, the first row and the request's key: one statement, so all of them or none.
+      const text = `WITH lease AS (${acquireSql(this.s, 5 + params.length)}), cp AS (${insertText(this.s, 1, 0, 'lease', 4)})${key ? `, ${keyCte(this.s, 6 + params.length)}` : ''}
         SELECT generation FROM lease`;
       const result = await this.query<{ generation: number }>({
-        name: 'agentkit_lease_acquire_first',
+        name: key ? 'agentkit_lease_acquire_first_key' : 'agentkit_lease_acquire_first',
         text,
-        values: [executionId, owner, ttlMs, from, ...params, options.runner ?? null],
+        values: key
+          ? [executionId, owner, ttlMs, from, ...params, options.runner ?? null, ...keyParams(key)]
+          : [executionId, owner, ttlMs, from, ...params, options.runner ?? null],
       });
       const generation = result.rows[0]?.generation ?? null;
       if (generation === null) this.#delta.forget(row.execution_id);
@@ -405,8 +424,33 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       return generation;
     } catch (error) {
       this.#delta.forget(row.execution_id);
-      throw duplicate(error, row.checkpoint_id);
+      throw duplicate(keyTaken(error, executionId), row.checkpoint_id);
     }
+  }
+
+  async idempotencyKeyOf(caller: string, key: string): Promise<IdempotencyKeyRecord | null> {
+    const result = await this.query<{ fingerprint: string; execution_id: string; created_at: string; expires_at: string }>(
+      `SELECT fingerprint, execution_id, ${TIMESTAMP('created_at')} AS created_at, ${TIMESTAMP('expires_at')} AS expires_at
+        FROM ${this.s}.served_idempotency_keys WHERE caller = $1 AND idempotency_key = $2 AND expires_at > clock_timestamp()`,
+      [caller, key],
+    );
+    const found = result.rows[0];
+    return found ? { caller, key, ...found } : null;
+  }
+
+  async releaseIdempotencyKey(caller: string, key: string, executionId: string): Promise<boolean> {
+    const result = await this.query(
+      `DELETE FROM ${this.s}.served_idempotency_keys WHERE caller = $1 AND idempotency_key = $2 AND execution_id = $3
+        AND NOT EXISTS (SELECT 1 FROM ${this.s}.checkpoints WHERE execution_id = $3)
+        AND NOT EXISTS (SELECT 1 FROM ${this.s}.execution_leases WHERE execution_id = $3 AND expires_at > clock_timestamp())`,
+      [caller, key, executionId],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async pruneIdempotencyKeys(): Promise<number> {
+    const result = await this.query(`DELETE FROM ${this.s}.served_idempotency_keys WHERE expires_at <= clock_timestamp()`);
+    return result.rowCount ?? 0;
   }
 
   async leaseOf(executionId: string): Promise<LeaseRecord | null> {
@@ -962,8 +1006,28 @@ function fromPgPending(row: PendingInterrupt): PendingInterrupt {
   return { ...row, reason: decodePgString(row.reason), context: decodePgJson(row.context) };
 }
 
+/**
+ * The insert of a request's key as a CTE of the lease's statement, from `$n` (caller, key, fingerprint, time to live
+ * in ms): a row only when the lease was granted; a live record of the same caller and key fails the whole statement
+ * on the primary key (keyTaken).
+ */
+function keyCte(s: string, n: number): string {
+  return `ik AS (INSERT INTO ${s}.served_idempotency_keys (caller, idempotency_key, fingerprint, execution_id, created_at, expires_at)
+    SELECT $${n}::text, $${n + 1}::text, $${n + 2}::text, $1::text, clock_timestamp(), clock_timestamp() + $${n + 3} * interval '1 millisecond' FROM lease)`;
+}
+
+function keyParams(key: IdempotencyKeyWrite): unknown[] {
+  return [key.caller, key.key, key.fingerprint, key.ttlMs];
+}
+
+/** A unique violation on the key table is IdempotencyKeyTaken; anything else as it is. */
+function keyTaken(error: unknown, executionId: string): unknown {
+  const e = error as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'served_idempotency_keys_pkey' ? new IdempotencyKeyTaken(executionId) : error;
+}
+
 function duplicate(error: unknown, ids: string): unknown {
-  if ((error as { code?: string }).code === '23505') {
+  if (!(error instanceof IdempotencyKeyTaken) && (error as { code?: string }).code === '23505') {
     return new ChainCheckpointError(`checkpoint '${ids}' already exists`, { cause: error });
   }
   return error;

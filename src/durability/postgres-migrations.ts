@@ -132,6 +132,21 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE INDEX execution_recoveries_at_idx ON ${s}.execution_recoveries (at);`,
   },
+  {
+    // Served requests' Idempotency-Keys (docs/adr/0052): see local.db v35. Expiry by the server's clock, as leases.
+    description: 'served_idempotency_keys: Idempotency-Key of a served request, its caller, body fingerprint and execution',
+    sql: (s) => `
+      CREATE TABLE ${s}.served_idempotency_keys (
+        caller TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        expires_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (caller, idempotency_key)
+      );
+      CREATE INDEX served_idempotency_keys_expires_idx ON ${s}.served_idempotency_keys (expires_at);`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

@@ -32,7 +32,8 @@ import type {
 } from './checkpointer.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
 import { EXECUTION_PARAM, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
-import { ChainCheckpointError } from './errors.js';
+import { ChainCheckpointError, IdempotencyKeyTaken } from './errors.js';
+import { checkIdempotencyKeyWrite, type IdempotencyKeyRecord, type IdempotencyKeyStore } from './idempotency-keys.js';
 import { leaseLost } from './lease-lost.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
@@ -192,6 +193,18 @@ function prepare(db: Database.Database) {
       JOIN checkpoints t ON t.rowid = (SELECT rowid FROM checkpoints WHERE exec_key = e.exec_key ORDER BY created_at DESC, rowid DESC LIMIT 1)
       LEFT JOIN execution_leases l ON l.execution_id = e.execution_id
       ORDER BY t.created_at DESC LIMIT ?`),
+    // An unexpired record of the caller's key wins (nothing changes); an expired one is replaced (docs/adr/0052).
+    putKey: db.prepare(`INSERT INTO served_idempotency_keys (caller, idempotency_key, fingerprint, execution_id, created_at, expires_at)
+      VALUES (@caller, @key, @fingerprint, @execution, @now, @expires)
+      ON CONFLICT (caller, idempotency_key) DO UPDATE SET fingerprint = excluded.fingerprint, execution_id = excluded.execution_id,
+        created_at = excluded.created_at, expires_at = excluded.expires_at
+      WHERE served_idempotency_keys.expires_at <= @now`),
+    keyOf: db.prepare(`SELECT caller, idempotency_key, fingerprint, execution_id, created_at, expires_at FROM served_idempotency_keys
+      WHERE caller = ? AND idempotency_key = ? AND expires_at > ?`),
+    releaseKey: db.prepare(`DELETE FROM served_idempotency_keys WHERE caller = @caller AND idempotency_key = @key AND execution_id = @execution
+      AND NOT EXISTS (SELECT 1 FROM executions WHERE execution_id = @execution)
+      AND NOT EXISTS (SELECT 1 FROM execution_leases WHERE execution_id = @execution AND expires_at > @now)`),
+    pruneKeys: db.prepare('DELETE FROM served_idempotency_keys WHERE expires_at <= ?'),
     deleteCheckpoints: db.prepare(`DELETE FROM checkpoints WHERE ${ROWS_OF_EXECUTION}`),
     // The execution's key goes with its last row (a later row of the same id gets a new one).
     deleteExecutionKey: db.prepare('DELETE FROM executions WHERE execution_id = ?'),
@@ -225,7 +238,17 @@ function prepare(db: Database.Database) {
   };
 }
 
-export class SQLiteCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer {
+/** A row of `served_idempotency_keys` (times in epoch milliseconds). */
+interface StoredKey {
+  caller: string;
+  idempotency_key: string;
+  fingerprint: string;
+  execution_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export class SQLiteCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer, IdempotencyKeyStore {
   /** Absolute path of the store file. */
   readonly dbPath: string;
   private db: Database.Database | undefined;
@@ -611,6 +634,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     checkLease(owner, ttlMs);
     const row = options.first === undefined ? undefined : completeCheckpoint(options.first);
     if (row && row.execution_id !== executionId) invalid('execution_id', `of the first row must be the leased execution '${executionId}'`);
+    const key = row ? options.idempotencyKey : undefined;
+    if (key) checkIdempotencyKeyWrite(key);
     const now = Date.now();
     let generation: number | null = null;
     const acquire = (statements: Statements) => {
@@ -624,6 +649,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
         runner: options.runner ?? null,
       }) as { generation: number } | undefined;
       generation = granted?.generation ?? null;
+      if (row && generation !== null && key) {
+        // The request's key, in the same transaction: refused, the throw rolls the lease back too (docs/adr/0052).
+        const recorded = statements.putKey.run({ ...key, execution: executionId, now, expires: now + key.ttlMs });
+        if (recorded.changes === 0) throw new IdempotencyKeyTaken(executionId);
+      }
       // The first row, fenced by the grant (a refused lease writes nothing).
       if (row && generation !== null) this.insert(statements, row, { owner, generation });
     };
@@ -636,6 +666,28 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async leaseOf(executionId: string): Promise<LeaseRecord | null> {
     const row = this.#now(({ statements }) => statements.leaseOf.get(executionId)) as { owner: string; generation: number; expires_at: number } | undefined;
     return row ? { owner: row.owner, generation: row.generation, expires_at: new Date(row.expires_at).toISOString() } : null;
+  }
+
+  async idempotencyKeyOf(caller: string, key: string): Promise<IdempotencyKeyRecord | null> {
+    const row = this.open().statements.keyOf.get(caller, key, Date.now()) as StoredKey | undefined;
+    return row
+      ? {
+          caller: row.caller,
+          key: row.idempotency_key,
+          fingerprint: row.fingerprint,
+          execution_id: row.execution_id,
+          created_at: new Date(row.created_at).toISOString(),
+          expires_at: new Date(row.expires_at).toISOString(),
+        }
+      : null;
+  }
+
+  async releaseIdempotencyKey(caller: string, key: string, executionId: string): Promise<boolean> {
+    return this.writable().statements.releaseKey.run({ caller, key, execution: executionId, now: Date.now() }).changes > 0;
+  }
+
+  async pruneIdempotencyKeys(): Promise<number> {
+    return this.writable().statements.pruneKeys.run(Date.now()).changes;
   }
 
   async renewLease(executionId: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -420,6 +420,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX idx_recoveries_at ON execution_recoveries(at);`,
   },
+  {
+    // Served requests' Idempotency-Keys (docs/adr/0052), written in the transaction of the first row of the execution
+    // each one started: the primary key decides which of two concurrent requests with one key runs. Times are epoch
+    // milliseconds, as the lease's; the expiry index serves the prune.
+    description: 'v35 served_idempotency_keys: Idempotency-Key of a served request, its caller, body fingerprint and execution',
+    sql: `
+      CREATE TABLE served_idempotency_keys (
+        caller TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (caller, idempotency_key)
+      );
+      CREATE INDEX idx_served_idempotency_keys_expires ON served_idempotency_keys(expires_at);`,
+  },
 ];
 
 /** The first schema version whose execution leases say which executions are active (recovery, docs/adr/0050). */
