@@ -23,6 +23,7 @@ const rows = [
   { id: 'route:GET /health', kind: 'route', text: 'served agent liveness; always open', storage: false },
   { id: 'route:POST /run', kind: 'route', text: 'served agent run: JSON {input} -> run response', storage: true },
   { id: 'route:POST /run/stream', kind: 'route', text: 'served agent stream (Agent targets only): SSE events', storage: true },
+  { id: 'route:GET /runs/{execution_id}', kind: 'route', text: 'served agent: where an execution of the served runner stands (ADR 0053)', storage: true },
   // Endpoints: local UI
   { id: 'route:GET /api/executions/{execution_id}', kind: 'route', text: 'full checkpoint history; 404 on unknown id', storage: true },
   { id: 'route:GET /api/pending-interrupts', kind: 'route', text: 'list of PendingInterrupt rows; query limit', storage: true },

@@ -108,15 +108,39 @@ export const httpErrors = [
   },
   {
     "service": "served-agent",
+    "model": "IdempotencyKeyInUseError",
+    "status": 409,
+    "code": "idempotency_key_in_use"
+  },
+  {
+    "service": "served-agent",
+    "model": "IdempotencyKeyMismatchError",
+    "status": 422,
+    "code": "idempotency_key_mismatch"
+  },
+  {
+    "service": "served-agent",
     "model": "InternalError",
     "status": 500,
     "code": "internal_error"
   },
   {
     "service": "served-agent",
+    "model": "InvalidIdempotencyKeyError",
+    "status": 400,
+    "code": "invalid_idempotency_key"
+  },
+  {
+    "service": "served-agent",
     "model": "InvalidJsonError",
     "status": 400,
     "code": "invalid_json"
+  },
+  {
+    "service": "served-agent",
+    "model": "NotFoundError",
+    "status": 404,
+    "code": "not_found"
   },
   {
     "service": "served-agent",

@@ -10,6 +10,7 @@ import { localDbPath } from '../../src/config/paths.js';
 import { registerSecret } from '../../src/config/secrets.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/serve/app.js';
 import { normalizeToken } from '../../src/serve/auth.js';
+import { idempotencyTtlMs } from '../../src/serve/request-key.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
 import { superviseWithReload } from '../../src/serve/reload.js';
 import { startAgentServer } from '../../src/serve/server.js';
@@ -32,6 +33,8 @@ export class AgentServeCommand extends AgentkitCommand {
       '`<spec>` is `path/to/file.ts:attr`, `file.js:attr` or `module:attr`, resolved from the working directory; the attribute may be the runner or a zero-argument factory returning one.',
       'Routes: `GET /health` (always open), `POST /run` with `{"input": "..."}` (any target; a paused run answers `status: paused` with its `execution_id` and `pending_interrupt`), `POST /run/stream` (Agent targets only; Server-Sent Events `delta`, `tool_call`, `paused`, `error`, `done`). Requests and responses are validated against the OpenAPI contract; bodies over `--max-body-bytes` get 413.',
       'With `--auth-token` (or `AGENTKIT_SERVE_TOKEN`; the flag wins) every route except `GET /health` requires `Authorization: Bearer <token>` (surrounding whitespace of the token is trimmed; whitespace inside it is refused). Binding a non-loopback address without a token prints a warning: set a token and terminate TLS at a reverse proxy.',
+      'A run request may carry `Idempotency-Key: <key>` (1-255 visible characters, bare or quoted): the first request with a key records it with its execution; a repeat from the same caller within `AGENTKIT_IDEMPOTENCY_TTL` (default 24h; seconds, or `90m`, `24h`, `7d`) starts nothing and answers that execution as it stands (409 while it runs, 422 for a different body). The runner needs a checkpointer.',
+      '`GET /runs/{execution_id}` answers where an execution of this runner stands (`running`, `paused`, `completed`, `failed`, `needs_attention`). It is behind the token; without a token it is off unless `--expose-status` is given, which lets anyone who can reach the port read run outputs and pending contexts.',
       'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`). SIGTERM or SIGINT stops accepting, lets in-flight runs finish and flushes traces.',
     ].join('\n\n'),
     examples: [
@@ -45,6 +48,10 @@ export class AgentServeCommand extends AgentkitCommand {
   host = Option.String('--host', '0.0.0.0', { description: 'Bind address (default 0.0.0.0)' });
   reload = Option.Boolean('--reload', false, { description: 'Restart when a source file changes' });
   authToken = Option.String('--auth-token', { description: 'Require this bearer token on every route but /health (default: AGENTKIT_SERVE_TOKEN)' });
+  exposeStatus = Option.Boolean('--expose-status', false, {
+    description:
+      'Serve GET /runs/{execution_id} without a token (anyone who can reach the port reads run outputs and pending contexts); with a token the route is always on, behind it',
+  });
   maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), {
     validator: positiveInteger,
     description: 'Request body cap in bytes (default 10 MiB)',
@@ -58,6 +65,7 @@ export class AgentServeCommand extends AgentkitCommand {
       throw new UsageError((error as Error).message);
     }
     registerSecret(token);
+    this.idempotencyTtl();
     if (this.reload) return this.supervise();
 
     const progress = slowWork(this.context.stderr, `agentkit: loading ${this.spec} and starting the server`);
@@ -83,6 +91,8 @@ export class AgentServeCommand extends AgentkitCommand {
       host: this.host,
       port: this.port,
       ...(token ? { token } : {}),
+      exposeStatus: this.exposeStatus,
+      idempotencyTtlMs: this.idempotencyTtl(),
       maxBodyBytes: this.maxBodyBytes,
       log: (line) => this.err(line),
       onShutdown: async () => {
@@ -90,6 +100,15 @@ export class AgentServeCommand extends AgentkitCommand {
         await closeRunner(runner);
       },
     });
+  }
+
+  /** `AGENTKIT_IDEMPOTENCY_TTL` in ms; a malformed value is a usage error. */
+  private idempotencyTtl(): number {
+    try {
+      return idempotencyTtlMs(this.context.env);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
   }
 
   /** Run this same command without --reload in a child, restarting it when a file under the target's folder changes. */
@@ -100,6 +119,7 @@ export class AgentServeCommand extends AgentkitCommand {
     const main = fileURLToPath(new URL(`../main${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
     const args = ['agent', 'serve', this.spec, '--port', String(this.port), '--host', this.host, '--max-body-bytes', String(this.maxBodyBytes)];
     if (this.authToken) args.push('--auth-token', this.authToken);
+    if (this.exposeStatus) args.push('--expose-status');
     this.err(`agentkit: watching ${watchDir} for changes`);
     return superviseWithReload({
       command: [process.execPath, ...process.execArgv, main, ...args],

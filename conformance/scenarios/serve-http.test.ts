@@ -174,8 +174,9 @@ area.scenario(
     assert.equal(events, [
       { type: 'tool_call', name: 'issue_refund', arguments: { order_id: 'A-2', amount: 2000 } },
       { type: 'paused', reason: 'refund_approval', execution_id: executionId, context: { order_id: 'A-2', amount: 2000 } },
-      { type: 'done' },
+      { type: 'done', execution_id: executionId, trace_id: events.at(-1)?.trace_id, status: 'paused' },
     ]);
+    assert.type(events.at(-1)?.trace_id, 'string', 'the done event names the trace');
     const pending = await checkpointer.listPendingInterrupts();
     assert.equal(
       pending.map((p) => [p.execution_id, p.reason]),
@@ -212,8 +213,9 @@ area.scenario(
       { type: 'delta', text: 'Let me check. ' },
       { type: 'tool_call', name: 'get_weather', arguments: { city: 'Lima' } },
       { type: 'delta', text: 'It is 14 degrees in Lima.' },
-      { type: 'done' },
+      { type: 'done', execution_id: events.at(-1)?.execution_id, trace_id: events.at(-1)?.trace_id, status: 'completed' },
     ]);
+    assert.type(events.at(-1)?.execution_id, 'string', 'the done event names the execution');
     const streamed = await new AgentClient({ baseUrl: url }).stream('weather in Lima');
     const typed: Array<Record<string, unknown>> = [];
     for await (const event of streamed.data!) typed.push(event);

@@ -29,7 +29,7 @@ area.scenario('valid events arrive in order, typed, across chunk boundaries', an
       'data: {"type":"delta","text":"Hel',
       'lo"}\n\n: a comment\n\ndata: {"type":"tool_call","name":"refund","arguments":{"amount":5}}\r\n\r\n',
       'data: {"type":"paused","reason":"approval","execution_id":"e1","context":{"amount":5}}\n\n',
-      'data: {"type":"done"}\n\n',
+      'data: {"type":"done","execution_id":"e1","trace_id":null,"status":"paused"}\n\n',
     ),
   );
   assert.equal(
@@ -44,8 +44,8 @@ area.scenario('valid events arrive in order, typed, across chunk boundaries', an
 });
 
 area.scenario('a final frame without a trailing blank line is still delivered', any, async () => {
-  const events = await collect(body('data: {"type":"done"}'));
-  assert.equal(events, [{ type: 'done' }]);
+  const events = await collect(body('data: {"type":"done","execution_id":"e2","trace_id":"t2","status":"completed"}'));
+  assert.equal(events, [{ type: 'done', execution_id: 'e2', trace_id: 't2', status: 'completed' }]);
 });
 
 area.scenario('a frame that is not JSON is rejected with StreamEventError', any, async () => {

@@ -64,6 +64,9 @@ export const doc = {
             "schema": {
               "type": "string"
             }
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyHeader"
           }
         ],
         "responses": {
@@ -78,11 +81,14 @@ export const doc = {
             }
           },
           "400": {
-            "description": "The body is not valid JSON.",
+            "description": "The `Idempotency-Key` header is not a quoted or bare token of 1-255 visible ASCII characters.",
             "content": {
               "application/json": {
                 "schema": {
                   "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/InvalidIdempotencyKeyError"
+                    },
                     {
                       "$ref": "#/components/schemas/InvalidJsonError"
                     },
@@ -115,6 +121,16 @@ export const doc = {
               }
             }
           },
+          "409": {
+            "description": "The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IdempotencyKeyInUseError"
+                }
+              }
+            }
+          },
           "413": {
             "description": "The request body is larger than the configured cap.",
             "content": {
@@ -126,11 +142,18 @@ export const doc = {
             }
           },
           "422": {
-            "description": "A blocking input guardrail refused the request: well-formed, but the agent will not run it.",
+            "description": "The `Idempotency-Key` was first used with a different request body; nothing was run.",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/GuardrailBlockedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/IdempotencyKeyMismatchError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/GuardrailBlockedError"
+                    }
+                  ]
                 }
               }
             }
@@ -184,6 +207,9 @@ export const doc = {
             "schema": {
               "type": "string"
             }
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyHeader"
           }
         ],
         "responses": {
@@ -209,6 +235,9 @@ export const doc = {
                   "anyOf": [
                     {
                       "$ref": "#/components/schemas/StreamingUnsupportedError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/InvalidIdempotencyKeyError"
                     },
                     {
                       "$ref": "#/components/schemas/InvalidJsonError"
@@ -242,6 +271,16 @@ export const doc = {
               }
             }
           },
+          "409": {
+            "description": "The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IdempotencyKeyInUseError"
+                }
+              }
+            }
+          },
           "413": {
             "description": "The request body is larger than the configured cap.",
             "content": {
@@ -253,11 +292,18 @@ export const doc = {
             }
           },
           "422": {
-            "description": "A blocking input guardrail refused the request: well-formed, but the agent will not run it.",
+            "description": "The `Idempotency-Key` was first used with a different request body; nothing was run.",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/GuardrailBlockedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/IdempotencyKeyMismatchError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/GuardrailBlockedError"
+                    }
+                  ]
                 }
               }
             }
@@ -297,6 +343,84 @@ export const doc = {
           }
         }
       }
+    },
+    "/runs/{execution_id}": {
+      "get": {
+        "operationId": "getRun",
+        "summary": "Status of a run",
+        "description": "Where an execution of the runner this server serves stands. Same auth as the run routes; without a token\nconfigured the route answers only when the server was started with `--expose-status` (ADR 0053). An execution\nof another runner, or none, is a 404.",
+        "parameters": [
+          {
+            "name": "authorization",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "execution_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RunStatus"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Bearer token missing or wrong on a run route of the served agent.",
+            "headers": {
+              "WWW-Authenticate": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnauthorizedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "The route or resource does not exist.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotFoundError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Runs"
+        ]
+      }
     }
   },
   "security": [
@@ -305,6 +429,17 @@ export const doc = {
     }
   ],
   "components": {
+    "parameters": {
+      "IdempotencyKeyHeader": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "A quoted or bare token of 1-255 visible ASCII characters; anything else is a 400.",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
     "schemas": {
       "DeltaEvent": {
         "type": "object",
@@ -328,7 +463,10 @@ export const doc = {
       "DoneEvent": {
         "type": "object",
         "required": [
-          "type"
+          "type",
+          "execution_id",
+          "trace_id",
+          "status"
         ],
         "properties": {
           "type": {
@@ -336,9 +474,34 @@ export const doc = {
             "enum": [
               "done"
             ]
+          },
+          "execution_id": {
+            "type": "string"
+          },
+          "trace_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "status": {
+            "$ref": "#/components/schemas/DoneStatus"
           }
         },
-        "description": "End of stream."
+        "description": "End of stream: which execution ran, under which trace, and how it ended. A repeat of a request with an\n`Idempotency-Key` sends only this (after `paused` when paused, `error` when failed), for the first request's run."
+      },
+      "DoneStatus": {
+        "type": "string",
+        "enum": [
+          "completed",
+          "paused",
+          "failed"
+        ],
+        "description": "How a streamed run ended, on its `done` event."
       },
       "EmptyInputError": {
         "type": "object",
@@ -480,6 +643,49 @@ export const doc = {
         },
         "description": "Body of `GET /health`."
       },
+      "IdempotencyKeyInUseError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code",
+          "execution_id"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "idempotency_key_in_use"
+            ]
+          },
+          "execution_id": {
+            "type": "string",
+            "description": "The execution the key started (`GET /runs/{execution_id}` follows it)."
+          }
+        },
+        "description": "The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later."
+      },
+      "IdempotencyKeyMismatchError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "idempotency_key_mismatch"
+            ]
+          }
+        },
+        "description": "The `Idempotency-Key` was first used with a different request body; nothing was run."
+      },
       "InternalError": {
         "type": "object",
         "required": [
@@ -498,6 +704,25 @@ export const doc = {
           }
         },
         "description": "An unexpected failure on the server. The detail never carries secrets or stack traces."
+      },
+      "InvalidIdempotencyKeyError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "invalid_idempotency_key"
+            ]
+          }
+        },
+        "description": "The `Idempotency-Key` header is not a quoted or bare token of 1-255 visible ASCII characters."
       },
       "InvalidJsonError": {
         "type": "object",
@@ -522,6 +747,25 @@ export const doc = {
         "type": "object",
         "description": "A JSON object with string keys and arbitrary values (a context, a state snapshot, attributes).",
         "additionalProperties": {}
+      },
+      "NotFoundError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "not_found"
+            ]
+          }
+        },
+        "description": "The route or resource does not exist."
       },
       "PausedEvent": {
         "type": "object",
@@ -669,6 +913,87 @@ export const doc = {
           }
         },
         "description": "Body of a `POST /run` answer, for every target kind (Agent, Chain, Swarm, Supervisor)."
+      },
+      "RunState": {
+        "type": "string",
+        "enum": [
+          "running",
+          "paused",
+          "completed",
+          "failed",
+          "needs_attention"
+        ],
+        "description": "Where an execution stands, as `GET /runs/{execution_id}` reads it from the store: `running` (its lease is held),\n`paused` (waiting for a decision: `pending_interrupt` is set), `completed` (`output` is set), `failed` (`error` is\nset), `needs_attention` (no terminal row, no pause, and nobody holds its lease: its process died mid-run)."
+      },
+      "RunStatus": {
+        "type": "object",
+        "required": [
+          "execution_id",
+          "status",
+          "output",
+          "error",
+          "pending_interrupt",
+          "trace_ids",
+          "created_at",
+          "updated_at"
+        ],
+        "properties": {
+          "execution_id": {
+            "type": "string"
+          },
+          "status": {
+            "$ref": "#/components/schemas/RunState"
+          },
+          "output": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The final answer when `completed` (a Chain's non-string output JSON-encoded); null otherwise."
+          },
+          "error": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What the run failed with when `failed`; null otherwise."
+          },
+          "pending_interrupt": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/PendingInterruptSummary"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Set when `paused`: reason, context, node_id, agent_path."
+          },
+          "trace_ids": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The traces of the execution, oldest first: the first run's, then one per resume."
+          },
+          "created_at": {
+            "type": "string",
+            "description": "When the execution's first row was written (ISO-8601 UTC)."
+          },
+          "updated_at": {
+            "type": "string",
+            "description": "When its latest row was written (ISO-8601 UTC)."
+          }
+        },
+        "description": "Body of `GET /runs/{execution_id}`. `/run` keeps answering only `completed` or `paused`."
       },
       "RunStreamEvent": {
         "anyOf": [

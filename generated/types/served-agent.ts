@@ -62,6 +62,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{execution_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status of a run
+         * @description Where an execution of the runner this server serves stands. Same auth as the run routes; without a token
+         *     configured the route answers only when the server was started with `--expose-status` (ADR 0053). An execution
+         *     of another runner, or none, is a 404.
+         */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -72,11 +94,22 @@ export interface components {
             /** @enum {string} */
             type: "delta";
         };
-        /** @description End of stream. */
+        /**
+         * @description End of stream: which execution ran, under which trace, and how it ended. A repeat of a request with an
+         *     `Idempotency-Key` sends only this (after `paused` when paused, `error` when failed), for the first request's run.
+         */
         DoneEvent: {
+            execution_id: string;
+            status: components["schemas"]["DoneStatus"];
+            trace_id: string | null;
             /** @enum {string} */
             type: "done";
         };
+        /**
+         * @description How a streamed run ended, on its `done` event.
+         * @enum {string}
+         */
+        DoneStatus: "completed" | "paused" | "failed";
         /** @description `input` is empty or only whitespace. */
         EmptyInputError: {
             /** @enum {string} */
@@ -113,10 +146,30 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        /** @description The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later. */
+        IdempotencyKeyInUseError: {
+            /** @enum {string} */
+            code: "idempotency_key_in_use";
+            detail: string;
+            /** @description The execution the key started (`GET /runs/{execution_id}` follows it). */
+            execution_id: string;
+        };
+        /** @description The `Idempotency-Key` was first used with a different request body; nothing was run. */
+        IdempotencyKeyMismatchError: {
+            /** @enum {string} */
+            code: "idempotency_key_mismatch";
+            detail: string;
+        };
         /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
         InternalError: {
             /** @enum {string} */
             code: "internal_error";
+            detail: string;
+        };
+        /** @description The `Idempotency-Key` header is not a quoted or bare token of 1-255 visible ASCII characters. */
+        InvalidIdempotencyKeyError: {
+            /** @enum {string} */
+            code: "invalid_idempotency_key";
             detail: string;
         };
         /** @description The body is not valid JSON. */
@@ -128,6 +181,12 @@ export interface components {
         /** @description A JSON object with string keys and arbitrary values (a context, a state snapshot, attributes). */
         JsonObject: {
             [key: string]: unknown;
+        };
+        /** @description The route or resource does not exist. */
+        NotFoundError: {
+            /** @enum {string} */
+            code: "not_found";
+            detail: string;
         };
         /** @description The run paused for a human decision; sent before `done`. */
         PausedEvent: {
@@ -170,6 +229,30 @@ export interface components {
             tokens_used: number;
             /** @description The run's trace id. */
             trace_id: string | null;
+        };
+        /**
+         * @description Where an execution stands, as `GET /runs/{execution_id}` reads it from the store: `running` (its lease is held),
+         *     `paused` (waiting for a decision: `pending_interrupt` is set), `completed` (`output` is set), `failed` (`error` is
+         *     set), `needs_attention` (no terminal row, no pause, and nobody holds its lease: its process died mid-run).
+         * @enum {string}
+         */
+        RunState: "running" | "paused" | "completed" | "failed" | "needs_attention";
+        /** @description Body of `GET /runs/{execution_id}`. `/run` keeps answering only `completed` or `paused`. */
+        RunStatus: {
+            /** @description When the execution's first row was written (ISO-8601 UTC). */
+            created_at: string;
+            /** @description What the run failed with when `failed`; null otherwise. */
+            error: string | null;
+            execution_id: string;
+            /** @description The final answer when `completed` (a Chain's non-string output JSON-encoded); null otherwise. */
+            output: string | null;
+            /** @description Set when `paused`: reason, context, node_id, agent_path. */
+            pending_interrupt: components["schemas"]["PendingInterruptSummary"] | null;
+            status: components["schemas"]["RunState"];
+            /** @description The traces of the execution, oldest first: the first run's, then one per resume. */
+            trace_ids: string[];
+            /** @description When its latest row was written (ISO-8601 UTC). */
+            updated_at: string;
         };
         /** @description Any event of `POST /run/stream`. */
         RunStreamEvent: components["schemas"]["DeltaEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["DoneEvent"];
@@ -218,27 +301,37 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description A quoted or bare token of 1-255 visible ASCII characters; anything else is a 400. */
+        IdempotencyKeyHeader: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type DeltaEvent = components['schemas']['DeltaEvent'];
 export type DoneEvent = components['schemas']['DoneEvent'];
+export type DoneStatus = components['schemas']['DoneStatus'];
 export type EmptyInputError = components['schemas']['EmptyInputError'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorEvent = components['schemas']['ErrorEvent'];
 export type ExecutionStatus = components['schemas']['ExecutionStatus'];
 export type GuardrailBlockedError = components['schemas']['GuardrailBlockedError'];
 export type HealthResponse = components['schemas']['HealthResponse'];
+export type IdempotencyKeyInUseError = components['schemas']['IdempotencyKeyInUseError'];
+export type IdempotencyKeyMismatchError = components['schemas']['IdempotencyKeyMismatchError'];
 export type InternalError = components['schemas']['InternalError'];
+export type InvalidIdempotencyKeyError = components['schemas']['InvalidIdempotencyKeyError'];
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
 export type JsonObject = components['schemas']['JsonObject'];
+export type NotFoundError = components['schemas']['NotFoundError'];
 export type PausedEvent = components['schemas']['PausedEvent'];
 export type PayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type PendingInterruptSummary = components['schemas']['PendingInterruptSummary'];
 export type RunRequest = components['schemas']['RunRequest'];
 export type RunResponse = components['schemas']['RunResponse'];
+export type RunState = components['schemas']['RunState'];
+export type RunStatus = components['schemas']['RunStatus'];
 export type RunStreamEvent = components['schemas']['RunStreamEvent'];
 export type StorageUnavailableError = components['schemas']['StorageUnavailableError'];
 export type StreamingUnsupportedError = components['schemas']['StreamingUnsupportedError'];
@@ -246,6 +339,7 @@ export type ToolCallEvent = components['schemas']['ToolCallEvent'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
+export type ParameterIdempotencyKeyHeader = components['parameters']['IdempotencyKeyHeader'];
 export type $defs = Record<string, never>;
 export interface operations {
     health: {
@@ -273,6 +367,8 @@ export interface operations {
             query?: never;
             header?: {
                 authorization?: string;
+                /** @description A quoted or bare token of 1-255 visible ASCII characters; anything else is a 400. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -292,13 +388,13 @@ export interface operations {
                     "application/json": components["schemas"]["RunResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The `Idempotency-Key` header is not a quoted or bare token of 1-255 visible ASCII characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["EmptyInputError"];
+                    "application/json": components["schemas"]["InvalidIdempotencyKeyError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["EmptyInputError"];
                 };
             };
             /** @description Bearer token missing or wrong on a run route of the served agent. */
@@ -311,6 +407,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseError"];
+                };
+            };
             /** @description The request body is larger than the configured cap. */
             413: {
                 headers: {
@@ -320,13 +425,13 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description A blocking input guardrail refused the request: well-formed, but the agent will not run it. */
+            /** @description The `Idempotency-Key` was first used with a different request body; nothing was run. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GuardrailBlockedError"];
+                    "application/json": components["schemas"]["IdempotencyKeyMismatchError"] | components["schemas"]["GuardrailBlockedError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -357,6 +462,8 @@ export interface operations {
             query?: never;
             header?: {
                 authorization?: string;
+                /** @description A quoted or bare token of 1-255 visible ASCII characters; anything else is a 400. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -382,7 +489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StreamingUnsupportedError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["EmptyInputError"];
+                    "application/json": components["schemas"]["StreamingUnsupportedError"] | components["schemas"]["InvalidIdempotencyKeyError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["EmptyInputError"];
                 };
             };
             /** @description Bearer token missing or wrong on a run route of the served agent. */
@@ -395,6 +502,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseError"];
+                };
+            };
             /** @description The request body is larger than the configured cap. */
             413: {
                 headers: {
@@ -404,13 +520,13 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description A blocking input guardrail refused the request: well-formed, but the agent will not run it. */
+            /** @description The `Idempotency-Key` was first used with a different request body; nothing was run. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GuardrailBlockedError"];
+                    "application/json": components["schemas"]["IdempotencyKeyMismatchError"] | components["schemas"]["GuardrailBlockedError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -420,6 +536,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /**
+             * @description The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail
+             *     names no internal address.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUnavailableError"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStatus"];
+                };
+            };
+            /** @description Bearer token missing or wrong on a run route of the served agent. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The route or resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /**

@@ -18,6 +18,10 @@ export type AgentErrorBody =
   | Schemas['UnauthorizedError']
   | Schemas['PayloadTooLargeError']
   | Schemas['GuardrailBlockedError']
+  | Schemas['InvalidIdempotencyKeyError']
+  | Schemas['IdempotencyKeyInUseError']
+  | Schemas['IdempotencyKeyMismatchError']
+  | Schemas['NotFoundError']
   | Schemas['InternalError']
   | { detail: string; code: Schemas['ErrorCode'] };
 
@@ -38,7 +42,16 @@ export interface AgentClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-/** Typed access to `GET /health`, `POST /run` and `POST /run/stream`. */
+/** Per-call options of `run` and `stream`. */
+export interface RunCallOptions {
+  /**
+   * Sent as `Idempotency-Key` (docs/adr/0052): a retry with the same key and input starts nothing and answers the
+   * first execution as it stands (an error with status 409 and `execution_id` while it still runs).
+   */
+  idempotencyKey?: string;
+}
+
+/** Typed access to `GET /health`, `POST /run`, `POST /run/stream` and `GET /runs/{execution_id}`. */
 export class AgentClient {
   private readonly http: Client<paths>;
   private readonly headers: Record<string, string>;
@@ -59,8 +72,8 @@ export class AgentClient {
   }
 
   /** Run the agent once. A paused run is a success with `status: 'paused'` and its `pending_interrupt`. */
-  async run(input: string): Promise<Result<Schemas['RunResponse']>> {
-    const { data, error, response } = await this.http.POST('/run', { body: { input } });
+  async run(input: string, options: RunCallOptions = {}): Promise<Result<Schemas['RunResponse']>> {
+    const { data, error, response } = await this.http.POST('/run', { body: { input }, params: keyHeader(options) });
     return data !== undefined ? { data } : { error: { status: response.status, body: asErrorBody(error, response) } };
   }
 
@@ -68,11 +81,25 @@ export class AgentClient {
    * Stream an Agent's run. On success, `data` iterates the events in order (`delta`, `tool_call`, `paused`,
    * `error`, `done`), each validated against the contract; a malformed event throws `StreamEventError`.
    */
-  async stream(input: string): Promise<Result<AsyncIterable<Schemas['RunStreamEvent']>>> {
-    const { data, error, response } = await this.http.POST('/run/stream', { body: { input }, parseAs: 'stream' });
+  async stream(input: string, options: RunCallOptions = {}): Promise<Result<AsyncIterable<Schemas['RunStreamEvent']>>> {
+    const { data, error, response } = await this.http.POST('/run/stream', { body: { input }, params: keyHeader(options), parseAs: 'stream' });
     if (error !== undefined || !data) return { error: { status: response.status, body: asErrorBody(error, response) } };
     return { data: { [Symbol.asyncIterator]: () => readRunStreamEvents(data) } };
   }
+
+  /**
+   * Where an execution of the served runner stands (`running`, `paused`, `completed`, `failed`, `needs_attention`),
+   * with its output, pending interrupt and trace ids. A 404 error for an unknown execution, another runner's, or when
+   * the server serves no status (no token and no `--expose-status`).
+   */
+  async getRun(executionId: string): Promise<Result<Schemas['RunStatus']>> {
+    const { data, error, response } = await this.http.GET('/runs/{execution_id}', { params: { path: { execution_id: executionId } } });
+    return data !== undefined ? { data } : { error: { status: response.status, body: asErrorBody(error, response) } };
+  }
+}
+
+function keyHeader(options: RunCallOptions): { header: { 'Idempotency-Key'?: string } } {
+  return { header: options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey } };
 }
 
 /** openapi-fetch types `error` from the declared responses; an undeclared status still gets a readable body. */

@@ -1,10 +1,10 @@
 /**
  * `agentkit/client`: typed access to a served agent (`agentkit agent serve`), built on the generated OpenAPI types
- * with openapi-fetch. `AgentClient` wraps the three routes with bearer auth and typed error values;
+ * with openapi-fetch. `AgentClient` wraps the routes with bearer auth and typed error values;
  * `createServedAgentClient` is the raw generated client and `readRunStreamEvents` reads `POST /run/stream`, yielding
  * each event validated against the contract.
  */
-export { AgentClient, type AgentClientError, type AgentClientOptions, type AgentErrorBody, type Result } from './agent-client.js';
+export { AgentClient, type AgentClientError, type AgentClientOptions, type AgentErrorBody, type Result, type RunCallOptions } from './agent-client.js';
 export {
   createServedAgentClient,
   readRunStreamEvents,
@@ -20,6 +20,8 @@ export type {
   PausedEvent,
   RunRequest,
   RunResponse,
+  RunState,
+  RunStatus,
   RunStreamEvent,
   ToolCallEvent,
 } from '../../generated/types/served-agent.js';

@@ -13,7 +13,7 @@ import { toServeTarget } from './adapters.js';
 
 const test = suite('serve adapters');
 
-test('a served agent that pauses streams exactly one paused event, from the agent, before the end', async () => {
+test('a served agent that pauses streams exactly one paused event, from the agent, then done naming the execution', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentkit-adapters-'));
   const checkpointer = new SQLiteCheckpointer(path.join(dir, 'local.db'));
   try {
@@ -32,7 +32,8 @@ test('a served agent that pauses streams exactly one paused event, from the agen
     assert.is(paused.length, 1);
     const pending = await checkpointer.listPendingInterrupts();
     assert.equal(paused[0], { type: 'paused', reason: 'approval', execution_id: pending[0]!.execution_id, context: { amount: 5 } });
-    assert.is(events.at(-1), paused[0]);
+    assert.is(events.at(-2), paused[0]);
+    assert.equal(events.at(-1), { type: 'done', execution_id: pending[0]!.execution_id, trace_id: null, status: 'paused' });
   } finally {
     await checkpointer.close();
     rmSync(dir, { recursive: true, force: true });

@@ -4,16 +4,16 @@
  */
 import type { Context } from '@opentelemetry/api';
 import type { AgentResult, ChainResult } from '../../generated/types/resources.js';
-import type { RunResponse, RunStreamEvent } from '../../generated/types/served-agent.js';
+import type { RunResponse } from '../../generated/types/served-agent.js';
+import type { Checkpointer } from '../durability/checkpointer.js';
 import { runnerKind, runnerName } from '../runner-kind.js';
 import { withTraceDestination } from '../tracing/index.js';
 import { ConfigError } from '../errors.js';
-import type { ServeTarget } from './target.js';
-
-type StreamedEvent = Exclude<RunStreamEvent, { type: 'done' } | { type: 'error' }>;
+import type { ServeTarget, TargetStreamEvent } from './target.js';
 
 interface RunnerLike {
   name?: string;
+  checkpointer?: Checkpointer | null;
   run(input: string, options?: Record<string, unknown>): Promise<AgentResult | ChainResult>;
   stream?(input: string, options?: Record<string, unknown>): AsyncIterable<{ type: string; [key: string]: unknown }>;
 }
@@ -33,9 +33,11 @@ export function toServeTarget(value: unknown, options: AdapterOptions): ServeTar
   const target: ServeTarget = {
     kind,
     name,
-    async run(input, parent) {
+    checkpointer: runner.checkpointer ?? null,
+    async run(input, parent, executionId) {
       const started = performance.now();
-      const result = await traced(parent, () => (kind === 'chain' ? runner.run(input) : runner.run(input, {})));
+      const options = executionId === undefined ? {} : { executionId };
+      const result = await traced(parent, () => runner.run(input, options));
       return kind === 'chain' ? fromChainResult(result as ChainResult, performance.now() - started) : fromAgentResult(result as AgentResult);
     },
   };
@@ -43,7 +45,8 @@ export function toServeTarget(value: unknown, options: AdapterOptions): ServeTar
     const stream = runner.stream.bind(runner);
     return {
       ...target,
-      stream: (input, signal, parent) => inDestination(options.traceDb, parent, () => agentEvents(stream(input, { signal }))),
+      stream: (input, signal, parent, executionId) =>
+        inDestination(options.traceDb, parent, () => agentEvents(stream(input, executionId === undefined ? { signal } : { signal, executionId }))),
     };
   }
   return target;
@@ -79,8 +82,11 @@ function fromAgentResult(result: AgentResult): RunResponse {
   };
 }
 
-/** Agent stream events -> contract events: text deltas, finished tool calls, and `paused` when the run paused. */
-async function* agentEvents(events: AsyncIterable<{ type: string; [key: string]: unknown }>): AsyncGenerator<StreamedEvent> {
+/**
+ * Agent stream events -> contract events: text deltas, finished tool calls, `paused` when the run paused, and `done`
+ * with the run's execution id, trace id and status.
+ */
+async function* agentEvents(events: AsyncIterable<{ type: string; [key: string]: unknown }>): AsyncGenerator<TargetStreamEvent> {
   for await (const event of events) {
     if (event.type === 'text_delta' && typeof event.text === 'string') {
       yield { type: 'delta', text: event.text };
@@ -94,6 +100,9 @@ async function* agentEvents(events: AsyncIterable<{ type: string; [key: string]:
         execution_id: String(event.executionId),
         context: (event.context ?? {}) as Record<string, unknown>,
       };
+    } else if (event.type === 'done') {
+      const result = event.result as AgentResult;
+      yield { type: 'done', execution_id: result.execution_id, trace_id: result.trace_id, status: result.status };
     }
   }
 }

@@ -79,7 +79,12 @@ test('stream: events in order, a failure mid-stream becomes an error event befor
     const failing = await client.stream('fail');
     const events = [];
     for await (const event of failing.data!) events.push(event);
-    assert.equal(events.slice(2), [{ type: 'error', detail: 'the run failed: AgentkitError: openai answered 503', code: 'internal_error' }, { type: 'done' }]);
+    const done = events.at(-1);
+    assert.equal(events.slice(2), [
+      { type: 'error', detail: 'the run failed: AgentkitError: openai answered 503', code: 'internal_error' },
+      { type: 'done', execution_id: done?.type === 'done' ? done.execution_id : '', trace_id: null, status: 'failed' },
+    ]);
+    assert.match(done?.type === 'done' ? done.execution_id : '', /^[0-9a-f-]{36}$/, 'the server chose the execution id');
 
     const anonymous = await new AgentClient({ baseUrl: server.url }).stream('go');
     assert.is(anonymous.error?.status, 401);

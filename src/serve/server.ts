@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { describeErrorSafely } from '../config/redact.js';
+import { supportsIdempotencyKeys } from '../durability/idempotency-keys.js';
 import { findStorageError } from '../durability/storage-errors.js';
 import { registerSecret } from '../config/secrets.js';
 import { listen, warmUp } from '../http/validated-app.js';
@@ -23,6 +24,10 @@ export interface AgentServerOptions {
   onShutdown?: () => Promise<void>;
   /** How long close() waits for in-flight runs before cutting them, in ms (default 30 s). */
   drainTimeoutMs?: number;
+  /** Serve `GET /runs/{execution_id}` without a token (docs/adr/0053); with a token it is always served. */
+  exposeStatus?: boolean;
+  /** How long an `Idempotency-Key` is kept, in ms (default 24 h); expired keys are pruned at start and hourly. */
+  idempotencyTtlMs?: number;
 }
 
 export interface RunningAgentServer {
@@ -44,6 +49,8 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
   const app = createServeApp(target, {
     ...(options.token ? { token: options.token } : {}),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...(options.exposeStatus ? { exposeStatus: true } : {}),
+    ...(options.idempotencyTtlMs ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
     onServerError: (error) => logServerError(error),
     onRequest: (phase) => {
       inFlight += phase === 'start' ? 1 : -1;
@@ -57,11 +64,16 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
     await closeNow(server);
     throw error;
   }
+  const status = options.token || options.exposeStatus ? ', GET /runs/{execution_id}' : '';
   log(
-    `agentkit: serving ${target.kind} '${target.name}' on ${url} (GET /health, POST /run${target.stream ? ', POST /run/stream' : ''})${options.token ? ' with bearer auth' : ''}`,
+    `agentkit: serving ${target.kind} '${target.name}' on ${url} (GET /health, POST /run${target.stream ? ', POST /run/stream' : ''}${status})${options.token ? ' with bearer auth' : ''}`,
   );
   const warning = exposureWarning(options.host, Boolean(options.token));
   if (warning) log(warning);
+  if (options.exposeStatus && !options.token) {
+    log('note: --expose-status without a token: anyone who can reach this port reads the outputs and pending contexts of runs by execution id.');
+  }
+  const stopPruning = pruneKeysHourly(target, logServerError);
 
   let closing: Promise<void> | undefined;
   return {
@@ -80,11 +92,26 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
         }
         server.closeAllConnections();
         await stopped;
+        stopPruning();
         await options.onShutdown?.();
       })();
       return closing;
     },
   };
+}
+
+/**
+ * Delete expired idempotency keys now and every hour (docs/adr/0052), on an unref'd timer; failures go to `onError`.
+ * Returns the function that stops it. A runner without a key store prunes nothing.
+ */
+function pruneKeysHourly(target: ServeTarget, onError: (error: unknown) => void): () => void {
+  const store = target.checkpointer;
+  if (!store || !supportsIdempotencyKeys(store)) return () => {};
+  const prune = () => void store.pruneIdempotencyKeys().catch(onError);
+  prune();
+  const timer = setInterval(prune, 60 * 60 * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 async function closeNow(server: Server): Promise<void> {
