@@ -49,7 +49,7 @@ area.scenario('setup-checkpointer provisions the store, idempotently', { rows: [
       const tables = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [t.backend.schema]);
       assert.equal(
         tables.rows.map((r) => r.table_name),
-        ['checkpoints', 'execution_leases', 'execution_recoveries', 'idempotency_cache', 'pending_interrupts', 'schema_version'],
+        ['checkpoints', 'execution_leases', 'execution_recoveries', 'idempotency_cache', 'pending_interrupts', 'schema_version', 'served_idempotency_keys'],
       );
     } finally {
       await client.end();
