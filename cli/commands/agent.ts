@@ -13,7 +13,9 @@ import { normalizeToken } from '../../src/serve/auth.js';
 import { idempotencyTtlMs } from '../../src/serve/request-key.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
 import { superviseWithReload } from '../../src/serve/reload.js';
+import { startRecoveryLoop, type RecoveryLoop } from '../../src/serve/recovery-loop.js';
 import { startAgentServer } from '../../src/serve/server.js';
+import { recoverSettings } from '../../src/recovery/recoverer.js';
 import { loadTarget, parseTarget } from '../../src/targets.js';
 import { shutdownTracing } from '../../src/tracing/index.js';
 import { AgentkitCommand } from '../base.js';
@@ -35,6 +37,7 @@ export class AgentServeCommand extends AgentkitCommand {
       'With `--auth-token` (or `AGENTKIT_SERVE_TOKEN`; the flag wins) every route except `GET /health` requires `Authorization: Bearer <token>` (surrounding whitespace of the token is trimmed; whitespace inside it is refused). Binding a non-loopback address without a token prints a warning: set a token and terminate TLS at a reverse proxy.',
       'A run request may carry `Idempotency-Key: <key>` (1-255 visible characters, bare or quoted): the first request with a key records it with its execution; a repeat from the same caller within `AGENTKIT_IDEMPOTENCY_TTL` (default 24h; seconds, or `90m`, `24h`, `7d`) starts nothing and answers that execution as it stands (409 while it runs, 422 for a different body). The runner needs a checkpointer.',
       '`GET /runs/{execution_id}` answers where an execution of this runner stands (`running`, `paused`, `completed`, `failed`, `needs_attention`). It is behind the token; without a token it is off unless `--expose-status` is given, which lets anyone who can reach the port read run outputs and pending contexts.',
+      "Recovery (on by default; `--no-recover` turns it off): the server sweeps its runner's store on start and every `AGENTKIT_RECOVER_INTERVAL_MS` (default 5000, jittered) for orphaned executions of this runner (their process died: lease expired, or a dead process of this host) and continues them here, at most `AGENTKIT_RECOVER_CONCURRENCY` (default 4) at once; one replica wins each claim fleet-wide. A run that crashed inside a side-effecting tool is parked `needs_attention`; past `AGENTKIT_RECOVER_MAX_ATTEMPTS` (default 3) a run is marked failed. See `agentkit executions list`.",
       'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`). SIGTERM or SIGINT stops accepting, lets in-flight runs finish and flushes traces.',
     ].join('\n\n'),
     examples: [
@@ -57,6 +60,10 @@ export class AgentServeCommand extends AgentkitCommand {
     description: 'Request body cap in bytes (default 10 MiB)',
   });
 
+  noRecover = Option.Boolean('--no-recover', false, {
+    description: "Do not sweep the runner's store for orphaned executions (recovery is on by default)",
+  });
+
   async run(): Promise<number> {
     let token: string | undefined;
     try {
@@ -71,22 +78,31 @@ export class AgentServeCommand extends AgentkitCommand {
     const progress = slowWork(this.context.stderr, `agentkit: loading ${this.spec} and starting the server`);
     let loaded: Awaited<ReturnType<typeof loadTarget>>;
     let server: Awaited<ReturnType<typeof startAgentServer>>;
+    let recovery: RecoveryLoop | null = null;
+    const settings = recoverSettings(this.context.env);
     try {
       loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
       const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }) });
-      server = await this.start(target, token, loaded.value);
+      server = await this.start(target, token, loaded.value, () => recovery);
+      if (!this.noRecover) recovery = startRecoveryLoop(loaded.value, { ...settings, log: (line) => this.err(line) });
     } finally {
       progress.done();
     }
     await waitForStopSignal(this.context.env);
     this.err('agentkit: stopping: finishing in-flight runs');
+    await recovery?.stop();
     await server.close();
     this.err('agentkit: stopped');
     void loaded;
     return 0;
   }
 
-  private start(target: ReturnType<typeof toServeTarget>, token: string | undefined, runner: unknown): ReturnType<typeof startAgentServer> {
+  private start(
+    target: ReturnType<typeof toServeTarget>,
+    token: string | undefined,
+    runner: unknown,
+    recovery: () => RecoveryLoop | null,
+  ): ReturnType<typeof startAgentServer> {
     return startAgentServer(target, {
       host: this.host,
       port: this.port,
@@ -96,6 +112,8 @@ export class AgentServeCommand extends AgentkitCommand {
       maxBodyBytes: this.maxBodyBytes,
       log: (line) => this.err(line),
       onShutdown: async () => {
+        // Recoveries started here run on the runner's checkpointer: let them end before it closes.
+        await recovery()?.settled();
         await shutdownTracing();
         await closeRunner(runner);
       },
@@ -120,6 +138,7 @@ export class AgentServeCommand extends AgentkitCommand {
     const args = ['agent', 'serve', this.spec, '--port', String(this.port), '--host', this.host, '--max-body-bytes', String(this.maxBodyBytes)];
     if (this.authToken) args.push('--auth-token', this.authToken);
     if (this.exposeStatus) args.push('--expose-status');
+    if (this.noRecover) args.push('--no-recover');
     this.err(`agentkit: watching ${watchDir} for changes`);
     return superviseWithReload({
       command: [process.execPath, ...process.execArgv, main, ...args],
