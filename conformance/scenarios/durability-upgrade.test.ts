@@ -4,17 +4,17 @@
  * v25), on Postgres the old schema's rows replayed into a schema built by its migrations v1-v2.
  */
 import * as assert from 'uvu/assert';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { PG_LATEST_VERSION, PG_MIGRATIONS } from '../../src/durability/postgres-migrations.js';
+import { PG_LATEST_VERSION } from '../../src/durability/postgres-migrations.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import type { Checkpoint } from '../../src/types.js';
 import { approverAgent, payAgent, shape } from '../fixtures/durability/agents.js';
 import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
 import { checkpointerFor, conformance, type Backend } from '../harness/index.js';
+import { installOldStore, readPgFixture } from '../harness/old-store.js';
 
 const area = conformance('durability: upgrade to delta checkpoints');
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/durability/upgrade');
@@ -33,7 +33,7 @@ async function fixtureRows(kind: 'sqlite' | 'postgres'): Promise<Checkpoint[]> {
       db.close();
     }
   } else {
-    rows = (await postgresFixture()).tables.checkpoints.sort((a, b) => Number(a.seq) - Number(b.seq));
+    rows = (await readPgFixture(fixtures)).tables.checkpoints.sort((a, b) => Number(a.seq) - Number(b.seq));
   }
   return rows.map((row) => {
     const out: Record<string, unknown> = {};
@@ -64,69 +64,11 @@ async function fixtureRows(kind: 'sqlite' | 'postgres'): Promise<Checkpoint[]> {
   });
 }
 
-interface PgFixture {
-  schema_version: number;
-  tables: Record<'checkpoints' | 'pending_interrupts' | 'idempotency_cache', Array<Record<string, string | null>>>;
-}
-
-async function postgresFixture(): Promise<PgFixture> {
-  return JSON.parse(await readFile(path.join(fixtures, 'postgres-rows.json'), 'utf8')) as PgFixture;
-}
-
-/** Put the old store where the scenario's checkpointer will open it. */
-async function installOldStore(backend: Backend): Promise<void> {
-  if (backend.kind === 'sqlite') {
-    await mkdir(path.dirname(backend.dbPath), { recursive: true });
-    await copyFile(path.join(fixtures, 'local.db'), backend.dbPath);
-    const db = new Database(backend.dbPath, { readonly: true });
-    try {
-      assert.is(db.pragma('user_version', { simple: true }), 25, 'the fixture is a v25 store (before delta checkpoints)');
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  if (backend.kind !== 'postgres') throw new Error('a storage backend is needed');
-  const fixture = await postgresFixture();
-  const client = new pg.Client({ connectionString: backend.url });
-  await client.connect();
-  try {
-    const s = `"${backend.schema}"`;
-    await client.query('BEGIN');
-    await client.query(
-      `CREATE TABLE ${s}.schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
-    );
-    for (let version = 1; version <= fixture.schema_version; version++) {
-      await client.query(PG_MIGRATIONS[version - 1]!.sql(s));
-      await client.query(`INSERT INTO ${s}.schema_version (version, description) VALUES ($1, $2)`, [version, PG_MIGRATIONS[version - 1]!.description]);
-    }
-    for (const [table, rows] of Object.entries(fixture.tables)) {
-      for (const row of rows) {
-        const columns = Object.keys(row);
-        // Text into each column's own type (jsonb, timestamptz, boolean, bigint...), as the old server stored it.
-        const types = await client.query<{ column_name: string; data_type: string }>(
-          'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
-          [backend.schema, table],
-        );
-        const typeOf = new Map(types.rows.map((r) => [r.column_name, r.data_type]));
-        await client.query(
-          `INSERT INTO ${s}.${table} (${columns.join(', ')}) VALUES (${columns.map((c, i) => `$${i + 1}::${typeOf.get(c)}`).join(', ')})`,
-          columns.map((c) => row[c]),
-        );
-      }
-    }
-    await client.query(`SELECT setval(pg_get_serial_sequence('${s}.checkpoints', 'seq'), (SELECT max(seq) FROM ${s}.checkpoints))`);
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
-}
-
 area.scenario(
   'a store written before delta checkpoints is read without loss, migrated, resumed and forked',
   { rows: ['transition:paused->running', 'transition:fork'] },
   async (t) => {
-    await installOldStore(t.backend);
+    await installOldStore(t.backend, fixtures, 25);
     const old = await fixtureRows(t.backend.kind as 'sqlite' | 'postgres');
     const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());

@@ -4,7 +4,8 @@
  * interval, each serving runs; one is SIGKILLed while its runs are inside their (idempotent) payout tool, and a fresh
  * replica takes its place. Five rounds: every execution the killed replica had started completes on a survivor,
  * recovered once (one recovery record, by another process), with one terminal row and its later side effect
- * (`notify`) done once; no execution is lost, failed or doubled. `--no-recover` leaves an orphan alone.
+ * (`notify`) done once; no execution is lost, failed or doubled. `--no-recover` leaves an orphan alone, and so does
+ * every replica for a run started before the upgrade (fixtures/durability/pre-recovery: a v33 / Postgres v6 store).
  */
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { supportsRecovery } from '../../src/durability/recovery-store.js';
 import { listExecutions } from '../../src/recovery/index.js';
 import { parseLeaseOwner } from '../../src/durability/lease-owner.js';
 import { backendConfig, checkpointerFor, conformance, startCli, type CliProcess, type ScenarioContext } from '../harness/index.js';
+import { installOldStore } from '../harness/old-store.js';
 
 const area = conformance('serving: recovery sweep of orphaned executions');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -184,6 +186,32 @@ area.scenario(
     await sweeping.proc.waitForStderr(/agentkit: recovered execution \S+ \(attempt 1\): completed/);
     sweeping.proc.child.kill('SIGTERM');
     assert.equal(await sweeping.proc.exited, { code: 0, signal: null });
+  },
+);
+
+area.scenario(
+  'a run started before the upgrade (a v33 / Postgres v6 store) is listed orphaned, not recoverable, and never recovered',
+  { rows: ['cli:agent serve'], surfaces: ['cli'], timeoutMs: 120_000 },
+  async (t) => {
+    await installOldStore(t.backend, path.join(root, 'conformance/fixtures/durability/pre-recovery'), 33);
+    const runner = await writeRunner(t);
+    const log = path.join(t.cwd, 'live.log');
+    const replica = await startReplica(t, runner, log);
+    const checkpointer = checkpointerFor(t.backend);
+    t.defer(() => checkpointer.close());
+    // Long enough for many sweeps after the store was upgraded on open: the old run stays where it was.
+    await sleep(Number(ENV.AGENTKIT_EXECUTION_LEASE_MS) + 4 * Number(ENV.AGENTKIT_RECOVER_INTERVAL_MS));
+    const [item, ...rest] = await listExecutions(checkpointer);
+    assert.equal(rest, []);
+    assert.is(item!.execution_id, 'pre-recovery-orphan');
+    assert.is(item!.state, 'orphaned');
+    assert.is(item!.recoverable, false);
+    assert.is(item!.recover_attempts, 0);
+    assert.equal(await checkpointer.listRecoveries({ limit: 10 }), []);
+    assert.equal(logLines(log), [], 'nothing of it ran');
+    assert.not.match(replica.proc.stderr(), /recover/);
+    replica.proc.child.kill('SIGTERM');
+    assert.equal(await replica.proc.exited, { code: 0, signal: null });
   },
 );
 
