@@ -112,8 +112,10 @@ export class AgentServeCommand extends AgentkitCommand {
       maxBodyBytes: this.maxBodyBytes,
       log: (line) => this.err(line),
       onShutdown: async () => {
-        // Recoveries started here run on the runner's checkpointer: let them end before it closes.
-        await recovery()?.settled();
+        // Recoveries started here run on the runner's checkpointer: let them end before it closes, as long as
+        // in-flight requests get. One still running after that leaves its lease to expire: another replica takes it.
+        const settled = recovery()?.settled();
+        if (settled) await Promise.race([settled, new Promise<void>((resolve) => setTimeout(resolve, 30_000).unref())]);
         await shutdownTracing();
         await closeRunner(runner);
       },
