@@ -228,7 +228,7 @@ const keeper = startWorkerModule(beside('store/wal-keeper.js', 'wal-keeper-worke
 console.log('wal keeper:', await firstMessage(keeper));
 keeper.postMessage('stop');
 const commit = startWorkerModule(beside('durability/sqlite-commit-thread.js', 'sqlite-commit-worker'), {
-  workerData: { file, sql: { insert: 'INSERT INTO t (v) VALUES (?)', ensureExecution: 'INSERT OR IGNORE INTO k (id) VALUES (?)', baseGoneMessage: 'gone' }, busyTimeoutMs: 1000, lockWaitMs: 100, checkpointFrames: 1000, priority: new SharedArrayBuffer(16), waiting: new SharedArrayBuffer(4) },
+  workerData: { file, sql: { insert: 'INSERT INTO t (v) VALUES (?)', ensureExecution: 'INSERT OR IGNORE INTO k (id) VALUES (?)', release: 'SELECT ?, ?, ?', baseGoneMessage: 'gone' }, busyTimeoutMs: 1000, lockWaitMs: 100, checkpointFrames: 1000, priority: new SharedArrayBuffer(16), waiting: new SharedArrayBuffer(4) },
 });
 console.log('commit thread:', await firstMessage(commit));
 commit.postMessage({ id: 1, rows: [{ ensure: 'e1', params: [42] }] });

@@ -69,10 +69,12 @@ export class CommitThread {
     /** [0] is 1 while the thread counts itself as a waiting commit (see the worker source). */
     private readonly waiting: Int32Array,
   ) {
-    worker.unref();
+    // Ref'd until it is ready (a process exiting while a thread loads the native SQLite module can die of a fatal
+    // N-API error); from then on only while a batch is in flight.
     worker.on('message', (message: CommitReply) => {
       if (message === 'ready') {
         this.#ready = true;
+        if (this.#inFlight.size === 0) this.worker.unref();
         return;
       }
       const pending = this.#inFlight.get(message.id);

@@ -93,7 +93,9 @@ function startKeeper(file: string, intervalMs: number): Keeper | undefined {
   } catch {
     return undefined;
   }
-  worker.unref();
+  // Ref'd until its connection is open: a process that exits while a thread is still loading the native SQLite
+  // module can die of a fatal N-API error (seen on Node 22); after that it never keeps a process alive.
+  worker.once('message', () => worker.unref());
   const keeper: Keeper = { worker, connections: new Set(), failed: false };
   const fail = () => {
     if (keeper.failed) return;

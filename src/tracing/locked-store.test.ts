@@ -175,7 +175,12 @@ test('writer thread: a flush waits for rows held for a locked store, and they la
   thread.post([batch(file, [1, 2])]);
   let flushed = false;
   const flush = thread.wait().then(() => (flushed = true));
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  // Until the thread has found the store locked (a loaded machine may take a while to start it), then a little more.
+  const until = async (pattern: RegExp) => {
+    for (let i = 0; i < 1000 && !warnings.some((w) => pattern.test(w)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  await until(/is locked by another connection/);
+  await new Promise((resolve) => setTimeout(resolve, 100));
   assert.is(flushed, false, 'the flush waits while the rows are held');
   assert.is(thread.idle, false);
   assert.equal(stored(file).spans, []);
@@ -185,8 +190,8 @@ test('writer thread: a flush waits for rows held for a locked store, and they la
   await flush;
   await thread.wait();
   assert.equal(stored(file).spans, ['chain.s1', 'chain.s2', 'chain.s3']);
+  await until(/is writable again/);
   thread.close();
-  await new Promise((resolve) => setTimeout(resolve, 20));
   assert.match(warnings.join('\n'), /is locked by another connection \(database is locked\); 2 span\(s\) and 0 guardrail event\(s\) held/);
   assert.match(warnings.join('\n'), /is writable again; the \d span\(s\) and 0 guardrail event\(s\) held for it are written/);
 });
