@@ -90,9 +90,9 @@ test('the WAL stays bounded while a kept connection writes without pause, and st
     largest = Math.max(largest, (await stat(`${file}-wal`)).size);
     // The backstop checkpoint cannot run while the keeper's own pass over the large WAL holds the checkpoint lock, so
     // a writer this fast (10 us a commit on some disks) adds frames until that pass ends, the longer the slower the
-    // disk's copy and fsync: measured up to 1.26x the threshold on one VM and 1.75x on another. 2.5x still proves the
-    // WAL started over: the loop writes 4x its frames.
-    const bound = Math.round(2.5 * WRITER_CHECKPOINT_FRAMES) * (pageSize + 24);
+    // disk's copy and fsync: measured up to 1.26x the threshold on one VM, 1.75x on another and 2.86x on a machine whose
+    // two cores ran three test suites. 3.5x still proves the WAL started over: the loop writes 4x its frames.
+    const bound = Math.round(3.5 * WRITER_CHECKPOINT_FRAMES) * (pageSize + 24);
     assert.ok(largest <= bound, `the WAL reached ${largest} bytes for ${frames} commits (bound ${bound})`);
     assert.is((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, frames);
   } finally {
