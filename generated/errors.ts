@@ -29,6 +29,7 @@ export const errorCodes = [
   "not_implemented",
   "already_resumed",
   "execution_busy",
+  "run_stopped",
   "chain_checkpoint_error",
   "chain_resume_error",
   "chain_error",
@@ -147,6 +148,12 @@ export const httpErrors = [
     "model": "PayloadTooLargeError",
     "status": 413,
     "code": "payload_too_large"
+  },
+  {
+    "service": "served-agent",
+    "model": "RunStoppedError",
+    "status": 503,
+    "code": "run_stopped"
   },
   {
     "service": "served-agent",

@@ -47,6 +47,7 @@ export const errorTable = {
   not_implemented: { status: 422, exit: 2 },
   already_resumed: { status: 409, exit: 2 },
   execution_busy: { status: 409, exit: 2 },
+  run_stopped: { status: 503, exit: 1 },
   chain_checkpoint_error: { status: 409, exit: 1 },
   chain_resume_error: { status: 409, exit: 2 },
   chain_error: { status: 500, exit: 1 },

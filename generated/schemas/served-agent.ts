@@ -173,7 +173,14 @@ export const doc = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/StorageUnavailableError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/StorageUnavailableError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/RunStoppedError"
+                    }
+                  ]
                 }
               }
             }
@@ -323,7 +330,14 @@ export const doc = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/StorageUnavailableError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/StorageUnavailableError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/RunStoppedError"
+                    }
+                  ]
                 }
               }
             }
@@ -499,7 +513,8 @@ export const doc = {
         "enum": [
           "completed",
           "paused",
-          "failed"
+          "failed",
+          "stopped"
         ],
         "description": "How a streamed run ended, on its `done` event."
       },
@@ -552,6 +567,7 @@ export const doc = {
           "not_implemented",
           "already_resumed",
           "execution_busy",
+          "run_stopped",
           "chain_checkpoint_error",
           "chain_resume_error",
           "chain_error",
@@ -994,6 +1010,30 @@ export const doc = {
           }
         },
         "description": "Body of `GET /runs/{execution_id}`. `/run` keeps answering only `completed` or `paused`."
+      },
+      "RunStoppedError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code",
+          "execution_id"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "run_stopped"
+            ]
+          },
+          "execution_id": {
+            "type": "string",
+            "description": "The execution that was stopped and continues elsewhere."
+          }
+        },
+        "description": "The replica is shutting down (SIGTERM) and stopped this run at a step boundary (ADR 0051). Nothing failed: its\ncheckpoints are kept, its lease released, and another replica continues it; follow it with\n`GET /runs/{execution_id}`, or send the request again with the same `Idempotency-Key`."
       },
       "RunStreamEvent": {
         "anyOf": [

@@ -2489,6 +2489,7 @@ export const doc = {
           "not_implemented",
           "already_resumed",
           "execution_busy",
+          "run_stopped",
           "chain_checkpoint_error",
           "chain_resume_error",
           "chain_error",

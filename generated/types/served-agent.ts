@@ -109,7 +109,7 @@ export interface components {
          * @description How a streamed run ended, on its `done` event.
          * @enum {string}
          */
-        DoneStatus: "completed" | "paused" | "failed";
+        DoneStatus: "completed" | "paused" | "failed" | "stopped";
         /** @description `input` is empty or only whitespace. */
         EmptyInputError: {
             /** @enum {string} */
@@ -122,7 +122,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /** @description The run failed mid-stream; sent before `done`, so the client reads the failure instead of a cut. */
         ErrorEvent: {
             code: components["schemas"]["ErrorCode"];
@@ -254,6 +254,18 @@ export interface components {
             /** @description When its latest row was written (ISO-8601 UTC). */
             updated_at: string;
         };
+        /**
+         * @description The replica is shutting down (SIGTERM) and stopped this run at a step boundary (ADR 0051). Nothing failed: its
+         *     checkpoints are kept, its lease released, and another replica continues it; follow it with
+         *     `GET /runs/{execution_id}`, or send the request again with the same `Idempotency-Key`.
+         */
+        RunStoppedError: {
+            /** @enum {string} */
+            code: "run_stopped";
+            detail: string;
+            /** @description The execution that was stopped and continues elsewhere. */
+            execution_id: string;
+        };
         /** @description Any event of `POST /run/stream`. */
         RunStreamEvent: components["schemas"]["DeltaEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["PausedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["DoneEvent"];
         /**
@@ -332,6 +344,7 @@ export type RunRequest = components['schemas']['RunRequest'];
 export type RunResponse = components['schemas']['RunResponse'];
 export type RunState = components['schemas']['RunState'];
 export type RunStatus = components['schemas']['RunStatus'];
+export type RunStoppedError = components['schemas']['RunStoppedError'];
 export type RunStreamEvent = components['schemas']['RunStreamEvent'];
 export type StorageUnavailableError = components['schemas']['StorageUnavailableError'];
 export type StreamingUnsupportedError = components['schemas']['StreamingUnsupportedError'];
@@ -452,7 +465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageUnavailableError"];
+                    "application/json": components["schemas"]["StorageUnavailableError"] | components["schemas"]["RunStoppedError"];
                 };
             };
         };
@@ -547,7 +560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageUnavailableError"];
+                    "application/json": components["schemas"]["StorageUnavailableError"] | components["schemas"]["RunStoppedError"];
                 };
             };
         };

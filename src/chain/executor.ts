@@ -17,7 +17,7 @@ import { isInterruptSignal } from '../durability/interrupt-signal.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { runEndRow } from '../durability/run-end.js';
 import { ChainCheckpointError, ExecutionBusy } from '../durability/errors.js';
-import { throwIfLeaseLost } from '../durability/fenced.js';
+import { stopAtBoundary } from '../durability/fenced.js';
 import { cloneJson } from '../json.js';
 import { recordInterrupt } from '../scope/record-interrupt.js';
 import { currentScope, runInScope } from '../scope/scope.js';
@@ -85,8 +85,9 @@ export async function execute(settings: ChainSettings, start: Start): Promise<Ch
         );
       }
       signal.throwIfAborted();
-      // A run whose lease was lost (another process took the execution over) runs no further node.
-      throwIfLeaseLost(checkpointer);
+      // A run whose lease was lost (another process took the execution over) runs no further node; nor does one
+      // whose process is shutting down (docs/adr/0051): the previous node's checkpoint is written, another continues.
+      stopAtBoundary(checkpointer);
       const node = graph.node(current);
       const index = graph.indexOf(current);
       const outcome = await runNode(settings, node, { start, state, counters, step, index, resume, agentPath, signal });

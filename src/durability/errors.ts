@@ -20,7 +20,7 @@ export class AlreadyResumed extends AgentkitError {
  * its owner has died and the lease expired.
  */
 export class ExecutionBusy extends AgentkitError {
-  constructor(message: string, code: 'execution_busy' | 'idempotency_key_in_use' = 'execution_busy') {
+  constructor(message: string, code: 'execution_busy' | 'idempotency_key_in_use' | 'run_stopped' = 'execution_busy') {
     super(code, message);
   }
 }
@@ -35,6 +35,23 @@ export class LeaseLost extends ExecutionBusy {
   constructor(message: string) {
     super(message);
     this.name = 'LeaseLost';
+  }
+}
+
+/**
+ * The process is shutting down and stopped the run (docs/adr/0051): at a step boundary, once its checkpoint was
+ * written (`atBoundary`: its lease is released, still active, so another process's recovery sweep continues it at
+ * once), or, past the grace period, wherever it was (its lease is left to expire, then it is recovered). Not a
+ * failure: no `failed` row is written. An ExecutionBusy (the run writes nothing more), with code `run_stopped`
+ * (503): the served agent answers it with the execution id.
+ */
+export class RunStopped extends ExecutionBusy {
+  constructor(
+    readonly executionId: string,
+    readonly atBoundary: boolean,
+    message: string,
+  ) {
+    super(message, 'run_stopped');
   }
 }
 

@@ -11,10 +11,11 @@ import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type { Checkpointer, CheckpointWrite, Fence, LeaseOptions, LeaseRecord, ListOptions, PendingInterruptWrite } from './checkpointer.js';
 import { deadLocalOwner, markOwnerEnded } from './lease-owner.js';
 import type { Claim } from './decision.js';
-import { ExecutionBusy, IdempotencyKeyTaken, LeaseLost } from './errors.js';
+import { ExecutionBusy, IdempotencyKeyTaken, LeaseLost, RunStopped } from './errors.js';
 import { takeIdempotencyClaim } from './idempotency-keys.js';
 import type { JsonValue } from './json.js';
 import { completeCheckpoint } from './rows.js';
+import { currentStopSignal, type StopSignal } from './run-stop.js';
 
 /** One hold of one execution's lease by one run (owner ids are never reused). */
 export class RunLease {
@@ -27,6 +28,8 @@ export class RunLease {
   /** The trace the run records now; stamped on the next row written once it changes (`stamp`). */
   traceId: string | null = null;
   #stampedTrace: string | null = null;
+  /** The shutdown this run obeys (./run-stop.ts): the one bound where the lease was created. */
+  readonly #stop: StopSignal | undefined = currentStopSignal();
 
   constructor(
     readonly store: Checkpointer,
@@ -131,9 +134,33 @@ export class RunLease {
     return this.#stopped;
   }
 
-  /** Throw the error the run stops with, if any (a step boundary calls it before running the step). */
+  /** Throw the error the run stops with, if any (every write calls it first); past a shutdown's grace, RunStopped. */
   throwIfStopped(): void {
     if (this.#stopped) throw this.#stopped;
+    if (this.#stop?.state === 'abandoned' && this.#generation !== null) throw this.#halt(false);
+  }
+
+  /**
+   * At a step boundary, right after its checkpoint was written: throw what the run stops with, also RunStopped when
+   * its process drains (./run-stop.ts). A run that holds no lease yet (nothing written) goes on to its first row.
+   */
+  throwAtBoundary(): void {
+    this.throwIfStopped();
+    if (this.#stop && this.#stop.state !== 'running' && this.#generation !== null) throw this.#halt(true);
+  }
+
+  #halt(atBoundary: boolean): RunStopped {
+    clearInterval(this.#timer);
+    const where = atBoundary
+      ? 'at a step boundary, after its last checkpoint; its lease was released and another process continues it now'
+      : 'before it reached a step boundary within the grace period; it is continued elsewhere once its lease expires';
+    const stopped = new RunStopped(
+      this.executionId,
+      atBoundary,
+      `${this.runner} execution '${this.executionId}' was stopped by this process's shutdown ${where}`,
+    );
+    this.#stopped = stopped;
+    return stopped;
   }
 
   /** `row` with the run's trace id when it is the first row written under that trace. */
@@ -152,6 +179,11 @@ export class RunLease {
     this.#ended = true;
     clearInterval(this.#timer);
     if (this.#generation === null || this.#released) return null;
+    // Stopped at a boundary: nothing of the run is under way, so the lease is released now (it stays active: the
+    // execution is an orphan a recovery sweep takes over at once).
+    if (this.#stopped instanceof RunStopped && this.#stopped.atBoundary) {
+      return this.store.releaseLease(this.executionId, this.owner).catch(() => markOwnerEnded(this.owner));
+    }
     if (this.#stopped) {
       markOwnerEnded(this.owner);
       return null;
@@ -286,9 +318,17 @@ export function storeOf(checkpointer: Checkpointer): Checkpointer {
   return checkpointer instanceof FencedCheckpointer ? checkpointer.inner : checkpointer;
 }
 
-/** At a step boundary: throw the error the run stopped with when `checkpointer` is a run's view whose lease was lost. */
+/** Throw the error the run stopped with when `checkpointer` is a run's view whose lease was lost. */
 export function throwIfLeaseLost(checkpointer: Checkpointer | null | undefined): void {
   if (checkpointer instanceof FencedCheckpointer) checkpointer.lease.throwIfStopped();
+}
+
+/**
+ * At a step boundary, right after its checkpoint was written: as `throwIfLeaseLost`, and RunStopped when the run's
+ * process is shutting down (./run-stop.ts), so the run stops where another process can continue it.
+ */
+export function stopAtBoundary(checkpointer: Checkpointer | null | undefined): void {
+  if (checkpointer instanceof FencedCheckpointer) checkpointer.lease.throwAtBoundary();
 }
 
 /** Tell a run's view the trace the run records (stamped on its next row); no-op for any other checkpointer. */

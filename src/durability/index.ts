@@ -2,7 +2,17 @@
  * Durability: pause and resume (`interrupt`, `Resume`, `InterruptSignal`), the Checkpointer port and its SQLite and
  * Postgres backends, the run-end helpers every resume and fork path goes through, and `idempotent`.
  */
-export { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy, IdempotencyError, InvalidSchemaNameError, LeaseLost } from './errors.js';
+export {
+  AlreadyResumed,
+  ChainCheckpointError,
+  ChainResumeError,
+  ExecutionBusy,
+  IdempotencyError,
+  InvalidSchemaNameError,
+  LeaseLost,
+  RunStopped,
+} from './errors.js';
+export { StopSignal } from './run-stop.js';
 export {
   DECISION_STEP,
   DECISION_SURFACES,

@@ -27,7 +27,7 @@ import {
   type DecisionMeta,
   type DecisionOptions,
 } from '../durability/decision.js';
-import { leaseOwnerOf, noteRunTrace, throwIfLeaseLost } from '../durability/fenced.js';
+import { leaseOwnerOf, noteRunTrace, stopAtBoundary, throwIfLeaseLost } from '../durability/fenced.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { runnerKey } from '../durability/runner-key.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
@@ -352,7 +352,11 @@ export class Swarm {
         const box = new HandoffBox();
         const member = this.member(state.active_agent, box);
         const memberPath = `${ex.basePath}/agent:${state.active_agent}`;
-        if (!next) await this.writeBoundary(ex, state);
+        if (!next) {
+          await this.writeBoundary(ex, state);
+          // The handoff's checkpoint is a step boundary: a run whose process shuts down stops here (docs/adr/0051).
+          stopAtBoundary(ex.checkpointer);
+        }
         const start = next ?? ((m: MemberAgent) => m.run(state.current_input, { context: ex.context, signal: ex.signal }));
         next = null;
         const result = await runInScope({ executionId: ex.executionId, checkpointer: ex.checkpointer, runnerName: this.name, agentPath: ex.basePath }, () =>

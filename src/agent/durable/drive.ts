@@ -6,7 +6,7 @@
  */
 import type { Checkpointer } from '../../durability/checkpointer.js';
 import { ChainCheckpointError, ExecutionBusy } from '../../durability/errors.js';
-import { throwIfLeaseLost } from '../../durability/fenced.js';
+import { stopAtBoundary, throwIfLeaseLost } from '../../durability/fenced.js';
 import { isInterruptSignal } from '../../durability/interrupt-signal.js';
 import { runEndRow } from '../../durability/run-end.js';
 import { hasGuardrails, runGuardrails } from '../../guardrails/run.js';
@@ -41,7 +41,10 @@ export function driveRun(run: AgentRun, placement: Placement, start: Start, prep
     const hooks: RunHooks = {
       beforeTurn(r, state) {
         if (!checkpointer) return user.beforeTurn?.(r, state);
-        const written = checkpointer.put(turnRow(rows, state.messages, state.turn));
+        // The turn's checkpoint is its step boundary: a run whose process shuts down stops here (docs/adr/0051),
+        // before the model is asked, so another process asks it again. Tool rows are no such boundary: a tool
+        // stopped there would read as crashed inside it.
+        const written = checkpointer.put(turnRow(rows, state.messages, state.turn)).then(() => stopAtBoundary(checkpointer));
         return afterWrite(written, user.beforeTurn && (() => user.beforeTurn!(r, state)));
       },
       beforeToolCall(r, state, call) {

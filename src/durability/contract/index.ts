@@ -8,8 +8,10 @@
  *   for (const c of checkpointerContract) test(`${c.group}: ${c.name}`, () => runContractCase(c, initializer));
  */
 import { supportsQuarantine, supportsReplication } from '../checkpointer.js';
+import { supportsRecovery } from '../recovery-store.js';
 import { claimCases, claimRecordCases } from './claim.js';
 import { deleteExecutionCases } from './delete-execution.js';
+import { handoverCases } from './handover.js';
 import { idempotencyCases } from './idempotency.js';
 import { leaseCases } from './lease.js';
 import { listCases } from './list.js';
@@ -31,6 +33,7 @@ export const checkpointerContract: readonly ContractCase[] = [
   ...claimCases,
   ...claimRecordCases,
   ...leaseCases,
+  ...handoverCases,
   ...deleteExecutionCases,
   ...idempotencyCases,
   ...pruneCases,
@@ -46,7 +49,11 @@ export async function runContractCase(contractCase: ContractCase, initializer: C
   try {
     const supported =
       contractCase.requires === undefined ||
-      (contractCase.requires === 'replication' ? supportsReplication(store.checkpointer) : supportsQuarantine(store.checkpointer));
+      (contractCase.requires === 'replication'
+        ? supportsReplication(store.checkpointer)
+        : contractCase.requires === 'recovery'
+          ? supportsRecovery(store.checkpointer)
+          : supportsQuarantine(store.checkpointer));
     if (!supported) return 'skipped';
     await contractCase.run(store);
     return 'passed';

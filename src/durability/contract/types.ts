@@ -29,6 +29,6 @@ export interface ContractCase {
   readonly group: string;
   readonly name: string;
   /** Optional protocol the case needs; a backend without it is not checked by the case. */
-  readonly requires?: 'replication' | 'quarantine';
+  readonly requires?: 'replication' | 'quarantine' | 'recovery';
   run(store: ContractStore): Promise<void>;
 }
