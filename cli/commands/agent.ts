@@ -14,7 +14,7 @@ import { idempotencyTtlMs } from '../../src/serve/request-key.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
 import { superviseWithReload } from '../../src/serve/reload.js';
 import { startRecoveryLoop, type RecoveryLoop } from '../../src/serve/recovery-loop.js';
-import { startAgentServer } from '../../src/serve/server.js';
+import { DEFAULT_GRACE_MS, startAgentServer } from '../../src/serve/server.js';
 import { recoverSettings } from '../../src/recovery/recoverer.js';
 import { loadTarget, parseTarget } from '../../src/targets.js';
 import { shutdownTracing } from '../../src/tracing/index.js';
@@ -38,7 +38,8 @@ export class AgentServeCommand extends AgentkitCommand {
       'A run request may carry `Idempotency-Key: <key>` (1-255 visible characters, bare or quoted): the first request with a key records it with its execution; a repeat from the same caller within `AGENTKIT_IDEMPOTENCY_TTL` (default 24h; seconds, or `90m`, `24h`, `7d`) starts nothing and answers that execution as it stands (409 while it runs, 422 for a different body). The runner needs a checkpointer.',
       '`GET /runs/{execution_id}` answers where an execution of this runner stands (`running`, `paused`, `completed`, `failed`, `needs_attention`). It is behind the token; without a token it is off unless `--expose-status` is given, which lets anyone who can reach the port read run outputs and pending contexts.',
       "Recovery (on by default; `--no-recover` turns it off): the server sweeps its runner's store on start and every `AGENTKIT_RECOVER_INTERVAL_MS` (default 5000, jittered) for orphaned executions of this runner (their process died: lease expired, or a dead process of this host) and continues them here, at most `AGENTKIT_RECOVER_CONCURRENCY` (default 4) at once; one replica wins each claim fleet-wide. A run that crashed inside a side-effecting tool is parked `needs_attention`; past `AGENTKIT_RECOVER_MAX_ATTEMPTS` (default 3) a run is marked failed. See `agentkit executions list`.",
-      'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`). SIGTERM or SIGINT stops accepting, lets in-flight runs finish and flushes traces.',
+      'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`).',
+      'SIGTERM or SIGINT stops the server the same way for every run (ADR 0051): it stops accepting requests and sweeping, lets each in-flight run (and recovery) reach its next step boundary (a chain node, an agent turn, a swarm handoff) within `--grace-ms` (default 25000), stops it there and releases its lease without a `failed` row, so another replica sharing the store continues it at once; the request answers 503 `run_stopped` with the `execution_id` (a stream: an `error` event and `done` with status `stopped`). A run still mid-step after the grace writes nothing more and is recovered once its lease expires. Then traces are flushed.',
     ].join('\n\n'),
     examples: [
       ['Serve the quickstart agent on port 8000', '$0 agent serve examples/quickstart-agent.ts:support'],
@@ -58,6 +59,11 @@ export class AgentServeCommand extends AgentkitCommand {
   maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), {
     validator: positiveInteger,
     description: 'Request body cap in bytes (default 10 MiB)',
+  });
+
+  graceMs = Option.String('--grace-ms', String(DEFAULT_GRACE_MS), {
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]),
+    description: 'On SIGTERM, how long in-flight runs get to reach their next step boundary and stop there, in ms (default 25000)',
   });
 
   noRecover = Option.Boolean('--no-recover', false, {
@@ -84,12 +90,14 @@ export class AgentServeCommand extends AgentkitCommand {
       loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
       const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }) });
       server = await this.start(target, token, loaded.value, () => recovery);
-      if (!this.noRecover) recovery = startRecoveryLoop(loaded.value, { ...settings, log: (line) => this.err(line) });
+      if (!this.noRecover) recovery = startRecoveryLoop(loaded.value, { ...settings, stop: server.stop, log: (line) => this.err(line) });
     } finally {
       progress.done();
     }
     await waitForStopSignal(this.context.env);
-    this.err('agentkit: stopping: finishing in-flight runs');
+    this.err(`agentkit: stopping: in-flight runs stop at their next step boundary (grace ${this.graceMs} ms); another replica continues them`);
+    // Runs (requests and recoveries) stop at their next boundary from now, and no sweep starts another.
+    server.stop.drain();
     await recovery?.stop();
     await server.close();
     this.err('agentkit: stopped');
@@ -111,11 +119,10 @@ export class AgentServeCommand extends AgentkitCommand {
       idempotencyTtlMs: this.idempotencyTtl(),
       maxBodyBytes: this.maxBodyBytes,
       log: (line) => this.err(line),
+      graceMs: this.graceMs,
+      // Recoveries started here stop at their next boundary too, within the same grace, before the store closes.
+      draining: () => recovery()?.settled(),
       onShutdown: async () => {
-        // Recoveries started here run on the runner's checkpointer: let them end before it closes, as long as
-        // in-flight requests get. One still running after that leaves its lease to expire: another replica takes it.
-        const settled = recovery()?.settled();
-        if (settled) await Promise.race([settled, new Promise<void>((resolve) => setTimeout(resolve, 30_000).unref())]);
         await shutdownTracing();
         await closeRunner(runner);
       },
@@ -141,6 +148,7 @@ export class AgentServeCommand extends AgentkitCommand {
     if (this.authToken) args.push('--auth-token', this.authToken);
     if (this.exposeStatus) args.push('--expose-status');
     if (this.noRecover) args.push('--no-recover');
+    args.push('--grace-ms', String(this.graceMs));
     this.err(`agentkit: watching ${watchDir} for changes`);
     return superviseWithReload({
       command: [process.execPath, ...process.execArgv, main, ...args],

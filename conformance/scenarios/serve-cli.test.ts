@@ -52,7 +52,10 @@ area.scenario(
     proc.child.kill('SIGTERM');
     const exit = await proc.exited;
     assert.equal(exit, { code: 0, signal: null });
-    assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n$/);
+    assert.match(
+      proc.stderr(),
+      /agentkit: stopping: in-flight runs stop at their next step boundary \(grace 25000 ms\); another replica continues them\nagentkit: stopped\n$/,
+    );
     assert.is(proc.stdout(), '');
     const trace = await new TraceStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).getTrace(run.data!.trace_id!);
     assert.is(trace.name, 'agent.weather', 'the trace was flushed before exit');
@@ -84,7 +87,11 @@ area.scenario(
     await writeEchoAgent(t, 'version two');
     const [, second] = await proc.waitForStderr(/echo\.mts changed; restarting[\s\S]*serving agent 'echo' on (http:\/\/[^ ]+)/, 40_000);
     assert.is((await new AgentClient({ baseUrl: second! }).run('hi')).data?.output, 'version two');
-    assert.match(proc.stderr(), /agentkit: stopping: finishing in-flight runs\nagentkit: stopped\n/, 'the old server was stopped gracefully');
+    assert.match(
+      proc.stderr(),
+      /agentkit: stopping: in-flight runs stop at their next step boundary \(grace 25000 ms\); another replica continues them\nagentkit: stopped\n/,
+      'the old server was stopped gracefully',
+    );
 
     // SIGKILL the supervisor: it cannot forward anything, yet its server must stop (it watches the supervisor's pipe).
     proc.child.kill('SIGKILL');

@@ -25,7 +25,8 @@ export async function runWithRetries(client: AgentClient, input: string, attempt
     }
     if (result?.data) return result.data;
     const status = result?.error.status;
-    // 409: the first attempt's run is still going; 503: the store is briefly down. Anything else is final.
+    // 409: the first attempt's run is still going; 503: the store is briefly down, or the replica shut down and
+    // another continues the run (`run_stopped`). Anything else is final.
     if (result && status !== 409 && status !== 503) throw new Error(`${status} ${result.error.body.code}: ${result.error.body.detail}`);
     await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
   }

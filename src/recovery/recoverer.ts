@@ -14,6 +14,7 @@
  *
  * Executions of runners it does not serve (another service, another version) are left alone and reported.
  */
+import { RunStopped } from '../durability/errors.js';
 import { isRunEnd, runEndRow } from '../durability/run-end.js';
 import { leaseTtlMs, newLeaseOwner } from '../durability/lease.js';
 import { deadLocalOwner, markOwnerEnded } from '../durability/lease-owner.js';
@@ -46,9 +47,10 @@ export interface RecoveryOutcome {
   /**
    * `completed` / `paused` / `error`: continued here and ended so; `parked`; `failed` (attempt cap); `settled` (it
    * had ended or paused already); `not_served` (another runner's or version's: listed, not run); `lost` (another
-   * process claimed it first).
+   * process claimed it first); `stopped` (continued here until this process shut down and stopped it at a step
+   * boundary, docs/adr/0051: another process continues it).
    */
-  outcome: 'completed' | 'paused' | 'error' | 'parked' | 'failed' | 'settled' | 'not_served' | 'lost';
+  outcome: 'completed' | 'paused' | 'error' | 'parked' | 'failed' | 'settled' | 'not_served' | 'lost' | 'stopped';
   attempt: number | null;
   runner_key: string | null;
   /** The error of a continued run that failed, or why it was parked or failed. */
@@ -190,7 +192,12 @@ export class Recoverer {
     markOwnerEnded(owner);
     const run = runner.resume(id).then(
       (result): RecoveryOutcome => ({ ...base, outcome: result.status === 'paused' ? 'paused' : 'completed', attempt, detail: null }),
-      (error: unknown): RecoveryOutcome => ({ ...base, outcome: 'error', attempt, detail: error instanceof Error ? error.message : String(error) }),
+      (error: unknown): RecoveryOutcome => ({
+        ...base,
+        outcome: error instanceof RunStopped ? 'stopped' : 'error',
+        attempt,
+        detail: error instanceof Error ? error.message : String(error),
+      }),
     );
     const tracked = run.finally(() => this.#inFlight.delete(id));
     this.#inFlight.set(id, tracked);

@@ -10,7 +10,8 @@ import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/served-agent.js';
 import type { RunRequest, RunResponse, RunStatus } from '../../generated/types/served-agent.js';
 import { runnerOfExecution } from '../agent/durable/owner.js';
-import { IdempotencyKeyTaken } from '../durability/errors.js';
+import { IdempotencyKeyTaken, RunStopped } from '../durability/errors.js';
+import type { StopSignal } from '../durability/run-stop.js';
 import type { ExecutionStatus } from '../durability/execution-status.js';
 import { readExecutionStatus } from '../durability/execution-status.js';
 import { supportsIdempotencyKeys } from '../durability/idempotency-keys.js';
@@ -43,6 +44,11 @@ export interface ServeAppOptions {
   exposeStatus?: boolean;
   /** How long an `Idempotency-Key` is kept, in ms (default 24 h; `AGENTKIT_IDEMPOTENCY_TTL` in the CLI). */
   idempotencyTtlMs?: number;
+  /**
+   * The server's shutdown (docs/adr/0051): runs are started under it, so a drain stops them at their next step
+   * boundary; such a run answers 503 `run_stopped` with its execution id (a stream: an `error` event, `done` stopped).
+   */
+  stop?: StopSignal;
 }
 
 /** The only route reachable without the token when one is set. */
@@ -54,6 +60,8 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
   const track = options.onRequest;
   const token = options.token ?? '';
   const ttlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  const stop = options.stop;
+  const underStop = <T>(fn: () => T): T => (stop ? stop.run(fn) : fn());
   return createValidatedApp({
     doc,
     maxBodyBytes,
@@ -84,7 +92,7 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
           const keyed = await keyedStep(target, req, res, ttlMs);
           if (keyed === false) return;
           if (keyed === null) {
-            res.json(await target.run(input, parent));
+            res.json(await underStop(() => target.run(input, parent)));
             return;
           }
           for (let step = keyed; ; ) {
@@ -94,7 +102,7 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
             }
             try {
               const { executionId, within } = step;
-              res.json(await within(() => target.run(input, parent, executionId)));
+              res.json(await underStop(() => within(() => target.run(input, parent, executionId))));
               return;
             } catch (error) {
               // Another request with the key started its run first: answer that one instead.
@@ -127,7 +135,7 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
             await streamRepeat(res, step);
             return;
           }
-          const started = await streamRun(target, input, req, res, options.onServerError, step);
+          const started = await streamRun(target, input, req, res, options.onServerError, step, underStop);
           if (started !== 'key_taken') return;
           try {
             step = await nextKeyedStep(keyStore(target)!, keyedRequestOf(target, req, ttlMs));
@@ -293,6 +301,7 @@ async function streamRun(
   res: Response,
   onServerError: ((e: unknown) => void) | undefined,
   keyed: Extract<KeyedStep, { kind: 'start' }> | null,
+  underStop: <T>(fn: () => T) => T,
 ): Promise<'key_taken' | undefined> {
   const abort = new AbortController();
   req.once('close', () => abort.abort());
@@ -301,7 +310,7 @@ async function streamRun(
   const executionId = keyed?.executionId ?? randomUUID();
   const within = keyed?.within ?? (<T>(fn: () => T): T => fn());
   const iterator = target.stream!(input, abort.signal, callerContextOf(req.headers), executionId)[Symbol.asyncIterator]();
-  const next = () => within(() => iterator.next());
+  const next = () => underStop(() => within(() => iterator.next()));
   // A blocking input guardrail refuses before the first event: answer it as a plain 422, not a stream.
   let first: IteratorResult<TargetStreamEvent>;
   try {
@@ -314,7 +323,7 @@ async function streamRun(
   const sse = new SseStream(res);
   // The target's own `done` when it sent one; else how the stream went.
   let done: TargetStreamEvent | null = null;
-  let ended: 'completed' | 'paused' | 'failed' = 'completed';
+  let ended: 'completed' | 'paused' | 'failed' | 'stopped' = 'completed';
   try {
     for (let step = first; !step.done; step = await next()) {
       if (sse.isClosed) {
@@ -327,9 +336,9 @@ async function streamRun(
     }
   } catch (error) {
     const failure = runFailure(error);
-    if (failure.status >= 500) onServerError?.(error);
+    if (failure.status >= 500 && failure.code !== 'run_stopped') onServerError?.(error);
     await sse.send({ type: 'error', detail: failure.detail, code: failure.code });
-    ended = 'failed';
+    ended = failure.code === 'run_stopped' ? 'stopped' : 'failed';
     done = null;
   }
   await sse.send(done ?? { type: 'done', execution_id: executionId, trace_id: null, status: ended });
@@ -339,8 +348,10 @@ async function streamRun(
 
 interface Failure {
   status: 422 | 500 | 503;
-  code: 'guardrail_blocked' | 'internal_error' | 'storage_unavailable';
+  code: 'guardrail_blocked' | 'internal_error' | 'storage_unavailable' | 'run_stopped';
   detail: string;
+  /** The stopped run's execution (`run_stopped` only). */
+  executionId?: string;
 }
 
 /**
@@ -348,6 +359,11 @@ interface Failure {
  * message (agentkit's messages never carry secrets) so the caller can report it.
  */
 function runFailure(error: unknown): Failure {
+  // Not a failure of the run: this replica is shutting down and another one continues it (docs/adr/0051).
+  if (error instanceof RunStopped) {
+    const detail = `this server is shutting down and stopped execution '${error.executionId}' ${error.atBoundary ? 'at a step boundary; another replica continues it now' : 'mid-step; another replica continues it once its lease expires'}: follow it with GET /runs/${error.executionId}`;
+    return { status: 503, code: 'run_stopped', detail, executionId: error.executionId };
+  }
   if (error instanceof AgentkitError && error.code === 'guardrail_blocked') {
     return { status: 422, code: 'guardrail_blocked', detail: error.message };
   }
@@ -361,7 +377,11 @@ function runFailure(error: unknown): Failure {
 
 function sendRunFailure(res: Response, error: unknown, onServerError?: (e: unknown) => void): void {
   const failure = runFailure(error);
-  if (failure.status >= 500) onServerError?.(error);
+  if (failure.status >= 500 && failure.code !== 'run_stopped') onServerError?.(error);
+  if (failure.executionId) {
+    res.status(failure.status).json({ detail: failure.detail, code: failure.code, execution_id: failure.executionId });
+    return;
+  }
   sendError(res, failure.status, failure.code, failure.detail);
 }
 

@@ -6,6 +6,7 @@
  */
 import { describeErrorSafely } from '../config/redact.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
+import type { StopSignal } from '../durability/run-stop.js';
 import { supportsRecovery } from '../durability/recovery-store.js';
 import { Recoverer, type RecoverableRunner, type RecoveryOutcome } from '../recovery/recoverer.js';
 
@@ -20,6 +21,8 @@ export interface RecoveryLoopOptions {
   log: (line: string) => void;
   /** A number in [0, 1) for the jitter (default Math.random). */
   random?: () => number;
+  /** The process's shutdown (docs/adr/0051): recoveries run under it and stop at a step boundary when it drains. */
+  stop?: StopSignal;
 }
 
 export interface RecoveryLoop {
@@ -57,7 +60,7 @@ export function startRecoveryLoop(runner: unknown, options: RecoveryLoopOptions)
 
   const sweep = async (): Promise<void> => {
     try {
-      const { decided, started } = await recoverer.sweep();
+      const { decided, started } = await (options.stop ? options.stop.run(() => recoverer.sweep()) : recoverer.sweep());
       if (failing) options.log('agentkit: recovery sweep works again');
       failing = false;
       for (const outcome of decided) report(outcome);
@@ -116,6 +119,9 @@ function outcomeReporter(log: (line: string) => void): (outcome: RecoveryOutcome
         if (told.size >= 10_000) told.clear();
         told.add(o.execution_id);
         log(`agentkit: orphaned execution ${o.execution_id} belongs to ${o.runner_key ?? 'a runner of an older agentkit'}, not served here: left alone`);
+        return;
+      case 'stopped':
+        log(`agentkit: recovery of execution ${o.execution_id}${attempt} stopped by this shutdown: another replica continues it`);
         return;
       case 'settled':
       case 'lost':

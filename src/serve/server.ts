@@ -1,11 +1,15 @@
 /**
  * Running the served agent: listen, load the contract before the first request, announce where it serves, warn
- * about a non-loopback bind, and shut down gracefully: stop accepting, let in-flight runs finish (bounded), then run
- * the shutdown hooks (trace flush) before resolving.
+ * about a non-loopback bind, and shut down with one stop behaviour for every run (docs/adr/0051): stop accepting,
+ * stop each in-flight run at its next step boundary (its lease released, still active: another replica's sweep
+ * continues it at once; the request answers 503 `run_stopped`), wait for that up to the grace period, then refuse
+ * every later write of the runs still mid-step (their leases expire, then they are recovered) and close the
+ * connections, then run the shutdown hooks (trace flush) before resolving. No `failed` row comes from a stop.
  */
 import type { Server } from 'node:http';
 import { describeErrorSafely } from '../config/redact.js';
 import { supportsIdempotencyKeys } from '../durability/idempotency-keys.js';
+import { StopSignal } from '../durability/run-stop.js';
 import { findStorageError } from '../durability/storage-errors.js';
 import { registerSecret } from '../config/secrets.js';
 import { listen, warmUp } from '../http/validated-app.js';
@@ -22,8 +26,13 @@ export interface AgentServerOptions {
   log?: (line: string) => void;
   /** Run after the last in-flight request ends on close (flush traces, close stores). */
   onShutdown?: () => Promise<void>;
-  /** How long close() waits for in-flight runs before cutting them, in ms (default 30 s). */
-  drainTimeoutMs?: number;
+  /**
+   * How long close() lets in-flight runs (and `draining`) take to reach a step boundary and stop there, in ms
+   * (default 25 s, `--grace-ms`); runs still mid-step then are cut off without writing anything more.
+   */
+  graceMs?: number;
+  /** More work close() waits for within the grace period (the recoveries this process started), if any. */
+  draining?: () => Promise<void> | undefined;
   /** Serve `GET /runs/{execution_id}` without a token (docs/adr/0053); with a token it is always served. */
   exposeStatus?: boolean;
   /** How long an `Idempotency-Key` is kept, in ms (default 24 h); expired keys are pruned at start and hourly. */
@@ -35,9 +44,14 @@ export interface RunningAgentServer {
   port: number;
   /** Requests currently being served. */
   readonly inFlight: number;
-  /** Stop accepting, wait for in-flight runs, run the shutdown hook. Idempotent. */
+  /** The shutdown the server's runs obey; give it to other work of this process that runs executions (recoveries). */
+  readonly stop: StopSignal;
+  /** Stop accepting, stop in-flight runs at their next step boundary (within the grace), run the shutdown hook. Idempotent. */
   close(): Promise<void>;
 }
+
+/** Default grace period of a shutdown: how long in-flight runs get to reach a step boundary (`--grace-ms`). */
+export const DEFAULT_GRACE_MS = 25_000;
 
 /** Start serving `target`. Rejects when the port is taken or the contract fails to load. */
 export async function startAgentServer(target: ServeTarget, options: AgentServerOptions): Promise<RunningAgentServer> {
@@ -46,7 +60,9 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
   let inFlight = 0;
   const logServerError = rateLimitedStorageLog(log);
   let drained: (() => void) | undefined;
+  const stop = new StopSignal();
   const app = createServeApp(target, {
+    stop,
     ...(options.token ? { token: options.token } : {}),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ...(options.exposeStatus ? { exposeStatus: true } : {}),
@@ -82,14 +98,20 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
     get inFlight() {
       return inFlight;
     },
+    stop,
     close() {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        if (inFlight > 0) {
-          const limit = options.drainTimeoutMs ?? 30_000;
-          await Promise.race([new Promise<void>((resolve) => (drained = resolve)), new Promise<void>((resolve) => setTimeout(resolve, limit).unref())]);
+        stop.drain();
+        const requests = inFlight > 0 ? new Promise<void>((resolve) => (drained = resolve)) : undefined;
+        const waits = [requests, options.draining?.()].filter((wait) => wait !== undefined);
+        if (waits.length > 0) {
+          const limit = options.graceMs ?? DEFAULT_GRACE_MS;
+          await Promise.race([Promise.allSettled(waits), new Promise<void>((resolve) => setTimeout(resolve, limit).unref())]);
         }
+        // Past the grace: runs still mid-step write nothing more (no failed row when their connection is cut).
+        stop.abandon();
         server.closeAllConnections();
         await stopped;
         stopPruning();
