@@ -126,9 +126,9 @@ export class Recoverer {
           continue;
         }
         if (this.#inFlight.size >= this.#concurrency) break;
-        const outcome = await this.#recover(store, runner, lease, dead);
-        if (outcome instanceof Promise) started.push(outcome);
-        else decided.push(outcome);
+        const step = await this.#recover(store, runner, lease, dead);
+        if ('running' in step) started.push(step.running);
+        else decided.push(step);
       }
     }
     return { decided, started };
@@ -144,7 +144,7 @@ export class Recoverer {
     runner: RecoverableRunner,
     lease: ActiveLease,
     dead: boolean,
-  ): Promise<RecoveryOutcome | Promise<RecoveryOutcome>> {
+  ): Promise<RecoveryOutcome | { running: Promise<RecoveryOutcome> }> {
     const id = lease.execution_id;
     const owner = newLeaseOwner();
     const base = { execution_id: id, runner_key: lease.runner_key };
@@ -201,7 +201,8 @@ export class Recoverer {
     );
     const tracked = run.finally(() => this.#inFlight.delete(id));
     this.#inFlight.set(id, tracked);
-    return tracked;
+    // Wrapped: an async function returning the promise itself would make the sweep wait for the whole run.
+    return { running: tracked };
   }
 }
 
