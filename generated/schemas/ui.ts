@@ -478,6 +478,84 @@ export const doc = {
         ]
       }
     },
+    "/api/executions": {
+      "get": {
+        "operationId": "listExecutions",
+        "summary": "List executions and recoveries",
+        "description": "Executions, most recently written first, with where each stands (running, orphaned, needs_attention, paused,\nfailed, completed) and the latest recovery actions. An empty list for a store without the recovery protocol.",
+        "parameters": [
+          {
+            "name": "state",
+            "in": "query",
+            "required": false,
+            "description": "Only executions in this state.",
+            "schema": {
+              "$ref": "#/components/schemas/RecoveryState"
+            },
+            "explode": false
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "At most this many executions read; default 100.",
+            "schema": {
+              "type": "integer",
+              "format": "int32",
+              "minimum": 1,
+              "maximum": 10000,
+              "default": 100
+            },
+            "explode": false
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExecutionList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Executions"
+        ]
+      }
+    },
     "/api/executions/{execution_id}": {
       "get": {
         "operationId": "getExecution",
@@ -2707,6 +2785,133 @@ export const doc = {
         },
         "description": "Full checkpoint history of one execution."
       },
+      "ExecutionList": {
+        "type": "object",
+        "required": [
+          "items",
+          "count",
+          "recoveries"
+        ],
+        "properties": {
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExecutionListItem"
+            }
+          },
+          "count": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "recoveries": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RecoveryAction"
+            },
+            "description": "The latest recovery actions, newest first (at most 100)."
+          }
+        },
+        "description": "Body of `GET /api/executions`."
+      },
+      "ExecutionListItem": {
+        "type": "object",
+        "required": [
+          "execution_id",
+          "state",
+          "recoverable",
+          "reason",
+          "chain_name",
+          "agent_path",
+          "last_node_id",
+          "updated_at",
+          "runner_key",
+          "lease_owner",
+          "lease_expires_at",
+          "recover_attempts"
+        ],
+        "properties": {
+          "execution_id": {
+            "type": "string"
+          },
+          "state": {
+            "$ref": "#/components/schemas/RecoveryState"
+          },
+          "recoverable": {
+            "type": "boolean",
+            "description": "For an orphan: whether a sweep may continue it (false for runs started before the store recorded leases)."
+          },
+          "reason": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Why it is parked, or why an orphan is not recoverable."
+          },
+          "chain_name": {
+            "type": "string",
+            "description": "The runner that started it (chain or agent name) and its first row's agent path."
+          },
+          "agent_path": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "last_node_id": {
+            "type": "string"
+          },
+          "updated_at": {
+            "type": "string",
+            "description": "When its latest row was written (ISO-8601 UTC)."
+          },
+          "runner_key": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The runner definition that last held its lease: `<kind>:<name>#<fingerprint>`."
+          },
+          "lease_owner": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The lease holder: `<host>:<pid>:<instance id>:<uuid>`."
+          },
+          "lease_expires_at": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "recover_attempts": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Recoveries since it last ended or paused."
+          }
+        },
+        "description": "One execution as `agentkit executions list` shows it."
+      },
       "ExecutionNotFoundError": {
         "type": "object",
         "required": [
@@ -3649,7 +3854,10 @@ export const doc = {
           "pending_approvals_count",
           "failed_executions_count",
           "eval_runs_last_7d",
-          "recent_traces"
+          "recent_traces",
+          "orphaned_executions_count",
+          "needs_attention_count",
+          "recent_recoveries"
         ],
         "properties": {
           "traces_last_24h": {
@@ -3679,6 +3887,23 @@ export const doc = {
             "items": {
               "$ref": "#/components/schemas/TraceSummary"
             }
+          },
+          "orphaned_executions_count": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Executions no live process runs that a sweep may continue or a person must resume (ADR 0050)."
+          },
+          "needs_attention_count": {
+            "type": "integer",
+            "format": "int32",
+            "description": "Executions a recovery sweep parked for a person: crashed inside a side-effecting tool."
+          },
+          "recent_recoveries": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RecoveryAction"
+            },
+            "description": "The latest recovery actions, newest first (at most 10)."
           }
         },
         "description": "Home page counts."
@@ -3822,6 +4047,94 @@ export const doc = {
           }
         },
         "description": "Rerun could not rebuild the agent from the trace (captured before SDK 0.1.7, or a tool is not registered)."
+      },
+      "RecoveryAction": {
+        "type": "object",
+        "required": [
+          "execution_id",
+          "attempt",
+          "outcome",
+          "recovered_by",
+          "host",
+          "pid",
+          "reason",
+          "at"
+        ],
+        "properties": {
+          "execution_id": {
+            "type": "string"
+          },
+          "attempt": {
+            "type": "integer",
+            "format": "int32",
+            "description": "1 for the first recovery since the run last ended or paused."
+          },
+          "outcome": {
+            "$ref": "#/components/schemas/RecoveryOutcome"
+          },
+          "recovered_by": {
+            "type": "string",
+            "description": "The recovering process's lease owner id: `<host>:<pid>:<instance id>:<uuid>`."
+          },
+          "host": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Host and pid parsed from `recovered_by` (null when it is not an agentkit owner id)."
+          },
+          "pid": {
+            "anyOf": [
+              {
+                "type": "integer",
+                "format": "int32"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "reason": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "at": {
+            "type": "string",
+            "description": "ISO-8601 UTC."
+          }
+        },
+        "description": "One recovery action: which process recovered what, when, and which attempt it was."
+      },
+      "RecoveryOutcome": {
+        "type": "string",
+        "enum": [
+          "resumed",
+          "parked",
+          "failed"
+        ],
+        "description": "What a recovery did with an execution: continued it, parked it for a person, or failed it at the attempt cap."
+      },
+      "RecoveryState": {
+        "type": "string",
+        "enum": [
+          "running",
+          "orphaned",
+          "needs_attention",
+          "paused",
+          "failed",
+          "completed"
+        ],
+        "description": "Where an execution stands for recovery (ADR 0050)."
       },
       "RegressionTestRecord": {
         "type": "object",

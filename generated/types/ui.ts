@@ -121,6 +121,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List executions and recoveries
+         * @description Executions, most recently written first, with where each stands (running, orphaned, needs_attention, paused,
+         *     failed, completed) and the latest recovery actions. An empty list for a store without the recovery protocol.
+         */
+        get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/executions/{execution_id}": {
         parameters: {
             query?: never;
@@ -585,6 +606,39 @@ export interface components {
             pending_interrupt: components["schemas"]["PendingInterrupt"] | null;
             state: components["schemas"]["ExecutionState"];
         };
+        /** @description Body of `GET /api/executions`. */
+        ExecutionList: {
+            /** Format: int32 */
+            count: number;
+            items: components["schemas"]["ExecutionListItem"][];
+            /** @description The latest recovery actions, newest first (at most 100). */
+            recoveries: components["schemas"]["RecoveryAction"][];
+        };
+        /** @description One execution as `agentkit executions list` shows it. */
+        ExecutionListItem: {
+            agent_path: string | null;
+            /** @description The runner that started it (chain or agent name) and its first row's agent path. */
+            chain_name: string;
+            execution_id: string;
+            last_node_id: string;
+            lease_expires_at: string | null;
+            /** @description The lease holder: `<host>:<pid>:<instance id>:<uuid>`. */
+            lease_owner: string | null;
+            /** @description Why it is parked, or why an orphan is not recoverable. */
+            reason: string | null;
+            /**
+             * Format: int32
+             * @description Recoveries since it last ended or paused.
+             */
+            recover_attempts: number;
+            /** @description For an orphan: whether a sweep may continue it (false for runs started before the store recorded leases). */
+            recoverable: boolean;
+            /** @description The runner definition that last held its lease: `<kind>:<name>#<fingerprint>`. */
+            runner_key: string | null;
+            state: components["schemas"]["RecoveryState"];
+            /** @description When its latest row was written (ISO-8601 UTC). */
+            updated_at: string;
+        };
         /** @description No checkpoint exists for the execution id. */
         ExecutionNotFoundError: {
             /** @enum {string} */
@@ -863,9 +917,21 @@ export interface components {
             failing_traces_last_24h: number;
             /**
              * Format: int32
+             * @description Executions a recovery sweep parked for a person: crashed inside a side-effecting tool.
+             */
+            needs_attention_count: number;
+            /**
+             * Format: int32
+             * @description Executions no live process runs that a sweep may continue or a person must resume (ADR 0050).
+             */
+            orphaned_executions_count: number;
+            /**
+             * Format: int32
              * @description Rows in pending_interrupts.
              */
             pending_approvals_count: number;
+            /** @description The latest recovery actions, newest first (at most 10). */
+            recent_recoveries: components["schemas"]["RecoveryAction"][];
             recent_traces: components["schemas"]["TraceSummary"][];
             /** Format: int32 */
             traces_last_24h: number;
@@ -909,6 +975,34 @@ export interface components {
             code: "reconstruction_failed";
             detail: string;
         };
+        /** @description One recovery action: which process recovered what, when, and which attempt it was. */
+        RecoveryAction: {
+            /** @description ISO-8601 UTC. */
+            at: string;
+            /**
+             * Format: int32
+             * @description 1 for the first recovery since the run last ended or paused.
+             */
+            attempt: number;
+            execution_id: string;
+            /** @description Host and pid parsed from `recovered_by` (null when it is not an agentkit owner id). */
+            host: string | null;
+            outcome: components["schemas"]["RecoveryOutcome"];
+            pid: number | null;
+            reason: string | null;
+            /** @description The recovering process's lease owner id: `<host>:<pid>:<instance id>:<uuid>`. */
+            recovered_by: string;
+        };
+        /**
+         * @description What a recovery did with an execution: continued it, parked it for a person, or failed it at the attempt cap.
+         * @enum {string}
+         */
+        RecoveryOutcome: "resumed" | "parked" | "failed";
+        /**
+         * @description Where an execution stands for recovery (ADR 0050).
+         * @enum {string}
+         */
+        RecoveryState: "running" | "orphaned" | "needs_attention" | "paused" | "failed" | "completed";
         /**
          * @description One regression test case: one JSON object per line of a JSONL file, consumed by the eval runner. Saved from code
          *     (`saveAsTest`) and from the UI alike.
@@ -1304,6 +1398,8 @@ export type EvalComparison = components['schemas']['EvalComparison'];
 export type EvalRunNotFoundError = components['schemas']['EvalRunNotFoundError'];
 export type ExecutionBusyError = components['schemas']['ExecutionBusyError'];
 export type ExecutionHistory = components['schemas']['ExecutionHistory'];
+export type ExecutionList = components['schemas']['ExecutionList'];
+export type ExecutionListItem = components['schemas']['ExecutionListItem'];
 export type ExecutionNotFoundError = components['schemas']['ExecutionNotFoundError'];
 export type ExecutionState = components['schemas']['ExecutionState'];
 export type ExecutionStatus = components['schemas']['ExecutionStatus'];
@@ -1341,6 +1437,9 @@ export type PendingInterrupt = components['schemas']['PendingInterrupt'];
 export type PendingInterruptList = components['schemas']['PendingInterruptList'];
 export type PendingInterruptSummary = components['schemas']['PendingInterruptSummary'];
 export type ReconstructionFailedError = components['schemas']['ReconstructionFailedError'];
+export type RecoveryAction = components['schemas']['RecoveryAction'];
+export type RecoveryOutcome = components['schemas']['RecoveryOutcome'];
+export type RecoveryState = components['schemas']['RecoveryState'];
 export type RegressionTestRecord = components['schemas']['RegressionTestRecord'];
 export type ReplayResult = components['schemas']['ReplayResult'];
 export type ReplayStep = components['schemas']['ReplayStep'];
@@ -1682,6 +1781,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EvalRunNotFoundError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    listExecutions: {
+        parameters: {
+            query?: {
+                /** @description At most this many executions read; default 100. */
+                limit?: number;
+                /** @description Only executions in this state. */
+                state?: components["schemas"]["RecoveryState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionList"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */

@@ -26,6 +26,7 @@ import { executionState } from './execution-state.js';
 import { ForkRegistry } from './forks.js';
 import { FavoriteStore } from './favorites.js';
 import { loopbackHostOnly, noStoreForApi, sessionUser, UI_OPEN_ROUTES, UI_PAGE_ROUTES, uiAuthenticate, type UiAuth } from './guard.js';
+import { recoveryOverview, recoveryRoutes } from './recovery-routes.js';
 import { replayRoutes } from './replay-routes.js';
 import { RunnerRegistry } from './runners.js';
 import { cookie, CSRF_COOKIE, issueSession, newCsrfToken, parseCookies, SESSION_COOKIE, SESSION_TTL_SECONDS } from './session.js';
@@ -88,6 +89,7 @@ export function createUiApp(options: UiAppOptions): Express {
       replayRoutes(app, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
       evalRoutes(app, evals);
       durabilityRoutes(app, options.checkpointer, registry, auth);
+      recoveryRoutes(app, options.checkpointer);
     },
   });
 }
@@ -136,6 +138,7 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: Favor
   router.get('/api/overview', async (_req: Request, res: Response) => {
     const traces = await store.listTraces({ lastHours: 24 });
     const counts = await executionCounts(checkpointer);
+    const recovery = await recoveryOverview(checkpointer);
     const favored = favorites.all();
     res.json({
       traces_last_24h: traces.length,
@@ -144,6 +147,7 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: Favor
       failed_executions_count: counts.failed,
       eval_runs_last_7d: evalRunsSince(evals, 7),
       recent_traces: traces.slice(0, 10).map((trace) => withFavorite(trace, favored)),
+      ...recovery,
     } satisfies Schemas['Overview'] & { recent_traces: Schemas['UiTraceSummary'][] });
   });
 

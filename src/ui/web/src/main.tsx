@@ -7,6 +7,7 @@ import { Link, navigate, useLocation } from './router.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { EvalComparePage, EvalRunPage, EvalsPage } from './pages/evals.js';
 import { ExecutionPage } from './pages/execution.js';
+import { ExecutionsPage } from './pages/executions.js';
 import { LoginPage } from './pages/login.js';
 import { OverviewPage } from './pages/overview.js';
 import { ReplayPage } from './pages/replay.js';
@@ -75,6 +76,7 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === '/') return <OverviewPage />;
   if (path === '/traces') return <TracesPage query={query} />;
   if (path === '/approvals') return <ApprovalsPage />;
+  if (path === '/executions') return <ExecutionsPage query={query} />;
   if (path === '/evals') return <EvalsPage query={query} />;
   if (path === '/evals/compare') return <EvalComparePage query={query} />;
   let match = /^\/traces\/([^/]+)\/replay$/.exec(path);
@@ -99,12 +101,12 @@ const NAV: Array<[string, string]> = [
   ['/', 'Overview'],
   ['/traces', 'Traces'],
   ['/approvals', 'Approvals'],
+  ['/executions', 'Executions'],
   ['/evals', 'Evals'],
 ];
 
 function Layout(props: { auth: Schemas['AuthStatus']; path: string; onLogout: () => void; children: React.ReactNode }) {
-  const active = (to: string) =>
-    to === '/' ? props.path === '/' : props.path === to || props.path.startsWith(`${to}/`) || (to === '/approvals' && props.path.startsWith('/executions/'));
+  const active = (to: string) => (to === '/' ? props.path === '/' : props.path === to || props.path.startsWith(`${to}/`));
   return (
     <div className="app">
       <header className="topbar">

@@ -9,6 +9,10 @@ const KIND: Record<string, string> = {
   interrupted: 'paused',
   incomplete: 'running',
   running: 'running',
+  orphaned: 'failed',
+  needs_attention: 'paused',
+  resumed: 'ok',
+  parked: 'paused',
   passed: 'ok',
   invalid: 'failed',
   regressed: 'failed',
@@ -17,7 +21,7 @@ const KIND: Record<string, string> = {
   rejected: 'failed',
 };
 
-const LABEL: Record<string, string> = { OK: 'ok', UNSET: 'unset', ERROR: 'error' };
+const LABEL: Record<string, string> = { OK: 'ok', UNSET: 'unset', ERROR: 'error', needs_attention: 'needs attention' };
 
 export function Status({ value }: { value: string }) {
   return <span className={`status status-${KIND[value] ?? 'neutral'}`}>{LABEL[value] ?? value}</span>;

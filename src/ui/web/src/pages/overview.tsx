@@ -1,10 +1,14 @@
-/** Home: what needs attention (pending approvals, failed executions, failing traces), the latest traces and eval runs. */
+/**
+ * Home: what needs attention (pending approvals, failed, orphaned and parked executions, failing traces), the latest
+ * traces, recoveries and eval runs.
+ */
 import { api, asError } from '../api.js';
 import { ErrorBox, Loading, Empty, useLoad } from '../components/states.js';
 import { Status } from '../components/status.js';
 import { Time } from '../components/time.js';
 import { duration, shortId } from '../format.js';
 import { Link } from '../router.js';
+import { RecoveryTable } from './executions.js';
 
 export function OverviewPage() {
   const [loaded, reload] = useLoad(async () => {
@@ -27,6 +31,22 @@ export function OverviewPage() {
         <div>
           <dt title="Executions whose latest checkpoint is failed or interrupted">Failed or interrupted executions</dt>
           <dd>{o.failed_executions_count}</dd>
+        </div>
+        <div>
+          <dt>
+            <Link to="/executions?state=orphaned" title="No live process runs them: a served replica's sweep continues them">
+              Orphaned executions
+            </Link>
+          </dt>
+          <dd className={o.orphaned_executions_count > 0 ? 'bad' : ''}>{o.orphaned_executions_count}</dd>
+        </div>
+        <div>
+          <dt>
+            <Link to="/executions?state=needs_attention" title="Parked by a recovery sweep: crashed inside a side-effecting tool; resume or fail by hand">
+              Needs attention
+            </Link>
+          </dt>
+          <dd className={o.needs_attention_count > 0 ? 'attention' : ''}>{o.needs_attention_count}</dd>
         </div>
         <div>
           <dt>
@@ -86,6 +106,14 @@ export function OverviewPage() {
           </tbody>
         </table>
       )}
+      {o.recent_recoveries.length > 0 ? (
+        <>
+          <h2>
+            <Link to="/executions">Recent recoveries</Link>
+          </h2>
+          <RecoveryTable recoveries={o.recent_recoveries} />
+        </>
+      ) : null}
       {o.evals.length > 0 ? (
         <>
           <h2>
