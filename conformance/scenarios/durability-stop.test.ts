@@ -6,6 +6,9 @@
  * again. A signal that is never drained changes nothing.
  */
 import * as assert from 'uvu/assert';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Type from 'typebox';
 import { Agent } from '../../src/agent/agent.js';
 import { Chain } from '../../src/chain/chain.js';
@@ -18,9 +21,10 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { Swarm } from '../../src/swarm/swarm.js';
 import { FunctionModel } from '../../src/testing/function-model.js';
 import { tool } from '../../src/tools/function-tool.js';
-import { checkpointerFor, conformance } from '../harness/index.js';
+import { checkpointerFor, conformance, runTsFile } from '../harness/index.js';
 
 const area = conformance('durability: a stopping process stops its runs at a step boundary');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 interface Resumable {
   resume(executionId: string): Promise<{ status: string }>;
@@ -154,5 +158,20 @@ area.scenario('a signal that is never drained changes nothing', { rows: ['transi
   assert.is(result.status, 'completed');
   assert.is(stop.state, 'running');
 });
+
+area.scenario(
+  "docs/durability.md's stop example is examples/durability/stop-signal.ts, and it runs as written: stopped, then recovered",
+  { rows: ['transition:agent-resume-turn-crash'], backends: ['sqlite'], timeoutMs: 60_000 },
+  async (t) => {
+    const example = path.join(root, 'examples/durability/stop-signal.ts');
+    const source = await readFile(example, 'utf8');
+    const docs = await readFile(path.join(root, 'docs/durability.md'), 'utf8');
+    const shown = source.slice(source.indexOf('const stop = new StopSignal();'), source.indexOf("\n\n// Another replica's sweep"));
+    assert.ok(shown.length > 200 && docs.includes(shown), 'docs/durability.md shows the stop part of the example verbatim');
+    const run = await runTsFile([example, path.join(t.cwd, 'example.db')], { cwd: root, env: process.env });
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^stopped ([0-9a-f-]{36}); another process continues it\ncompleted \1 \(attempt 1\)\n$/);
+  },
+);
 
 area.run();
