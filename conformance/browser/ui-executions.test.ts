@@ -117,7 +117,7 @@ test('overview: orphaned and parked counts, the latest recovery with its process
 });
 
 test('executions: every state with attempts and reasons; recoveries say which process recovered what, when, which attempt', async (s) => {
-  const { context, page, errors } = await newPage(s.browser, { height: 900, allow: /401/ });
+  const { context, page, errors } = await newPage(s.browser, { height: 900, allow: /40[01]/ });
   await login(page, s.server.url);
   await page.getByRole('link', { name: 'Executions', exact: true }).click();
   await page.getByRole('heading', { name: 'Executions' }).waitFor();
@@ -140,6 +140,14 @@ test('executions: every state with attempts and reasons; recoveries say which pr
   assert.is(await page.locator('table.executions tbody tr').count(), 1);
   await page.locator('table.executions a[title="pay-parked"]').click();
   await page.waitForURL(/\/executions\/pay-parked$/);
+  // The API behind it: the session's, a bad state refused by the contract, none without a session.
+  const listed = await page.evaluate(async () => (await fetch('/api/executions?state=orphaned')).json());
+  assert.equal(
+    (listed as { items: Array<{ execution_id: string }> }).items.map((item) => item.execution_id),
+    ['pay-orphaned'],
+  );
+  assert.is(await page.evaluate(async () => (await fetch('/api/executions?state=lost')).status), 400);
+  assert.is((await fetch(`${s.server.url}/api/executions`)).status, 401);
   assert.equal(errors, []);
   await context.close();
 });
