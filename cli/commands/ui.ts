@@ -7,11 +7,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as t from 'typanion';
-import { agentkitDir, localDbPath } from '../../src/config/paths.js';
+import { agentkitDir, localStore } from '../../src/config/paths.js';
+import { parseStoreValue } from '../../src/config/store-value.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
+import { checkpointerFor } from '../../src/durability/checkpointer-for.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
-import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { loadTarget } from '../../src/targets.js';
+import { openStore } from '../../src/store/store-handle.js';
 import { TraceStore } from '../../src/tracing/trace-store.js';
 import { newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
 import { importLegacyOnStart } from '../../src/ui/legacy-import.js';
@@ -40,7 +42,8 @@ export class UiStartCommand extends AgentkitCommand {
     category: 'Local UI',
     description: 'Start the local UI: traces, replay, approvals, executions and evals in the browser',
     details: [
-      'Serves the web app and its JSON API (`/api/*`) on http://127.0.0.1:7842 until SIGTERM or SIGINT. Traces are read from `--db` (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`); executions and pending interrupts from the same file, or from Postgres with `--connection-string` (and `--schema`, default `agentkit`).',
+      'Serves the web app and its JSON API (`/api/*`) on http://127.0.0.1:7842 until SIGTERM or SIGINT. Traces, executions and pending interrupts are read from the store `--db` names: a file path or a `postgres://user@host:port/db?schema=<name>` URL (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`). With a file, `--connection-string` (and `--schema`, default `agentkit`) reads executions from Postgres instead. A password in the URL is never printed; prefer `PGPASSWORD` or `~/.pgpass`.',
+      'On a Postgres store, favorites and eval runs are not stored yet: none are listed and marking a favorite answers 422. The auth file stays on this host.',
       'Login is required unless `--no-auth`. The credentials live in `--auth-file` (default `./.agentkit/auth.json`, mode 0600: a username, a scrypt hash of the password, a session secret). When the file is missing, a start on a terminal asks for a username and password; otherwise create it first with `agentkit ui reset-password --password-stdin`.',
       'A non-loopback `--host` is refused (exit 2) unless `--insecure-bind`: the session cookie travels over plain HTTP. The browser is opened unless `--no-open` or there is no display.',
       'On start, the legacy stores (`./.agentkit/traces.db`, `./.agentkit/checkpoints.db`, `./.prompts/`) are imported into the local store once, exactly as `agentkit migrate` does; what was imported is reported on stderr.',
@@ -49,7 +52,10 @@ export class UiStartCommand extends AgentkitCommand {
     examples: [
       ['Start the UI on the local store', '$0 ui'],
       ['Register runners so paused runs can be approved from the inbox', '$0 ui --agent examples/durability/refund-chain.ts:refundChain'],
-      ['Read executions from Postgres, no login, no browser', '$0 ui --connection-string postgres://app@db:5432/prod --no-auth --no-open'],
+      [
+        "Read a fleet's traces and executions from Postgres, no login, no browser",
+        '$0 ui --db postgres://app@db:5432/prod?schema=agentkit --no-auth --no-open',
+      ],
     ],
   });
 
@@ -58,10 +64,10 @@ export class UiStartCommand extends AgentkitCommand {
   noAuth = Option.Boolean('--no-auth', false, { description: 'Skip login (anyone who can reach the port can approve runs)' });
   noOpen = Option.Boolean('--no-open', false, { description: 'Do not open a browser' });
   insecureBind = Option.Boolean('--insecure-bind', false, { description: 'Acknowledge a non-loopback bind' });
-  db = Option.String('--db', { description: 'Local store (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
+  db = Option.String('--db', { description: 'Store: a file path or a postgres://...?schema= URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
   authFile = Option.String('--auth-file', { description: 'Credentials file (default ./.agentkit/auth.json)' });
   agents = Option.Array('--agent', [], { description: 'Register a runner <file>:<attr> or <module>:<attr> (resume and replay rerun); repeatable' });
-  connectionString = Option.String('--connection-string', { description: 'Read executions from this Postgres URL instead of --db' });
+  connectionString = Option.String('--connection-string', { description: 'Read executions from this Postgres URL while traces stay in the --db file' });
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
 
   async run(): Promise<number> {
@@ -70,7 +76,9 @@ export class UiStartCommand extends AgentkitCommand {
     if (this.schema !== undefined && this.connectionString === undefined)
       throw new UsageError('--schema selects a Postgres schema; it needs --connection-string');
     const where = { env: this.context.env, cwd: this.context.cwd };
-    const dbPath = this.db !== undefined ? path.resolve(this.context.cwd, this.db) : localDbPath(where);
+    const store = this.db !== undefined ? parseStoreValue(this.db, this.context.cwd) : localStore(where);
+    if (store.engine === 'postgres' && this.connectionString !== undefined)
+      throw new UsageError('--connection-string reads executions from Postgres beside a store file; --db already names a Postgres store');
     const authPath = this.authFile !== undefined ? path.resolve(this.context.cwd, this.authFile) : path.join(agentkitDir(where), 'auth.json');
     const auth = this.noAuth ? ({ mode: 'none' } as const) : ({ mode: 'password', file: await this.credentials(authPath) } as const);
 
@@ -87,30 +95,35 @@ export class UiStartCommand extends AgentkitCommand {
       }
     }
 
-    // Older stores (.agentkit/traces.db, .agentkit/checkpoints.db, .prompts/) are imported once, as `agentkit migrate` does.
-    for (const line of await importLegacyOnStart({ ...where, dbPath })) this.err(`agentkit ui: ${line}`);
+    // Older stores (.agentkit/traces.db, .agentkit/checkpoints.db, .prompts/) are imported once into a store file, as
+    // `agentkit migrate` does; a Postgres store is moved with `agentkit store copy`, never on start.
+    if (store.engine === 'sqlite') for (const line of await importLegacyOnStart({ ...where, dbPath: store.path })) this.err(`agentkit ui: ${line}`);
 
+    const opened = openStore(store, { min: 0, max: 4 });
     const checkpointer: Checkpointer =
       this.connectionString !== undefined
         ? new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 4 })
-        : new SQLiteCheckpointer(dbPath);
+        : checkpointerFor(opened, { minPoolSize: 0, maxPoolSize: 4 });
+    const traceStore = new TraceStore({ store: opened });
     const server = await startUiServer({
       host: this.host,
       port: this.port,
       insecureBind: this.insecureBind,
       checkpointer,
-      traceStore: new TraceStore({ dbPath }),
+      traceStore,
       auth,
       runners: registry,
       webDir: defaultWebDir(),
       onServerError: (error) => this.err(`agentkit ui: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
       onShutdown: async () => {
         await checkpointer.close();
+        await traceStore.close();
+        await opened.close();
         for (const runner of loaded) await closeRunner(runner);
       },
     });
     this.err(
-      `agentkit ui: serving on ${server.url} (store ${dbPath}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, login as '${(auth as { file: AuthFile }).file.username}'`})`,
+      `agentkit ui: serving on ${server.url} (store ${opened.label}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, login as '${(auth as { file: AuthFile }).file.username}'`})`,
     );
     if (!this.noOpen) this.err(`agentkit ui: ${await openBrowser(server.url, this.context.env)}`);
     await waitForStopSignal(this.context.env);

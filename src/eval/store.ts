@@ -11,8 +11,8 @@ import { EvalError } from './errors.js';
 import type { EvalCaseRecord, EvalRunRecord, EvalRunSummary } from './records.js';
 
 export interface EvalStoreOptions extends Where {
-  /** The store file (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
-  dbPath?: string;
+  /** The store file (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`); `null`: a Postgres store (no eval runs). */
+  dbPath?: string | null;
 }
 
 interface RunRow {
@@ -46,10 +46,11 @@ interface CaseRow {
 
 /** Eval runs of one local store. */
 export class EvalStore {
-  readonly dbPath: string;
+  /** The store file; `null` for a Postgres store, which holds no eval runs yet (reads are empty, writes refused). */
+  readonly dbPath: string | null;
 
   constructor(options: EvalStoreOptions = {}) {
-    this.dbPath = options.dbPath ?? localDbPath(options);
+    this.dbPath = options.dbPath === null ? null : (options.dbPath ?? localDbPath(options));
   }
 
   /** Write a run and its cases in one transaction. Throws if the run id exists. */
@@ -158,7 +159,7 @@ export class EvalStore {
   }
 
   private read<T>(fn: (db: Database.Database) => T, empty: T): T {
-    if (!existsSync(this.dbPath)) return empty;
+    if (this.dbPath === null || !existsSync(this.dbPath)) return empty;
     const db = openLocalStore(this.dbPath);
     try {
       return fn(db);
@@ -168,6 +169,7 @@ export class EvalStore {
   }
 
   private write(fn: (db: Database.Database) => void): void {
+    if (this.dbPath === null) throw new EvalError('eval runs are not stored on a Postgres store yet; name a SQLite store with --db');
     const db = openLocalStore(this.dbPath);
     try {
       db.transaction(() => fn(db)).immediate();
