@@ -68,8 +68,10 @@ export interface UiAppOptions {
 export function createUiApp(options: UiAppOptions): Express {
   const registry = options.runners instanceof RunnerRegistry ? options.runners : new RunnerRegistry(options.runners ?? []);
   const throttle = options.throttle ?? new LoginThrottle();
-  const favorites = new FavoriteStore(options.traceStore.dbPath);
-  const evals = options.evalStore ?? new EvalStore({ dbPath: options.traceStore.dbPath });
+  // On a Postgres store favorites and eval runs are not stored yet (issue 38): they read as none.
+  const file = options.traceStore.engine === 'sqlite' ? options.traceStore.dbPath : null;
+  const favorites = new FavoriteStore(file);
+  const evals = options.evalStore ?? new EvalStore({ dbPath: file });
   const forks = new ForkRegistry();
   const auth = options.auth;
   return createValidatedApp({
