@@ -222,8 +222,13 @@ export class EvalCurateCommand extends AgentkitCommand {
       'Every `agent.<name>` span (a root run, or an agent nested in a chain, swarm or supervisor) that matches becomes one case with its captured input, `trace_id`, `span_id`, `agent_name`, `source` (`curated:<filter>`) and `created_at`.',
       'Filters: `all` (default), `favorites` (traces marked favorite: `markFavorite()` or the UI), `noted` (traces with a note) take the captured output as `expected_output` and skip runs without one. `guardrail` (a guardrail blocked, warned or errored) and `failed` (any span ERROR) write `needs_review: true` with an empty `expected_output`, the `actual_output` and a `reason`, for a person to fill in.',
       '`--since` is in hours (decimals allowed: 0.5 = 30 minutes). `--limit` keeps the newest cases (default 200). The file is replaced (atomically, mode 0600 when new) unless `--append`.',
+      "`--db` names the store: a file path or a `postgres://user@host/db?schema=<name>` URL (a fleet's traces). A Postgres store holds no favorites, notes or guardrail events yet: there only `all` and `failed` work, the other filters are refused (exit 2).",
     ].join('\n\n'),
     examples: [
+      [
+        'Failed runs of a fleet, from its Postgres store',
+        "$0 eval curate --filter failed --db 'postgres://app@db:5432/prod?schema=agentkit' --out review.jsonl",
+      ],
       ['Favorites of the last week', '$0 eval curate --filter favorites --since 168 --out tests/favorites.jsonl'],
       ['Guardrail hits of one agent, appended for review', '$0 eval curate --filter guardrail --agent support --out review.jsonl --append'],
     ],
@@ -238,7 +243,7 @@ export class EvalCurateCommand extends AgentkitCommand {
   });
   outFile = Option.String('--out,-o', { required: true, description: 'JSONL file to write' });
   append = Option.Boolean('--append', false, { description: 'Append to the file instead of replacing it' });
-  db = Option.String('--db', { description: dbDescription });
+  db = Option.String('--db', { description: 'Store: a file path or a postgres://...?schema= URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
   json = Option.Boolean('--json', false, { description: 'Print { file, written, skipped } as JSON' });
 
   async run(): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { localDbPath, type Where } from '../config/paths.js';
+import { localStoreValue, type Where } from '../config/paths.js';
 import { utcNow } from '../store/time.js';
 import { AGENT_ATTR } from '../tracing/attributes.js';
 import { TraceStore } from '../tracing/trace-store.js';
@@ -68,8 +68,33 @@ export async function curate(options: CurateOptions = {}): Promise<CurateResult>
   if (!Number.isInteger(limit) || limit < 1) throw new EvalUsageError(`limit must be a positive integer, got ${String(limit)}`);
   if (options.sinceHours !== undefined && !(options.sinceHours > 0))
     throw new EvalUsageError(`since must be a positive number of hours, got ${String(options.sinceHours)}`);
-  const store = new TraceStore({ dbPath: options.dbPath ?? localDbPath(options) });
-  return store.read((db) => pick(db, filter, options, limit), { cases: [], skipped: 0 });
+  const store = new TraceStore({ dbPath: options.dbPath ?? localStoreValue(options), cwd: options.cwd });
+  if (store.engine === 'sqlite') return store.read((db) => pick(db, filter, options, limit), { cases: [], skipped: 0 });
+  try {
+    return await pickPg(store, filter, options, limit);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A Postgres store holds spans, not yet favorites, notes or guardrail events (issue 38): `all` and `failed` only. */
+async function pickPg(store: TraceStore, filter: CurateFilter, options: CurateOptions, limit: number): Promise<CurateResult> {
+  if (filter !== 'all' && filter !== 'failed') {
+    throw new EvalUsageError(
+      `filter '${filter}' needs ${filter === 'guardrail' ? 'guardrail events' : 'trace annotations'}, which a Postgres store does not hold yet; use --filter all or failed`,
+    );
+  }
+  const rows = await store.pgAgentSpans({
+    agent: options.agent,
+    cutoff: options.sinceHours !== undefined ? new Date(Date.now() - options.sinceHours * 3_600_000).toISOString() : undefined,
+    failedOnly: filter === 'failed',
+    limit,
+  });
+  const reasons = new Map<string, string>();
+  if (filter === 'failed') {
+    for (const id of new Set(rows.map((r) => r.trace_id))) reasons.set(id, `failed spans: ${(await store.pgErrorSpanNames(id)).join(', ')}`);
+  }
+  return casesOf(rows, filter, reasons);
 }
 
 function pick(db: Database.Database, filter: CurateFilter, options: CurateOptions, limit: number): CurateResult {
@@ -96,7 +121,12 @@ function pick(db: Database.Database, filter: CurateFilter, options: CurateOption
       .all(params) as SpanPick[]
   ).reverse();
   const failure = filter === 'guardrail' || filter === 'failed';
-  const reasons = failure ? reasonsOf(db, filter, rows) : new Map<string, string>();
+  return casesOf(rows, filter, failure ? reasonsOf(db, filter, rows) : new Map<string, string>());
+}
+
+/** Cases from picked spans, oldest first; `reasons` by trace id for the failure filters. */
+function casesOf(rows: readonly SpanPick[], filter: CurateFilter, reasons: Map<string, string>): CurateResult {
+  const failure = filter === 'guardrail' || filter === 'failed';
   const createdAt = utcNow();
   const cases: CuratedCase[] = [];
   let skipped = 0;

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { AmbiguousTraceError } from '../errors.js';
-import { decodePgString } from '../store/pg-text.js';
+import { decodePgString, encodePgString } from '../store/pg-text.js';
 import type { Store } from '../store/store-handle.js';
 import type { SpanStatus, TraceSummary } from '../types.js';
 import { traceSchemaVersion } from './pg-schema.js';
@@ -15,6 +15,16 @@ import { durationMs } from './time.js';
 
 const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const SPAN_COLUMNS = `trace_id, span_id, parent_span_id, name, ${ISO('start_time')} AS start_time, ${ISO('end_time')} AS end_time, status, attributes, events, caller_trace_id`;
+
+/** An agent run's span as `eval curate` reads it. */
+export interface AgentSpanRow {
+  trace_id: string;
+  span_id: string;
+  name: string;
+  status: string;
+  start_time: string;
+  attributes: string;
+}
 
 /** Which process wrote a trace: a `processes` row matched by instance id, service name, or host (exactly). */
 export interface ProcessFilter {
@@ -143,6 +153,34 @@ export class PgTraceReader {
       [this.#project, callerTraceId],
     );
     return result.rows.map((row) => ({ ...row, name: decodePgString(row.name) }));
+  }
+
+  /**
+   * The newest `limit` spans of agent runs (`agent.<name>`), oldest first: optionally of one agent, started at or after
+   * `cutoff` (ISO), or only in traces having a span with status ERROR. What `eval curate` reads.
+   */
+  async agentSpans(options: { agent?: string; cutoff?: string; failedOnly?: boolean; limit: number }): Promise<AgentSpanRow[]> {
+    if (!(await this.exists())) return [];
+    const params: unknown[] = [this.#project, options.limit];
+    const where = ["s.name LIKE 'agent.%'"];
+    if (options.agent !== undefined) where.push(`s.name = $${params.push(encodePgString(`agent.${options.agent}`))}`);
+    if (options.cutoff !== undefined) where.push(`s.start_time >= $${params.push(options.cutoff)}`);
+    if (options.failedOnly) where.push(`s.trace_id IN (SELECT trace_id FROM ${this.#s}.spans WHERE project = $1 AND status = 'ERROR')`);
+    const result = await this.#pool.query<AgentSpanRow>(
+      `SELECT s.trace_id, s.span_id, s.name, s.status, ${ISO('s.start_time')} AS start_time, s.attributes FROM ${this.#s}.spans s
+       WHERE s.project = $1 AND ${where.join(' AND ')} ORDER BY s.start_time DESC, s.seq DESC LIMIT $2`,
+      params,
+    );
+    return result.rows.reverse().map((row) => ({ ...row, name: decodePgString(row.name), attributes: decodePgString(row.attributes) }));
+  }
+
+  /** The names of a trace's spans with status ERROR, in start order. */
+  async errorSpanNames(traceId: string): Promise<string[]> {
+    const result = await this.#pool.query<{ name: string }>(
+      `SELECT name FROM ${this.#s}.spans WHERE project = $1 AND trace_id = $2 AND status = 'ERROR' ORDER BY start_time, seq`,
+      [this.#project, traceId],
+    );
+    return result.rows.map((row) => decodePgString(row.name));
   }
 
   /** Delete the spans of `traceIds`. */

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { localStore, type Where } from '../config/paths.js';
 import { parseStoreValue, storeLabel, storeValue, type StoreRef } from '../config/store-value.js';
 import { openStore, type Store } from '../store/store-handle.js';
-import { PgTraceReader, type ProcessFilter } from './pg-trace-reader.js';
+import { PgTraceReader, type AgentSpanRow, type ProcessFilter } from './pg-trace-reader.js';
 import { AmbiguousTraceError, ConfigError, NotFoundError } from '../errors.js';
 import { CALLER_TRACE_VERSION, schemaVersion, TRACE_KEYS_VERSION } from '../store/migrations.js';
 import { openLocalStore } from '../store/open.js';
@@ -222,6 +222,25 @@ export class TraceStore {
     const spans = inStartOrder(rows.map(spanFromRow));
     resolveMessageDeltas(spans);
     return spans;
+  }
+
+  /**
+   * Postgres stores only (a SQLite store's curation reads its file, eval/curate.ts): the newest `limit` agent-run spans,
+   * oldest first, as `PgTraceReader.agentSpans`, and the ERROR span names of a trace. ConfigError on a SQLite store.
+   */
+  async pgAgentSpans(options: { agent?: string; cutoff?: string; failedOnly?: boolean; limit: number }): Promise<AgentSpanRow[]> {
+    const pg = this.pg();
+    if (!pg) throw new ConfigError(`${this.label} is a SQLite store: read its agent spans with read()`);
+    flushPendingSpans();
+    await flushPendingPg();
+    return pg.agentSpans(options);
+  }
+
+  /** The names of a Postgres store's ERROR spans of one trace, in start order (see `pgAgentSpans`). */
+  async pgErrorSpanNames(traceId: string): Promise<string[]> {
+    const pg = this.pg();
+    if (!pg) throw new ConfigError(`${this.label} is a SQLite store: read its spans with read()`);
+    return pg.errorSpanNames(traceId);
   }
 
   /**
