@@ -24,6 +24,9 @@ import { AgentkitCommand } from '../base.js';
 import { slowWork, type Progress } from '../progress.js';
 import { executionState, outputText, preview, table } from '../durability/render.js';
 import { readExistingStore, storeLabel, withSchema } from '../durability/store.js';
+import { checkRunnerStore } from '../durability/runner-store.js';
+import { namedStore } from '../store-path.js';
+import { withTraceDestination } from '../../src/tracing/spans.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -230,6 +233,7 @@ export class ResumeCommand extends AgentkitCommand {
       'A paused execution needs a decision: without `--value` it approves (`{"approved": true}`). `--value` is a JSON object of the Resume shape: `approved` (boolean) and `metadata` (object); other keys are dropped. A crashed or failed execution (not paused) resumes from its last checkpoint without a value.',
       "The resume holds the execution's lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.",
       'The decision is recorded with the claim: who made it (`--approver`, default the OS user), through the CLI, when, and `--reason`. A pause has one decision: when a resumer claimed it and died before the run went on, resuming again continues with that recorded decision; a `--value` that differs from it is refused (exit 2, naming the recorded decision and who made it).',
+      "`--db <path|url>` (alias `--db-path`) names the store the execution is in, a SQLite file or a `postgres://...?schema=<name>` URL: a runner whose checkpointer keeps its checkpoints elsewhere is refused (exit 2, both stores named, passwords redacted), and the resumed run's traces go to that store. Without it, the runner's checkpointer decides, and traces go to the configured store (`AGENTKIT_LOCAL_DB`).",
       'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), when another process is running the execution (ExecutionBusy), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
@@ -246,6 +250,9 @@ export class ResumeCommand extends AgentkitCommand {
   value = Option.String('--value', { description: 'Resume value as JSON (default {"approved": true})' });
   approver = Option.String('--approver', { description: 'Who decides, recorded with the decision (default: the OS user)' });
   reason = Option.String('--reason', { description: 'Why, recorded with the decision' });
+  db = Option.String('--db,--db-path', {
+    description: "The execution's store, a SQLite file or a postgres://...?schema= URL: the runner must be on it; the run's traces go there",
+  });
   json = Option.Boolean('--json', false, { description: 'Print the whole result as JSON' });
 
   async run(): Promise<void> {
@@ -276,6 +283,16 @@ export class ResumeCommand extends AgentkitCommand {
 
   /** Restore from the Platform when connected and the store does not know the execution, resume, replicate. */
   private async resumeTarget(target: Resumable, explicit: Resume | undefined, progress: Progress): Promise<void> {
+    const named = namedStore(this.context.cwd, this.db, { readOnly: true });
+    if (named !== undefined) {
+      checkRunnerStore(parseStoreValue(named, this.context.cwd), target.checkpointer, this.runner);
+      await withTraceDestination(named, () => this.resumeOn(target, explicit, progress));
+      return;
+    }
+    await this.resumeOn(target, explicit, progress);
+  }
+
+  private async resumeOn(target: Resumable, explicit: Resume | undefined, progress: Progress): Promise<void> {
     const store = asCheckpointer(target.checkpointer);
     if (store) await restoreIfMissing(store, this.executionId);
     try {

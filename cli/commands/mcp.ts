@@ -4,7 +4,9 @@
  * write to it (console.log, process.stdout.write from the target) goes to stderr (src/mcp/stdout.ts, ADR 0007).
  */
 import { Command, Option, UsageError } from 'clipanion';
-import { localDbPath } from '../../src/config/paths.js';
+import { localStore } from '../../src/config/paths.js';
+import { storeValue } from '../../src/config/store-value.js';
+import { namedStore } from '../store-path.js';
 import { toMcpTarget } from '../../src/mcp/adapters.js';
 import { invokeToolDirectly } from '../../src/mcp/invoke.js';
 import { serveMcpStdio, withheldTools } from '../../src/mcp/server.js';
@@ -28,6 +30,7 @@ export class McpServeCommand extends AgentkitCommand {
       "Lists one tool, named after the target (or `--name`), that runs it with an `input` argument. Its description is the runner's own `description` (never its system prompt). Every successful call answers with text and with `structuredContent` matching the tool's `outputSchema`: `{ output, status, execution_id, trace_id, pending_interrupt }`, status `completed` or `paused`; a paused run's text names the `agentkit resume <id> --runner <this target>` command. Arguments that do not match a tool's input schema get a JSON-RPC -32602 error naming the path; failures of the run come back as MCP error results (`isError: true`).",
       "With `--expose-tools`, each of an Agent's own tools is listed too, with its JSON Schema and annotations from its replay class (`read_only`: readOnlyHint, `idempotent`: idempotentHint, `side_effecting`: destructiveHint), except tools declared `pauses: true` (they call `interrupt()` and run through the agent's tool).",
       'A cancelled call (`notifications/cancelled`, or a client timeout) aborts its run; so does the client closing stdin, after which the server waits up to 10 s for running calls to stop and exits.',
+      "Each call's trace goes to `--db` (a SQLite file or a `postgres://...?schema=<name>` URL; default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`); checkpoints stay where the target's own checkpointer keeps them. A password in the URL is never printed.",
       'Needs the `mcp-server` extra (`@modelcontextprotocol/sdk`). stdout is the protocol: logs, and anything the target writes to stdout, go to stderr.',
       'Claude Desktop and other MCP clients: command `npx`, args `["agentkit", "mcp", "serve", "/abs/path/agents.ts:support"]`.',
     ].join('\n\n'),
@@ -40,6 +43,9 @@ export class McpServeCommand extends AgentkitCommand {
   spec = Option.String({ name: 'spec' });
   exposeTools = Option.Boolean('--expose-tools', false, { description: "Also list the agent's own tools (not those that pause)" });
   name = Option.String('--name', { description: 'Name of the tool that runs the target (default: its name)' });
+  db = Option.String('--db', {
+    description: 'Where the runs are traced: a SQLite file or a postgres://...?schema= URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)',
+  });
 
   async run(): Promise<number> {
     if (this.name !== undefined && this.name.trim() === '') throw new UsageError('--name must not be empty');
@@ -53,7 +59,10 @@ export class McpServeCommand extends AgentkitCommand {
     const claim = this.context.stdout === process.stdout ? claimStdout() : null;
     try {
       const loaded = await withProgress(this.context.stderr, `agentkit: loading ${this.spec}`, () => loadTarget(this.spec, { cwd: this.context.cwd }));
-      const target = toMcpTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }), invokeTool: invokeToolDirectly });
+      const target = toMcpTarget(loaded.value, {
+        traceDb: namedStore(this.context.cwd, this.db, { readOnly: false }) ?? storeValue(localStore({ env: this.context.env, cwd: this.context.cwd })),
+        invokeTool: invokeToolDirectly,
+      });
       const options = {
         exposeTools: this.exposeTools,
         runner: resumeTarget(loaded),

@@ -113,3 +113,10 @@ export function storeValue(ref: StoreRef): string {
   url.searchParams.set('schema', ref.schema);
   return url.toString();
 }
+
+/** A Postgres URL without its password (for comparing two values that name one server as one user). */
+export function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
