@@ -83,6 +83,8 @@ export async function evaluate(
   const loaded = loadDataset(dataset, { cwd, name: options.datasetName });
   const runner = adaptTarget(target);
   const dbPath = options.dbPath ?? localDbPath({ env: options.env, cwd });
+  // Refuses a Postgres store before any case runs: eval runs are kept in a SQLite file only (issue 38).
+  const evalStore = options.persist !== false ? new EvalStore({ dbPath }) : undefined;
   const runId = randomUUID().replace(/-/g, '');
   const startedAt = utcNow();
   const provenance = gitProvenance(cwd, options.env ?? process.env);
@@ -127,9 +129,9 @@ export async function evaluate(
     persisted: false,
     db_path: dbPath,
   };
-  if (options.persist !== false) {
+  if (evalStore) {
     const { error_rate: _rate, persisted: _persisted, db_path: _db, ...record } = results;
-    const store = new EvalStore({ dbPath });
+    const store = evalStore;
     store.saveRun(record);
     results.persisted = true;
     // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).

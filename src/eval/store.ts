@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { localDbPath, type Where } from '../config/paths.js';
 import { openLocalStore } from '../store/open.js';
 import { EvalError } from './errors.js';
+import { ConfigError } from '../errors.js';
+import { isStoreUrl, redactStoreValue } from '../config/store-value.js';
 import type { EvalCaseRecord, EvalRunRecord, EvalRunSummary } from './records.js';
 
 export interface EvalStoreOptions extends Where {
@@ -50,6 +52,11 @@ export class EvalStore {
   readonly dbPath: string | null;
 
   constructor(options: EvalStoreOptions = {}) {
+    if (typeof options.dbPath === 'string' && isStoreUrl(options.dbPath)) {
+      throw new ConfigError(
+        `eval runs are not stored on a Postgres store yet (${redactStoreValue(options.dbPath)}); keep them in a SQLite file and name it with --db`,
+      );
+    }
     this.dbPath = options.dbPath === null ? null : (options.dbPath ?? localDbPath(options));
   }
 

@@ -5,8 +5,9 @@
  */
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { localDbPath, type Where } from '../config/paths.js';
-import { NotFoundError } from '../errors.js';
+import { localStore, type Where } from '../config/paths.js';
+import { parseStoreValue, storeLabel } from '../config/store-value.js';
+import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { utcNow } from '../store/time.js';
 import type { PromptContext } from '../agent/agent.js';
@@ -91,8 +92,19 @@ export class PromptRegistry {
   /** The store file. */
   readonly dbPath: string;
 
+  /**
+   * The registry in the store `dbPath` names (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`). Prompts are
+   * not on Postgres yet (issue 38: the family's Postgres tables are future work): a `postgres://` store is refused
+   * with one line (ConfigError), never read as an empty file.
+   */
   constructor(options: PromptRegistryOptions = {}) {
-    this.dbPath = options.dbPath ?? localDbPath(options);
+    const store = options.dbPath !== undefined ? parseStoreValue(options.dbPath, options.cwd ?? process.cwd()) : localStore(options);
+    if (store.engine !== 'sqlite') {
+      throw new ConfigError(
+        `prompts are not stored on a Postgres store yet (${storeLabel(store)}); keep them in a SQLite file and name it with --db (or dbPath)`,
+      );
+    }
+    this.dbPath = store.path;
   }
 
   /**
