@@ -26,6 +26,11 @@ export interface ScenarioOptions {
   surfaces?: readonly Surface[];
   /** Per-variant limit in ms (default 20 s). */
   timeoutMs?: number;
+  /**
+   * The Postgres variant's CLI environment names its schema in AGENTKIT_LOCAL_DB (`postgres://...?schema=`), as the
+   * SQLite variant's names its file, so a scenario written for the local store runs unchanged on both (issue 38).
+   */
+  storeEnv?: boolean;
 }
 
 export interface ScenarioContext {
@@ -33,7 +38,9 @@ export interface ScenarioContext {
   surface: Surface;
   /** The variant's own working directory, removed afterwards. */
   cwd: string;
-  /** Environment for CLI runs: AGENTKIT_LOCAL_DB points into `cwd` for SQLite. */
+  /** The variant's store as one value: the SQLite file, or the Postgres URL with `?schema=` (undefined: no backend). */
+  store: string | undefined;
+  /** Environment for CLI runs: AGENTKIT_LOCAL_DB points into `cwd` for SQLite (and names the schema with `storeEnv`). */
   env: Record<string, string>;
   /** Run `agentkit <argv>` in-process. */
   cli(argv: string[], options?: { env?: Record<string, string>; stdin?: string }): Promise<CliRun>;
@@ -68,7 +75,7 @@ export function conformance(area: string) {
           });
           continue;
         }
-        test(label, () => runVariant(backendKind, surface, options.rows ?? [], body), options.timeoutMs);
+        test(label, () => runVariant(backendKind, surface, options.rows ?? [], body, options.storeEnv === true), options.timeoutMs);
       }
     }
   }
@@ -81,6 +88,7 @@ async function runVariant(
   surface: Surface,
   rows: readonly SpecRowId[],
   body: (t: ScenarioContext) => Promise<void>,
+  storeEnv = false,
 ): Promise<void> {
   const work = await makeWorkdir();
   // Runs first-deferred-last: spans the scenario left queued are written before their store's directory goes.
@@ -94,9 +102,11 @@ async function runVariant(
   try {
     const { backend, teardown } = await provision(backendKind, work.dir);
     deferred.push(teardown);
-    const env: Record<string, string> = backend.kind === 'sqlite' ? { AGENTKIT_LOCAL_DB: backend.dbPath } : {};
+    const store = storeValueOf(backend);
+    const env: Record<string, string> = backend.kind === 'sqlite' || (storeEnv && store !== undefined) ? { AGENTKIT_LOCAL_DB: store! } : {};
     const t: ScenarioContext = {
       backend,
+      store,
       surface,
       cwd: work.dir,
       env,
@@ -122,4 +132,13 @@ async function runVariant(
       }
     }
   }
+}
+
+/** The backend's store as one value: the file, or the URL with its schema as `?schema=`. */
+export function storeValueOf(backend: Backend): string | undefined {
+  if (backend.kind === 'sqlite') return backend.dbPath;
+  if (backend.kind !== 'postgres') return undefined;
+  const url = new URL(backend.url);
+  url.searchParams.set('schema', backend.schema);
+  return url.toString();
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Type from 'typebox';
 import { conformance, type ScenarioContext } from '../harness/index.js';
-import { Agent, tool, TraceStore, VERSION } from '../../src/index.js';
+import { Agent, flushTraces, tool, TraceStore, VERSION } from '../../src/index.js';
 import { openLocalStore, utcNow } from '../../src/store/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { validator } from '../../generated/schemas/resources.js';
@@ -23,7 +23,7 @@ function dbOf(t: ScenarioContext): string {
 
 const lookup = tool({ name: 'lookup_order', registry: false, parameters: Type.Object({ id: Type.String() }), execute: ({ id }) => ({ id, total: 50 }) });
 
-async function runAgent(t: ScenarioContext, executionId = 'exec-cli-1') {
+async function runAgent(t: ScenarioContext, executionId = 'exec-cli-1', traceDb = dbOf(t)) {
   const agent = new Agent({
     name: 'support',
     systemPrompt: 'Help with orders.',
@@ -32,7 +32,7 @@ async function runAgent(t: ScenarioContext, executionId = 'exec-cli-1') {
       { text: 'Order 42 costs 50.', usage: { inputTokens: 44, outputTokens: 6 } },
     ]),
     tools: [lookup],
-    traceDb: dbOf(t),
+    traceDb,
   });
   return agent.run('What does order 42 cost?', { executionId });
 }
@@ -112,14 +112,17 @@ area.scenario(
 
 area.scenario(
   'traces export: the trace as JSON on stdout; json is the only format; unknown ids fail',
-  { rows: ['cli:traces export'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:traces export'], surfaces: ['cli'], storeEnv: true },
   async (t) => {
-    const result = await runAgent(t);
+    const result = await runAgent(t, 'exec-cli-1', t.store!);
+    await flushTraces();
     const exported = await t.cli(['traces', 'export', result.trace_id!]);
     assert.is(exported.code, 0, exported.stderr);
     assert.is(exported.stderr, '');
     const trace = JSON.parse(exported.stdout);
-    assert.equal(trace, await new TraceStore({ dbPath: dbOf(t) }).getTrace(result.trace_id!));
+    const reader = new TraceStore({ dbPath: t.store! });
+    t.defer(() => reader.close());
+    assert.equal(trace, await reader.getTrace(result.trace_id!));
     assert.ok(validator('Trace').Check(trace), 'matches the Trace contract');
     assert.equal(
       trace.spans.map((s: { name: string }) => s.name),
@@ -136,7 +139,7 @@ area.scenario(
       stderr: "error: unsupported format 'csv': the only format is json; usage: agentkit traces export <trace_id> [options]\n",
     });
     const unknown = await t.cli(['traces', 'export', 'feedfacefeedfacefeedfacefeedface']);
-    assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${dbOf(t)}\n` });
+    assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${reader.label}\n` });
     const missing = await t.cli(['traces', 'export']);
     assert.is(missing.code, 2);
   },
