@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { Agent, flushTraces, TraceStore } from '../../src/index.js';
+import { Agent, flushTraces, shutdownTracing, TraceStore } from '../../src/index.js';
 import { processIdentity } from '../../src/config/process-identity.js';
 import { PgSpanSink } from '../../src/tracing/pg-span-sink.js';
 import { parseStoreValue } from '../../src/config/store-value.js';
@@ -190,6 +190,17 @@ area.scenario('Postgres down: a run still answers; one warning, counted once', {
   assert.is(sink.pending, 3);
   assert.not.ok(warnings[0]!.includes(PASSWORD), warnings[0]);
   await sink.close().catch(() => undefined);
+});
+
+area.scenario('a run, then shutdownTracing() at once: its spans are written before the Postgres sink closes', { backends: ['postgres'] }, async (t) => {
+  const store = storeValueOf(t.backend);
+  const agent = new Agent({ name: 'stop_at_once', systemPrompt: 'Answer.', llm: new ScriptedModel([{ text: 'Done.' }]), traceDb: store });
+  const traceId = (await agent.run('hi')).trace_id!;
+  // No flushTraces(): a server stopping on SIGTERM right after its last answer shuts tracing down directly.
+  await shutdownTracing();
+  const reader = new TraceStore({ dbPath: store });
+  t.defer(() => reader.close());
+  assert.equal((await reader.getTrace(traceId)).spans.length, 2);
 });
 
 area.run();

@@ -93,6 +93,6 @@ export class LocalStoreSpanProcessor implements SpanProcessor {
   }
 
   async shutdown(): Promise<void> {
-    this.writer.close();
+    await this.writer.closeAsync();
   }
 }

@@ -159,13 +159,22 @@ export class BatchedTraceWriter {
 
   /** Flush, then close every connection and stop the thread. The writer stays usable (it starts again on demand). */
   close(): void {
+    void this.closeAsync();
+  }
+
+  /**
+   * Close, and wait until each Postgres sink has written what waits (one attempt) and given its pool back: a process
+   * that stops right after a run (agent serve on SIGTERM) must not exit with that run's spans still queued.
+   */
+  async closeAsync(): Promise<void> {
     this.flush();
     this.thread?.close();
     this.thread = undefined;
     this.inline?.close();
     this.inline = undefined;
-    for (const sink of this.pgSinks.values()) void sink.close();
+    const sinks = [...this.pgSinks.values()];
     this.pgSinks.clear();
+    await Promise.all(sinks.map((sink) => sink.close().catch(() => undefined)));
   }
 
   /** Rows queued and not yet handed over. */
