@@ -13,7 +13,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import Type from 'typebox';
-import { Agent, AnthropicModel, guardrail, interrupt, OpenAICompatibleModel, SQLiteCheckpointer, tool, type ChatModel, type Message } from 'agentkit';
+import { Agent, AnthropicModel, checkpointerFor, guardrail, interrupt, OpenAICompatibleModel, tool, type ChatModel, type Message } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
 
 const orders: Record<string, { total: number; status: string }> = {
@@ -94,7 +94,8 @@ export const support = new Agent({
   tools: [lookupOrder, refund],
   guardrails: [noCardNumbers],
   config: { maxIterations: 6, temperature: 0 },
-  checkpointer: new SQLiteCheckpointer(),
+  // The configured store: ./.agentkit/local.db, or the file or postgres://...?schema= URL in AGENTKIT_LOCAL_DB (a fleet).
+  checkpointer: checkpointerFor(),
 });
 
 // Run when executed; importing the module (to serve the agent, resume it, or rebind its tools for replay) runs nothing.

@@ -6,7 +6,8 @@ import { Command, Option, UsageError } from 'clipanion';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as t from 'typanion';
-import { localDbPath } from '../../src/config/paths.js';
+import { localStore } from '../../src/config/paths.js';
+import { storeValue } from '../../src/config/store-value.js';
 import { registerSecret } from '../../src/config/secrets.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/serve/app.js';
 import { normalizeToken } from '../../src/serve/auth.js';
@@ -88,7 +89,7 @@ export class AgentServeCommand extends AgentkitCommand {
     const settings = recoverSettings(this.context.env);
     try {
       loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
-      const target = toServeTarget(loaded.value, { traceDb: localDbPath({ env: this.context.env, cwd: this.context.cwd }) });
+      const target = toServeTarget(loaded.value, { traceDb: storeValue(localStore({ env: this.context.env, cwd: this.context.cwd })) });
       server = await this.start(target, token, loaded.value, () => recovery);
       if (!this.noRecover) recovery = startRecoveryLoop(loaded.value, { ...settings, stop: server.stop, log: (line) => this.err(line) });
     } finally {

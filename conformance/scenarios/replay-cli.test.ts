@@ -9,15 +9,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
 import { Replay, TraceStore } from '../../src/index.js';
+import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
 import { validator } from '../../generated/schemas/resources.js';
 
 const area = conformance('replay: CLI');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const QUICKSTART = `${path.join(root, 'examples/quickstart-agent.ts')}:support`;
 
+/** The variant's store as one value: the SQLite file, or the Postgres URL (issue 38: both engines). */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('replay scenarios run on the local store');
-  return t.backend.dbPath;
+  if (t.store === undefined) throw new Error('replay scenarios run on a store');
+  return t.store;
+}
+
+/** How messages name the variant's store (a URL without a password is shown as given). */
+function labelOf(t: ScenarioContext): string {
+  return storeLabel(parseStoreValue(dbOf(t)));
 }
 
 /** Serve the quickstart agent, post each input to /run, stop the server; returns the trace ids. */
@@ -42,7 +49,7 @@ const STEPS = ['agent.support', 'guardrail.no_card_numbers', 'llm.chat_completio
 
 area.scenario(
   'the served quickstart trace: show, inspect, fork with a changed prompt and input, compare, save as test',
-  { rows: ['cli:replay show', 'cli:replay inspect', 'cli:replay fork'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 },
+  { rows: ['cli:replay show', 'cli:replay inspect', 'cli:replay fork'], surfaces: ['cli'], timeoutMs: 90_000, storeEnv: true },
   async (t) => {
     const [traceId] = await servedTraces(t, ['Where is order 42?']);
 
@@ -130,7 +137,9 @@ area.scenario(
     assert.is(same.code, 0, same.stderr);
     const body = JSON.parse(same.stdout) as { diverged_at: number | null; new_output: string; trace_id: string };
     assert.equal([body.diverged_at, body.new_output], [null, 'Order 42: 50 USD, delivered.']);
-    assert.is((await new TraceStore({ dbPath: dbOf(t) }).listTraces()).length, 3, 'each fork is a new trace');
+    const reader = new TraceStore({ dbPath: dbOf(t) });
+    t.defer(() => reader.close());
+    assert.is((await reader.listTraces()).length, 3, 'each fork is a new trace');
 
     // The fix saved as a regression test: exactly the four fields of the record eval run reads, appended.
     for (const input of ['Where is order 1001?', 'Where is order 42?']) {
@@ -155,17 +164,17 @@ area.scenario(
 
 area.scenario(
   'fork: an unknown trace id is one line and exit 1; a refund is never repeated; bad flags are usage errors',
-  { rows: ['cli:replay fork'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 90_000 },
+  { rows: ['cli:replay fork'], surfaces: ['cli'], timeoutMs: 90_000, storeEnv: true },
   async (t) => {
     assert.equal(await t.cli(['replay', 'show', 'feedfeedfeedfeedfeedfeedfeedfeed']), {
       code: 1,
       stdout: '',
-      stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n`,
+      stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${labelOf(t)}\n`,
     });
     assert.equal(await t.cli(['replay', 'fork', 'feedfeedfeedfeedfeedfeedfeedfeed']), {
       code: 1,
       stdout: '',
-      stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${dbOf(t)}\n`,
+      stderr: `error: trace id 'feedfeedfeedfeedfeedfeedfeedfeed' not found in ${labelOf(t)}\n`,
     });
     const [refundTrace] = await servedTraces(t, ['Please refund order 42 in full.']);
     const steps = (await Replay.load(refundTrace!, { dbPath: dbOf(t) })).steps().map((s) => s.span_name);
