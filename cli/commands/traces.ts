@@ -9,6 +9,7 @@ import { TraceStore } from '../../src/tracing/trace-store.js';
 import type { TraceSummary } from '../../src/types.js';
 import { AgentkitCommand } from '../base.js';
 import { namedStore } from '../store-path.js';
+import { unfinishedExecutionTraces } from '../durability/prune-keep.js';
 import { table } from '../table.js';
 
 /** `traces list [--last-hours N] [--json]` */
@@ -104,6 +105,7 @@ export class TracesPruneCommand extends AgentkitCommand {
     description: 'Delete the traces of runs that started before a given age',
     details: [
       "Deletes each run's trace (its spans, guardrail events, attachments and favorite mark) when the run started longer ago than `--older-than` (a duration: `30d`, `12h`, `90m`, `45s`) or `--older-than-hours`. Runs are judged one by one, by their own start: two runs recorded under one caller's trace id are separate traces here.",
+      'Never pruned, whatever their age: the traces of an execution that is paused (a pending interrupt) or not over (it holds a lease: running, or waiting for recovery), and, in a SQLite store, traces marked favorite or carrying a note, and traces an eval case cites.',
       'Prints `pruned <n> trace(s)`; `--json` prints `{ pruned }`. The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`; the default store may not exist yet (nothing to prune); a `--db` file that does not exist is refused. On Postgres, traces are deleted a few hundred per statement, so no lock is held for long; `--process` keeps the deletion to traces one process wrote.',
     ].join('\n\n'),
     examples: [
@@ -127,7 +129,8 @@ export class TracesPruneCommand extends AgentkitCommand {
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     let pruned: number;
     try {
-      pruned = await store.prune(ageMs, this.process === undefined ? {} : { process: this.process });
+      const keep = await unfinishedExecutionTraces(this.db === undefined ? undefined : store.dbPath, this.context);
+      pruned = await store.prune(ageMs, { keep, ...(this.process === undefined ? {} : { process: this.process }) });
     } finally {
       await store.close();
     }

@@ -193,21 +193,21 @@ export class PgTraceReader {
    * Delete, `batch` traces per statement, every trace whose first span started before `cutoff` (ISO), optionally only
    * those written by one process. Returns the number of traces deleted.
    */
-  async pruneBefore(cutoff: string, filter: ProcessFilter = {}, batch = 500): Promise<number> {
+  async pruneBefore(cutoff: string, filter: ProcessFilter = {}, keep: ReadonlySet<string> = new Set(), batch = 500): Promise<number> {
     if (!(await this.exists())) return 0;
     let pruned = 0;
-    const params: unknown[] = [this.#project, cutoff, batch];
+    const params: unknown[] = [this.#project, cutoff, batch, [...keep]];
     let byProcess = '';
     if (filter.process !== undefined) {
       params.push(filter.process);
-      byProcess = `AND process_id IN (SELECT process_id FROM ${this.#s}.processes WHERE project = $1 AND (instance_id = $4 OR service_name = $4 OR host = $4))`;
+      byProcess = `AND process_id IN (SELECT process_id FROM ${this.#s}.processes WHERE project = $1 AND (instance_id = $5 OR service_name = $5 OR host = $5))`;
     }
     for (;;) {
       // A trace is judged by its first span, as on SQLite: any span older than the cutoff makes the trace older too.
       // Candidates come from the start-time index, `batch` traces per statement.
       const result = await this.#pool.query<{ trace_id: string }>(
         `WITH doomed AS (
-           SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND start_time < $2 ${byProcess} LIMIT $3
+           SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND start_time < $2 AND trace_id <> ALL($4::text[]) ${byProcess} LIMIT $3
          ), gone AS (
            DELETE FROM ${this.#s}.spans s USING doomed d WHERE s.project = $1 AND s.trace_id = d.trace_id RETURNING s.trace_id
          )

@@ -19,6 +19,11 @@ import { resolveMessageDeltas } from './message-deltas.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { durationMs, hoursAgo, pruneCutoff } from './time.js';
 
+/** Traces a prune must leave, whatever their age (the CLI passes those of paused and running executions). */
+export interface PruneKeep {
+  keep?: ReadonlySet<string>;
+}
+
 export interface TraceStoreOptions extends Where {
   /** The store: a file path or a `postgres://...?schema=` URL (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
   dbPath?: string;
@@ -169,19 +174,28 @@ export class TraceStore {
    * `olderThan` (an age in milliseconds, or a Date). Each run is judged by its own start: two runs under one caller's
    * trace are pruned separately. Returns the number of runs deleted. Throws ConfigError for a bad `olderThan`.
    */
-  async prune(olderThan: number | Date, filter: ProcessFilter = {}): Promise<number> {
+  async prune(olderThan: number | Date, filter: ProcessFilter & PruneKeep = {}): Promise<number> {
     const cutoff = pruneCutoff(olderThan);
+    const keep = filter.keep ?? new Set<string>();
     const pg = this.pg();
     if (pg) {
       flushPendingSpans();
       await flushPendingPg();
-      return pg.pruneBefore(cutoff, filter);
+      return pg.pruneBefore(cutoff, filter, keep);
     }
     if (filter.process !== undefined) throw new ConfigError('pruning by process needs a Postgres store (a SQLite store is written by one host)');
     return this.write((db) => {
-      const ids = (db.prepare('SELECT trace_id FROM spans GROUP BY trace_id HAVING min(start_time) < ?').all(cutoff) as Array<{ trace_id: string }>).map(
-        (row) => row.trace_id,
-      );
+      // Traces a person marked (a favorite, a note) or an eval case cites stay, as do the ones the caller keeps.
+      const ids = (
+        db
+          .prepare(
+            `SELECT trace_id FROM spans WHERE trace_id NOT IN (SELECT trace_id FROM trace_annotations WHERE favorite = 1 OR coalesce(note, '') <> '')
+             AND trace_id NOT IN (${referencedByEvalCases(db)}) GROUP BY trace_id HAVING min(start_time) < ?`,
+          )
+          .all(cutoff) as Array<{ trace_id: string }>
+      )
+        .map((row) => row.trace_id)
+        .filter((id) => !keep.has(id));
       deleteRecords(db, ids);
       return ids.length;
     }, 0);
@@ -296,6 +310,12 @@ export class TraceStore {
       db.close();
     }
   }
+}
+
+/** The trace ids eval cases cite (a subquery; none in a store without the eval tables). */
+function referencedByEvalCases(db: Database.Database): string {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'eval_cases'").get();
+  return has ? 'SELECT trace_id FROM eval_cases WHERE trace_id IS NOT NULL' : 'SELECT NULL WHERE 0';
 }
 
 function notFound(traceId: string, label: string): NotFoundError {
