@@ -184,21 +184,49 @@ export class TraceStore {
       return pg.pruneBefore(cutoff, filter, keep);
     }
     if (filter.process !== undefined) throw new ConfigError('pruning by process needs a Postgres store (a SQLite store is written by one host)');
-    return this.write((db) => {
-      // Traces a person marked (a favorite, a note) or an eval case cites stay, as do the ones the caller keeps.
-      const ids = (
-        db
-          .prepare(
-            `SELECT trace_id FROM spans WHERE trace_id NOT IN (SELECT trace_id FROM trace_annotations WHERE favorite = 1 OR coalesce(note, '') <> '')
-             AND trace_id NOT IN (${referencedByEvalCases(db)}) GROUP BY trace_id HAVING min(start_time) < ?`,
-          )
-          .all(cutoff) as Array<{ trace_id: string }>
+    // Traces a person marked (a favorite, a note) or an eval case cites stay, as do the ones the caller keeps.
+    const ids = (
+      await this.read(
+        (db) =>
+          db
+            .prepare(
+              `SELECT trace_id FROM spans WHERE trace_id NOT IN (SELECT trace_id FROM trace_annotations WHERE favorite = 1 OR coalesce(note, '') <> '')
+               AND trace_id NOT IN (${referencedByEvalCases(db)}) GROUP BY trace_id HAVING min(start_time) < ?`,
+            )
+            .all(cutoff) as Array<{ trace_id: string }>,
+        [],
       )
-        .map((row) => row.trace_id)
-        .filter((id) => !keep.has(id));
-      deleteRecords(db, ids);
-      return ids.length;
-    }, 0);
+    )
+      .map((row) => row.trace_id)
+      .filter((id) => !keep.has(id));
+    return this.deleteInBatches(ids);
+  }
+
+  /**
+   * Delete the records of `ids` a batch per write transaction, each kept short (the batch halves when one took over
+   * PRUNE_BATCH_TARGET_MS, doubles when it was quick), with the event loop given back between them: another writer
+   * of the file waits for at most one short batch, never for the whole prune.
+   */
+  private async deleteInBatches(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0 || this.#ref.engine !== 'sqlite' || !existsSync(this.dbPath)) return 0;
+    const db = openLocalStore(this.dbPath);
+    try {
+      let size = 256;
+      let done = 0;
+      while (done < ids.length) {
+        const slice = ids.slice(done, done + size);
+        const started = performance.now();
+        db.transaction(() => deleteRecords(db, slice)).immediate();
+        const took = performance.now() - started;
+        done += slice.length;
+        if (took > PRUNE_BATCH_TARGET_MS && size > 1) size = Math.max(1, size >> 1);
+        else if (took < PRUNE_BATCH_TARGET_MS / 4 && size < 8192) size *= 2;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return done;
+    } finally {
+      db.close();
+    }
   }
 
   /** Traces having a span whose name or attributes contain `text` (case-insensitive), newest first. */
@@ -311,6 +339,9 @@ export class TraceStore {
     }
   }
 }
+
+/** How long one prune transaction of a SQLite store aims to hold the write lock (well under the 1 s bound of issue 38). */
+const PRUNE_BATCH_TARGET_MS = 200;
 
 /** The trace ids eval cases cite (a subquery; none in a store without the eval tables). */
 function referencedByEvalCases(db: Database.Database): string {
