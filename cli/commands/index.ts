@@ -38,6 +38,12 @@ export const commands: readonly CommandEntry[] = [
   },
 
   {
+    paths: [['store', 'migrate']],
+    category: 'Stores',
+    description: 'Apply every pending migration of the store (for application roles without DDL rights)',
+    load: async (): Loaded => (await import('./store.js')).StoreMigrateCommand,
+  },
+  {
     paths: [['setup-checkpointer']],
     category: 'Durability',
     description: 'Provision the durability schema (checkpoints, pending interrupts, idempotency records)',

@@ -47,6 +47,7 @@ function commands(store: string, ids: { traceId: string; executionId: string; ru
     ['list-pending', '--db', store],
     ['inspect', ids.executionId, '--db', store],
     ['setup-checkpointer', '--db', store],
+    ['store', 'migrate', '--db', store],
     ['resume', ids.executionId, '--runner', ids.runner, '--db', store, '--value', '{"approved": false}'],
     ['eval', 'curate', '--db', store, '--out', 'curated.jsonl'],
     ['eval', 'curate', '--db', store, '--filter', 'favorites', '--out', 'curated.jsonl'],
