@@ -53,8 +53,9 @@ async function startServedAgent(t: ScenarioContext): Promise<{ url: string; ran:
 /** Count every store call a handler makes: none may happen without a session. */
 function counting<T extends object>(target: T, count: () => void): T {
   return new Proxy(target, {
-    get(object, key, receiver) {
-      const value = Reflect.get(object, key, receiver) as unknown;
+    get(object, key) {
+      // The target as receiver: getters that read private fields (`#ref`) would throw on the proxy.
+      const value = Reflect.get(object, key, object) as unknown;
       if (typeof value !== 'function' || key === 'close') return value;
       return (...args: unknown[]) => {
         count();
