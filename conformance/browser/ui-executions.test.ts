@@ -109,7 +109,8 @@ test('overview: orphaned and parked counts, the latest recovery with its process
   await page.getByRole('link', { name: 'Orphaned executions' }).click();
   await page.getByRole('heading', { name: 'Executions' }).waitFor();
   assert.is(new URL(page.url()).search, '?state=orphaned');
-  await page.locator('table.executions tbody tr').first().waitFor();
+  // The unfiltered list may show first: wait until the filtered one has replaced it.
+  await page.waitForFunction(() => document.querySelectorAll('table.executions tbody tr').length === 1);
   assert.is(await page.locator('table.executions tbody tr').count(), 1);
   assert.match((await page.locator('table.executions tbody tr').textContent()) ?? '', /orphaned/);
   assert.equal(errors, []);
