@@ -7,10 +7,7 @@
  * - the same with the database stopped during a renewal (a Postgres cluster of the test's own).
  */
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { createUiApp } from '../../src/ui/app.js';
@@ -19,45 +16,15 @@ import Type from 'typebox';
 import { Agent, interrupt, tool } from '../../src/index.js';
 import { FunctionModel } from '../../src/testing/index.js';
 import { liveAgent } from '../fixtures/durability/live-run.js';
+import { liveLog, until, writeLiveRunner } from '../fixtures/durability/live-log.js';
 import { storeFlags } from '../fixtures/durability/cli-variant.js';
 import type { BackendConfig } from '../fixtures/durability/chains.js';
 import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
 import { postgresBinDir, startOwnPostgres } from '../harness/own-postgres.js';
 
 const area = conformance('durability: fenced leases');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LIVE_RUNS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A runner file exporting the live agent on `config`'s store (`runners.mts:live`). */
-async function writeRunner(t: ScenarioContext, config: BackendConfig): Promise<string> {
-  const fixture = pathToFileURL(path.join(root, 'conformance/fixtures/durability/live-run.ts')).href;
-  await writeFile(
-    path.join(t.cwd, 'runners.mts'),
-    `import { liveAgentFor } from ${JSON.stringify(fixture)};\nexport const live = () => liveAgentFor(${JSON.stringify(config)});\n`,
-  );
-  return 'runners.mts:live';
-}
-
-/** Lines of the live log: `<what> <ref> <pid>`. */
-function logged(file: string): Array<{ what: string; ref: string; pid: number }> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [what, ref, pid] = line.split(' ');
-      return { what: what!, ref: ref!, pid: Number(pid) };
-    });
-}
-
-async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** A UI server (no auth) whose runner is the live agent on `checkpointer`. */
 async function serveUi(t: ScenarioContext, checkpointer: Checkpointer): Promise<string> {
@@ -75,14 +42,14 @@ area.scenario(
   { rows: ['cli:resume', 'route:POST /api/executions/{execution_id}/resume'], surfaces: ['sdk'], timeoutMs: 180_000 },
   async (t) => {
     const config = backendConfig(t.backend) as BackendConfig;
-    const runner = await writeRunner(t, config);
+    const runner = await writeLiveRunner(t, config);
     const logFile = path.join(t.cwd, 'live.log');
     const refs = Array.from({ length: LIVE_RUNS }, (_, i) => `live-${i}`);
     const child = spawnNode('conformance/fixtures/durability/live-run.ts', [JSON.stringify(config), refs.join(',')], {
       env: { LIVE_LOG: logFile, LIVE_TOOL_MS: '6000' },
     });
     t.defer(() => child.process.kill('SIGKILL'));
-    await until(() => logged(logFile).filter((l) => l.what === 'payout').length === LIVE_RUNS, 'every live run in its side effect');
+    await until(() => liveLog(logFile).filter((l) => l.what === 'payout').length === LIVE_RUNS, 'every live run in its side effect');
 
     const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());
@@ -120,7 +87,7 @@ area.scenario(
 
     const exit = await child.exit(60_000);
     assert.is(exit.code, 0, child.stderr());
-    const lines = logged(logFile);
+    const lines = liveLog(logFile);
     for (const ref of refs) {
       const of = (what: string) => lines.filter((l) => l.ref === ref && l.what === what);
       assert.is(of('payout').length, 1, `${ref}: the side effect ran once`);
@@ -148,12 +115,12 @@ async function zombie(
   checkpointer: Checkpointer,
   stall: (child: ReturnType<typeof spawnNode>) => Promise<() => Promise<void>>,
 ): Promise<void> {
-  const runner = await writeRunner(t, config);
+  const runner = await writeLiveRunner(t, config);
   const logFile = path.join(t.cwd, 'zombie.log');
   const env = { LIVE_LOG: logFile, AGENTKIT_EXECUTION_LEASE_MS: '1000' };
   const child = spawnNode('conformance/fixtures/durability/live-run.ts', [JSON.stringify(config), 'zombie'], { env: { ...env, LIVE_TOOL_MS: '2500' } });
   t.defer(() => child.process.kill('SIGKILL'));
-  await until(() => logged(logFile).some((l) => l.what === 'payout'), 'the holder in its side effect');
+  await until(() => liveLog(logFile).some((l) => l.what === 'payout'), 'the holder in its side effect');
   const wake = await stall(child);
   await sleep(1500);
 
@@ -176,13 +143,13 @@ async function zombie(
     before.map((row) => row.checkpoint_id),
     'the holder wrote nothing after it was taken over',
   );
-  const mine = logged(logFile).filter((l) => l.pid === child.process.pid);
+  const mine = liveLog(logFile).filter((l) => l.pid === child.process.pid);
   assert.equal(
     mine.map((l) => l.what),
     ['model', 'payout'],
     'the holder asked its model once, ran its side effect once, and nothing after it woke up',
   );
-  assert.is(logged(logFile).filter((l) => l.what === 'notify').length, 1, 'the next tool ran once, in the process that took over');
+  assert.is(liveLog(logFile).filter((l) => l.what === 'notify').length, 1, 'the next tool ran once, in the process that took over');
 }
 
 area.scenario(

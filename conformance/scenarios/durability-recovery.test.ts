@@ -7,42 +7,20 @@
  * - a run killed inside a side-effecting tool is parked `needs_attention`, not re-run; `resume` finishes it.
  */
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BackendConfig } from '../fixtures/durability/chains.js';
+import { liveLog, until, writeLiveRunner } from '../fixtures/durability/live-log.js';
 import { backendConfig, checkpointerFor, conformance, spawnNode, type ScenarioContext } from '../harness/index.js';
 import { startCli } from '../harness/cli-process.js';
 
 const area = conformance('durability: recovery of orphaned executions');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LEASE = { AGENTKIT_EXECUTION_LEASE_MS: '1000' };
 
-async function writeRunner(t: ScenarioContext, config: BackendConfig): Promise<string> {
-  const fixture = pathToFileURL(path.join(root, 'conformance/fixtures/durability/live-run.ts')).href;
-  await writeFile(
-    path.join(t.cwd, 'runners.mts'),
-    `import { liveAgentFor } from ${JSON.stringify(fixture)};\nexport const live = () => liveAgentFor(${JSON.stringify(config)});\n`,
-  );
-  return 'runners.mts:live';
-}
-
+/** The pids that logged `what` for `ref`. */
 function logged(file: string, what: string, ref: string): number[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith(`${what} ${ref} `))
-    .map((line) => Number(line.split(' ')[2]));
-}
-
-async function until(test: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
+  return liveLog(file)
+    .filter((line) => line.what === what && line.ref === ref)
+    .map((line) => line.pid);
 }
 
 /** Start `ref` in a child process and SIGKILL it inside its payout tool. */
@@ -78,7 +56,7 @@ area.scenario(
   { rows: ['cli:resume'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
     const config = backendConfig(t.backend) as BackendConfig;
-    const runner = await writeRunner(t, config);
+    const runner = await writeLiveRunner(t, config);
     const log = path.join(t.cwd, 'live.log');
     await killInPayout(t, config, 'orphan-1', log, 'idempotent');
     const orphans = await listed(t, 'orphaned');
@@ -111,7 +89,7 @@ area.scenario(
   { rows: ['cli:resume'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
     const config = backendConfig(t.backend) as BackendConfig;
-    const runner = await writeRunner(t, config);
+    const runner = await writeLiveRunner(t, config);
     const log = path.join(t.cwd, 'live.log');
     await killInPayout(t, config, 'orphan-2', log, 'idempotent');
     const env = { ...LEASE, LIVE_LOG: log, LIVE_TOOL_MS: '60000', LIVE_REPLAY_CLASS: 'idempotent', AGENTKIT_RECOVER_MAX_ATTEMPTS: '2' };
@@ -141,7 +119,7 @@ area.scenario(
   { rows: ['cli:resume'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
     const config = backendConfig(t.backend) as BackendConfig;
-    const runner = await writeRunner(t, config);
+    const runner = await writeLiveRunner(t, config);
     const log = path.join(t.cwd, 'live.log');
     await killInPayout(t, config, 'orphan-3', log, 'side_effecting');
     const env = { ...LEASE, LIVE_LOG: log, LIVE_TOOL_MS: '10' };

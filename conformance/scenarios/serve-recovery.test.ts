@@ -8,13 +8,13 @@
  * every replica for a run started before the upgrade (fixtures/durability/pre-recovery: a v33 / Postgres v6 store).
  */
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { supportsRecovery } from '../../src/durability/recovery-store.js';
 import { listExecutions } from '../../src/recovery/index.js';
 import { parseLeaseOwner } from '../../src/durability/lease-owner.js';
+import type { BackendConfig } from '../fixtures/durability/chains.js';
+import { liveLog, until, writeLiveRunner } from '../fixtures/durability/live-log.js';
 import { backendConfig, checkpointerFor, conformance, startCli, type CliProcess, type ScenarioContext } from '../harness/index.js';
 import { installOldStore } from '../harness/old-store.js';
 
@@ -29,35 +29,6 @@ const ENV = {
   LIVE_TOOL_MS: '1500',
   LIVE_REPLAY_CLASS: 'idempotent',
 };
-
-async function writeRunner(t: ScenarioContext): Promise<string> {
-  const fixture = pathToFileURL(path.join(root, 'conformance/fixtures/durability/live-run.ts')).href;
-  await writeFile(
-    path.join(t.cwd, 'runners.mts'),
-    `import { liveAgentFor } from ${JSON.stringify(fixture)};\nexport const live = () => liveAgentFor(${JSON.stringify(backendConfig(t.backend))});\n`,
-  );
-  return 'runners.mts:live';
-}
-
-/** `<what> <ref> <pid>` lines of the live agent's log. */
-function logLines(file: string): Array<{ what: string; ref: string; pid: number }> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [what, ref, pid] = line.split(' ');
-      return { what: what!, ref: ref!, pid: Number(pid) };
-    });
-}
-
-async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 interface Replica {
   proc: CliProcess;
@@ -87,7 +58,7 @@ area.scenario(
   'three served replicas, one SIGKILLed under load, five times: every run it started completes on a survivor, once',
   { rows: ['cli:agent serve'], surfaces: ['cli'], timeoutMs: 600_000 },
   async (t) => {
-    const runner = await writeRunner(t);
+    const runner = await writeLiveRunner(t, backendConfig(t.backend) as BackendConfig);
     const log = path.join(t.cwd, 'live.log');
     const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());
@@ -102,7 +73,7 @@ area.scenario(
       const victim = replicas[round % replicas.length]!;
       const victimRefs = refs[round % replicas.length]!;
       await until(
-        () => victimRefs.every((ref) => logLines(log).some((l) => l.what === 'payout' && l.ref === ref && l.pid === victim.pid)),
+        () => victimRefs.every((ref) => liveLog(log).some((l) => l.what === 'payout' && l.ref === ref && l.pid === victim.pid)),
         `round ${round}: the victim's runs inside their payout`,
       );
       victim.proc.child.kill('SIGKILL');
@@ -116,7 +87,7 @@ area.scenario(
       }, `round ${round}: every execution completed`);
       latencies.push(Date.now() - killedAt);
 
-      const lines = logLines(log);
+      const lines = liveLog(log);
       for (const ref of refs.flat()) {
         assert.is(lines.filter((l) => l.what === 'notify' && l.ref === ref).length, 1, `${ref}: notified once`);
         const payouts = lines.filter((l) => l.what === 'payout' && l.ref === ref);
@@ -161,13 +132,13 @@ area.scenario(
   '`agent serve --no-recover` leaves an orphan alone; a replica with recovery on continues it',
   { rows: ['cli:agent serve'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
-    const runner = await writeRunner(t);
+    const runner = await writeLiveRunner(t, backendConfig(t.backend) as BackendConfig);
     const log = path.join(t.cwd, 'live.log');
     const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());
     const first = await startReplica(t, runner, log, ['--no-recover']);
     const answer = post(first, 'pay lone');
-    await until(() => logLines(log).some((l) => l.what === 'payout' && l.ref === 'lone'), 'the run inside its payout');
+    await until(() => liveLog(log).some((l) => l.what === 'payout' && l.ref === 'lone'), 'the run inside its payout');
     first.proc.child.kill('SIGKILL');
     await first.proc.exited;
     assert.is(await answer, null);
@@ -182,7 +153,7 @@ area.scenario(
     await idle.proc.exited;
     const sweeping = await startReplica(t, runner, log);
     await until(async () => (await listExecutions(checkpointer)).map((item) => item.state).join() === 'completed', 'the orphan completed');
-    assert.is(logLines(log).filter((l) => l.what === 'notify' && l.ref === 'lone').length, 1);
+    assert.is(liveLog(log).filter((l) => l.what === 'notify' && l.ref === 'lone').length, 1);
     await sweeping.proc.waitForStderr(/agentkit: recovered execution \S+ \(attempt 1\): completed/);
     sweeping.proc.child.kill('SIGTERM');
     assert.equal(await sweeping.proc.exited, { code: 0, signal: null });
@@ -194,7 +165,7 @@ area.scenario(
   { rows: ['cli:agent serve'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
     await installOldStore(t.backend, path.join(root, 'conformance/fixtures/durability/pre-recovery'), 33);
-    const runner = await writeRunner(t);
+    const runner = await writeLiveRunner(t, backendConfig(t.backend) as BackendConfig);
     const log = path.join(t.cwd, 'live.log');
     const replica = await startReplica(t, runner, log);
     const checkpointer = checkpointerFor(t.backend);
@@ -208,7 +179,7 @@ area.scenario(
     assert.is(item!.recoverable, false);
     assert.is(item!.recover_attempts, 0);
     assert.equal(await checkpointer.listRecoveries({ limit: 10 }), []);
-    assert.equal(logLines(log), [], 'nothing of it ran');
+    assert.equal(liveLog(log), [], 'nothing of it ran');
     assert.not.match(replica.proc.stderr(), /recover/);
     replica.proc.child.kill('SIGTERM');
     assert.equal(await replica.proc.exited, { code: 0, signal: null });

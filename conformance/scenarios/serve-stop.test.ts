@@ -8,18 +8,15 @@
  * run still mid-step when `--grace-ms` runs out writes nothing more and is recovered once its process is gone.
  */
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { listExecutions } from '../../src/recovery/index.js';
 import { parseLeaseOwner } from '../../src/durability/lease-owner.js';
 import { supportsRecovery } from '../../src/durability/recovery-store.js';
+import type { BackendConfig } from '../fixtures/durability/chains.js';
+import { liveLog, until, writeLiveRunner } from '../fixtures/durability/live-log.js';
 import { backendConfig, checkpointerFor, conformance, startCli, type ScenarioContext } from '../harness/index.js';
 
 const area = conformance('serving: one stop behaviour on SIGTERM');
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ENV = {
   AGENTKIT_EXECUTION_LEASE_MS: '60000',
   AGENTKIT_RECOVER_INTERVAL_MS: '250',
@@ -27,35 +24,6 @@ const ENV = {
   LIVE_SLOW_MS: '15000',
   LIVE_REPLAY_CLASS: 'idempotent',
 };
-
-async function writeRunner(t: ScenarioContext): Promise<string> {
-  const fixture = pathToFileURL(path.join(root, 'conformance/fixtures/durability/live-run.ts')).href;
-  await writeFile(
-    path.join(t.cwd, 'runners.mts'),
-    `import { liveAgentFor } from ${JSON.stringify(fixture)};\nexport const live = () => liveAgentFor(${JSON.stringify(backendConfig(t.backend))});\n`,
-  );
-  return 'runners.mts:live';
-}
-
-/** `<what> <ref> <pid>` lines of the live agent's log. */
-function logLines(file: string): Array<{ what: string; ref: string; pid: number }> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [what, ref, pid] = line.split(' ');
-      return { what: what!, ref: ref!, pid: Number(pid) };
-    });
-}
-
-async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 async function startReplica(t: ScenarioContext, runner: string, log: string, extra: string[] = []) {
   const proc = startCli(['agent', 'serve', runner, '--port', '0', '--host', '127.0.0.1', ...extra], { cwd: t.cwd, env: { ...t.env, ...ENV, LIVE_LOG: log } });
@@ -88,7 +56,7 @@ area.scenario(
   'SIGTERM one of two replicas under load: its runs stop at a step boundary, answer run_stopped, and complete on the survivor, once',
   { rows: ['cli:agent serve'], surfaces: ['cli'], timeoutMs: 300_000 },
   async (t) => {
-    const runner = await writeRunner(t);
+    const runner = await writeLiveRunner(t, backendConfig(t.backend) as BackendConfig);
     const log = path.join(t.cwd, 'live.log');
     const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());
@@ -101,7 +69,7 @@ area.scenario(
     const survivorAnswers = ['b0', 'b1', 'b2'].map((ref) => post(survivor.url, `pay ${ref}`));
     const victimRefs = [...stoppedRefs, 'a2', 'slow'];
     await until(
-      () => victimRefs.every((ref) => logLines(log).some((l) => l.what === 'payout' && l.ref === ref && l.pid === stopping.pid)),
+      () => victimRefs.every((ref) => liveLog(log).some((l) => l.what === 'payout' && l.ref === ref && l.pid === stopping.pid)),
       "the stopping replica's runs inside their payout",
     );
     stopping.proc.child.kill('SIGTERM');
@@ -141,7 +109,7 @@ area.scenario(
     }, 'every run completed');
     for (const answer of await Promise.all(survivorAnswers)) assert.is(answer?.body.status, 'completed');
 
-    const lines = logLines(log);
+    const lines = liveLog(log);
     for (const ref of [...victimRefs, 'b0', 'b1', 'b2']) {
       assert.is(lines.filter((l) => l.what === 'payout' && l.ref === ref).length, 1, `${ref}: paid once`);
       const notified = lines.filter((l) => l.what === 'notify' && l.ref === ref);
@@ -169,13 +137,13 @@ area.scenario(
   'a run still mid-step when --grace-ms runs out writes nothing more (no failed row) and is recovered once its process is gone',
   { rows: ['cli:agent serve'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
-    const runner = await writeRunner(t);
+    const runner = await writeLiveRunner(t, backendConfig(t.backend) as BackendConfig);
     const log = path.join(t.cwd, 'live.log');
     const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());
     const stopping = await startReplica(t, runner, log, ['--grace-ms', '200', '--no-recover']);
     const answer = post(stopping.url, 'pay slow');
-    await until(() => logLines(log).some((l) => l.what === 'payout' && l.ref === 'slow'), 'the run inside its payout');
+    await until(() => liveLog(log).some((l) => l.what === 'payout' && l.ref === 'slow'), 'the run inside its payout');
     stopping.proc.child.kill('SIGTERM');
     assert.equal(await stopping.proc.exited, { code: 0, signal: null });
     assert.is(await answer, null, 'the connection was cut at the end of the grace');
@@ -189,7 +157,7 @@ area.scenario(
     );
     const survivor = await startReplica(t, runner, log);
     await until(async () => (await listExecutions(checkpointer)).map((i) => i.state).join() === 'completed', 'recovered and completed');
-    assert.is(logLines(log).filter((l) => l.what === 'notify' && l.ref === 'slow').length, 1);
+    assert.is(liveLog(log).filter((l) => l.what === 'notify' && l.ref === 'slow').length, 1);
     survivor.proc.child.kill('SIGTERM');
     assert.equal(await survivor.proc.exited, { code: 0, signal: null });
   },
