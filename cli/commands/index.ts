@@ -74,6 +74,12 @@ export const commands: readonly CommandEntry[] = [
     load: async (): Loaded => (await import('./recovery.js')).ExecutionsListCommand,
   },
   {
+    paths: [['executions', 'prune']],
+    category: 'Durability',
+    description: 'Delete ended executions whose last step is older than a given age',
+    load: async (): Loaded => (await import('./executions-prune.js')).ExecutionsPruneCommand,
+  },
+  {
     paths: [['recover']],
     category: 'Durability',
     description: "Recover the runner's orphaned executions once (what a served replica does every interval)",

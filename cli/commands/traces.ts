@@ -8,6 +8,7 @@ import path from 'node:path';
 import { TraceStore } from '../../src/tracing/trace-store.js';
 import type { TraceSummary } from '../../src/types.js';
 import { AgentkitCommand } from '../base.js';
+import { pruneAge } from '../prune-age.js';
 import { namedStore } from '../store-path.js';
 import { unfinishedExecutionTraces } from '../durability/prune-keep.js';
 import { table } from '../table.js';
@@ -136,23 +137,6 @@ export class TracesPruneCommand extends AgentkitCommand {
     }
     this.out(this.json ? JSON.stringify({ pruned }) : `pruned ${pruned} trace${pruned === 1 ? '' : 's'}`);
   }
-}
-
-const DURATION_UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
-
-/** The age `--older-than` (a duration) or `--older-than-hours` gives, in ms; UsageError for none, both, or a bad value. */
-export function pruneAge(olderThan: string | undefined, olderThanHours: string | undefined): number {
-  if (olderThan !== undefined && olderThanHours !== undefined) throw new UsageError('give --older-than or --older-than-hours, not both');
-  if (olderThan !== undefined) {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*([dhms])\s*$/.exec(olderThan);
-    if (!match) throw new UsageError(`invalid value for --older-than: expected a duration such as 30d, 12h, 90m or 45s (got ${JSON.stringify(olderThan)})`);
-    return Number(match[1]) * DURATION_UNITS[match[2]!]!;
-  }
-  if (olderThanHours === undefined) throw new UsageError('--older-than <duration> (or --older-than-hours <n>) is required');
-  const hours = Number(olderThanHours);
-  if (olderThanHours.trim() === '' || !Number.isFinite(hours) || hours < 0)
-    throw new UsageError(`invalid value for --older-than-hours: expected a number of hours, 0 or more (got ${JSON.stringify(olderThanHours)})`);
-  return hours * 3_600_000;
 }
 
 /** `export-trace --trace-id <id> [--output trace.json] [--include-attachments] [--include-checkpoint-state] [--db <path>]` */

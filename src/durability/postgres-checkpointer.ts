@@ -608,6 +608,20 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     }));
   }
 
+  async endedExecutions(options: { before: string; limit: number }): Promise<string[]> {
+    const result = await this.query<{ execution_id: string }>(
+      `WITH t AS (SELECT DISTINCT ON (execution_id) execution_id, step_type, agent_path, created_at
+           FROM ${this.s}.checkpoints ORDER BY execution_id, created_at DESC, seq DESC)
+       SELECT t.execution_id FROM t
+       WHERE t.step_type = 'run_end' AND (t.agent_path IS NULL OR strpos(t.agent_path, '/') = 0) AND t.created_at < $1::timestamptz
+         AND NOT EXISTS (SELECT 1 FROM ${this.s}.pending_interrupts p WHERE p.execution_id = t.execution_id)
+         AND NOT EXISTS (SELECT 1 FROM ${this.s}.execution_leases l WHERE l.execution_id = t.execution_id AND (l.active OR l.expires_at > now()))
+       ORDER BY t.created_at LIMIT $2`,
+      [options.before, options.limit],
+    );
+    return result.rows.map((row) => row.execution_id);
+  }
+
   async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {
     const result = await this.query<{ result: JsonValue }>(`SELECT result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 AND function_key = $2`, [
       executionId,

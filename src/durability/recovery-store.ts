@@ -86,6 +86,12 @@ export interface RecoveringCheckpointer extends Checkpointer {
   listRecoveries(options: { limit: number; executionId?: string }): Promise<RecoveryRecord[]>;
   /** Executions, most recently written first, at most `limit`. */
   listExecutions(options: { limit: number }): Promise<ExecutionRecord[]>;
+  /**
+   * Ids of ended executions (the latest row is the run's own `run_end` at the root path) whose last row was written
+   * before `before` (ISO-8601 UTC), with no pending interrupt and no lease that is active or unexpired; at most
+   * `limit`, oldest first. What `pruneEndedExecutions` deletes.
+   */
+  endedExecutions(options: { before: string; limit: number }): Promise<string[]>;
 }
 
 /** True when the checkpointer implements the recovery protocol. */

@@ -193,6 +193,13 @@ function prepare(db: Database.Database) {
       JOIN checkpoints t ON t.rowid = (SELECT rowid FROM checkpoints WHERE exec_key = e.exec_key ORDER BY created_at DESC, rowid DESC LIMIT 1)
       LEFT JOIN execution_leases l ON l.execution_id = e.execution_id
       ORDER BY t.created_at DESC LIMIT ?`),
+    // Ended executions for `pruneEndedExecutions` (the root's run_end is the latest row; no pause; no live lease).
+    endedExecutions: db.prepare(`SELECT e.execution_id FROM executions e
+      JOIN checkpoints t ON t.rowid = (SELECT rowid FROM checkpoints WHERE exec_key = e.exec_key ORDER BY created_at DESC, rowid DESC LIMIT 1)
+      WHERE t.step_type = 'run_end' AND (t.agent_path IS NULL OR instr(t.agent_path, '/') = 0) AND t.created_at < @before
+        AND NOT EXISTS (SELECT 1 FROM pending_interrupts p WHERE p.execution_id = e.execution_id)
+        AND NOT EXISTS (SELECT 1 FROM execution_leases l WHERE l.execution_id = e.execution_id AND (l.active = 1 OR l.expires_at > @now))
+      ORDER BY t.created_at LIMIT @limit`),
     // An unexpired record of the caller's key wins (nothing changes); an expired one is replaced (docs/adr/0052).
     putKey: db.prepare(`INSERT INTO served_idempotency_keys (caller, idempotency_key, fingerprint, execution_id, created_at, expires_at)
       VALUES (@caller, @key, @fingerprint, @execution, @now, @expires)
@@ -775,6 +782,14 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
               attention_reason: (row.attention_reason as string | null) ?? null,
             },
     }));
+  }
+
+  async endedExecutions(options: { before: string; limit: number }): Promise<string[]> {
+    return this.#now(({ statements }) =>
+      (statements.endedExecutions.all({ before: options.before, limit: options.limit, now: Date.now() }) as Array<{ execution_id: string }>).map(
+        (row) => row.execution_id,
+      ),
+    );
   }
 
   async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {

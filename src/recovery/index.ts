@@ -2,3 +2,4 @@
 export { EXECUTION_STATES, standingOf, type ExecutionStanding, type ExecutionState } from './execution-state.js';
 export { listExecutions, type ExecutionListItem } from './list.js';
 export { Recoverer, recoverOrphans, recoverSettings, type RecoverableRunner, type RecoverOptions, type RecoveryOutcome } from './recoverer.js';
+export { pruneEndedExecutions, type PruneExecutionsOptions, type PruneExecutionsResult } from './prune.js';
