@@ -21,6 +21,7 @@ export type * from './types.js';
 export * from './durability/index.js';
 export { checkpointerFor } from './durability/checkpointer-for.js';
 export { openStore, Store, type OpenStoreOptions } from './store/store-handle.js';
+export { copyStore, type StoreCopyOptions, type StoreCopyResult } from './store-copy/index.js';
 export { DEFAULT_PG_SCHEMA, parseStoreValue, redactStoreValue, StoreSchemaNameError, type StoreRef } from './config/store-value.js';
 export * from './scope/index.js';
 export {

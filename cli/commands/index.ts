@@ -44,6 +44,12 @@ export const commands: readonly CommandEntry[] = [
     load: async (): Loaded => (await import('./store.js')).StoreMigrateCommand,
   },
   {
+    paths: [['store', 'copy']],
+    category: 'Stores',
+    description: 'Copy a local store file into a Postgres store, once and idempotently',
+    load: async (): Loaded => (await import('./store-copy.js')).StoreCopyCommand,
+  },
+  {
     paths: [['setup-checkpointer']],
     category: 'Durability',
     description: 'Provision the durability schema (checkpoints, pending interrupts, idempotency records)',

@@ -36,7 +36,7 @@ import { checkIdempotencyKeyWrite, type IdempotencyKeyRecord, type IdempotencyKe
 import type { JsonValue } from './json.js';
 import { PG_LATEST_VERSION, PG_MIGRATIONS } from './postgres-migrations.js';
 import { checkClaim, decisionRecord, type Claim } from './decision.js';
-import type { ActiveLease, ExecutionRecord, RecoveringCheckpointer, RecoveryRecord } from './recovery-store.js';
+import type { ActiveLease, ExecutionRecord, IdempotentEntry, RecoveringCheckpointer, RecoveryRecord } from './recovery-store.js';
 import { settleLeaseReleases } from './lease.js';
 import { leaseLost } from './lease-lost.js';
 import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
@@ -628,6 +628,14 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       functionKey,
     ]);
     return result.rowCount ? decodePgJson(result.rows[0]!.result) : undefined;
+  }
+
+  async idempotentEntries(executionId: string): Promise<IdempotentEntry[]> {
+    const result = await this.query<{ function_key: string; result: JsonValue }>(
+      `SELECT function_key, result FROM ${this.s}.idempotency_cache WHERE execution_id = $1 ORDER BY function_key`,
+      [executionId],
+    );
+    return result.rows.map((row) => ({ function_key: row.function_key, result: decodePgJson(row.result) }));
   }
 
   async putIdempotent(executionId: string, functionKey: string, value: JsonValue, fence?: Fence): Promise<void> {

@@ -5,6 +5,7 @@
  * checkpointer without it is never swept (its orphans are resumed by hand).
  */
 import type { Checkpointer } from './checkpointer.js';
+import type { JsonValue } from './json.js';
 
 /** An active execution's lease as stored (indexed: only active leases are read). */
 export interface ActiveLease {
@@ -92,6 +93,14 @@ export interface RecoveringCheckpointer extends Checkpointer {
    * `limit`, oldest first. What `pruneEndedExecutions` deletes.
    */
   endedExecutions(options: { before: string; limit: number }): Promise<string[]>;
+  /** Every idempotency record of an execution, by function key (what a store copy carries over). */
+  idempotentEntries(executionId: string): Promise<IdempotentEntry[]>;
+}
+
+/** One cached side-effect result of an execution. */
+export interface IdempotentEntry {
+  function_key: string;
+  result: JsonValue;
 }
 
 /** True when the checkpointer implements the recovery protocol. */

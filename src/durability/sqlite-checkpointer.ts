@@ -37,7 +37,7 @@ import { checkIdempotencyKeyWrite, type IdempotencyKeyRecord, type IdempotencyKe
 import { leaseLost } from './lease-lost.js';
 import type { JsonValue } from './json.js';
 import { checkClaim, decisionRow, type Claim } from './decision.js';
-import type { ActiveLease, ExecutionRecord, RecoveringCheckpointer, RecoveryRecord } from './recovery-store.js';
+import type { ActiveLease, ExecutionRecord, IdempotentEntry, RecoveringCheckpointer, RecoveryRecord } from './recovery-store.js';
 import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
@@ -218,6 +218,7 @@ function prepare(db: Database.Database) {
     deletePending: db.prepare('DELETE FROM pending_interrupts WHERE execution_id = ?'),
     deleteIdempotent: db.prepare('DELETE FROM idempotency_cache WHERE execution_id = ?'),
     getIdempotent: db.prepare('SELECT result FROM idempotency_cache WHERE execution_id = ? AND function_key = ?'),
+    idempotentEntries: db.prepare('SELECT function_key, result FROM idempotency_cache WHERE execution_id = ? ORDER BY function_key'),
     putIdempotent: db.prepare(`INSERT OR REPLACE INTO idempotency_cache (execution_id, function_key, result, created_at)
       VALUES (?, ?, ?, ?)`),
     putIdempotentFenced: db.prepare(`INSERT OR REPLACE INTO idempotency_cache (execution_id, function_key, result, created_at)
@@ -795,6 +796,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   async getIdempotent(executionId: string, functionKey: string): Promise<JsonValue | undefined> {
     const row = this.open().statements.getIdempotent.get(executionId, functionKey) as { result: string } | undefined;
     return row ? (JSON.parse(row.result) as JsonValue) : undefined;
+  }
+
+  async idempotentEntries(executionId: string): Promise<IdempotentEntry[]> {
+    const rows = this.open().statements.idempotentEntries.all(executionId) as Array<{ function_key: string; result: string }>;
+    return rows.map((row) => ({ function_key: row.function_key, result: JSON.parse(row.result) as JsonValue }));
   }
 
   async putIdempotent(executionId: string, functionKey: string, value: JsonValue, fence?: Fence): Promise<void> {

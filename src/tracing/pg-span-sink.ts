@@ -8,6 +8,7 @@
  * second one says how many were dropped when writing resumes. `flush()` (graceful stop) writes what waits, trying
  * once. Each row references the writing process (`processes`: service name, host, pid, instance id).
  */
+import type pg from 'pg';
 import { processIdentity } from '../config/process-identity.js';
 import { redactStoreValue, storeValue, type StoreRef } from '../config/store-value.js';
 import { encodePgString } from '../store/pg-text.js';
@@ -144,21 +145,7 @@ export class PgSpanSink {
     });
     await this.#ready;
     this.#processId ??= await this.#register();
-    const s = `"${this.#store.schema}"`;
-    const columns = INSERT_COLUMNS.map((column) => rows.map((row) => this.#value(row, column)));
-    const unnest = COLUMN_TYPES.map((type, i) => `$${i + 3}::${type}[]`).join(', ');
-    await pool.query(
-      `INSERT INTO ${s}.spans (project, process_id, ${INSERT_COLUMNS.join(', ')})
-       SELECT $1, $2, ${INSERT_COLUMNS.map((c) => `t.${c}`).join(', ')} FROM unnest(${unnest}) AS t(${INSERT_COLUMNS.join(', ')})
-       ON CONFLICT DO NOTHING`,
-      [this.#project, this.#processId, ...columns],
-    );
-  }
-
-  #value(row: SpanRow, column: (typeof INSERT_COLUMNS)[number]): string | null {
-    if (column === 'attributes') return encodePgString(capAttributes(row.attributes, this.#maxAttributesChars));
-    const value = column === 'caller_trace_id' ? (row.caller_trace_id ?? null) : row[column];
-    return value === null ? null : encodePgString(value);
+    await insertSpanRows(pool, this.#store.schema!, { project: this.#project, processId: this.#processId, maxAttributesChars: this.#maxAttributesChars }, rows);
   }
 
   async #register(): Promise<number> {
@@ -192,6 +179,33 @@ export class PgSpanSink {
     this.#warn(`agentkit tracing: the Postgres store ${this.#label} is written again; ${this.#droppedNow} span(s) were dropped while it was unavailable`);
     this.#droppedNow = 0;
   }
+}
+
+/**
+ * Insert span rows into the store's `spans` table in one statement, `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO
+ * NOTHING`: rows already stored (same project, trace and span id) are left as they are, so a retried or repeated
+ * batch is harmless. Returns how many rows were new. The trace schema must be migrated (`migrateTraceSchema`).
+ */
+export async function insertSpanRows(
+  pool: pg.Pool,
+  schema: string,
+  options: { project: string; processId: number | null; maxAttributesChars: number },
+  rows: readonly SpanRow[],
+): Promise<number> {
+  const value = (row: SpanRow, column: (typeof INSERT_COLUMNS)[number]): string | null => {
+    if (column === 'attributes') return encodePgString(capAttributes(row.attributes, options.maxAttributesChars));
+    const v = column === 'caller_trace_id' ? (row.caller_trace_id ?? null) : row[column];
+    return v === null ? null : encodePgString(v);
+  };
+  const columns = INSERT_COLUMNS.map((column) => rows.map((row) => value(row, column)));
+  const unnest = COLUMN_TYPES.map((type, i) => `$${i + 3}::${type}[]`).join(', ');
+  const result = await pool.query(
+    `INSERT INTO "${schema}".spans (project, process_id, ${INSERT_COLUMNS.join(', ')})
+     SELECT $1, $2, ${INSERT_COLUMNS.map((c) => `t.${c}`).join(', ')} FROM unnest(${unnest}) AS t(${INSERT_COLUMNS.join(', ')})
+     ON CONFLICT DO NOTHING`,
+    [options.project, options.processId, ...columns],
+  );
+  return result.rowCount ?? 0;
 }
 
 /** A marker key: the span's attributes were larger than the payload cap and their long values were cut. */

@@ -1,0 +1,53 @@
+/**
+ * `agentkit store copy --from <path> --to <url> [--json]` (issue 38): move an existing local.db into a Postgres store
+ * once, idempotently (src/store-copy).
+ */
+import { Command, Option } from 'clipanion';
+import { copyStore } from '../../src/store-copy/index.js';
+import { AgentkitCommand } from '../base.js';
+import { slowWork } from '../progress.js';
+
+export class StoreCopyCommand extends AgentkitCommand {
+  static override paths = [['store', 'copy']];
+
+  static override usage = Command.Usage({
+    category: 'Stores',
+    description: 'Copy a local store file into a Postgres store, once and idempotently',
+    details: [
+      'Copies what a Postgres store holds from the local store `--from` (a SQLite local.db) into `--to` (a `postgres://user@host:port/db?schema=<name>` URL): every execution (checkpoints with their ids and times, decision rows, pending interrupts so paused runs stay resumable, idempotency records so side effects never run again) and every span, with the key of the hashes stored beside masked values (taken over when the target holds no spans yet). Copied rows are never sent to the Platform by the target.',
+      'Run it again, or after a stop, and it adds only what is missing. Families a Postgres store does not hold yet (prompts, eval runs, favorites and notes, guardrail events, attachments) stay in the file; the summary names those that have rows. Copy before the replicas start writing to the target. The source is opened as every command opens it (an older local.db is migrated first). A password in the URL is never printed; prefer PGPASSWORD or ~/.pgpass.',
+      'Prints a summary; `--json` prints `{ from, to, checkpoints: { executions, checkpoints, pending, idempotency }, spans: { read, written, traces, redaction_key }, left_in_file }`.',
+    ].join('\n\n'),
+    examples: [
+      ['Move the local store to Postgres', "$0 store copy --from .agentkit/local.db --to 'postgres://app@db:5432/prod?schema=agentkit'"],
+      ['As JSON', "$0 store copy --from old/local.db --to 'postgres://app@db/prod' --json"],
+    ],
+  });
+
+  from = Option.String('--from', { required: true, description: 'The local store file to copy (a SQLite local.db)' });
+  to = Option.String('--to', {
+    required: true,
+    description: 'The Postgres store to copy into: postgres://user@host:port/db?schema=<name> (schema default agentkit)',
+  });
+  json = Option.Boolean('--json', false, { description: 'Print the counts as JSON' });
+
+  async run(): Promise<void> {
+    const progress = slowWork(this.context.stderr, 'copying the store');
+    let result: Awaited<ReturnType<typeof copyStore>>;
+    try {
+      result = await copyStore(this.from, this.to, { cwd: this.context.cwd });
+    } finally {
+      progress.done();
+    }
+    if (this.json) return this.out(JSON.stringify(result));
+    const { checkpoints: c, spans: s } = result;
+    this.out(`copied ${result.from} into ${result.to}`);
+    this.out(`  executions: ${c.executions} read; ${c.checkpoints} checkpoint rows, ${c.pending} pending interrupts, ${c.idempotency} idempotency records new`);
+    this.out(`  traces: ${s.traces} read; ${s.written} of ${s.read} span rows new; redaction key ${s.redaction_key}`);
+    if (s.redaction_key === 'differs') {
+      this.out('  note: the target already had spans under another redaction key; replays of copied traces do not match masked arguments');
+    }
+    const left = Object.entries(result.left_in_file);
+    if (left.length > 0) this.out(`  left in the file (a Postgres store does not hold them yet): ${left.map(([family, n]) => `${family} (${n})`).join(', ')}`);
+  }
+}

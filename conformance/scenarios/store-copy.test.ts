@@ -1,0 +1,129 @@
+/**
+ * `agentkit store copy --from <local.db> --to <postgres URL>` (issue 38): a local store with a paused execution (its
+ * idempotent charge already made), a completed chain and an agent's trace moves into a Postgres schema; the paused run
+ * resumes there without charging again; the traces read the same; a second copy adds nothing; bad values are refused
+ * with one line and a password is never printed.
+ */
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import { Agent, PostgresCheckpointer, SQLiteCheckpointer, TraceStore, flushTraces } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
+import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
+import { conformance, startCounterServer } from '../harness/index.js';
+import { storeValueOf } from '../harness/scenario.js';
+
+const area = conformance('stores: store copy');
+
+interface CopyJson {
+  from: string;
+  to: string;
+  checkpoints: { executions: number; checkpoints: number; pending: number; idempotency: number };
+  spans: { read: number; written: number; traces: number; redaction_key: string };
+  left_in_file: Record<string, number>;
+}
+
+area.scenario(
+  'a local store moves into Postgres once: paused runs resume there without repeating side effects, traces read the same',
+  { backends: ['postgres'], surfaces: ['cli'], timeoutMs: 90_000 },
+  async (t) => {
+    if (t.backend.kind !== 'postgres') throw new Error('postgres only');
+    const counter = await startCounterServer();
+    t.defer(() => counter.close());
+    const source = path.join(t.cwd, 'old', 'local.db');
+    const target = storeValueOf(t.backend)!;
+
+    // The source: a paused refund whose idempotent charge ran, a completed chain, an agent run with its trace.
+    const local = new SQLiteCheckpointer(source);
+    const paused = await approvalChain(local, { counterUrl: counter.url, charge: 'idempotent' }).run({ amount: 70 }, { executionId: 'refund-7' });
+    assert.is(paused.status, 'paused');
+    assert.is(counter.count('/charge'), 1);
+    assert.is((await fiveSteps(local).run({}, { executionId: 'five-1' })).status, 'completed');
+    const agent = new Agent({ name: 'helper', systemPrompt: 'Answer briefly.', llm: new ScriptedModel(['Forty-two.']), checkpointer: local, traceDb: source });
+    const answered = await agent.run('What is six times seven?', { executionId: 'agent-1' });
+    await flushTraces();
+    await local.close();
+    const sourceTraces = new TraceStore({ dbPath: source });
+    const before = await sourceTraces.spans(answered.trace_id!);
+    assert.ok(before.length >= 2, 'the agent run left its spans in the source');
+
+    const first = await t.cli(['store', 'copy', '--from', source, '--to', target, '--json']);
+    assert.is(first.code, 0, first.stderr);
+    const copied = JSON.parse(first.stdout) as CopyJson;
+    assert.is(copied.checkpoints.executions, 3);
+    assert.ok(copied.checkpoints.checkpoints >= 10, `rows copied: ${copied.checkpoints.checkpoints}`);
+    assert.is(copied.checkpoints.pending, 1);
+    assert.is(copied.checkpoints.idempotency, 1);
+    assert.ok(copied.spans.read >= before.length);
+    assert.is(copied.spans.written, copied.spans.read);
+    assert.is(copied.spans.redaction_key, 'adopted');
+    assert.not.match(first.stdout, /password|secret/);
+
+    // Idempotent: a second copy finds everything there.
+    const second = await t.cli(['store', 'copy', '--from', source, '--to', target]);
+    assert.is(second.code, 0, second.stderr);
+    assert.match(second.stdout, /executions: 3 read; 0 checkpoint rows, 0 pending interrupts, 0 idempotency records new/);
+    assert.match(second.stdout, new RegExp(`0 of ${copied.spans.read} span rows new; redaction key same`));
+
+    // The target holds the same history, and the paused run resumes there: the charge is not made again.
+    const remote = new PostgresCheckpointer(t.backend.url, { schema: t.backend.schema });
+    t.defer(() => remote.close());
+    const sourceRows = await new SQLiteCheckpointer(source).list('five-1');
+    const targetRows = await remote.list('five-1');
+    assert.equal(
+      targetRows.map((r) => [r.checkpoint_id, r.node_id, r.created_at, r.state_snapshot]),
+      sourceRows.map((r) => [r.checkpoint_id, r.node_id, r.created_at, r.state_snapshot]),
+    );
+    assert.equal(
+      (await remote.listPendingInterrupts()).map((p) => p.execution_id),
+      ['refund-7'],
+    );
+    const pending = await t.cli(['list-pending', '--json', '--db', target]);
+    assert.is(pending.code, 0, pending.stderr);
+    assert.match(pending.stdout, /refund-7/);
+    const resumed = await approvalChain(remote, { counterUrl: counter.url, charge: 'idempotent' }).resume('refund-7', {
+      resumeValue: { approved: true, metadata: {} },
+    });
+    assert.is(resumed.status, 'completed');
+    assert.is(counter.count('/charge'), 1, 'the idempotent charge came from the copied record');
+
+    const targetTraces = new TraceStore({ dbPath: target });
+    t.defer(() => targetTraces.close());
+    const after = await targetTraces.spans(answered.trace_id!);
+    assert.equal(
+      after.map((s) => [s.span_id, s.name, s.start_time, s.attributes]),
+      before.map((s) => [s.span_id, s.name, s.start_time, s.attributes]),
+    );
+  },
+);
+
+area.scenario(
+  'store copy refuses a URL source, a file target and a missing file with one line; a password is never printed',
+  { backends: 'none', surfaces: ['cli'] },
+  async (t) => {
+    const file = path.join(t.cwd, 'local.db');
+    const urlSource = await t.cli(['store', 'copy', '--from', 'postgres://app:s3cr3t-pw@127.0.0.1:1/db', '--to', 'postgres://127.0.0.1:1/db']);
+    assert.is(urlSource.code, 2);
+    assert.match(urlSource.stderr, /^error: --from must be a local store file/);
+    const absent = await t.cli(['store', 'copy', '--from', file, '--to', 'postgres://127.0.0.1:1/db']);
+    assert.is(absent.code, 2);
+    assert.match(absent.stderr, /^error: store not found: .*local\.db does not exist/);
+    const missing = await t.cli(['store', 'copy', '--to', 'postgres://127.0.0.1:1/db']);
+    assert.is(missing.code, 2);
+    assert.match(missing.stderr, /^error: .*--from/);
+    const existing = new SQLiteCheckpointer(file);
+    await existing.setup();
+    await existing.close();
+    const fileTarget = await t.cli(['store', 'copy', '--from', file, '--to', path.join(t.cwd, 'other.db')]);
+    const unreachable = await t.cli(['store', 'copy', '--from', file, '--to', 'postgres://app:s3cr3t-pw@127.0.0.1:1/db']);
+    assert.is(unreachable.code, 1, unreachable.stderr);
+    assert.match(unreachable.stderr, /^error: .*unavailable: the server refused the connection/, unreachable.stderr);
+    assert.is(fileTarget.code, 2);
+    assert.match(fileTarget.stderr, /^error: --to must be a postgres:\/\/\.\.\.\?schema=<name> URL/);
+    for (const run of [urlSource, absent, fileTarget, missing, unreachable]) {
+      assert.is(run.stderr.trim().split('\n').length, 1, run.stderr);
+      assert.not.match(run.stderr + run.stdout, /s3cr3t-pw/);
+    }
+  },
+);
+
+area.run();

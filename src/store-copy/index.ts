@@ -1,0 +1,73 @@
+/**
+ * `copyStore` (`agentkit store copy --from <path> --to <url>`, issue 38): move an existing local.db into a Postgres
+ * store once. Copies the families a Postgres store holds: every execution (checkpoints, decision rows, pending
+ * interrupts, idempotency records; ./checkpoints.ts) and every span with the redaction key (tracing/copy-spans.ts).
+ * Families a Postgres store does not hold yet stay in the file and are reported (`left_in_file`).
+ *
+ * Idempotent and resumable: run again, it adds only what is missing. The source is opened as any agentkit command
+ * opens it (an older local.db is migrated first); nothing in it is changed by the copy itself. Run it before the
+ * replicas start writing to the target (a replica that has read the target's redaction key keeps it).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { parseStoreValue, storeLabel } from '../config/store-value.js';
+import { PostgresCheckpointer } from '../durability/postgres-checkpointer.js';
+import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
+import { ConfigError } from '../errors.js';
+import { fileOnlyRows } from '../store/family-counts.js';
+import { openLocalStore } from '../store/open.js';
+import { openStore } from '../store/store-handle.js';
+import { copySpans, type SpanCopyResult } from '../tracing/copy-spans.js';
+import { copyCheckpoints, type CheckpointCopyResult } from './checkpoints.js';
+
+export interface StoreCopyResult {
+  /** The source file and the target, as messages name them (no password). */
+  from: string;
+  to: string;
+  checkpoints: CheckpointCopyResult;
+  spans: SpanCopyResult;
+  /** Families the target does not hold, with their row counts in the source (they stay in the file). */
+  left_in_file: Record<string, number>;
+}
+
+export interface StoreCopyOptions {
+  /** Directory a relative `from` resolves against (default: the process's). */
+  cwd?: string;
+  /** Progress: the phase and how far it got (executions, then span rows). */
+  onProgress?: (phase: 'checkpoints' | 'spans', done: number) => void;
+}
+
+/**
+ * Copy the SQLite store `from` (a file path) into the Postgres store `to` (a `postgres://...?schema=` URL). Throws
+ * ConfigError (one line) when `from` is not an existing file or `to` is not a Postgres URL.
+ */
+export async function copyStore(from: string, to: string, options: StoreCopyOptions = {}): Promise<StoreCopyResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const source = parseStoreValue(from, cwd);
+  if (source.engine !== 'sqlite') throw new ConfigError(`--from must be a local store file (a SQLite local.db), not a URL: ${storeLabel(source)}`);
+  if (!existsSync(source.path) || !statSync(source.path).isFile()) throw new ConfigError(`store not found: ${source.path} does not exist`);
+  const target = parseStoreValue(to, cwd);
+  if (target.engine !== 'postgres') {
+    throw new ConfigError(`--to must be a postgres://...?schema=<name> URL (to copy a file, copy the file): ${storeLabel(target)}`);
+  }
+  const fromCheckpointer = new SQLiteCheckpointer(source.path);
+  const store = openStore(target, { min: 0, max: 2 });
+  const toCheckpointer = new PostgresCheckpointer(store, { minPoolSize: 0, maxPoolSize: 2 });
+  try {
+    await fromCheckpointer.setup();
+    await toCheckpointer.setup();
+    const checkpoints = await copyCheckpoints(fromCheckpointer, toCheckpointer, { onProgress: (n) => options.onProgress?.('checkpoints', n) });
+    const spans = await copySpans(source.path, store, { onProgress: (n) => options.onProgress?.('spans', n) });
+    const db = openLocalStore(source.path);
+    let left_in_file: Record<string, number>;
+    try {
+      left_in_file = fileOnlyRows(db);
+    } finally {
+      db.close();
+    }
+    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, left_in_file };
+  } finally {
+    await fromCheckpointer.close();
+    await toCheckpointer.close();
+    await store.close();
+  }
+}
