@@ -37,7 +37,8 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() *
 
 area.scenario(
   '50 concurrent jobs with different keys and tools: each request carries its own key, no tool leaks',
-  { backends: ['sqlite'], timeoutMs: 60_000 },
+  // 50 stores opened at once: a loaded 2-core machine needs well over a minute.
+  { backends: ['sqlite'], timeoutMs: 150_000 },
   async (t) => {
     const keys = Array.from({ length: JOBS }, (_, i) => keyOf(i));
     const platform = await startPlatform({ dir: t.cwd, apiKeys: [...keys, 'ak_global_key_0000000'] });

@@ -7,6 +7,7 @@
  * - the same with the database stopped during a renewal (a Postgres cluster of the test's own).
  */
 import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
@@ -44,9 +45,11 @@ area.scenario(
     const config = backendConfig(t.backend) as BackendConfig;
     const runner = await writeLiveRunner(t, config);
     const logFile = path.join(t.cwd, 'live.log');
+    // The runs stay in their side effect until every resume below was refused (created at the end).
+    const release = path.join(t.cwd, 'release');
     const refs = Array.from({ length: LIVE_RUNS }, (_, i) => `live-${i}`);
     const child = spawnNode('conformance/fixtures/durability/live-run.ts', [JSON.stringify(config), refs.join(',')], {
-      env: { LIVE_LOG: logFile, LIVE_TOOL_MS: '6000' },
+      env: { LIVE_LOG: logFile, LIVE_TOOL_MS: '0', LIVE_RELEASE: release },
     });
     t.defer(() => child.process.kill('SIGKILL'));
     await until(() => liveLog(logFile).filter((l) => l.what === 'payout').length === LIVE_RUNS, 'every live run in its side effect');
@@ -85,6 +88,7 @@ area.scenario(
     assert.is(ui.status, 409, JSON.stringify(body));
     assert.is(body.code, 'execution_busy', body.detail);
 
+    writeFileSync(release, '');
     const exit = await child.exit(60_000);
     assert.is(exit.code, 0, child.stderr());
     const lines = liveLog(logFile);

@@ -22,7 +22,7 @@ const fixture = path.join(root, 'conformance/fixtures/package-consumer');
 const exec = promisify(execFile);
 const area = conformance('package: consumer projects');
 // One surface each: the consumer drives the SDK and the installed CLI in the same scenario.
-const options = { backends: 'none', surfaces: ['cli'], timeoutMs: 120_000 } as const;
+const options = { backends: 'none', surfaces: ['cli'], timeoutMs: 240_000 } as const;
 
 interface Packed {
   tarball: string;

@@ -5,11 +5,13 @@
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { PG_LATEST_VERSION } from '../../src/index.js';
+import { Agent, flushTraces, openStore, PG_LATEST_VERSION, PostgresCheckpointer } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
+import { approvalChain } from '../fixtures/durability/chains.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { PG_TRACE_LATEST_VERSION } from '../../src/tracing/pg-schema.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
-import { conformance } from '../harness/index.js';
+import { conformance, startCounterServer } from '../harness/index.js';
 
 const area = conformance('store: migrate');
 
@@ -43,5 +45,73 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
     await client.end();
   }
 });
+
+area.scenario(
+  'after store migrate by the owner, an application role with only SELECT, INSERT, UPDATE and DELETE runs, pauses, resumes and lists traces',
+  { backends: ['postgres'], surfaces: ['cli'], timeoutMs: 90_000 },
+  async (t) => {
+    if (t.backend.kind !== 'postgres') return;
+    const migrated = await t.cli(['store', 'migrate', '--db', t.store!]);
+    assert.is(migrated.code, 0, migrated.stderr);
+    const role = `agentkit_app_${t.backend.schema}`.slice(0, 60);
+    const owner = new pg.Client({ connectionString: t.backend.url });
+    await owner.connect();
+    t.defer(async () => {
+      await owner.query(`DROP OWNED BY "${role}"`).catch(() => undefined);
+      await owner.query(`DROP ROLE IF EXISTS "${role}"`);
+      await owner.end();
+    });
+    const s = `"${t.backend.schema}"`;
+    await owner.query(`CREATE ROLE "${role}" LOGIN NOCREATEDB NOCREATEROLE`);
+    await owner.query(`GRANT USAGE ON SCHEMA ${s} TO "${role}"`);
+    await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO "${role}"`);
+    await owner.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${s} TO "${role}"`);
+    const denied = await owner.query<{ create: boolean; db: boolean }>(
+      `SELECT has_schema_privilege($1, $2, 'CREATE') AS create, has_database_privilege($1, current_database(), 'CREATE') AS db`,
+      [role, t.backend.schema],
+    );
+    assert.equal(denied.rows[0], { create: false, db: false }, 'the role may not create tables or schemas');
+
+    const url = new URL(t.store!);
+    url.username = role;
+    const appStore = url.toString();
+    const checkpointer = new PostgresCheckpointer(openStore(appStore));
+    t.defer(() => checkpointer.close());
+    const counter = await startCounterServer();
+    t.defer(() => counter.close());
+    const chain = approvalChain(checkpointer, { counterUrl: counter.url, charge: 'idempotent' });
+    const paused = await chain.run({ amount: 10 }, { executionId: 'app-role-1' });
+    assert.is(paused.status, 'paused');
+    const done = await chain.resume('app-role-1', { resumeValue: { approved: true, metadata: {} } });
+    assert.is(done.status, 'completed');
+    assert.is(counter.count('/charge'), 1);
+
+    const agent = new Agent({ name: 'app_role', systemPrompt: 'Answer.', llm: new ScriptedModel(['ok']), checkpointer, traceDb: appStore });
+    const answered = await agent.run('hello', { executionId: 'app-role-agent' });
+    await flushTraces();
+    const listed = await t.cli(['traces', 'list', '--json', '--db', appStore]);
+    assert.is(listed.code, 0, listed.stderr);
+    assert.ok(
+      (JSON.parse(listed.stdout) as { items: Array<{ trace_id: string }> }).items.some((trace) => trace.trace_id === answered.trace_id),
+      'the application role wrote and reads the trace',
+    );
+    const again = await t.cli(['store', 'migrate', '--db', appStore]);
+    assert.is(again.code, 0, again.stderr);
+    assert.match(again.stdout, /is current/);
+
+    // A schema nobody migrated: the role is told, in one line, what to run.
+    const fresh = new URL(appStore);
+    fresh.searchParams.set('schema', `${t.backend.schema}_unmigrated`);
+    const refused = await t.cli(['executions', 'prune', '--older-than', '1d', '--db', fresh.toString()]);
+    const run = await t.cli(['store', 'migrate', '--db', fresh.toString()]);
+    assert.is(run.code, 2, run.stderr);
+    assert.is(run.stderr.trim().split('\n').length, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      /^error: this database role may not migrate the durability tables of Postgres schema ".*_unmigrated" \(at v0, this agentkit needs v\d+\): run `agentkit store migrate --db <url>` once with a role that may create tables/,
+    );
+    assert.is(refused.code, 0, 'a read-only command on an unmigrated schema reads it as empty');
+  },
+);
 
 area.run();

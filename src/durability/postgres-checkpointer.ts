@@ -14,6 +14,7 @@
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
 import { StoreVersionError } from '../store/errors.js';
+import { migrationPrivilegeError, recordedVersion } from '../store/pg-schema-version.js';
 import { acquirePgPool, type PgPoolLease } from '../store/pg-pools.js';
 import { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
@@ -766,6 +767,15 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   private async migrate(): Promise<void> {
+    // Current already (the usual start of a replica): no DDL, no lock (./store/pg-schema-version.ts).
+    let recorded: number | null;
+    try {
+      recorded = await recordedVersion(this.pool, this.schema, 'schema_version');
+    } catch (error) {
+      throw asStorageError(error, this.storeName);
+    }
+    if (recorded === PG_LATEST_VERSION) return;
+    if (recorded !== null && recorded > PG_LATEST_VERSION) throw new StoreVersionError(`Postgres schema "${this.schema}"`, recorded, PG_LATEST_VERSION);
     const client = await this.connect();
     let released = false;
     try {
@@ -789,7 +799,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
       );
       client.release(broken);
       released = true;
-      throw asStorageError(error, this.storeName);
+      throw migrationPrivilegeError(error, 'durability tables', this.schema, recorded, PG_LATEST_VERSION) ?? asStorageError(error, this.storeName);
     } finally {
       if (!released) client.release();
     }

@@ -12,6 +12,7 @@
  */
 import type pg from 'pg';
 import { StoreVersionError } from '../store/errors.js';
+import { migrationPrivilegeError, recordedVersion } from '../store/pg-schema-version.js';
 
 export interface PgTraceMigration {
   readonly description: string;
@@ -73,6 +74,11 @@ export const PG_TRACE_LATEST_VERSION = PG_TRACE_MIGRATIONS.length;
  */
 export async function migrateTraceSchema(pool: pg.Pool, schema: string): Promise<number> {
   const s = `"${schema}"`;
+  // Current already: no DDL, no lock (store/pg-schema-version.ts).
+  const recorded = await recordedVersion(pool, schema, 'trace_schema_version');
+  if (recorded === PG_TRACE_LATEST_VERSION) return PG_TRACE_LATEST_VERSION;
+  if (recorded !== null && recorded > PG_TRACE_LATEST_VERSION)
+    throw new StoreVersionError(`Postgres schema "${schema}" (traces)`, recorded, PG_TRACE_LATEST_VERSION);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -95,7 +101,7 @@ export async function migrateTraceSchema(pool: pg.Pool, schema: string): Promise
       () => undefined,
       (rollbackError: unknown) => rollbackError as Error,
     );
-    throw error;
+    throw migrationPrivilegeError(error, 'trace tables', schema, recorded, PG_TRACE_LATEST_VERSION) ?? error;
   } finally {
     client.release(broken);
   }
