@@ -24,8 +24,19 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const SPANS = 8;
 
 const tools = [
-  tool({ name: 'get_rate', registry: false, parameters: Type.Object({ from: Type.String(), to: Type.String() }), replayClass: 'read_only', execute: () => 1.08 }),
-  tool({ name: 'convert', registry: false, parameters: Type.Object({ amount: Type.Number(), rate: Type.Number() }), execute: ({ amount, rate }) => ({ amount: amount * rate }) }),
+  tool({
+    name: 'get_rate',
+    registry: false,
+    parameters: Type.Object({ from: Type.String(), to: Type.String() }),
+    replayClass: 'read_only',
+    execute: () => 1.08,
+  }),
+  tool({
+    name: 'convert',
+    registry: false,
+    parameters: Type.Object({ amount: Type.Number(), rate: Type.Number() }),
+    execute: ({ amount, rate }) => ({ amount: amount * rate }),
+  }),
   tool({
     name: 'format_money',
     registry: false,
@@ -99,8 +110,12 @@ const outcome = await withScratchSchema(async (url, schema) => {
   const cpuSqlite = perSpanUs(cpu.sqlite, cpu.off);
   const cpuPg = perSpanUs(cpu.postgres, cpu.off);
   console.log(`${ROUNDS} rounds of ${RUNS} runs per mode, ${SPANS} spans a run; traces stored: SQLite ${sqliteTraces}, Postgres ${pgTraces}`);
-  console.log(`stored cost per span, wall:               SQLite ${wallSqlite.toFixed(1)} us, Postgres ${wallPg.toFixed(1)} us (ratio ${(wallPg / wallSqlite).toFixed(2)}x)`);
-  console.log(`stored cost per span, CPU client+server:  SQLite ${cpuSqlite.toFixed(1)} us, Postgres ${cpuPg.toFixed(1)} us (ratio ${(cpuPg / cpuSqlite).toFixed(2)}x)`);
+  console.log(
+    `stored cost per span, wall:               SQLite ${wallSqlite.toFixed(1)} us, Postgres ${wallPg.toFixed(1)} us (ratio ${(wallPg / wallSqlite).toFixed(2)}x)`,
+  );
+  console.log(
+    `stored cost per span, CPU client+server:  SQLite ${cpuSqlite.toFixed(1)} us, Postgres ${cpuPg.toFixed(1)} us (ratio ${(cpuPg / cpuSqlite).toFixed(2)}x)`,
+  );
   console.log(`target: Postgres at most 2x SQLite (CPU client+server): ${cpuPg / cpuSqlite <= 2 ? 'met' : 'NOT met'}`);
   return undefined;
 });

@@ -437,6 +437,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX idx_served_idempotency_keys_expires ON served_idempotency_keys(expires_at);`,
   },
+  {
+    // `traces list` over a large store (issue 38): every record starts with a row whose stored parent is null
+    // (docs/adr/0009), so the records started in a window are the parentless rows in it. A partial index holds only
+    // those (about one span in eight), so listing the last day of a 1,000,000-span store reads that day's roots
+    // instead of grouping every span; writes pay one small index entry per run, not per span (docs/adr/0034).
+    description: 'v36 idx_spans_root_start: the start time of each record root (parentless span), for listings by time',
+    sql: 'CREATE INDEX idx_spans_root_start ON spans(start_time) WHERE parent_span_id IS NULL;',
+  },
 ];
 
 /** The first schema version whose execution leases say which executions are active (recovery, docs/adr/0050). */

@@ -76,8 +76,12 @@ test('spans written before the rebuild keep every column, their rowids and their
     );
     assert.ok(after.every((row) => row.caller_trace_id === null));
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans' ORDER BY name").pluck().all();
-    // The trace index, and the partial index of callers' trace ids (holding no row here).
-    assert.equal(indexes, ['idx_spans_caller_trace', 'idx_spans_trace_span']);
+    // The trace index, the partial index of callers' trace ids (holding no row here), and that of root start times (v36).
+    assert.equal(indexes, ['idx_spans_caller_trace', 'idx_spans_root_start', 'idx_spans_trace_span']);
+    const listing = db.prepare('EXPLAIN QUERY PLAN SELECT trace_id FROM spans WHERE parent_span_id IS NULL AND start_time >= ?').all('2026') as Array<{
+      detail: string;
+    }>;
+    assert.match(listing.map((p) => p.detail).join('\n'), /USING INDEX idx_spans_root_start/, 'a listing by time reads the roots index');
     const plan = db.prepare('EXPLAIN QUERY PLAN SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time, rowid').all(trace) as Array<{ detail: string }>;
     assert.match(plan.map((p) => p.detail).join('\n'), /USING INDEX idx_spans_trace_span/);
   } finally {

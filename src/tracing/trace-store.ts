@@ -94,7 +94,21 @@ export class TraceStore {
       return pg.summariesSince(hoursAgo(lastHours), options);
     }
     if (options.process !== undefined) throw new ConfigError('filtering traces by process needs a Postgres store (a SQLite store is written by one host)');
-    return this.read((db) => summaries(db, 'HAVING min(start_time) >= @cutoff', { cutoff: hoursAgo(lastHours) }), []);
+    // Candidates are the records whose root (parentless row) started in the window: the partial index of local.db v36
+    // finds them without grouping every span; the HAVING keeps the definition (the earliest span in the window).
+    const cutoff = hoursAgo(lastHours);
+    return this.read(
+      (db) =>
+        summaries(
+          db,
+          'HAVING min(start_time) >= @cutoff',
+          { cutoff },
+          'WHERE trace_id IN (SELECT trace_id FROM spans WHERE parent_span_id IS NULL AND start_time >= @cutoff)',
+          {},
+          cutoff,
+        ),
+      [],
+    );
   }
 
   /**
@@ -448,6 +462,7 @@ function summaries(
   havingParams: Record<string, unknown>,
   where = '',
   whereParams: Record<string, unknown> | unknown[] = {},
+  since?: string,
 ): TraceSummary[] {
   const rows = db
     .prepare(
@@ -461,6 +476,7 @@ function summaries(
   const roots = rootsOf(
     db,
     rows.map((r) => r.trace_id),
+    since,
   );
   return rows.map((row) => {
     const root = roots.get(row.trace_id);
@@ -481,8 +497,22 @@ function summaries(
  * by one through the trace index; many (a listing) in one pass over the parentless spans, which is about 20 times
  * cheaper for 10,000 traces than 10,000 lookups.
  */
-function rootsOf(db: Database.Database, traceIds: string[]): Map<string, { name: string; status: SpanStatus }> {
+function rootsOf(db: Database.Database, traceIds: string[], since?: string): Map<string, { name: string; status: SpanStatus }> {
   const roots = new Map<string, { name: string; status: SpanStatus }>();
+  if (since !== undefined && traceIds.length > 64) {
+    // A listing by time: the parentless rows started since then, through the partial index of local.db v36 (every
+    // record's root is one, docs/adr/0009); a trace whose root has a parent outside it is looked up on its own below.
+    const wanted = new Set(traceIds);
+    const rows = db
+      .prepare(`SELECT trace_id, name, status FROM spans WHERE parent_span_id IS NULL AND start_time >= ? ORDER BY trace_id, start_time, rowid`)
+      .all(since) as Array<{ trace_id: string; name: string; status: SpanStatus }>;
+    for (const row of rows) {
+      if (wanted.has(row.trace_id) && !roots.has(row.trace_id)) roots.set(row.trace_id, { name: row.name, status: row.status });
+    }
+    const rest = traceIds.filter((id) => !roots.has(id));
+    if (rest.length > 0) for (const [id, root] of rootsOf(db, rest)) roots.set(id, root);
+    return roots;
+  }
   if (traceIds.length > 64) {
     const wanted = new Set(traceIds);
     const rows = db
