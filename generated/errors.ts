@@ -12,6 +12,7 @@ export const errorCodes = [
   "internal_error",
   "not_found",
   "method_not_allowed",
+  "unsupported_media_type",
   "storage_unavailable",
   "invalid_idempotency_key",
   "idempotency_key_in_use",
@@ -139,6 +140,12 @@ export const httpErrors = [
   },
   {
     "service": "served-agent",
+    "model": "MethodNotAllowedError",
+    "status": 405,
+    "code": "method_not_allowed"
+  },
+  {
+    "service": "served-agent",
     "model": "NotFoundError",
     "status": 404,
     "code": "not_found"
@@ -148,6 +155,18 @@ export const httpErrors = [
     "model": "PayloadTooLargeError",
     "status": 413,
     "code": "payload_too_large"
+  },
+  {
+    "service": "served-agent",
+    "model": "RequestHeadersTooLargeError",
+    "status": 431,
+    "code": "payload_too_large"
+  },
+  {
+    "service": "served-agent",
+    "model": "RequestTimeoutError",
+    "status": 408,
+    "code": "validation_failed"
   },
   {
     "service": "served-agent",
@@ -172,6 +191,12 @@ export const httpErrors = [
     "model": "UnauthorizedError",
     "status": 401,
     "code": "unauthorized"
+  },
+  {
+    "service": "served-agent",
+    "model": "UnsupportedMediaTypeError",
+    "status": 415,
+    "code": "unsupported_media_type"
   },
   {
     "service": "served-agent",
@@ -292,6 +317,12 @@ export const httpErrors = [
     "model": "TraceNotFoundError",
     "status": 404,
     "code": "trace_not_found"
+  },
+  {
+    "service": "ui",
+    "model": "UnsupportedMediaTypeError",
+    "status": 415,
+    "code": "unsupported_media_type"
   },
   {
     "service": "ui",

@@ -30,6 +30,7 @@ export const errorTable = {
   internal_error: { status: 500, exit: 1 },
   not_found: { status: 404, exit: 1 },
   method_not_allowed: { status: 405, exit: 1 },
+  unsupported_media_type: { status: 415, exit: 2 },
   storage_unavailable: { status: 503, exit: 1 },
   invalid_idempotency_key: { status: 400, exit: 2 },
   idempotency_key_in_use: { status: 409, exit: 2 },

@@ -11,6 +11,7 @@ import { storeValue } from '../../src/config/store-value.js';
 import { registerSecret } from '../../src/config/secrets.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/serve/app.js';
 import { normalizeToken } from '../../src/serve/auth.js';
+import { parseCorsOrigin } from '../../src/http/cors.js';
 import { idempotencyTtlMs } from '../../src/serve/request-key.js';
 import { toServeTarget } from '../../src/serve/adapters.js';
 import { superviseWithReload } from '../../src/serve/reload.js';
@@ -37,6 +38,8 @@ export class AgentServeCommand extends AgentkitCommand {
       'Routes: `GET /health` (always open), `POST /run` with `{"input": "..."}` (any target; a paused run answers `status: paused` with its `execution_id` and `pending_interrupt`), `POST /run/stream` (Agent targets only; Server-Sent Events `delta`, `tool_call`, `paused`, `error`, `done`). Requests and responses are validated against the OpenAPI contract; bodies over `--max-body-bytes` get 413.',
       'With `--auth-token` (or `AGENTKIT_SERVE_TOKEN`; the flag wins) every route except `GET /health` requires `Authorization: Bearer <token>` (surrounding whitespace of the token is trimmed; whitespace inside it is refused). Binding a non-loopback address without a token prints a warning: set a token and terminate TLS at a reverse proxy.',
       'A run request may carry `Idempotency-Key: <key>` (1-255 visible characters, bare or quoted): the first request with a key records it with its execution; a repeat from the same caller within `AGENTKIT_IDEMPOTENCY_TTL` (default 24h; seconds, or `90m`, `24h`, `7d`) starts nothing and answers that execution as it stands (409 while it runs, 422 for a different body). The runner needs a checkpointer.',
+      '`--cors-origin <origin>` (repeatable; off by default) lets browser pages on that exact origin (`https://app.example`, `http://127.0.0.1:5173`) call the agent: their CORS preflights are answered before auth and validation (allowed headers: `authorization`, `content-type`, `idempotency-key`, `traceparent`, `tracestate`, `baggage`, `last-event-id`) and every answer to them carries `Access-Control-Allow-Origin`. `*` and `null` are refused. A token still applies to their requests.',
+      '`POST /run/stream` names each event (`event: delta`, ... `event: done`, then its `data:` line) and sends no `id:`: a stream cannot be resumed, and a `Last-Event-ID` header is ignored; a client that lost a stream re-POSTs with the same `Idempotency-Key` and gets the run as it stands.',
       '`GET /runs/{execution_id}` answers where an execution of this runner stands (`running`, `paused`, `completed`, `failed`, `needs_attention`). It is behind the token; without a token it is off unless `--expose-status` is given, which lets anyone who can reach the port read run outputs and pending contexts.',
       "Recovery (on by default; `--no-recover` turns it off): the server sweeps its runner's store on start and every `AGENTKIT_RECOVER_INTERVAL_MS` (default 5000, jittered) for orphaned executions of this runner (their process died: lease expired, or a dead process of this host) and continues them here, at most `AGENTKIT_RECOVER_CONCURRENCY` (default 4) at once; one replica wins each claim fleet-wide. A run that crashed inside a side-effecting tool is parked `needs_attention`; past `AGENTKIT_RECOVER_MAX_ATTEMPTS` (default 3) a run is marked failed. See `agentkit executions list`.",
       'There is no resume route: resume a paused run from the application (`resume(executionId, { resumeValue })`) or with `agentkit resume <id> --runner <spec>` against the same checkpointer. Traces go to the local store (`AGENTKIT_LOCAL_DB`, default `./.agentkit/local.db`).',
@@ -56,6 +59,10 @@ export class AgentServeCommand extends AgentkitCommand {
   exposeStatus = Option.Boolean('--expose-status', false, {
     description:
       'Serve GET /runs/{execution_id} without a token (anyone who can reach the port reads run outputs and pending contexts); with a token the route is always on, behind it',
+  });
+  corsOrigins = Option.Array('--cors-origin', [], {
+    arity: 1,
+    description: 'Let browser pages on this exact origin call the agent (repeatable; `*` and `null` are refused)',
   });
   maxBodyBytes = Option.String('--max-body-bytes', String(DEFAULT_MAX_BODY_BYTES), {
     validator: positiveInteger,
@@ -79,6 +86,7 @@ export class AgentServeCommand extends AgentkitCommand {
       throw new UsageError((error as Error).message);
     }
     registerSecret(token);
+    const corsOrigins = this.corsOriginList();
     this.idempotencyTtl();
     if (this.reload) return this.supervise();
 
@@ -90,7 +98,7 @@ export class AgentServeCommand extends AgentkitCommand {
     try {
       loaded = await loadTarget(this.spec, { cwd: this.context.cwd });
       const target = toServeTarget(loaded.value, { traceDb: storeValue(localStore({ env: this.context.env, cwd: this.context.cwd })) });
-      server = await this.start(target, token, loaded.value, () => recovery);
+      server = await this.start(target, token, corsOrigins, loaded.value, () => recovery);
       if (!this.noRecover) recovery = startRecoveryLoop(loaded.value, { ...settings, stop: server.stop, log: (line) => this.err(line) });
     } finally {
       progress.done();
@@ -109,6 +117,7 @@ export class AgentServeCommand extends AgentkitCommand {
   private start(
     target: ReturnType<typeof toServeTarget>,
     token: string | undefined,
+    corsOrigins: readonly string[],
     runner: unknown,
     recovery: () => RecoveryLoop | null,
   ): ReturnType<typeof startAgentServer> {
@@ -117,6 +126,7 @@ export class AgentServeCommand extends AgentkitCommand {
       port: this.port,
       ...(token ? { token } : {}),
       exposeStatus: this.exposeStatus,
+      corsOrigins,
       idempotencyTtlMs: this.idempotencyTtl(),
       maxBodyBytes: this.maxBodyBytes,
       log: (line) => this.err(line),
@@ -128,6 +138,15 @@ export class AgentServeCommand extends AgentkitCommand {
         await closeRunner(runner);
       },
     });
+  }
+
+  /** The `--cors-origin` values, each checked to be an exact http(s) origin; `*`, `null` or anything else is a usage error. */
+  private corsOriginList(): string[] {
+    try {
+      return (this.corsOrigins ?? []).map(parseCorsOrigin);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
   }
 
   /** `AGENTKIT_IDEMPOTENCY_TTL` in ms; a malformed value is a usage error. */
@@ -148,6 +167,7 @@ export class AgentServeCommand extends AgentkitCommand {
     const args = ['agent', 'serve', this.spec, '--port', String(this.port), '--host', this.host, '--max-body-bytes', String(this.maxBodyBytes)];
     if (this.authToken) args.push('--auth-token', this.authToken);
     if (this.exposeStatus) args.push('--expose-status');
+    for (const origin of this.corsOrigins ?? []) args.push('--cors-origin', origin);
     if (this.noRecover) args.push('--no-recover');
     args.push('--grace-ms', String(this.graceMs));
     this.err(`agentkit: watching ${watchDir} for changes`);

@@ -110,12 +110,12 @@ area.scenario('an undeclared route is a 404 not_found', any, async (t) => {
   assert.is(((await response.json()) as { code: string }).code, 'not_found');
 });
 
-area.scenario('a wrong content type is a 400 validation_failed', any, async (t) => {
+area.scenario('a wrong content type is a 415 unsupported_media_type', any, async (t) => {
   const server = await t.serve(contractApp());
   const response = await fetch(`${server.url}/run`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
   const body = (await response.json()) as { code: string; detail: string };
-  assert.is(response.status, 400);
-  assert.is(body.code, 'validation_failed');
+  assert.is(response.status, 415);
+  assert.is(body.code, 'unsupported_media_type');
   assert.match(body.detail, /application\/json/);
 });
 

@@ -59,7 +59,7 @@ area.scenario(
     const all = outputs.join('\n');
     assert.ok(executionId, `a quickstart line paused a run:\n${all}`);
     assert.match(all, /"status":"completed"/, 'a /run completed');
-    assert.match(all, /data: \{"type":"paused"[^\n]*\n\ndata: \{"type":"done"/, 'the stream sends paused, then done');
+    assert.match(all, /event: paused\ndata: \{"type":"paused"[^\n]*\n\nevent: done\ndata: \{"type":"done"/, 'the stream sends paused, then done');
     // list-pending shows the paused run with its whole execution id (the handle `resume` takes); the table fits 100
     // columns, so the reason may be cut (`--json` has every field whole).
     assert.match(all, new RegExp(`${executionId}  [^\\n]*refund_`), 'list-pending shows the paused run');

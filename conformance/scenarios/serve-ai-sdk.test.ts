@@ -67,7 +67,7 @@ area.scenario(
     const events = streamed!
       .trim()
       .split('\n\n')
-      .map((frame) => JSON.parse(frame.replace(/^data: /, '')) as { type: string; name?: string; arguments?: unknown; text?: string });
+      .map((frame) => JSON.parse(frame.replace(/^event: [a-z_]+\ndata: /, '')) as { type: string; name?: string; arguments?: unknown; text?: string });
     assert.equal(
       events.filter((e) => e.type === 'tool_call').map((e) => [e.name, e.arguments]),
       [

@@ -38,15 +38,18 @@ async function post(url: string, body: string, headers: Record<string, string> =
   return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as Record<string, unknown> };
 }
 
-/** The frames of an SSE body: each must be exactly one `data: <json>` line. */
+/** The frames of an SSE body: each must be exactly an `event: <type>` line and one `data: <json>` line of that type. */
 function frames(text: string): Array<Record<string, unknown>> {
   assert.ok(text.endsWith('\n\n'), 'the stream ends with a complete frame');
   return text
     .slice(0, -2)
     .split('\n\n')
     .map((frame) => {
-      assert.ok(/^data: [^\n]+$/.test(frame), `one data line per frame: ${JSON.stringify(frame)}`);
-      return JSON.parse(frame.slice(6)) as Record<string, unknown>;
+      const match = /^event: ([a-z_]+)\ndata: ([^\n]+)$/.exec(frame);
+      assert.ok(match, `one event line and one data line per frame: ${JSON.stringify(frame)}`);
+      const event = JSON.parse(match[2]!) as Record<string, unknown>;
+      assert.is(event.type, match[1], 'the event line names the event');
+      return event;
     });
 }
 

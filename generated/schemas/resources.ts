@@ -413,6 +413,7 @@ export const doc = {
           "internal_error",
           "not_found",
           "method_not_allowed",
+          "unsupported_media_type",
           "storage_unavailable",
           "invalid_idempotency_key",
           "idempotency_key_in_use",
@@ -1966,6 +1967,52 @@ export const doc = {
         },
         "description": "One span of a trace seen as a replay step."
       },
+      "RequestHeadersTooLargeError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "payload_too_large"
+            ]
+          }
+        },
+        "description": "Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is\nmatched, with the connection closed (ADR 0056)."
+      },
+      "RequestTimeoutError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code",
+          "errors"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "validation_failed"
+            ]
+          },
+          "errors": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ValidationIssue"
+            },
+            "description": "Always empty: nothing of the request was checked."
+          }
+        },
+        "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056)."
+      },
       "RestToolConfig": {
         "type": "object",
         "required": [
@@ -2584,6 +2631,25 @@ export const doc = {
           }
         },
         "description": "Cases of either run with no counterpart in the other."
+      },
+      "UnsupportedMediaTypeError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "unsupported_media_type"
+            ]
+          }
+        },
+        "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056)."
       },
       "ValidationFailedError": {
         "type": "object",

@@ -41,6 +41,74 @@ export const doc = {
                 }
               }
             }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "The route or resource does not exist.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotFoundError"
+                }
+              }
+            }
+          },
+          "405": {
+            "description": "The path exists but not with this method; `Allow` lists the methods it has.",
+            "headers": {
+              "allow": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MethodNotAllowedError"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestTimeoutError"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is\nmatched, with the connection closed (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestHeadersTooLargeError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
           }
         },
         "tags": [
@@ -81,22 +149,22 @@ export const doc = {
             }
           },
           "400": {
-            "description": "The `Idempotency-Key` header is not a quoted or bare token of 1-255 visible ASCII characters.",
+            "description": "The body is not valid JSON.",
             "content": {
               "application/json": {
                 "schema": {
                   "anyOf": [
                     {
-                      "$ref": "#/components/schemas/InvalidIdempotencyKeyError"
-                    },
-                    {
                       "$ref": "#/components/schemas/InvalidJsonError"
                     },
                     {
-                      "$ref": "#/components/schemas/ValidationFailedError"
+                      "$ref": "#/components/schemas/EmptyInputError"
                     },
                     {
-                      "$ref": "#/components/schemas/EmptyInputError"
+                      "$ref": "#/components/schemas/InvalidIdempotencyKeyError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/ValidationFailedError"
                     }
                   ]
                 }
@@ -121,6 +189,44 @@ export const doc = {
               }
             }
           },
+          "404": {
+            "description": "The route or resource does not exist.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotFoundError"
+                }
+              }
+            }
+          },
+          "405": {
+            "description": "The path exists but not with this method; `Allow` lists the methods it has.",
+            "headers": {
+              "allow": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MethodNotAllowedError"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestTimeoutError"
+                }
+              }
+            }
+          },
           "409": {
             "description": "The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later.",
             "content": {
@@ -141,6 +247,16 @@ export const doc = {
               }
             }
           },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
+                }
+              }
+            }
+          },
           "422": {
             "description": "The `Idempotency-Key` was first used with a different request body; nothing was run.",
             "content": {
@@ -154,6 +270,16 @@ export const doc = {
                       "$ref": "#/components/schemas/GuardrailBlockedError"
                     }
                   ]
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is\nmatched, with the connection closed (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestHeadersTooLargeError"
                 }
               }
             }
@@ -205,7 +331,7 @@ export const doc = {
       "post": {
         "operationId": "runStream",
         "summary": "Run an Agent and stream its events",
-        "description": "Run an Agent target and stream its events as Server-Sent Events. Other target kinds get a 400.",
+        "description": "Run an Agent target and stream its events as Server-Sent Events: each event is an `event: <type>` line and a\n`data: <json>` line, no `id:` (a run's stream cannot be resumed: a client retries with the same `Idempotency-Key`,\nand a `Last-Event-ID` header is ignored). Other target kinds get a 400.",
         "parameters": [
           {
             "name": "authorization",
@@ -235,25 +361,25 @@ export const doc = {
             }
           },
           "400": {
-            "description": "`POST /run/stream` on a target that is not an Agent.",
+            "description": "The body is not valid JSON.",
             "content": {
               "application/json": {
                 "schema": {
                   "anyOf": [
                     {
-                      "$ref": "#/components/schemas/StreamingUnsupportedError"
+                      "$ref": "#/components/schemas/InvalidJsonError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/EmptyInputError"
                     },
                     {
                       "$ref": "#/components/schemas/InvalidIdempotencyKeyError"
                     },
                     {
-                      "$ref": "#/components/schemas/InvalidJsonError"
-                    },
-                    {
                       "$ref": "#/components/schemas/ValidationFailedError"
                     },
                     {
-                      "$ref": "#/components/schemas/EmptyInputError"
+                      "$ref": "#/components/schemas/StreamingUnsupportedError"
                     }
                   ]
                 }
@@ -278,6 +404,44 @@ export const doc = {
               }
             }
           },
+          "404": {
+            "description": "The route or resource does not exist.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotFoundError"
+                }
+              }
+            }
+          },
+          "405": {
+            "description": "The path exists but not with this method; `Allow` lists the methods it has.",
+            "headers": {
+              "allow": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MethodNotAllowedError"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestTimeoutError"
+                }
+              }
+            }
+          },
           "409": {
             "description": "The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later.",
             "content": {
@@ -298,6 +462,16 @@ export const doc = {
               }
             }
           },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
+                }
+              }
+            }
+          },
           "422": {
             "description": "The `Idempotency-Key` was first used with a different request body; nothing was run.",
             "content": {
@@ -311,6 +485,16 @@ export const doc = {
                       "$ref": "#/components/schemas/GuardrailBlockedError"
                     }
                   ]
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is\nmatched, with the connection closed (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestHeadersTooLargeError"
                 }
               }
             }
@@ -392,6 +576,16 @@ export const doc = {
               }
             }
           },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
           "401": {
             "description": "Bearer token missing or wrong on a run route of the served agent.",
             "headers": {
@@ -420,6 +614,54 @@ export const doc = {
               }
             }
           },
+          "405": {
+            "description": "The path exists but not with this method; `Allow` lists the methods it has.",
+            "headers": {
+              "allow": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MethodNotAllowedError"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestTimeoutError"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is\nmatched, with the connection closed (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestHeadersTooLargeError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
           "503": {
             "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
             "content": {
@@ -438,6 +680,7 @@ export const doc = {
     }
   },
   "security": [
+    {},
     {
       "ServeBearerAuth": []
     }
@@ -550,6 +793,7 @@ export const doc = {
           "internal_error",
           "not_found",
           "method_not_allowed",
+          "unsupported_media_type",
           "storage_unavailable",
           "invalid_idempotency_key",
           "idempotency_key_in_use",
@@ -764,6 +1008,25 @@ export const doc = {
         "description": "A JSON object with string keys and arbitrary values (a context, a state snapshot, attributes).",
         "additionalProperties": {}
       },
+      "MethodNotAllowedError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "method_not_allowed"
+            ]
+          }
+        },
+        "description": "The path exists but not with this method; `Allow` lists the methods it has."
+      },
       "NotFoundError": {
         "type": "object",
         "required": [
@@ -859,6 +1122,52 @@ export const doc = {
           }
         },
         "description": "The pause as it appears on a result: the pending row without its bookkeeping fields."
+      },
+      "RequestHeadersTooLargeError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "payload_too_large"
+            ]
+          }
+        },
+        "description": "Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is\nmatched, with the connection closed (ADR 0056)."
+      },
+      "RequestTimeoutError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code",
+          "errors"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "validation_failed"
+            ]
+          },
+          "errors": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ValidationIssue"
+            },
+            "description": "Always empty: nothing of the request was checked."
+          }
+        },
+        "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056)."
       },
       "RunRequest": {
         "type": "object",
@@ -1134,6 +1443,25 @@ export const doc = {
           }
         },
         "description": "Bearer token missing or wrong on a run route of the served agent."
+      },
+      "UnsupportedMediaTypeError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "unsupported_media_type"
+            ]
+          }
+        },
+        "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056)."
       },
       "ValidationFailedError": {
         "type": "object",

@@ -103,6 +103,16 @@ export const doc = {
               }
             }
           },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
+                }
+              }
+            }
+          },
           "429": {
             "description": "Too many failed logins; retry after the given seconds.",
             "headers": {
@@ -736,6 +746,16 @@ export const doc = {
               }
             }
           },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -980,6 +1000,16 @@ export const doc = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/PayloadTooLargeError"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
                 }
               }
             }
@@ -1387,6 +1417,16 @@ export const doc = {
               }
             }
           },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -1595,6 +1635,16 @@ export const doc = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/PayloadTooLargeError"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
                 }
               }
             }
@@ -2087,6 +2137,16 @@ export const doc = {
               }
             }
           },
+          "415": {
+            "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UnsupportedMediaTypeError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -2550,6 +2610,7 @@ export const doc = {
           "internal_error",
           "not_found",
           "method_not_allowed",
+          "unsupported_media_type",
           "storage_unavailable",
           "invalid_idempotency_key",
           "idempotency_key_in_use",
@@ -5378,6 +5439,25 @@ export const doc = {
           }
         },
         "description": "Cases of either run with no counterpart in the other."
+      },
+      "UnsupportedMediaTypeError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "unsupported_media_type"
+            ]
+          }
+        },
+        "description": "The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056)."
       },
       "ValidationFailedError": {
         "type": "object",

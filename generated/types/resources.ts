@@ -111,7 +111,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /**
          * @description One case of an eval dataset (one JSON object per line of a JSONL file). Extra keys are kept and passed to
          *     scorers; a regression test record is a valid case.
@@ -540,6 +540,26 @@ export interface components {
             step: number;
             timestamp: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is
+         *     matched, with the connection closed (ADR 0056).
+         */
+        RequestHeadersTooLargeError: {
+            /** @enum {string} */
+            code: "payload_too_large";
+            detail: string;
+        };
+        /**
+         * @description The request's head or body did not arrive within the server's request timeout; the connection is closed
+         *     (ADR 0056).
+         */
+        RequestTimeoutError: {
+            /** @enum {string} */
+            code: "validation_failed";
+            detail: string;
+            /** @description Always empty: nothing of the request was checked. */
+            errors: components["schemas"]["ValidationIssue"][];
+        };
         /** @description A tool that calls an HTTP endpoint from configuration alone. */
         RestToolConfig: {
             /**
@@ -778,6 +798,12 @@ export interface components {
             /** Format: int32 */
             candidate: number;
         };
+        /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+        UnsupportedMediaTypeError: {
+            /** @enum {string} */
+            code: "unsupported_media_type";
+            detail: string;
+        };
         /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
         ValidationFailedError: {
             /** @enum {string} */
@@ -849,6 +875,8 @@ export type ReplayForkReport = components['schemas']['ReplayForkReport'];
 export type ReplayMode = components['schemas']['ReplayMode'];
 export type ReplayResult = components['schemas']['ReplayResult'];
 export type ReplayStep = components['schemas']['ReplayStep'];
+export type RequestHeadersTooLargeError = components['schemas']['RequestHeadersTooLargeError'];
+export type RequestTimeoutError = components['schemas']['RequestTimeoutError'];
 export type RestToolConfig = components['schemas']['RestToolConfig'];
 export type Resume = components['schemas']['Resume'];
 export type RunStatus = components['schemas']['RunStatus'];
@@ -871,6 +899,7 @@ export type TraceList = components['schemas']['TraceList'];
 export type TraceSummary = components['schemas']['TraceSummary'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
 export type UnmatchedCounts = components['schemas']['UnmatchedCounts'];
+export type UnsupportedMediaTypeError = components['schemas']['UnsupportedMediaTypeError'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type $defs = Record<string, never>;

@@ -53,7 +53,9 @@ export interface paths {
         put?: never;
         /**
          * Run an Agent and stream its events
-         * @description Run an Agent target and stream its events as Server-Sent Events. Other target kinds get a 400.
+         * @description Run an Agent target and stream its events as Server-Sent Events: each event is an `event: <type>` line and a
+         *     `data: <json>` line, no `id:` (a run's stream cannot be resumed: a client retries with the same `Idempotency-Key`,
+         *     and a `Last-Event-ID` header is ignored). Other target kinds get a 400.
          */
         post: operations["runStream"];
         delete?: never;
@@ -122,7 +124,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /** @description The run failed mid-stream; sent before `done`, so the client reads the failure instead of a cut. */
         ErrorEvent: {
             code: components["schemas"]["ErrorCode"];
@@ -182,6 +184,12 @@ export interface components {
         JsonObject: {
             [key: string]: unknown;
         };
+        /** @description The path exists but not with this method; `Allow` lists the methods it has. */
+        MethodNotAllowedError: {
+            /** @enum {string} */
+            code: "method_not_allowed";
+            detail: string;
+        };
         /** @description The route or resource does not exist. */
         NotFoundError: {
             /** @enum {string} */
@@ -208,6 +216,26 @@ export interface components {
             context: components["schemas"]["JsonObject"];
             node_id: string;
             reason: string;
+        };
+        /**
+         * @description Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is
+         *     matched, with the connection closed (ADR 0056).
+         */
+        RequestHeadersTooLargeError: {
+            /** @enum {string} */
+            code: "payload_too_large";
+            detail: string;
+        };
+        /**
+         * @description The request's head or body did not arrive within the server's request timeout; the connection is closed
+         *     (ADR 0056).
+         */
+        RequestTimeoutError: {
+            /** @enum {string} */
+            code: "validation_failed";
+            detail: string;
+            /** @description Always empty: nothing of the request was checked. */
+            errors: components["schemas"]["ValidationIssue"][];
         };
         /** @description Body of `POST /run` and `POST /run/stream`. Closed: an unknown field is a 400. */
         RunRequest: {
@@ -296,6 +324,12 @@ export interface components {
             code: "unauthorized";
             detail: string;
         };
+        /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+        UnsupportedMediaTypeError: {
+            /** @enum {string} */
+            code: "unsupported_media_type";
+            detail: string;
+        };
         /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
         ValidationFailedError: {
             /** @enum {string} */
@@ -336,10 +370,13 @@ export type InternalError = components['schemas']['InternalError'];
 export type InvalidIdempotencyKeyError = components['schemas']['InvalidIdempotencyKeyError'];
 export type InvalidJsonError = components['schemas']['InvalidJsonError'];
 export type JsonObject = components['schemas']['JsonObject'];
+export type MethodNotAllowedError = components['schemas']['MethodNotAllowedError'];
 export type NotFoundError = components['schemas']['NotFoundError'];
 export type PausedEvent = components['schemas']['PausedEvent'];
 export type PayloadTooLargeError = components['schemas']['PayloadTooLargeError'];
 export type PendingInterruptSummary = components['schemas']['PendingInterruptSummary'];
+export type RequestHeadersTooLargeError = components['schemas']['RequestHeadersTooLargeError'];
+export type RequestTimeoutError = components['schemas']['RequestTimeoutError'];
 export type RunRequest = components['schemas']['RunRequest'];
 export type RunResponse = components['schemas']['RunResponse'];
 export type RunState = components['schemas']['RunState'];
@@ -350,6 +387,7 @@ export type StorageUnavailableError = components['schemas']['StorageUnavailableE
 export type StreamingUnsupportedError = components['schemas']['StreamingUnsupportedError'];
 export type ToolCallEvent = components['schemas']['ToolCallEvent'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
+export type UnsupportedMediaTypeError = components['schemas']['UnsupportedMediaTypeError'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type ParameterIdempotencyKeyHeader = components['parameters']['IdempotencyKeyHeader'];
@@ -371,6 +409,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description The route or resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The path exists but not with this method; `Allow` lists the methods it has. */
+            405: {
+                headers: {
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /**
+             * @description The request's head or body did not arrive within the server's request timeout; the connection is closed
+             *     (ADR 0056).
+             */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /**
+             * @description Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is
+             *     matched, with the connection closed (ADR 0056).
+             */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLargeError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -401,13 +500,13 @@ export interface operations {
                     "application/json": components["schemas"]["RunResponse"];
                 };
             };
-            /** @description The `Idempotency-Key` header is not a quoted or bare token of 1-255 visible ASCII characters. */
+            /** @description The body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvalidIdempotencyKeyError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["EmptyInputError"];
+                    "application/json": components["schemas"]["InvalidJsonError"] | components["schemas"]["EmptyInputError"] | components["schemas"]["InvalidIdempotencyKeyError"] | components["schemas"]["ValidationFailedError"];
                 };
             };
             /** @description Bearer token missing or wrong on a run route of the served agent. */
@@ -418,6 +517,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The route or resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The path exists but not with this method; `Allow` lists the methods it has. */
+            405: {
+                headers: {
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /**
+             * @description The request's head or body did not arrive within the server's request timeout; the connection is closed
+             *     (ADR 0056).
+             */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
                 };
             };
             /** @description The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later. */
@@ -438,6 +568,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
             /** @description The `Idempotency-Key` was first used with a different request body; nothing was run. */
             422: {
                 headers: {
@@ -445,6 +584,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyKeyMismatchError"] | components["schemas"]["GuardrailBlockedError"];
+                };
+            };
+            /**
+             * @description Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is
+             *     matched, with the connection closed (ADR 0056).
+             */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLargeError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -496,13 +647,13 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `POST /run/stream` on a target that is not an Agent. */
+            /** @description The body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StreamingUnsupportedError"] | components["schemas"]["InvalidIdempotencyKeyError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["EmptyInputError"];
+                    "application/json": components["schemas"]["InvalidJsonError"] | components["schemas"]["EmptyInputError"] | components["schemas"]["InvalidIdempotencyKeyError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["StreamingUnsupportedError"];
                 };
             };
             /** @description Bearer token missing or wrong on a run route of the served agent. */
@@ -513,6 +664,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The route or resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The path exists but not with this method; `Allow` lists the methods it has. */
+            405: {
+                headers: {
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /**
+             * @description The request's head or body did not arrive within the server's request timeout; the connection is closed
+             *     (ADR 0056).
+             */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
                 };
             };
             /** @description The execution this `Idempotency-Key` started is still running; nothing new was started. Retry later. */
@@ -533,6 +715,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
             /** @description The `Idempotency-Key` was first used with a different request body; nothing was run. */
             422: {
                 headers: {
@@ -540,6 +731,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyKeyMismatchError"] | components["schemas"]["GuardrailBlockedError"];
+                };
+            };
+            /**
+             * @description Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is
+             *     matched, with the connection closed (ADR 0056).
+             */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLargeError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -587,6 +790,15 @@ export interface operations {
                     "application/json": components["schemas"]["RunStatus"];
                 };
             };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
             /** @description Bearer token missing or wrong on a run route of the served agent. */
             401: {
                 headers: {
@@ -604,6 +816,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The path exists but not with this method; `Allow` lists the methods it has. */
+            405: {
+                headers: {
+                    allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedError"];
+                };
+            };
+            /**
+             * @description The request's head or body did not arrive within the server's request timeout; the connection is closed
+             *     (ADR 0056).
+             */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /**
+             * @description Node's HTTP parser refused the request's header section: over 16 KiB. Written by the server before any route is
+             *     matched, with the connection closed (ADR 0056).
+             */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLargeError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
             /**

@@ -549,7 +549,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /** @description What `agentkit eval compare --json` prints: two stored runs compared, baseline first. */
         EvalComparison: {
             baseline_run_id: string;
@@ -1361,6 +1361,12 @@ export interface components {
             /** Format: int32 */
             candidate: number;
         };
+        /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+        UnsupportedMediaTypeError: {
+            /** @enum {string} */
+            code: "unsupported_media_type";
+            detail: string;
+        };
         /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
         ValidationFailedError: {
             /** @enum {string} */
@@ -1479,6 +1485,7 @@ export type UiEvalRunList = components['schemas']['UiEvalRunList'];
 export type UiTraceList = components['schemas']['UiTraceList'];
 export type UiTraceSummary = components['schemas']['UiTraceSummary'];
 export type UnmatchedCounts = components['schemas']['UnmatchedCounts'];
+export type UnsupportedMediaTypeError = components['schemas']['UnsupportedMediaTypeError'];
 export type ValidationFailedError = components['schemas']['ValidationFailedError'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 export type $defs = Record<string, never>;
@@ -1531,6 +1538,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
             /** @description Too many failed logins; retry after the given seconds. */
@@ -1984,6 +2000,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
             500: {
                 headers: {
@@ -2254,6 +2279,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
             500: {
                 headers: {
@@ -2392,6 +2426,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
             /** @description A modification replay does not support (state branching is done with checkpoint fork). */
@@ -2646,6 +2689,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -3009,6 +3061,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The request body's Content-Type is not the route's (`application/json`), or the body has none (ADR 0056). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */

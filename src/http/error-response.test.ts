@@ -6,11 +6,17 @@ import { RouteTable } from './route-table.js';
 
 const test = suite('http: error mapping, JSON limits, strict routes');
 
-test('415 names the missing or wrong content type; 405 is method_not_allowed', () => {
+test('415 unsupported_media_type names the missing or wrong content type; 405 is method_not_allowed', () => {
   const missing = toErrorResponse({ status: 415, message: 'unsupported media type undefined' }, { contentType: undefined });
-  assert.equal([missing.status, missing.body.code, missing.body.detail], [400, 'validation_failed', 'the request has no Content-Type; send application/json']);
+  assert.equal(
+    [missing.status, missing.body.code, missing.body.detail],
+    [415, 'unsupported_media_type', 'the request has no Content-Type; send application/json'],
+  );
   const wrong = toErrorResponse({ status: 415, message: 'x' }, { contentType: 'text/plain' });
-  assert.is(wrong.body.detail, 'unsupported Content-Type "text/plain"; send application/json');
+  assert.equal(
+    [wrong.status, wrong.body.code, wrong.body.detail],
+    [415, 'unsupported_media_type', 'unsupported Content-Type "text/plain"; send application/json'],
+  );
   assert.is(toErrorResponse({ status: 405, message: 'no' }).body.code, 'method_not_allowed');
 });
 

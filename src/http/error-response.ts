@@ -64,9 +64,10 @@ export function toErrorResponse(error: unknown, context: ErrorContext | number =
         return validationFailed(error.message ?? 'request body nests too deep', []);
       case 'entity.too.many.keys':
         return { status: 413, body: { detail: error.message ?? 'request body has too many keys', code: 'payload_too_large' }, serverFault: false };
+      // RFC 9110: a content coding or charset the server cannot decode is a 415 too.
       case 'encoding.unsupported':
       case 'charset.unsupported':
-        return validationFailed(error.message ?? 'unsupported request encoding', []);
+        return { status: 415, body: { detail: error.message ?? 'unsupported request encoding', code: 'unsupported_media_type' }, serverFault: false };
       default:
         break;
     }
@@ -76,9 +77,10 @@ export function toErrorResponse(error: unknown, context: ErrorContext | number =
     if (status === 405) return { status: 405, body: { detail: error.message ?? 'method not allowed', code: 'method_not_allowed' }, serverFault: false };
     if (status === 415) {
       const detail = contentType
-        ? `unsupported Content-Type ${JSON.stringify(contentType)}; send application/json`
+        ? `unsupported Content-Type ${JSON.stringify(clip(contentType))}; send application/json`
         : 'the request has no Content-Type; send application/json';
-      return validationFailed(detail, []);
+      // 415, not 400: the body may be fine, only its media type is not the route's (docs/adr/0056).
+      return { status: 415, body: { detail, code: 'unsupported_media_type' }, serverFault: false };
     }
     if (status === 400) return validationFailed(describe(items) || error.message || 'invalid request', items);
     if (status >= 500 && Array.isArray(error.errors)) {

@@ -75,9 +75,16 @@ export class RouteTable {
     if (!entry) return { kind: 'not_found' };
     const route = entry.operations.get(method) ?? (method === 'HEAD' ? entry.operations.get('GET') : undefined);
     if (route) return { kind: 'matched', route, params: paramsOf(entry, rawPath) };
-    const allow = [...entry.operations.keys()];
-    if (allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
-    return { kind: 'method_not_allowed', path: entry.path, allow };
+    return { kind: 'method_not_allowed', path: entry.path, allow: this.methodsOf(rawPath)! };
+  }
+
+  /** The methods a raw path has (with `HEAD` beside a `GET`), or null when it names no declared path. */
+  methodsOf(rawPath: string): string[] | null {
+    const entry = this.find(rawPath);
+    if (!entry) return null;
+    const methods = [...entry.operations.keys()];
+    if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+    return methods;
   }
 
   private find(rawPath: string): PathEntry | undefined {

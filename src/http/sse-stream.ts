@@ -1,6 +1,8 @@
 /**
- * A Server-Sent Events response whose every event is a contract event: one `data: <json>` frame per event, no
- * `event:` or `id:` fields. Each event is validated against its generated schema before it is written
+ * A Server-Sent Events response whose every event is a contract event: one `data: <json>` frame per event, preceded
+ * by an `event: <type>` line when the stream names its events (the served agent's do, so an EventSource's named
+ * listeners fire; docs/adr/0056), never an `id:` field (no stream can be resumed from an id).
+ * Each event is validated against its generated schema before it is written
  * (express-openapi-validator does not see `res.write`), writes respect backpressure, and a client that went away stops
  * the writing only (the work producing events decides for itself whether to go on).
  *
@@ -26,6 +28,7 @@ export class ContractSseStream<E> {
     private readonly check: EventChecker<E>,
     private readonly what: string,
     cacheControl = 'no-cache, no-transform',
+    private readonly named = false,
   ) {
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -51,7 +54,9 @@ export class ContractSseStream<E> {
       throw new Error(`refusing to stream ${this.what} off the contract: ${errors.map((e) => `${e.instancePath} ${e.message}`).join('; ')}`);
     }
     if (this.isClosed) return;
-    if (!this.res.write(`data: ${JSON.stringify(event)}\n\n`)) {
+    // The event's `type` is one of the contract's literals (checked above): no newline can reach the `event:` line.
+    const name = this.named ? `event: ${(event as { type: string }).type}\n` : '';
+    if (!this.res.write(`${name}data: ${JSON.stringify(event)}\n\n`)) {
       await new Promise<void>((resolve) => {
         const done = () => {
           this.res.off('drain', done);

@@ -11,7 +11,8 @@
  *   bytes before parsing, at most 20 validation issues listed, `100 Continue` only once the request is accepted;
  * - requests and responses validated by express-openapi-validator, every failure written as the contract's body.
  *
- * Order: declared-size check -> guards -> route match (404/405) -> authentication -> 100 Continue -> JSON parser
+ * Order: CORS preflight (only with `corsOrigins`) -> declared-size check -> guards -> route match (404/405) ->
+ * authentication -> 100 Continue -> JSON parser
  * (cap, shape limits) -> validator -> `use` middleware -> the matched operation's handler -> 404 -> error mapper.
  *
  * Routing happens once, in the route table: the matched operation picks its handler directly (Express's router is
@@ -24,6 +25,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { maskCredentials } from '../config/redact.js';
 import type { ErrorCode } from '../errors.js';
 import { toErrorResponse } from './error-response.js';
+import { corsMiddleware } from './cors.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 import { OperationRoutes, type RouteRegistrar } from './operation-routes.js';
 import { RouteTable, type MatchedRoute } from './route-table.js';
@@ -76,6 +78,11 @@ export interface ValidatedAppOptions {
   routes: (app: RouteRegistrar) => void;
   /** Called for server-side failures (5xx), for logging. Never given request bodies. */
   onServerError?: (error: unknown, req: Request) => void;
+  /**
+   * Origins (exact, from `parseCorsOrigin`) whose pages may call the app (docs/adr/0057): their preflights are
+   * answered first, before the size check, guards, routing and authentication. Empty or absent: no CORS at all.
+   */
+  corsOrigins?: readonly string[];
 }
 
 /** The path `warmUp` asks for: not a route, so the validator (loading the document) answers its 404. */
@@ -111,6 +118,7 @@ export function createValidatedApp(options: ValidatedAppOptions): Express {
   app.set('strict routing', true);
   app.locals.maxBodyBytes = options.maxBodyBytes;
 
+  if (options.corsOrigins && options.corsOrigins.length > 0) app.use(corsMiddleware(options.corsOrigins, table));
   app.use(rejectDeclaredOversize(options.maxBodyBytes));
   for (const guard of options.guards ?? []) app.use(guard);
   app.use(routeAndAuthenticate(table, extra, open, options.authenticate));

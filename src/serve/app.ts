@@ -49,6 +49,11 @@ export interface ServeAppOptions {
    * boundary; such a run answers 503 `run_stopped` with its execution id (a stream: an `error` event, `done` stopped).
    */
   stop?: StopSignal;
+  /**
+   * Origins whose browser pages may call the agent (`--cors-origin`, exact origins; docs/adr/0057): preflights are
+   * answered before auth and validation. Empty: no CORS.
+   */
+  corsOrigins?: readonly string[];
 }
 
 /** The only route reachable without the token when one is set. */
@@ -76,6 +81,7 @@ export function createServeApp(target: ServeTarget, options: ServeAppOptions = {
         ]
       : [],
     openRoutes: SERVE_OPEN_ROUTES,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.token ? { authenticate: (req) => (bearerMatches(req.headers.authorization, token) ? null : BEARER_REQUIRED) } : {}),
     onServerError: (error) => options.onServerError?.(error),
     routes(app) {

@@ -37,6 +37,8 @@ export interface AgentServerOptions {
   exposeStatus?: boolean;
   /** How long an `Idempotency-Key` is kept, in ms (default 24 h); expired keys are pruned at start and hourly. */
   idempotencyTtlMs?: number;
+  /** Origins whose browser pages may call the agent (`--cors-origin`; docs/adr/0057). */
+  corsOrigins?: readonly string[];
 }
 
 export interface RunningAgentServer {
@@ -67,6 +69,7 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ...(options.exposeStatus ? { exposeStatus: true } : {}),
     ...(options.idempotencyTtlMs ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
+    ...(options.corsOrigins && options.corsOrigins.length > 0 ? { corsOrigins: options.corsOrigins } : {}),
     onServerError: (error) => logServerError(error),
     onRequest: (phase) => {
       inFlight += phase === 'start' ? 1 : -1;
@@ -84,6 +87,7 @@ export async function startAgentServer(target: ServeTarget, options: AgentServer
   log(
     `agentkit: serving ${target.kind} '${target.name}' on ${url} (GET /health, POST /run${target.stream ? ', POST /run/stream' : ''}${status})${options.token ? ' with bearer auth' : ''}`,
   );
+  if (options.corsOrigins && options.corsOrigins.length > 0) log(`agentkit: CORS: pages on ${options.corsOrigins.join(', ')} may call this agent`);
   const warning = exposureWarning(options.host, Boolean(options.token));
   if (warning) log(warning);
   if (options.exposeStatus && !options.token) {
