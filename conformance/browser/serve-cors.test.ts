@@ -90,58 +90,65 @@ test.after(async (s) => {
   if (s.dir) await rm(s.dir, { recursive: true, force: true });
 });
 
-/** What the page sees of a call of `agent` (in the page: fetch, and eventsource-parser for the stream). */
-function callFromPage(page: Page, agent: string, token: string) {
-  return page.evaluate(
-    async ({ agent, token }) => {
-      // The page's own copy of the package (served beside the page), not the test process's.
-      const parserModule: string = '/eventsource-parser/index.js';
-      const { createParser } = (await import(parserModule)) as typeof import('eventsource-parser');
-      const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-      const outcome: { run?: unknown; runError?: string; named: string[]; order: string[]; streamError?: string; unauthorized?: unknown } = {
-        named: [],
-        order: [],
-      };
-      try {
-        const response = await fetch(`${agent}/run`, { method: 'POST', headers, body: JSON.stringify({ input: 'weather in Oslo' }) });
-        outcome.run = { status: response.status, body: await response.json() };
-        const refused = await fetch(`${agent}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":"x"}' });
-        outcome.unauthorized = { status: refused.status, body: await refused.json() };
-      } catch (error) {
-        outcome.runError = String(error);
-      }
-      try {
-        const response = await fetch(`${agent}/run/stream`, { method: 'POST', headers, body: JSON.stringify({ input: 'weather in Lima' }) });
-        // An EventSource-style reader: each named event is dispatched to the listener registered for its name.
-        const target = new EventTarget();
-        for (const name of ['delta', 'tool_call', 'paused', 'error', 'done']) {
-          target.addEventListener(name, (event) => outcome.named.push(`${name}:${(JSON.parse((event as MessageEvent).data) as { type: string }).type}`));
-        }
-        const parser = createParser({
-          onEvent: (message) => {
-            outcome.order.push(message.event ?? 'message');
-            target.dispatchEvent(new MessageEvent(message.event ?? 'message', { data: message.data }));
-          },
-        });
-        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          parser.feed(value);
-        }
-      } catch (error) {
-        outcome.streamError = String(error);
-      }
-      return outcome;
-    },
-    { agent, token },
-  );
+/**
+ * The page's script: fetch `/run` (with and without the token) and `/run/stream`, reading the stream with the page's
+ * own copy of eventsource-parser and dispatching each event to the listener registered for its name, as an
+ * EventSource does. Plain JavaScript in a string: the test runner's transform would add helpers the page lacks.
+ */
+const PAGE_SCRIPT = `async ({ agent, token }) => {
+  const { createParser } = await import('/eventsource-parser/index.js');
+  const headers = { 'content-type': 'application/json', authorization: 'Bearer ' + token };
+  const outcome = { named: [], order: [] };
+  try {
+    const response = await fetch(agent + '/run', { method: 'POST', headers, body: JSON.stringify({ input: 'weather in Oslo' }) });
+    outcome.run = { status: response.status, body: await response.json() };
+    const refused = await fetch(agent + '/run', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":"x"}' });
+    outcome.unauthorized = { status: refused.status, body: await refused.json() };
+  } catch (error) {
+    outcome.runError = String(error);
+  }
+  try {
+    const response = await fetch(agent + '/run/stream', { method: 'POST', headers, body: JSON.stringify({ input: 'weather in Lima' }) });
+    const target = new EventTarget();
+    for (const name of ['delta', 'tool_call', 'paused', 'error', 'done']) {
+      target.addEventListener(name, (event) => outcome.named.push(name + ':' + JSON.parse(event.data).type));
+    }
+    const parser = createParser({
+      onEvent(message) {
+        outcome.order.push(message.event ?? 'message');
+        target.dispatchEvent(new MessageEvent(message.event ?? 'message', { data: message.data }));
+      },
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.feed(value);
+    }
+  } catch (error) {
+    outcome.streamError = String(error);
+  }
+  return outcome;
+}`;
+
+interface PageOutcome {
+  run?: { status: number; body: { output: string; status: string } };
+  unauthorized?: unknown;
+  runError?: string;
+  streamError?: string;
+  named: string[];
+  order: string[];
+}
+
+/** What the page sees of its calls of `agent`. */
+function callFromPage(page: Page, agent: string, token: string): Promise<PageOutcome> {
+  return page.evaluate(`(${PAGE_SCRIPT})(${JSON.stringify({ agent, token })})`) as Promise<PageOutcome>;
 }
 
 test('with --cors-origin the page calls /run and /run/stream with its token; named listeners fire, done last', async (s) => {
   const outcome = await callFromPage(s.page, s.withCors, TOKEN);
   assert.is(outcome.runError, undefined);
-  const run = outcome.run as { status: number; body: { output: string; status: string } };
+  const run = outcome.run!;
   assert.equal([run.status, run.body.output, run.body.status], [200, 'It is 14 degrees in Oslo.', 'completed']);
   assert.equal(
     outcome.unauthorized,

@@ -174,4 +174,28 @@ area.scenario(
   },
 );
 
+area.scenario(
+  'agent serve --cors-origin: `*`, `null` and anything not exactly an origin are refused with one line and exit 2, before loading',
+  { rows: ['cli:agent serve'], backends: 'none', surfaces: ['cli'] },
+  async (t) => {
+    const cases: Array<[string, RegExp]> = [
+      ['*', /--cors-origin "\*": a wildcard is refused; list each origin that may call the agent/],
+      ['null', /--cors-origin "null": the null origin \(sandboxed frames, file: pages\) is refused/],
+      ['https://App.example/', /--cors-origin "https:\/\/App\.example\/" is not exactly an origin .*; write "https:\/\/app\.example"/],
+      ['http://app.example:80', /write "http:\/\/app\.example"/],
+      ['https://app.example/path', /is not exactly an origin/],
+      ['ftp://app.example', /only http and https origins can be allowed/],
+      ['app.example', /is not an origin; write scheme, host and port/],
+    ];
+    for (const [origin, message] of cases) {
+      // The target does not exist: the flag is refused before anything is loaded.
+      const refused = await t.cli(['agent', 'serve', 'nope.ts:agent', '--port', '0', '--cors-origin', 'https://ok.example', '--cors-origin', origin]);
+      assert.is(refused.code, 2, `${origin}: ${refused.stderr}`);
+      assert.match(refused.stderr, message);
+      assert.is(refused.stderr.trim().split('\n').length, 1, `one line: ${refused.stderr}`);
+      assert.is(refused.stdout, '');
+    }
+  },
+);
+
 area.run();
