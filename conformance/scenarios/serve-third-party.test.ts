@@ -1,14 +1,16 @@
 /**
  * Third-party tools against the served agent's contract (docs/adr/0056): Stoplight Prism's proxy, with `--errors`,
  * in front of a real `agentkit agent serve` finds no response off the document for the README's requests (anonymous
- * and with a token), for each error status a forwarded request can get, and for 20 malformed requests; the same 20
+ * and with a token), for each error status a forwarded request can get (400, 401, 404, 409, 413, 415, 422, 500; Prism
+ * answers a 405 itself and Node a 408/431 before any route, so those are checked directly in serve-wire), and for 20
+ * malformed requests; the same 20
  * sent directly get the same contract answers, and a Prism proxy without `--errors` (which forwards even requests it
  * finds invalid) reports no response violation for them either. Spectral (`spectral:oas`) finds no error in any
  * generated document.
  */
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,16 +25,18 @@ const CAP = 4096;
 const known = new Set<string>(errorCodes);
 
 /** `agent serve` of the weather agent with a store (so keys work), on a free loopback port. */
-async function serveAgent(t: ScenarioContext, args: string[]): Promise<string> {
+async function serveAgent(t: ScenarioContext, args: string[], runner: 'weather' | 'gated' = 'weather'): Promise<string> {
   const fixture = JSON.stringify(pathToFileURL(path.join(root, 'conformance/fixtures/serving/runners.ts')).href);
   // The built package, the one copy the fixture's own `import 'agentkit'` resolves to.
   const sdk = JSON.stringify(pathToFileURL(path.join(root, 'dist/src/index.js')).href);
   await writeFile(
     path.join(t.cwd, 'runners.mts'),
-    `import { SQLiteCheckpointer } from ${sdk};\nimport { weatherAgent } from ${fixture};\nexport const weather = () => weatherAgent({ checkpointer: new SQLiteCheckpointer(${JSON.stringify(path.join(t.cwd, 'keys.db'))}) });\n`,
+    `import { SQLiteCheckpointer } from ${sdk};\nimport { gatedAgent, weatherAgent } from ${fixture};\n` +
+      `const store = () => new SQLiteCheckpointer(${JSON.stringify(path.join(t.cwd, 'keys.db'))});\n` +
+      `export const weather = () => weatherAgent({ checkpointer: store() });\nexport const gated = () => gatedAgent(${JSON.stringify(t.cwd)}, store());\n`,
   );
   const proc = startCli(
-    ['agent', 'serve', 'runners.mts:weather', '--port', '0', '--host', '127.0.0.1', '--no-recover', '--max-body-bytes', String(CAP), ...args],
+    ['agent', 'serve', `runners.mts:${runner}`, '--port', '0', '--host', '127.0.0.1', '--no-recover', '--max-body-bytes', String(CAP), ...args],
     {
       cwd: t.cwd,
       env: t.env,
@@ -148,12 +152,23 @@ area.scenario(
       ['422 idempotency_key_mismatch', guarded, run('{"input":"weather in Lima"}', { ...bearer, 'idempotency-key': 'prism-1' }), 422],
       ['500 the run failed', anonymous, run('{"input":"explode"}'), 500],
     ];
-    for (const [name, base, request, status] of cases) {
-      const answer = await rawRequest(base, request);
+    const check = (name: string, answer: RawResponse, status: number) => {
       assert.is(answer.status, status, `${name}: ${answer.text.slice(0, 300)}`);
       assert.equal(responseViolations(answer), [], `${name}: Prism found the response off the contract`);
       if (status >= 400) assert.ok(known.has(JSON.parse(answer.text).code), `${name}: a contract code: ${answer.text}`);
-    }
+    };
+    for (const [name, base, request, status] of cases) check(name, await rawRequest(base, request), status);
+
+    // 409: a keyed run held mid-tool, and its repeat meanwhile.
+    const gated = await prism(t, await serveAgent(t, [], 'gated'), true);
+    const held = run('{"input":"hold"}', { 'idempotency-key': 'held-1' });
+    const first = rawRequest(gated, held);
+    while (!existsSync(path.join(t.cwd, 'entered'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    const busy = await rawRequest(gated, held);
+    check('409 idempotency_key_in_use', busy, 409);
+    assert.match(JSON.parse(busy.text).execution_id, /^[0-9a-f-]{36}$/);
+    await writeFile(path.join(t.cwd, 'open'), '');
+    check('the held run, once released', await first, 200);
   },
 );
 
