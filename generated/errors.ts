@@ -13,6 +13,8 @@ export const errorCodes = [
   "not_found",
   "method_not_allowed",
   "unsupported_media_type",
+  "headers_too_large",
+  "request_timeout",
   "storage_unavailable",
   "invalid_idempotency_key",
   "idempotency_key_in_use",
@@ -160,13 +162,13 @@ export const httpErrors = [
     "service": "served-agent",
     "model": "RequestHeadersTooLargeError",
     "status": 431,
-    "code": "payload_too_large"
+    "code": "headers_too_large"
   },
   {
     "service": "served-agent",
     "model": "RequestTimeoutError",
     "status": 408,
-    "code": "validation_failed"
+    "code": "request_timeout"
   },
   {
     "service": "served-agent",

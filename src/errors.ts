@@ -31,6 +31,8 @@ export const errorTable = {
   not_found: { status: 404, exit: 1 },
   method_not_allowed: { status: 405, exit: 1 },
   unsupported_media_type: { status: 415, exit: 2 },
+  headers_too_large: { status: 431, exit: 2 },
+  request_timeout: { status: 408, exit: 1 },
   storage_unavailable: { status: 503, exit: 1 },
   invalid_idempotency_key: { status: 400, exit: 2 },
   idempotency_key_in_use: { status: 409, exit: 2 },

@@ -96,7 +96,7 @@ area.scenario("Node's own parser errors are contract bodies: 400 for a malformed
   assert.equal(JSON.parse(malformed.split('\r\n\r\n')[1]!), { detail: 'malformed HTTP request', code: 'validation_failed', errors: [] });
   const huge = await sendBytes(url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
   assert.match(huge, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
-  assert.equal(JSON.parse(huge.split('\r\n\r\n')[1]!), { detail: 'request headers are larger than 16 KiB', code: 'payload_too_large' });
+  assert.equal(JSON.parse(huge.split('\r\n\r\n')[1]!), { detail: 'request headers are larger than 16 KiB', code: 'headers_too_large' });
 });
 
 /** The messages of an SSE body as eventsource-parser reads them. */

@@ -794,6 +794,8 @@ export const doc = {
           "not_found",
           "method_not_allowed",
           "unsupported_media_type",
+          "headers_too_large",
+          "request_timeout",
           "storage_unavailable",
           "invalid_idempotency_key",
           "idempotency_key_in_use",
@@ -1136,7 +1138,7 @@ export const doc = {
           "code": {
             "type": "string",
             "enum": [
-              "payload_too_large"
+              "headers_too_large"
             ]
           }
         },
@@ -1146,8 +1148,7 @@ export const doc = {
         "type": "object",
         "required": [
           "detail",
-          "code",
-          "errors"
+          "code"
         ],
         "properties": {
           "detail": {
@@ -1156,15 +1157,8 @@ export const doc = {
           "code": {
             "type": "string",
             "enum": [
-              "validation_failed"
+              "request_timeout"
             ]
-          },
-          "errors": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/ValidationIssue"
-            },
-            "description": "Always empty: nothing of the request was checked."
           }
         },
         "description": "The request's head or body did not arrive within the server's request timeout; the connection is closed\n(ADR 0056)."

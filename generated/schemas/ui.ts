@@ -2611,6 +2611,8 @@ export const doc = {
           "not_found",
           "method_not_allowed",
           "unsupported_media_type",
+          "headers_too_large",
+          "request_timeout",
           "storage_unavailable",
           "invalid_idempotency_key",
           "idempotency_key_in_use",

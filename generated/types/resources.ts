@@ -111,7 +111,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "headers_too_large" | "request_timeout" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /**
          * @description One case of an eval dataset (one JSON object per line of a JSONL file). Extra keys are kept and passed to
          *     scorers; a regression test record is a valid case.
@@ -546,7 +546,7 @@ export interface components {
          */
         RequestHeadersTooLargeError: {
             /** @enum {string} */
-            code: "payload_too_large";
+            code: "headers_too_large";
             detail: string;
         };
         /**
@@ -555,10 +555,8 @@ export interface components {
          */
         RequestTimeoutError: {
             /** @enum {string} */
-            code: "validation_failed";
+            code: "request_timeout";
             detail: string;
-            /** @description Always empty: nothing of the request was checked. */
-            errors: components["schemas"]["ValidationIssue"][];
         };
         /** @description A tool that calls an HTTP endpoint from configuration alone. */
         RestToolConfig: {

@@ -124,7 +124,7 @@ export interface components {
          *     mapping it there is a compile error.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "headers_too_large" | "request_timeout" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
         /** @description The run failed mid-stream; sent before `done`, so the client reads the failure instead of a cut. */
         ErrorEvent: {
             code: components["schemas"]["ErrorCode"];
@@ -223,7 +223,7 @@ export interface components {
          */
         RequestHeadersTooLargeError: {
             /** @enum {string} */
-            code: "payload_too_large";
+            code: "headers_too_large";
             detail: string;
         };
         /**
@@ -232,10 +232,8 @@ export interface components {
          */
         RequestTimeoutError: {
             /** @enum {string} */
-            code: "validation_failed";
+            code: "request_timeout";
             detail: string;
-            /** @description Always empty: nothing of the request was checked. */
-            errors: components["schemas"]["ValidationIssue"][];
         };
         /** @description Body of `POST /run` and `POST /run/stream`. Closed: an unknown field is a 400. */
         RunRequest: {

@@ -345,9 +345,9 @@ export function hardenServer(server: Server): void {
     }
     const [status, reason, code, detail] =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'payload_too_large', 'request headers are larger than 16 KiB']
+        ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'request headers are larger than 16 KiB']
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request Timeout', 'validation_failed', 'the request was not received in time']
+          ? [408, 'Request Timeout', 'request_timeout', 'the request was not received in time']
           : [400, 'Bad Request', 'validation_failed', 'malformed HTTP request'];
     const body = JSON.stringify({ detail, code, ...(code === 'validation_failed' ? { errors: [] } : {}) });
     socket.end(
