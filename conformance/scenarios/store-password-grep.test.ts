@@ -90,6 +90,19 @@ area.scenario(
         assert.not.ok(`${run.stdout}${run.stderr}`.includes(PASSWORD), `AGENTKIT_LOCAL_DB=<url> agentkit ${argv.join(' ')} printed the password`);
       }
     }
+    // An unreachable server is named (redacted) and said to be down, in one line, by the trace and checkpoint readers.
+    for (const argv of [
+      ['traces', 'list'],
+      ['eval', 'curate', '--out', 'down.jsonl'],
+    ]) {
+      const down = await t.cli([...argv, '--db', stores[1]!]);
+      assert.is(down.code, 1, down.stderr);
+      assert.is(down.stderr.trim().split('\n').length, 1, down.stderr);
+      assert.match(
+        down.stderr,
+        /^error: the Postgres store postgres:\/\/app:\[REDACTED\]@127\.0\.0\.1:1\/db\?schema=nowhere is unavailable: the server refused the connection/,
+      );
+    }
     // The grep is over real work: most commands succeeded on the reachable store, and the failures said something.
     assert.ok(reachable >= 12, `only ${reachable} commands succeeded on the reachable store:\n${outputs.join('\n')}`);
     assert.ok(outputs.join('\n').includes('[REDACTED]'), 'messages name the store redacted');

@@ -28,7 +28,7 @@ export {
   type RecordedDecision,
 } from './decision.js';
 export { DEFAULT_LEASE_MS, leaseTtlMs, newLeaseOwner, withExecutionLease } from './lease.js';
-export { StorageUnavailableError } from './storage-errors.js';
+export { StorageUnavailableError } from '../store/storage-errors.js';
 export { InterruptSignal, isInterruptSignal } from './interrupt-signal.js';
 export { interrupt } from './interrupt.js';
 export { toResume } from './resume.js';

@@ -42,7 +42,7 @@ import { settleLeaseReleases } from './lease.js';
 import { leaseLost } from './lease-lost.js';
 import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
 import { validateSchemaName } from './schema-name.js';
-import { asStorageError } from './storage-errors.js';
+import { asStorageError } from '../store/storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
 import { deltaText, storedDeltaForm } from './delta-compression.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStates, type StoredState, type StoredRow } from './delta.js';
@@ -198,10 +198,12 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
    */
   async isSetUp(): Promise<boolean> {
     if (this.ended) throw new ChainCheckpointError(`the checkpointer on Postgres schema "${this.schema}" is closed`);
-    const result = await this.pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [
-      this.schema,
-      'schema_version',
-    ]);
+    let result: pg.QueryResult;
+    try {
+      result = await this.pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [this.schema, 'schema_version']);
+    } catch (error) {
+      throw asStorageError(error, this.storeName);
+    }
     return (result.rowCount ?? 0) > 0;
   }
 

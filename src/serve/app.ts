@@ -16,7 +16,7 @@ import type { ExecutionStatus } from '../durability/execution-status.js';
 import { readExecutionStatus } from '../durability/execution-status.js';
 import { supportsIdempotencyKeys } from '../durability/idempotency-keys.js';
 import { describeErrorSafely } from '../config/redact.js';
-import { findStorageError } from '../durability/storage-errors.js';
+import { findStorageError } from '../store/storage-errors.js';
 import { callerContextOf } from '../tracing/propagation.js';
 import { AgentkitError } from '../errors.js';
 import { createValidatedApp } from '../http/validated-app.js';

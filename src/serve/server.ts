@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import { describeErrorSafely } from '../config/redact.js';
 import { supportsIdempotencyKeys } from '../durability/idempotency-keys.js';
 import { StopSignal } from '../durability/run-stop.js';
-import { findStorageError } from '../durability/storage-errors.js';
+import { findStorageError } from '../store/storage-errors.js';
 import { registerSecret } from '../config/secrets.js';
 import { listen, warmUp } from '../http/validated-app.js';
 import { createServeApp, DEFAULT_MAX_BODY_BYTES } from './app.js';

@@ -63,6 +63,13 @@ export const PG_TRACE_MIGRATIONS: readonly PgTraceMigration[] = [
       INSERT INTO ${s}.trace_keys (name, key)
         VALUES ('redaction_hmac', decode(replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''), 'hex'));`,
   },
+  {
+    // Listings by time read the roots of the window (every record starts with a parentless row, docs/adr/0009), as
+    // local.db v36 does: the planner then knows how few traces it joins (one root each) and walks the primary key
+    // for their spans instead of hashing the whole table (1,000,000 spans: bench trace-list-scale).
+    description: 'v2 spans_root_start_idx: the start time of each record root (parentless span), for listings by time',
+    sql: (s) => `CREATE INDEX spans_root_start_idx ON ${s}.spans (project, start_time) WHERE parent_span_id IS NULL;`,
+  },
 ];
 
 /** The trace schema version this agentkit writes. */
@@ -108,7 +115,7 @@ export async function migrateTraceSchema(pool: pg.Pool, schema: string): Promise
 }
 
 /** The schema's trace version without migrating: 0 when the trace tables do not exist. */
-export async function traceSchemaVersion(pool: pg.Pool, schema: string): Promise<number> {
+export async function traceSchemaVersion(pool: Pick<pg.Pool, 'query'>, schema: string): Promise<number> {
   const exists = await pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [schema, 'trace_schema_version']);
   if ((exists.rowCount ?? 0) === 0) return 0;
   return (await pool.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM "${schema}".trace_schema_version`)).rows[0]!.v;

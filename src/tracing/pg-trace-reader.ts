@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { AmbiguousTraceError } from '../errors.js';
 import { decodePgString, encodePgString } from '../store/pg-text.js';
+import { asStorageError } from '../store/storage-errors.js';
 import type { Store } from '../store/store-handle.js';
 import type { SpanStatus, TraceSummary } from '../types.js';
 import { traceSchemaVersion } from './pg-schema.js';
@@ -47,8 +48,22 @@ export class PgTraceReader {
     return (await traceSchemaVersion(this.#pool, this.#store.schema!)) > 0;
   }
 
-  get #pool(): pg.Pool {
-    return this.#store.pool();
+  /**
+   * The store's pool for queries; a refused or lost connection becomes a StorageUnavailableError naming the store
+   * (redacted), so `traces list` says which store is down instead of `connect ECONNREFUSED`.
+   */
+  get #pool(): Pick<pg.Pool, 'query'> {
+    const pool = this.#store.pool();
+    const name = `the Postgres store ${this.#store.label}`;
+    return {
+      query: (async (...args: Parameters<pg.Pool['query']>) => {
+        try {
+          return await (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        } catch (error) {
+          throw asStorageError(error, name);
+        }
+      }) as pg.Pool['query'],
+    };
   }
 
   /** Traces whose first span started at or after `cutoff` (ISO), newest first, optionally of one writing process. */
@@ -60,17 +75,19 @@ export class PgTraceReader {
       params.push(filter.process);
       byProcess = `AND process_id IN (SELECT process_id FROM ${this.#s}.processes WHERE project = $1 AND (instance_id = $3 OR service_name = $3 OR host = $3))`;
     }
+    // Candidates are the records whose root (parentless row, written by the record's process) started in the window,
+    // through spans_root_start_idx; the HAVING keeps the definition (the earliest span in the window).
     return this.#summaries(
-      `trace_id IN (SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND start_time >= $2 ${byProcess})`,
+      `SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND parent_span_id IS NULL AND start_time >= $2 ${byProcess}`,
       params,
-      'HAVING min(start_time) >= $2',
+      'AND a.min_start >= $2',
     );
   }
 
   /** Summaries of the given traces (oldest first). */
   async summariesOf(traceIds: readonly string[]): Promise<TraceSummary[]> {
     if (traceIds.length === 0) return [];
-    return (await this.#summaries('trace_id = ANY($2::text[])', [this.#project, traceIds], '')).reverse();
+    return (await this.#summaries('SELECT DISTINCT unnest($2::text[]) AS trace_id', [this.#project, traceIds], '')).reverse();
   }
 
   /** Traces having a span whose name or attributes contain `text` (case-insensitive), newest first. */
@@ -78,18 +95,28 @@ export class PgTraceReader {
     if (!(await this.exists())) return [];
     const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return this.#summaries(
-      `trace_id IN (SELECT trace_id FROM ${this.#s}.spans WHERE project = $1 AND (name ILIKE $2 OR attributes ILIKE $2))`,
+      `SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND (name ILIKE $2 OR attributes ILIKE $2)`,
       [this.#project, pattern],
       '',
     );
   }
 
-  async #summaries(where: string, params: unknown[], having: string): Promise<TraceSummary[]> {
+  /**
+   * Summaries of the traces `candidates` selects (a query yielding `trace_id`), newest first; `filter` is a further
+   * condition on the aggregate `a` (`a.min_start`). Each candidate's spans are aggregated through the primary key, one
+   * probe a trace (LATERAL): the cost follows the traces listed, not the size of the table.
+   */
+  async #summaries(candidates: string, params: unknown[], filter: string): Promise<TraceSummary[]> {
     const rows = await this.#pool.query<{ trace_id: string; span_count: number; start_time: string; end_time: string | null; any_error: boolean }>(
-      `SELECT trace_id, count(*)::int AS span_count, ${ISO('min(start_time)')} AS start_time,
-              CASE WHEN count(end_time) = count(*) THEN ${ISO('max(end_time)')} END AS end_time,
-              bool_or(status = 'ERROR') AS any_error
-       FROM ${this.#s}.spans WHERE project = $1 AND ${where} GROUP BY trace_id ${having} ORDER BY min(start_time) DESC`,
+      `SELECT c.trace_id, a.span_count, ${ISO('a.min_start')} AS start_time, ${ISO('a.max_end')} AS end_time, a.any_error
+       FROM (${candidates}) c
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS span_count, min(s.start_time) AS min_start,
+                CASE WHEN count(s.end_time) = count(*) THEN max(s.end_time) END AS max_end,
+                bool_or(s.status = 'ERROR') AS any_error
+         FROM ${this.#s}.spans s WHERE s.project = $1 AND s.trace_id = c.trace_id) a
+       WHERE a.span_count > 0 ${filter}
+       ORDER BY a.min_start DESC`,
       params,
     );
     if (rows.rows.length === 0) return [];
@@ -110,15 +137,25 @@ export class PgTraceReader {
 
   /** The root span (no parent inside its trace; the earliest if several) of each trace. */
   async #roots(traceIds: string[]): Promise<Map<string, { name: string; status: SpanStatus }>> {
+    // Parentless rows first (every record's root is one, docs/adr/0009): one index probe a trace, no anti-join.
+    const parentless = await this.#pool.query<{ trace_id: string; name: string; status: SpanStatus }>(
+      `SELECT DISTINCT ON (trace_id) trace_id, name, status FROM ${this.#s}.spans
+       WHERE project = $1 AND trace_id = ANY($2::text[]) AND parent_span_id IS NULL ORDER BY trace_id, start_time, seq`,
+      [this.#project, traceIds],
+    );
+    const roots = new Map(parentless.rows.map((row) => [row.trace_id, { name: decodePgString(row.name), status: row.status }]));
+    const rest = traceIds.filter((id) => !roots.has(id));
+    if (rest.length === 0) return roots;
     const result = await this.#pool.query<{ trace_id: string; name: string; status: SpanStatus }>(
       `SELECT DISTINCT ON (s.trace_id) s.trace_id, s.name, s.status FROM ${this.#s}.spans s
        WHERE s.project = $1 AND s.trace_id = ANY($2::text[])
          AND (s.parent_span_id IS NULL OR NOT EXISTS (
            SELECT 1 FROM ${this.#s}.spans p WHERE p.project = s.project AND p.trace_id = s.trace_id AND p.span_id = s.parent_span_id))
        ORDER BY s.trace_id, s.start_time, s.seq`,
-      [this.#project, traceIds],
+      [this.#project, rest],
     );
-    return new Map(result.rows.map((row) => [row.trace_id, { name: decodePgString(row.name), status: row.status }]));
+    for (const row of result.rows) roots.set(row.trace_id, { name: decodePgString(row.name), status: row.status });
+    return roots;
   }
 
   /** The rows of one stored trace, in start order (then write order). */
