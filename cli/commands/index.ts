@@ -280,6 +280,12 @@ export const commands: readonly CommandEntry[] = [
     load: async (): Loaded => (await import('./auth.js')).AuthStatusCommand,
   },
   {
+    paths: [['platform', 'push']],
+    category: 'Platform',
+    description: 'Send rows recorded while not connected (local-only) to the Platform, on request',
+    load: async (): Loaded => (await import('./platform.js')).PlatformPushCommand,
+  },
+  {
     paths: [['auth', 'env']],
     category: 'Platform',
     description: 'Print shell exports of AGENTKIT_API_KEY, AGENTKIT_TARGET and AGENTKIT_PROJECT',

@@ -2,7 +2,8 @@
  * Connected mode, eval export: a run made while connected reaches the local Platform with its aggregates, gate,
  * thresholds, git provenance and per-case verdicts with trace ids, exactly the `eval export --dry-run` payload, and
  * no case text (asserted on the Platform's own store); with export disabled (`connect({ exportEvals: false })` or
- * AGENTKIT_EXPORT_EVALS=0) nothing is sent and the run is never queued.
+ * AGENTKIT_EXPORT_EVALS=0) nothing is sent and the run is never queued; a run persisted before connecting is never
+ * sent by the connection.
  */
 import * as assert from 'uvu/assert';
 import { writeFile } from 'node:fs/promises';
@@ -34,13 +35,19 @@ area.scenario(
     const dbPath = t.backend.dbPath;
     const options = { dbPath, cwd: t.cwd, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '' }, gate: { failUnder: ['exact_match.pass_rate=0.5'] } };
 
+    // Persisted while not connected: local-only, never sent by a later connection (docs/adr/0054).
+    disconnect();
+    const before = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'offline' });
+    assert.is(before.synced, true, 'local-only: stored as never to be sent');
+    assert.is(new EvalStore({ dbPath }).unsyncedRuns().total, 0, 'nothing queued');
+
     const result = await connect({ apiKey: KEY, target: platform.url, project: 'evals-demo' });
     assert.is(result.verified, true);
     const run = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'nightly' });
     assert.is(run.synced, false, 'queued while connected');
 
     const stored = platform.read((s) => s.evalRuns());
-    assert.is(stored.length, 1);
+    assert.is(stored.length, 1, 'only the run persisted while connected');
     assert.is(stored[0]!.project, 'evals-demo');
     const body = stored[0]!.body;
     const local = new EvalStore({ dbPath });

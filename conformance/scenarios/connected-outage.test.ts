@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { connect, disconnect, drainReplication, replicationStatus, type Checkpointer } from '../../src/index.js';
-import type { ReplicatingCheckpointer } from '../../src/durability/checkpointer.js';
+import type { ClaimingCheckpointer, ReplicatingCheckpointer } from '../../src/durability/checkpointer.js';
+import { setWriteStampSource } from '../../src/durability/write-hook.js';
 import { drainOnce } from '../../src/platform/drain.js';
 import { fiveSteps } from '../fixtures/durability/chains.js';
 import { checkpointerFor, conformance, startPlatform, type ScenarioContext } from '../harness/index.js';
@@ -94,6 +95,10 @@ area.scenario(
     const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
     t.defer(() => platform.stop());
     const connection = { apiKey: KEY, target: platform.url, project: null };
+    // Rows written as a connected process writes them (queued, docs/adr/0054), without its background drains: this
+    // scenario drives each pass itself.
+    setWriteStampSource(() => ({ queued: true, project: '' }));
+    t.defer(() => setWriteStampSource(null));
     const checkpointer = checkpointerFor(t.backend) as Checkpointer & ReplicatingCheckpointer;
     t.defer(() => checkpointer.close());
     const row = (execution: string, i: number) => ({ execution_id: execution, chain_name: 'c', node_id: `n${i}`, state_snapshot: { i } });
@@ -115,6 +120,15 @@ area.scenario(
     let during: string | null = null;
     const writing = new Proxy(checkpointer, {
       get(target, key) {
+        // Postgres claims its batch (withClaimedBatch); the write lands once the batch has been read, either way.
+        if (key === 'withClaimedBatch' && 'withClaimedBatch' in target) {
+          const claiming = target as unknown as ClaimingCheckpointer;
+          return (limit: number, send: Parameters<ClaimingCheckpointer['withClaimedBatch']>[1]) =>
+            claiming.withClaimedBatch(limit, async (rows, marks) => {
+              if (during === null) during = (await target.put(row('live', 3))).checkpoint_id;
+              return send(rows, marks);
+            });
+        }
         if (key !== 'fetchUnsynced') {
           const value = Reflect.get(target, key, target) as unknown;
           return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

@@ -18,6 +18,7 @@ import {
   disconnect,
   drainReplication,
   ExecutionBusy,
+  jobScope,
   PlatformError,
   PostgresCheckpointer,
   restoreIfMissing,
@@ -314,24 +315,25 @@ async function waitFor(what: string, test: () => boolean | Promise<boolean>, tim
 }
 
 area.scenario(
-  'rows a previous process left unsent go out when a later process connects and opens the store, with no new write',
+  'rows queued while connected that a previous process left unsent go out when a later process connects and opens the store, with no new write',
   { timeoutMs: 40_000 },
   async (t) => {
-    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-    t.defer(() => platform.stop());
+    // The Platform is down while the previous process runs connected: its rows are queued, none is sent.
+    const down = await startPlatform({ dir: t.cwd, apiKeys: [KEY], dbName: 'down.db' });
+    await down.stop();
     t.defer(() => disconnect());
     const store = await newStore(t, 'leftover');
-    // The previous process: ran while not connected, and is gone.
+    await connect({ apiKey: KEY, target: down.url });
     const first = open(store);
     assert.is((await fiveSteps(first).run({ total: 0 }, { executionId: 'leftover' })).status, 'completed');
     const written = (await first.list('leftover')).map((r) => r.checkpoint_id);
+    assert.is((await (first as SQLiteCheckpointer).fetchUnsynced(100)).length, written.length, 'queued while connected');
     await first.close();
-    assert.is(
-      platform.read((s) => s.checkpoints().length),
-      0,
-    );
+    disconnect();
 
-    // This process connects, then only reads the store.
+    // This process connects (the Platform is back on the same address), then only reads the store.
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port: down.port });
+    t.defer(() => platform.stop());
     await connect({ apiKey: KEY, target: platform.url });
     const second = open(store);
     t.defer(() => second.close());
@@ -347,13 +349,17 @@ area.scenario(
 );
 
 area.scenario('connect() alone flushes the default local store a previous process left unsent', { backends: ['sqlite'], timeoutMs: 40_000 }, async (t) => {
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
-  t.defer(() => platform.stop());
+  const down = await startPlatform({ dir: t.cwd, apiKeys: [KEY], dbName: 'down.db' });
+  await down.stop();
   const dbPath = path.join(t.cwd, 'default', 'local.db');
   const first = new SQLiteCheckpointer(dbPath);
-  await fiveSteps(first).run({ total: 0 }, { executionId: 'left-in-default' });
+  // Queued by a run inside a connected job whose Platform is down: nothing is sent.
+  await jobScope({ apiKey: KEY, target: down.url }, () => fiveSteps(first).run({ total: 0 }, { executionId: 'left-in-default' }));
   const written = (await first.list('left-in-default')).map((r) => r.checkpoint_id);
+  assert.is((await first.fetchUnsynced(100)).length, written.length, 'queued while connected');
   await first.close();
+  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port: down.port });
+  t.defer(() => platform.stop());
 
   const later = spawnNode('conformance/fixtures/platform/connect-and-wait.ts', [], {
     env: { HOME: path.join(t.cwd, 'home'), AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: platform.url, AGENTKIT_LOCAL_DB: dbPath },

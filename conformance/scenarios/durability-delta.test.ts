@@ -14,6 +14,11 @@ import pg from 'pg';
 import { Chain, PostgresCheckpointer } from '../../src/index.js';
 import { registerSecret } from '../../src/config/secrets.js';
 import { checkpointerFor, conformance, type Backend, runTsFile } from '../harness/index.js';
+import { setWriteStampSource } from '../../src/durability/write-hook.js';
+
+// Rows are written as a connected process writes them (queued, docs/adr/0054): these scenarios read them back through
+// the replication outbox.
+setWriteStampSource(() => ({ queued: true, project: '' }));
 
 const area = conformance('durability: delta checkpoints');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

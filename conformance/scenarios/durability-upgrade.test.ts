@@ -83,11 +83,14 @@ area.scenario(
     }
     assert.is(await checkpointer.schemaVersion(), t.backend.kind === 'sqlite' ? LATEST_SCHEMA_VERSION : PG_LATEST_VERSION);
     assert.equal((await checkpointer.listPendingInterrupts()).map((p) => p.execution_id).sort(), ['upgrade-agent-paused', 'upgrade-chain-paused']);
-    const unsynced = await checkpointer.fetchUnsynced(100);
+    // Rows queued before consent was recorded are local-only after the upgrade (docs/adr/0054): none is queued, and
+    // `platform push` still hands out every old row, in write order.
+    assert.equal(await checkpointer.fetchUnsynced(100), [], 'nothing queued without consent');
+    const unsynced = await checkpointer.fetchLocalOnly(100, '');
     assert.equal(
       unsynced.map((u) => u.checkpoint),
       old,
-      'replication still hands out every old row, in write order',
+      'push still hands out every old row, in write order',
     );
 
     // Resume both paused runs: they finish where they paused, with the old history.

@@ -244,6 +244,46 @@ export interface QuarantiningCheckpointer extends Checkpointer {
   markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number>;
 }
 
+/** How a drain marks the rows of a claimed batch (`ClaimingCheckpointer`): in the claim's transaction. */
+export interface OutboxMarks {
+  markSynced(checkpointIds: readonly string[]): Promise<number>;
+  markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number>;
+}
+
+/**
+ * Optional claiming protocol for stores several processes drain at once (Postgres, docs/adr/0054): a batch is
+ * locked for one drain while it is sent and marked, so each row is sent once.
+ */
+export interface ClaimingCheckpointer extends ReplicatingCheckpointer {
+  /** Up to `limit` unsynced rows claimed for `send`, marked through `marks` in the same transaction. */
+  withClaimedBatch<R>(limit: number, send: (rows: UnsyncedCheckpoint[], marks: OutboxMarks) => Promise<R>): Promise<R>;
+}
+
+/** True when the checkpointer claims drain batches (`ClaimingCheckpointer`). */
+export function supportsClaiming(checkpointer: Checkpointer): checkpointer is ClaimingCheckpointer {
+  return supportsReplication(checkpointer) && typeof (checkpointer as Partial<ClaimingCheckpointer>).withClaimedBatch === 'function';
+}
+
+/**
+ * Optional push protocol (`agentkit platform push`, docs/adr/0054): rows written while not connected (local-only)
+ * are sent only on request. Local-only rows are stored synced, so the outbox never holds them.
+ */
+export interface PushingCheckpointer extends Checkpointer {
+  /**
+   * Up to `limit` local-only, unquarantined rows of `projectId` ('' for the default project), oldest first, written
+   * at or after `since` (ISO time) when given, after the write sequence `afterSequence` when given.
+   */
+  fetchLocalOnly(limit: number, projectId: string, options?: { since?: string | null; afterSequence?: number }): Promise<UnsyncedCheckpoint[]>;
+  /** Mark rows the Platform accepted as sent, and quarantine those it `rejected` (id -> reason). Returns rows changed. */
+  markPushed(checkpointIds: readonly string[], rejected?: Readonly<Record<string, string>>): Promise<number>;
+}
+
+/** True when the checkpointer implements the push protocol. */
+export function supportsPush(checkpointer: Checkpointer): checkpointer is PushingCheckpointer {
+  const c = checkpointer as Partial<PushingCheckpointer>;
+  return typeof c.fetchLocalOnly === 'function' && typeof c.markPushed === 'function';
+}
+
 /** True when the checkpointer implements the replication protocol. */
 export function supportsReplication(checkpointer: Checkpointer): checkpointer is ReplicatingCheckpointer {
   const c = checkpointer as Partial<ReplicatingCheckpointer>;

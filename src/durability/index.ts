@@ -73,5 +73,5 @@ export {
   setRestorer,
   type Restorer,
 } from './run-end.js';
-export { onCheckpointWrite } from './write-hook.js';
+export { currentWriteStamp, onCheckpointWrite, stampOf, stampRows, type WriteStamp } from './write-hook.js';
 export { isPlainObject, nonJsonReason, type JsonRecord, type JsonValue } from './json.js';

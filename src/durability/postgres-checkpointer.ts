@@ -21,6 +21,9 @@ import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type {
   CheckpointWrite,
+  ClaimingCheckpointer,
+  OutboxMarks,
+  PushingCheckpointer,
   Fence,
   LeaseOptions,
   LeaseRecord,
@@ -28,7 +31,6 @@ import type {
   PendingInterruptWrite,
   QuarantiningCheckpointer,
   ReplicaSource,
-  ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
 import { CHECKPOINT_FIELDS, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
@@ -46,7 +48,7 @@ import { asStorageError } from '../store/storage-errors.js';
 import { decodePgJson, decodePgString, encodePgJsonText, encodePgString } from './postgres-text.js';
 import { deltaText, storedDeltaForm } from './delta-compression.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStates, type StoredState, type StoredRow } from './delta.js';
-import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
+import { currentWriteStamp, notifyCheckpointerOpened, notifyCheckpointWrite, stampOf } from './write-hook.js';
 import { timeOrderedId } from './time-ordered-id.js';
 
 export interface PostgresCheckpointerOptions {
@@ -95,8 +97,9 @@ function withChain(schema: string, select: string): string {
   return `WITH RECURSIVE picked AS (${select}), ${chainOf(schema, 'picked')}
     SELECT p.*, (SELECT json_agg(chain) FROM chain) AS chain_rows FROM picked p`;
 }
-const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z, trace_id`;
-const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 5;
+/** `synced`, `local_only` and `project_id` carry the writer's consent and project (docs/adr/0054). */
+const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z, trace_id, synced, local_only, project_id`;
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 8;
 
 /**
  * Fencing (docs/adr/0015): the CTE `fence` has a row only while the execution's lease (`$e`, `$o`, `$g`: execution,
@@ -128,7 +131,7 @@ function acquireSql(s: string, runner: number): string {
     RETURNING generation`;
 }
 
-export class PostgresCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer, IdempotencyKeyStore {
+export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer, IdempotencyKeyStore {
   /** The schema name as given (validated). */
   readonly schema: string;
   private readonly pool: pg.Pool;
@@ -338,11 +341,12 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
     const output = decisionRecord(checked);
+    const stamp = currentWriteStamp();
     // Prepared once per connection (a resume's dearest statement to plan). Fenced: the claim deletes only while the
     // lease is the claimer's (the fence CTE's row lock holds off a takeover until the claim commits).
     const result = await this.query<{ pending: PendingInterrupt; checkpoint: CheckpointRow; chain_rows: ChainRow[] | null }>({
       name: fence ? 'agentkit_claim_fenced' : 'agentkit_claim',
-      text: `WITH RECURSIVE ${fence ? `${fenceCte(this.s, 5)}, ` : ''}claimed AS (
+      text: `WITH RECURSIVE ${fence ? `${fenceCte(this.s, 7)}, ` : ''}claimed AS (
          DELETE FROM ${this.s}.pending_interrupts WHERE execution_id = $1${fence ? ' AND EXISTS (SELECT 1 FROM fence)' : ''} RETURNING *
        ), source AS (
          SELECT c.* FROM ${this.s}.checkpoints c JOIN claimed p ON c.execution_id = p.execution_id AND c.node_id = p.node_id
@@ -354,7 +358,7 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
            s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
            $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
            COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz,
-           s.delta_base, NULL, s.state_delta, s.state_delta_z, NULL
+           s.delta_base, NULL, s.state_delta, s.state_delta_z, NULL, $5::boolean, $5::boolean, $6::text
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
        ), ${chainOf(this.s, 'inserted')}
@@ -362,7 +366,15 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
          'node_id', p.node_id, 'reason', p.reason, 'context', p.context, 'agent_path', p.agent_path,
          'created_at', ${TIMESTAMP('p.created_at')}) AS pending, (SELECT json_agg(chain) FROM chain) AS chain_rows
        FROM inserted i, claimed p`,
-      values: [executionId, timeOrderedId(), JSON.stringify(output), utcNow(), ...(fence ? [executionId, fence.owner, fence.generation] : [])],
+      values: [
+        executionId,
+        timeOrderedId(),
+        JSON.stringify(output),
+        utcNow(),
+        !stamp.queued,
+        stamp.project,
+        ...(fence ? [executionId, fence.owner, fence.generation] : []),
+      ],
     });
     const row = result.rows[0];
     if (!row) await this.refuseLost(executionId, fence);
@@ -703,6 +715,59 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
   }
 
   /**
+   * One drain batch claimed against every other drain of this store (docs/adr/0054): up to `limit` unsynced rows,
+   * oldest first, locked `FOR UPDATE SKIP LOCKED` in a transaction held while `send` runs, and marked (synced or
+   * quarantined, through the marks `send` is given) in that same transaction. A concurrent drain in another process
+   * skips the locked rows and takes the next ones; a row it read as unsynced but that was marked meanwhile is
+   * re-checked under its lock and left out, so each row is sent once. When `send` throws, or the commit fails, nothing
+   * is marked and the rows stay queued.
+   */
+  async withClaimedBatch<R>(limit: number, send: (rows: UnsyncedCheckpoint[], marks: OutboxMarks) => Promise<R>): Promise<R> {
+    await this.setup();
+    const client = await this.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await client.query<CheckpointRow & { sequence: string; project_id: string }>(
+        `SELECT seq AS sequence, project_id, ${COLUMNS} FROM ${this.s}.checkpoints
+         WHERE seq >= (SELECT min(seq) FROM ${this.s}.checkpoints WHERE NOT synced AND quarantine_reason IS NULL)
+           AND NOT synced AND quarantine_reason IS NULL ORDER BY seq ASC LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [listLimit(limit)],
+      );
+      const checkpoints = await this.toCheckpoints(result.rows, client);
+      const rows = result.rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: Number(row.sequence), project_id: row.project_id }));
+      const marks: OutboxMarks = {
+        markSynced: async (ids) =>
+          ids.length === 0
+            ? 0
+            : ((await client.query(`UPDATE ${this.s}.checkpoints SET synced = TRUE WHERE checkpoint_id = ANY($1::text[]) AND NOT synced`, [[...ids]]))
+                .rowCount ?? 0),
+        markQuarantined: async (reasons) => {
+          const entries = Object.entries(reasons);
+          if (entries.length === 0) return 0;
+          const marked = await client.query(
+            `UPDATE ${this.s}.checkpoints AS c SET synced = TRUE, quarantine_reason = r.reason
+             FROM unnest($1::text[], $2::text[]) AS r(id, reason) WHERE c.checkpoint_id = r.id`,
+            [entries.map(([id]) => id), entries.map(([, reason]) => reason)],
+          );
+          return marked.rowCount ?? 0;
+        },
+      };
+      const answer = await send(rows, marks);
+      await client.query('COMMIT');
+      return answer;
+    } catch (error) {
+      broken = await client.query('ROLLBACK').then(
+        () => undefined,
+        (rollbackError: unknown) => rollbackError as Error,
+      );
+      throw asStorageError(error, this.storeName);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
    * Marks rows synced. Rows of the last `fetchUnsynced` batch (the drain's case) are found by their `seq` range through
    * the unsynced index; `checkpoint_id = ANY(...)` alone was planned as a scan of the whole table (200 ids looked cheaper
    * to filter than to probe), a cost per batch that grew with the table. Any other id (or one not found in its range)
@@ -731,6 +796,31 @@ export class PostgresCheckpointer implements ReplicatingCheckpointer, Quarantini
     }
     const result = await this.query(`UPDATE ${this.s}.checkpoints SET synced = TRUE WHERE checkpoint_id = ANY($1::text[]) AND NOT synced`, [rest]);
     return marked + (result.rowCount ?? 0);
+  }
+
+  async fetchLocalOnly(limit: number, projectId: string, options: { since?: string | null; afterSequence?: number } = {}): Promise<UnsyncedCheckpoint[]> {
+    // Rare (an explicit `platform push`): local-only rows are never indexed, so this scans in seq order.
+    const result = await this.query<CheckpointRow & { sequence: string; project_id: string }>(
+      `SELECT seq AS sequence, project_id, ${COLUMNS} FROM ${this.s}.checkpoints
+       WHERE local_only AND quarantine_reason IS NULL AND project_id = $1 AND seq > $2::bigint
+         AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)
+       ORDER BY seq ASC LIMIT $4`,
+      [projectId, String(options.afterSequence ?? 0), options.since ?? null, listLimit(limit)],
+    );
+    const checkpoints = await this.toCheckpoints(result.rows);
+    return result.rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: Number(row.sequence), project_id: row.project_id }));
+  }
+
+  async markPushed(checkpointIds: readonly string[], rejected: Readonly<Record<string, string>> = {}): Promise<number> {
+    const entries = Object.entries(rejected);
+    const result = await this.query(
+      `WITH pushed AS (UPDATE ${this.s}.checkpoints SET local_only = FALSE WHERE checkpoint_id = ANY($1::text[]) AND local_only RETURNING 1),
+       refused AS (UPDATE ${this.s}.checkpoints AS c SET local_only = FALSE, quarantine_reason = r.reason
+         FROM unnest($2::text[], $3::text[]) AS r(id, reason) WHERE c.checkpoint_id = r.id AND c.local_only RETURNING 1)
+       SELECT ((SELECT count(*) FROM pushed) + (SELECT count(*) FROM refused))::int AS n`,
+      [[...checkpointIds], entries.map(([id]) => id), entries.map(([, reason]) => reason)],
+    );
+    return (result.rows[0] as { n: number }).n;
   }
 
   async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
@@ -976,7 +1066,8 @@ function insertText(s: string, count: number, external: number, from: 'fence' | 
     // Every parameter typed: inside a CTE (the first row of `acquireLease`) the target columns do not type them.
     return `${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, ${p(5)}::int, ${p(6)}::text, ${p(7)}::text, ${p(8)}::text, ${p(9)}::text,
         ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}::text, ${p(16)}::jsonb, ${p(17)}::text,
-        ${p(18)}::timestamptz, ${p(19)}::text, ${p(20)}::text, ${p(21)}::text, ${p(22)}::bytea, ${p(23)}::text`;
+        ${p(18)}::timestamptz, ${p(19)}::text, ${p(20)}::text, ${p(21)}::text, ${p(22)}::bytea, ${p(23)}::text,
+        ${p(24)}::boolean, ${p(25)}::boolean, ${p(26)}::text`;
   };
   const values = Array.from({ length: count }, (_, r) => `(${row(r)})`).join(', ');
   if (external === 0 && from === null) return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`;
@@ -1009,7 +1100,9 @@ function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
   params[STATE_PARAM] = delta ? '{}' : encodePgJsonText(state.text);
   params[OUTPUT_PARAM] = keys ? null : jsonParam(row.node_output);
   const form = delta ? storedDeltaForm(state.text) : { text: null, deflated: null };
-  params.push(state.deltaBase, keys && JSON.stringify(keys), form.text, form.deflated, row.trace_id ?? null);
+  // Consent and project as the writer had them (docs/adr/0054): a local-only row is stored synced, off the outbox.
+  const stamp = stampOf(row);
+  params.push(state.deltaBase, keys && JSON.stringify(keys), form.text, form.deflated, row.trace_id ?? null, !stamp.queued, !stamp.queued, stamp.project);
   return params;
 }
 

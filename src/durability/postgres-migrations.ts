@@ -147,6 +147,14 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE INDEX served_idempotency_keys_expires_idx ON ${s}.served_idempotency_keys (expires_at);`,
   },
+  {
+    // Consent at write time (docs/adr/0054): see local.db v36. Local-only rows are stored synced, so the partial
+    // unsynced index (the outbox) never holds them.
+    description: 'checkpoints.local_only: consent stamped at write time; unsent rows become local-only',
+    sql: (s) => `
+      ALTER TABLE ${s}.checkpoints ADD COLUMN local_only BOOLEAN NOT NULL DEFAULT FALSE;
+      UPDATE ${s}.checkpoints SET local_only = TRUE, synced = TRUE WHERE NOT synced AND quarantine_reason IS NULL;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

@@ -25,6 +25,7 @@ import type {
   LeaseRecord,
   ListOptions,
   PendingInterruptWrite,
+  PushingCheckpointer,
   QuarantiningCheckpointer,
   ReplicaSource,
   ReplicatingCheckpointer,
@@ -41,7 +42,7 @@ import type { ActiveLease, ExecutionRecord, IdempotentEntry, RecoveringCheckpoin
 import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pruneCutoff } from './rows.js';
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
-import { notifyCheckpointerOpened, notifyCheckpointWrite } from './write-hook.js';
+import { notifyCheckpointerOpened, notifyCheckpointWrite, stampOf, stampRows } from './write-hook.js';
 import { CommitThread, ThreadLost, type CommitRow } from './sqlite-commit-thread.js';
 import { WritePriority } from '../store/write-priority.js';
 
@@ -100,13 +101,13 @@ const FENCED_EXECUTION_ID = 'CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM execut
  * makes it again, local.db v28).
  * Positional parameters (`toParams`): better-sqlite3 binds an array faster than it looks names up in an object.
  */
-const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, exec_key) VALUES (${COLUMNS.split(',')
+const INSERT_SQL = `INSERT INTO checkpoints (${COLUMNS}, synced, local_only, project_id, exec_key) VALUES (${COLUMNS.split(',')
   .map((column) => {
     if (column.trim() === 'state_snapshot') return 'CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM checkpoints WHERE checkpoint_id = ?) THEN ? END';
     if (column.trim() === 'execution_id') return FENCED_EXECUTION_ID;
     return '?';
   })
-  .join(', ')}, 0, (SELECT exec_key FROM executions WHERE execution_id = ?))`;
+  .join(', ')}, ?, ?, ?, (SELECT exec_key FROM executions WHERE execution_id = ?))`;
 /** What SQLite says when INSERT_SQL refuses a delta row whose base is gone. */
 const BASE_GONE_MESSAGE = 'NOT NULL constraint failed: checkpoints.state_snapshot';
 /** What SQLite says when INSERT_SQL refuses a fenced row whose lease is no longer the writer's (FENCED_EXECUTION_ID). */
@@ -256,7 +257,7 @@ interface StoredKey {
   expires_at: number;
 }
 
-export class SQLiteCheckpointer implements ReplicatingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer, IdempotencyKeyStore {
+export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheckpointer, QuarantiningCheckpointer, RecoveringCheckpointer, IdempotencyKeyStore {
   /** Absolute path of the store file. */
   readonly dbPath: string;
   private db: Database.Database | undefined;
@@ -353,6 +354,8 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
   private enqueue(rows: Checkpoint[], fence: Fence | undefined): Promise<Checkpoint[]> {
     // Opens the store now (its errors reach this caller); the busy timeout is the group commit's to set.
     this.open(true);
+    // The group commit runs at the end of the turn, outside the writer's context: its consent is taken now.
+    stampRows(rows);
     return new Promise<Checkpoint[]>((resolve, reject) => {
       if (this.#queued.length === 0 && !this.#sentAhead) {
         setImmediate(() => {
@@ -845,6 +848,35 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, Quarantining
     return db.transaction(() => checkpointIds.reduce((n, id) => n + statements.markSynced.run(id).changes, 0)).immediate();
   }
 
+  async fetchLocalOnly(limit: number, projectId: string, options: { since?: string | null; afterSequence?: number } = {}): Promise<UnsyncedCheckpoint[]> {
+    const { db } = this.open();
+    // Rare (an explicit `platform push`): prepared here, planned on the primary key; local-only rows are never indexed.
+    const rows = db
+      .prepare(
+        `SELECT rowid AS sequence, project_id, ${COLUMNS} FROM checkpoints
+         WHERE local_only = 1 AND quarantine_reason IS NULL AND project_id = ? AND rowid > ? AND (? IS NULL OR created_at >= ?)
+         ORDER BY rowid ASC LIMIT ?`,
+      )
+      .all(projectId, options.afterSequence ?? 0, options.since ?? null, options.since ?? null, listLimit(limit)) as Array<
+      CheckpointRow & { sequence: number; project_id: string }
+    >;
+    const checkpoints = this.toCheckpointsNow(rows);
+    return rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: row.sequence, project_id: row.project_id }));
+  }
+
+  async markPushed(checkpointIds: readonly string[], rejected: Readonly<Record<string, string>> = {}): Promise<number> {
+    const { db } = this.writable();
+    const pushed = db.prepare('UPDATE checkpoints SET local_only = 0 WHERE checkpoint_id = ? AND local_only = 1');
+    const refused = db.prepare('UPDATE checkpoints SET local_only = 0, quarantine_reason = ? WHERE checkpoint_id = ? AND local_only = 1');
+    return db
+      .transaction(
+        () =>
+          checkpointIds.reduce((n, id) => n + pushed.run(id).changes, 0) +
+          Object.entries(rejected).reduce((n, [id, reason]) => n + refused.run(reason, id).changes, 0),
+      )
+      .immediate();
+  }
+
   async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
     const { db, statements } = this.writable();
     return db.transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0)).immediate();
@@ -1046,7 +1078,10 @@ function toParams(row: Checkpoint, stateText: string, deltaBase: string | null, 
     else if (i === OUTPUT_PARAM) params.push(keys || row.node_output === null ? null : JSON.stringify(row.node_output));
     else params.push(FIELD_PARAMS[i]!(row));
   }
-  params.push(deltaBase, keys && JSON.stringify(keys), row.trace_id ?? null, row.execution_id);
+  // Consent and project as the writer had them (docs/adr/0054): a local-only row is stored synced, off the outbox.
+  const stamp = stampOf(row);
+  const localOnly = stamp.queued ? 0 : 1;
+  params.push(deltaBase, keys && JSON.stringify(keys), row.trace_id ?? null, localOnly, localOnly, stamp.project, row.execution_id);
   return params;
 }
 

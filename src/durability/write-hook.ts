@@ -71,3 +71,52 @@ export function openedCheckpointers(): Checkpointer[] {
   }
   return live;
 }
+
+/**
+ * Consent and project stamped on a row when it is written (docs/adr/0054): `queued` rows go to the replication outbox
+ * and are sent to `project`; the others are local-only (stored as already synced, never sent unless pushed).
+ */
+export interface WriteStamp {
+  queued: boolean;
+  /** The project in effect when the row was written; '' for the key's default project. */
+  project: string;
+}
+
+type StampSource = () => WriteStamp;
+
+let stampSource: StampSource | null = null;
+const stamps = new WeakMap<object, WriteStamp>();
+
+/**
+ * Install what decides a write's stamp (connected mode does, on `connect()` or `jobScope()`); it runs in the writer's
+ * context and must return at once and not throw.
+ */
+export function setWriteStampSource(source: StampSource | null): void {
+  stampSource = source;
+}
+
+/** The stamp of a row written here and now: local-only unless connected mode says otherwise. */
+export function currentWriteStamp(): WriteStamp {
+  if (stampSource) {
+    try {
+      return stampSource();
+    } catch {
+      // A failing source must not fail the write; without its answer nothing leaves the machine.
+    }
+  }
+  return { queued: false, project: process.env.AGENTKIT_PROJECT ?? '' };
+}
+
+/**
+ * Remember the writer's stamp for rows committed later, outside the writer's context (a group commit runs at the end
+ * of the turn). Checkpointers call it when a write is made and `stampOf` when the row is stored.
+ */
+export function stampRows(rows: readonly object[]): void {
+  const stamp = currentWriteStamp();
+  for (const row of rows) stamps.set(row, stamp);
+}
+
+/** The stamp remembered for `row` by `stampRows`, else the one in effect now. */
+export function stampOf(row: object): WriteStamp {
+  return stamps.get(row) ?? currentWriteStamp();
+}

@@ -2,7 +2,7 @@
  * How connected mode plugs eval export into `evaluate()` without evaluate importing the Platform: the Platform's
  * `connect()` and `jobScope()` install an exporter (../platform/eval-outbox.ts); `evaluate()` asks it whether a run
  * is queued and sends the queue after each run. With none installed the process was never connected: a run is
- * queued for a later connection unless AGENTKIT_EXPORT_EVALS disables export, and nothing is sent.
+ * local-only (stored synced, `local_only = 1`): consent is taken when the run is written, never later (ADR 0054).
  */
 import type { EvalStore } from './store.js';
 
@@ -36,7 +36,7 @@ export function exportEnabledByEnv(env: Record<string, string | undefined>): boo
 
 /** Should a run persisted now be queued for export? */
 export function queueRunForExport(env: Record<string, string | undefined>): boolean {
-  return exporter ? exporter.queue(env) : exportEnabledByEnv(env);
+  return exporter ? exporter.queue(env) : false;
 }
 
 /** Send the store's queued runs through the installed exporter; null when none is installed or it sent nothing. */

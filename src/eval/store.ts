@@ -67,9 +67,9 @@ export class EvalStore {
       const passing = scored.filter((c) => Object.values(c.per_scorer).every((v) => v.passed)).length;
       db.prepare(
         `INSERT INTO eval_runs (run_id, run_name, dataset_name, agent_name, scorers, started_at, finished_at, total_cases, errored_count,
-           pass_count, fail_count, pass_rate, scorecard, gate, thresholds, git_sha, git_branch, metadata, synced)
+           pass_count, fail_count, pass_rate, scorecard, gate, thresholds, git_sha, git_branch, metadata, synced, local_only)
          VALUES (@run_id, @run_name, @dataset_name, @agent_name, @scorers, @started_at, @finished_at, @total_cases, @errored_count,
-           @pass_count, @fail_count, @pass_rate, @scorecard, @gate, @thresholds, @git_sha, @git_branch, @metadata, @synced)`,
+           @pass_count, @fail_count, @pass_rate, @scorecard, @gate, @thresholds, @git_sha, @git_branch, @metadata, @synced, @synced)`,
       ).run({
         run_id: run.run_id,
         run_name: run.run_name,

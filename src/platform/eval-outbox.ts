@@ -1,12 +1,12 @@
 /**
- * The eval export outbox. A run persisted while export is on stays queued (`synced = 0`); a run persisted while
- * export is off (AGENTKIT_EXPORT_EVALS=0, `connect({ exportEvals: false })`) is stored already synced, so it is never
- * sent. After each run, `exportQueuedRuns` sends the queued runs oldest first, in batches, with exactly the payload
+ * The eval export outbox. A run persisted while connected with export on stays queued (`synced = 0`); a run
+ * persisted while not connected or with export off (AGENTKIT_EXPORT_EVALS=0, `connect({ exportEvals: false })`) is
+ * stored already synced and local-only, so it is never sent (ADR 0054). After each run, `exportQueuedRuns` sends the queued runs oldest first, in batches, with exactly the payload
  * `agentkit eval export --dry-run` prints (`exportPayload`: aggregates, gate outcome, thresholds, git provenance,
  * per-case verdicts with trace ids; never a case's input, expected or actual output), and marks a run synced only
  * once the Platform accepted it. A failure leaves the rest queued for the next run.
  */
-import { exportEnabledByEnv, setEvalRunExporter, type EvalExportOutcome } from '../eval/export-hook.js';
+import { setEvalRunExporter, type EvalExportOutcome } from '../eval/export-hook.js';
 import { exportPayload } from '../eval/export.js';
 import type { EvalStore } from '../eval/store.js';
 import { clientFor, exportEvalsEnabled, resolveConnection, type Connection } from './current-connection.js';
@@ -17,13 +17,12 @@ const BATCH = 10;
 const inFlight = new Map<string, Promise<EvalExportOutcome>>();
 
 /**
- * Should a run persisted now be queued for export? False only when export is disabled explicitly (the env variable
- * or `connect({ exportEvals: false })`); a run persisted offline stays queued for a later connection (ADR 0044).
+ * Should a run persisted now be queued for export? Only while connected with export on (the env variable and
+ * `connect({ exportEvals })`): a run persisted while not connected is local-only, never sent by a later connection
+ * (ADR 0054).
  */
 export function queueForExport(env: Record<string, string | undefined> = process.env): boolean {
-  const connection = resolveConnection();
-  if (connection) return exportEvalsEnabled(connection, env);
-  return exportEnabledByEnv(env);
+  return exportEvalsEnabled(resolveConnection(), env);
 }
 
 /**

@@ -16,13 +16,15 @@
  * - on any other 4xx (401, 403, ...) stops with every row kept until the next write or `drainReplication`.
  * Rows a previous process left unsent are flushed too: a store opened while connected kicks a drain, and `connect()`
  * (and a command's saved connection) kicks one for every store already open and for the default local store.
- * Migrated history is stored synced and is never sent. Rows of a checkpointer are sent with the connection in effect
- * where the write that kicked the drain happened (the job's inside `jobScope`): give each connection its own store.
+ * Only rows written while connected are queued, each stamped with the project then in effect and sent to it (rows
+ * written while not connected are local-only until `agentkit platform push`, docs/adr/0054); migrated history is
+ * stored synced and is never sent. Rows are sent with the key of the connection in effect where the write that
+ * kicked the drain happened (the job's inside `jobScope`): give each key its own store.
  */
 import { existsSync } from 'node:fs';
 import type { Checkpointer, ReplicaSource, ReplicatingCheckpointer } from '../durability/checkpointer.js';
 import { supportsReplication } from '../durability/checkpointer.js';
-import { onCheckpointerOpened, onCheckpointWrite, openedCheckpointers } from '../durability/write-hook.js';
+import { onCheckpointerOpened, onCheckpointWrite, openedCheckpointers, setWriteStampSource, type WriteStamp } from '../durability/write-hook.js';
 import path from 'node:path';
 import { checkpointDbPath } from '../config/paths.js';
 import { resolveConnection, type Connection } from './current-connection.js';
@@ -54,6 +56,9 @@ let installed = false;
 
 /** Start listening for checkpoint writes and opened stores (idempotent). `connect()` and `jobScope()` call it. */
 export function installReplication(): void {
+  // Consent at write time (docs/adr/0054): a row is queued, with the project then in effect, only when written while
+  // connected; everything else stays on the machine unless `agentkit platform push` sends it.
+  setWriteStampSource(writeStamp);
   if (installed) return;
   installed = true;
   const onStore = (checkpointer: Checkpointer) => {
@@ -64,6 +69,12 @@ export function installReplication(): void {
   onCheckpointWrite(onStore);
   // A store opened while connected may hold rows a previous process wrote and never sent.
   onCheckpointerOpened(onStore);
+}
+
+/** The stamp of a row written here and now: queued to the connection's project when connected, else local-only. */
+function writeStamp(): WriteStamp {
+  const connection = resolveConnection();
+  return connection ? { queued: true, project: connection.project ?? '' } : { queued: false, project: process.env.AGENTKIT_PROJECT ?? '' };
 }
 
 /**

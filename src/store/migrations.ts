@@ -438,11 +438,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idx_served_idempotency_keys_expires ON served_idempotency_keys(expires_at);`,
   },
   {
+    // Consent at write time (docs/adr/0054): a row written while not connected is local-only (synced = 1, so the
+    // outbox index never holds it, and local_only = 1 so `platform push` can find it); one written while connected is
+    // queued with the project then in effect. Rows queued before this version carried no consent: they become
+    // local-only (release notes), and `agentkit platform push` sends them on request. Eval runs the same.
+    description: 'v36 checkpoints.local_only and eval_runs.local_only: consent stamped at write time; unsent rows become local-only',
+    sql: `
+      ALTER TABLE checkpoints ADD COLUMN local_only INTEGER NOT NULL DEFAULT 0;
+      UPDATE checkpoints SET local_only = 1, synced = 1 WHERE synced = 0 AND quarantine_reason IS NULL;
+      ALTER TABLE eval_runs ADD COLUMN local_only INTEGER NOT NULL DEFAULT 0;
+      UPDATE eval_runs SET local_only = 1, synced = 1 WHERE synced = 0;`,
+  },
+  {
     // `traces list` over a large store (issue 38): every record starts with a row whose stored parent is null
     // (docs/adr/0009), so the records started in a window are the parentless rows in it. A partial index holds only
     // those (about one span in eight), so listing the last day of a 1,000,000-span store reads that day's roots
     // instead of grouping every span; writes pay one small index entry per run, not per span (docs/adr/0034).
-    description: 'v36 idx_spans_root_start: the start time of each record root (parentless span), for listings by time',
+    description: 'v37 idx_spans_root_start: the start time of each record root (parentless span), for listings by time',
     sql: 'CREATE INDEX idx_spans_root_start ON spans(start_time) WHERE parent_span_id IS NULL;',
   },
 ];

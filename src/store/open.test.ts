@@ -173,7 +173,8 @@ test('v30: the outbox reads unsynced checkpoints through idx_cp_unsynced in writ
   ] as const)
     insert.run(id, at, synced);
   old.close();
-  const upgraded = openLocalStore(file);
+  // Up to v35: v36 makes rows left unsent local-only (the next test).
+  const upgraded = openLocalStore(file, { targetVersion: 35 });
   try {
     const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
     assert.ok(indexes.includes('idx_cp_unsynced') && !indexes.includes('idx_cp_synced'), `indexes: ${indexes.join(', ')}`);
@@ -196,6 +197,28 @@ test('v30: the outbox reads unsynced checkpoints through idx_cp_unsynced in writ
       ['c1', 'c3', 'c4'],
     );
     assert.is(upgraded.prepare('SELECT count(*) FROM checkpoints INDEXED BY idx_cp_unsynced WHERE synced = 0').pluck().get(), 3);
+  } finally {
+    upgraded.close();
+  }
+});
+
+test('v36: rows queued but unsent before consent was recorded become local-only; sent and quarantined rows stay as they were', ({ dir }) => {
+  const file = path.join(dir, 'local.db');
+  const old = openLocalStore(file, { targetVersion: 35 });
+  const insert = old.prepare(
+    "INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, state_snapshot, created_at, synced, quarantine_reason) VALUES (?, 'chain', 'e1', 'a', '{}', '2026-01-01T00:00:00.000000Z', ?, ?)",
+  );
+  insert.run('unsent', 0, null);
+  insert.run('sent', 1, null);
+  insert.run('refused', 1, 'too large');
+  old.close();
+  const upgraded = openLocalStore(file);
+  try {
+    assert.equal(upgraded.prepare('SELECT checkpoint_id, synced, local_only FROM checkpoints ORDER BY rowid').raw().all(), [
+      ['unsent', 1, 1],
+      ['sent', 1, 0],
+      ['refused', 1, 0],
+    ]);
   } finally {
     upgraded.close();
   }
