@@ -1,9 +1,10 @@
 /**
  * `agentkit auth status` and `agentkit auth env`: the credentials in effect (environment variables win over the
- * credentials file, field by field). Both exit 1 when not connected.
+ * credentials file, field by field). Both exit 1 when not connected. `auth status` only reads the credentials and
+ * says so ("not verified"); `--verify` asks the Platform whether it accepts the key (docs/adr/0054).
  */
 import { Command, Option } from 'clipanion';
-import { credentialsPath, loadCredentials, maskKey } from '../../src/platform/index.js';
+import { credentialsPath, loadCredentials, maskKey, PlatformClient } from '../../src/platform/index.js';
 import { AgentkitCommand } from '../base.js';
 
 export class AuthStatusCommand extends AgentkitCommand {
@@ -13,41 +14,64 @@ export class AuthStatusCommand extends AgentkitCommand {
     category: 'Platform',
     description: 'Show the Platform connection in effect: source, target, project and the masked key',
     details: [
-      'Prints `Connected (source: env|file)`, `Target: <url>`, `Project: <name or (default)>` and `API key: <first 6>…<last 4>`. The source is `env` when AGENTKIT_API_KEY is set (it wins over the file), else `file`.',
-      'Exits 1 with `Not connected` when neither holds a key. `--json` prints `{ connected, source, target, project, api_key, credentials_file }` with the key masked.',
+      'Prints `Connected (source: env|file, not verified)`, `Target: <url>`, `Project: <name or (default)>` and `API key: <first 6>…<last 4>`. The source is `env` when AGENTKIT_API_KEY is set (it wins over the file), else `file`. Without `--verify` nothing is sent: the key may be wrong.',
+      '`--verify` checks the key against the Platform (`GET /public/v1/auth/check`) and prints `Connected (source: ..., verified)`; a refused key or an unreachable Platform prints why and exits 1.',
+      'Exits 1 with `Not connected` when neither holds a key. `--json` prints `{ connected, verified, source, target, project, api_key, credentials_file }` with the key masked (`verified` is null without `--verify`).',
     ].join('\n\n'),
-    examples: [['Show the connection', '$0 auth status']],
+    examples: [
+      ['Show the connection', '$0 auth status'],
+      ['Check the key against the Platform', '$0 auth status --verify'],
+    ],
   });
 
   json = Option.Boolean('--json', false, { description: 'Print the status as JSON' });
+  verify = Option.Boolean('--verify', false, { description: 'Check the key against the Platform (exit 1 when refused or unreachable)' });
 
   async run(): Promise<number> {
     const env = this.context.env;
     const credentials = loadCredentials({ env });
     const file = credentialsPath({ env });
+    let verified: boolean | null = null;
+    let refusal: string | null = null;
+    if (credentials && this.verify) {
+      try {
+        await new PlatformClient({ apiKey: credentials.apiKey, target: credentials.target, attempts: 2, backoffMs: 250 }).authCheck();
+        verified = true;
+      } catch (error) {
+        verified = false;
+        refusal = (error as Error).message;
+      }
+    }
     if (this.json) {
       this.out(
         JSON.stringify({
           connected: credentials !== null,
+          verified,
           source: credentials?.source ?? null,
           target: credentials?.target ?? null,
           project: credentials?.project ?? null,
           api_key: credentials ? maskKey(credentials.apiKey) : null,
           credentials_file: file,
+          ...(refusal ? { error: refusal } : {}),
         }),
       );
-      return credentials ? 0 : 1;
+      return credentials && verified !== false ? 0 : 1;
     }
     if (!credentials) {
       this.out('Not connected');
-      this.err(`no AGENTKIT_API_KEY and no ${file}; run \`agentkit connect --api-key-stdin\``);
+      this.err(`no AGENTKIT_API_KEY and no ${file}; run \`agentkit connect --target <url> --api-key-stdin\``);
       return 1;
     }
-    this.out(`Connected (source: ${credentials.source})`);
+    if (verified === false) {
+      this.out(`Not connected (source: ${credentials.source}): the Platform did not accept the key`);
+      this.err(`error: ${refusal}`);
+    } else {
+      this.out(`Connected (source: ${credentials.source}, ${verified ? 'verified' : 'not verified'})`);
+    }
     this.out(`Target: ${credentials.target}`);
     this.out(`Project: ${credentials.project ?? '(default)'}`);
     this.out(`API key: ${maskKey(credentials.apiKey)}`);
-    return 0;
+    return verified === false ? 1 : 0;
   }
 }
 

@@ -8,8 +8,8 @@ import { Command, Option, UsageError } from 'clipanion';
 import type { Readable, Writable } from 'node:stream';
 import { ConfigError } from '../../src/errors.js';
 import {
+  configuredTarget,
   credentialsPath,
-  DEFAULT_TARGET,
   normalizeTarget,
   PlatformClient,
   PlatformError,
@@ -28,17 +28,21 @@ export class ConnectCommand extends AgentkitCommand {
     details: [
       'Checks the key against the Platform (`GET /public/v1/auth/check`), then writes `~/.agentkit/credentials.toml` (mode 0600 in a 0700 folder, atomically). A refused key or an unreachable Platform writes nothing and exits 1.',
       'The key comes from `--api-key <key>`, or `--api-key-stdin` (first line of stdin), or, when stdin is a terminal, a hidden prompt. Prefer the last two: they keep the key out of shell history.',
+      'The target is `--target`, else AGENTKIT_TARGET, else the target already saved; with none of them the command exits 2 asking for `--target` (there is no default Platform).',
       'AGENTKIT_API_KEY, AGENTKIT_TARGET and AGENTKIT_PROJECT, when set, win over the saved file everywhere (`agentkit auth status` shows which is in effect). Saving credentials connects only the CLI: scripts connect explicitly with `connect()`.',
     ].join('\n\n'),
     examples: [
-      ['Connect with a key from a secrets manager', 'op read op://vault/agentkit/key | $0 connect --api-key-stdin --project support-bot'],
+      [
+        'Connect with a key from a secrets manager',
+        'op read op://vault/agentkit/key | $0 connect --api-key-stdin --target https://platform.example.com --project support-bot',
+      ],
       ['Connect to a local Platform', '$0 connect --api-key-stdin --target http://127.0.0.1:8700'],
     ],
   });
 
   apiKey = Option.String('--api-key', { description: 'API_KEY: the Platform API key (visible in shell history; prefer --api-key-stdin)' });
   apiKeyStdin = Option.Boolean('--api-key-stdin', false, { description: 'Read the API key from the first line of stdin' });
-  target = Option.String('--target', { description: `URL: the Platform (default AGENTKIT_TARGET, else ${DEFAULT_TARGET})` });
+  target = Option.String('--target', { description: 'URL: the Platform (default AGENTKIT_TARGET, else the saved target; required when neither is set)' });
   project = Option.String('--project', { description: "NAME: the project to send to (default: the key's default project)" });
   timeout = Option.String('--timeout', '10', { description: 'SECONDS: how long to wait for the Platform (default 10)' });
 
@@ -46,10 +50,13 @@ export class ConnectCommand extends AgentkitCommand {
     const env = this.context.env;
     const timeoutS = Number(this.timeout);
     if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a positive number of seconds, got '${this.timeout}'`);
+    // There is no default Platform (docs/adr/0054): dialing a made-up host would fail later and less clearly.
+    const given = this.target ?? configuredTarget({ env });
+    if (!given) throw new UsageError('no Platform target given or configured: pass --target <url> (or set AGENTKIT_TARGET)');
     const apiKey = (await this.readKey()).trim();
     if (!apiKey) throw new UsageError('the API key is empty');
     registerSecret(apiKey);
-    const target = normalizeTarget(this.target ?? env.AGENTKIT_TARGET ?? DEFAULT_TARGET);
+    const target = normalizeTarget(given);
     const project = this.project?.trim() || null;
     const client = new PlatformClient({ apiKey, target, timeoutMs: timeoutS * 1000, attempts: 2, backoffMs: 250 });
     try {

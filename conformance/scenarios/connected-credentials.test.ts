@@ -48,9 +48,17 @@ area.scenario(
 
     const status = await t.cli(['auth', 'status'], { env });
     assert.is(status.code, 0);
-    assert.is(status.stdout, `Connected (source: file)\nTarget: ${platform.url}\nProject: support\nAPI key: ak_tes…cdef\n`);
+    assert.is(status.stdout, `Connected (source: file, not verified)\nTarget: ${platform.url}\nProject: support\nAPI key: ak_tes…cdef\n`);
     const json = JSON.parse((await t.cli(['auth', 'status', '--json'], { env })).stdout);
-    assert.equal(json, { connected: true, source: 'file', target: platform.url, project: 'support', api_key: 'ak_tes…cdef', credentials_file: file });
+    assert.equal(json, {
+      connected: true,
+      verified: null,
+      source: 'file',
+      target: platform.url,
+      project: 'support',
+      api_key: 'ak_tes…cdef',
+      credentials_file: file,
+    });
 
     // A failed reconnect leaves the saved file as it was.
     const before = readFileSync(file, 'utf8');
@@ -93,7 +101,7 @@ area.scenario(
     const status = await t.cli(['auth', 'status'], { env });
     assert.is(
       status.stdout,
-      `Connected (source: env)\nTarget: ${platform.url}\nProject: from env\nAPI key: ak_env…\`x\`!\n`,
+      `Connected (source: env, not verified)\nTarget: ${platform.url}\nProject: from env\nAPI key: ak_env…\`x\`!\n`,
       'env key and project, file target',
     );
 
@@ -106,6 +114,53 @@ area.scenario(
     const targetEnv = await t.cli(['auth', 'status', '--json'], { env: { HOME: home, AGENTKIT_TARGET: 'http://127.0.0.1:9/' } });
     assert.equal(JSON.parse(targetEnv.stdout).source, 'file');
     assert.equal(JSON.parse(targetEnv.stdout).target, 'http://127.0.0.1:9', 'env target wins over the file');
+  },
+);
+
+area.scenario(
+  'auth status --verify: a bogus key exits 1, a good one says verified; connect with no target given or configured exits 2',
+  { rows: ['cli:auth status', 'cli:connect'], backends: 'none', surfaces: ['cli'], timeoutMs: 40_000 },
+  async (t) => {
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    const home = path.join(t.cwd, 'home');
+
+    const bogus = { HOME: home, AGENTKIT_API_KEY: 'bogus', AGENTKIT_TARGET: platform.url };
+    const plain = await t.cli(['auth', 'status'], { env: bogus });
+    assert.is(plain.code, 0, 'plain status only reads the credentials');
+    assert.match(plain.stdout, /^Connected \(source: env, not verified\)\n/);
+    const refused = await t.cli(['auth', 'status', '--verify'], { env: bogus });
+    assert.is(refused.code, 1, refused.stderr);
+    assert.match(refused.stdout, /^Not connected \(source: env\): the Platform did not accept the key\n/);
+    assert.match(refused.stderr, /^error: Invalid API key: the Platform at http:\/\/127\.0\.0\.1:\d+ refused it \(401\)\n$/);
+    const refusedJson = await t.cli(['auth', 'status', '--verify', '--json'], { env: bogus });
+    assert.is(refusedJson.code, 1);
+    assert.is(JSON.parse(refusedJson.stdout).verified, false);
+
+    const good = await t.cli(['auth', 'status', '--verify'], { env: { ...bogus, AGENTKIT_API_KEY: KEY } });
+    assert.is(good.code, 0, good.stderr);
+    assert.match(good.stdout, /^Connected \(source: env, verified\)\n/);
+    assert.equal(
+      platform.read((s) => s.requests().map((r) => r.route)),
+      ['GET /public/v1/auth/check'],
+      'the accepted --verify is logged (refused keys are not: their 401 above came from the Platform)',
+    );
+
+    const noTarget = await t.cli(['connect', '--api-key', KEY], { env: { HOME: home } });
+    assert.is(noTarget.code, 2, noTarget.stderr);
+    assert.match(noTarget.stderr, /^error: no Platform target given or configured: pass --target <url> \(or set AGENTKIT_TARGET\)/);
+    assert.not.ok(existsSync(path.join(home, '.agentkit', 'credentials.toml')), 'nothing saved');
+    assert.equal(
+      platform.read((s) => s.requests().length),
+      1,
+      'nothing dialled',
+    );
+
+    // Once a target is saved, reconnecting without --target uses it.
+    assert.is((await t.cli(['connect', '--api-key', KEY, '--target', platform.url], { env: { HOME: home } })).code, 0);
+    const again = await t.cli(['connect', '--api-key', KEY, '--project', 'p2'], { env: { HOME: home } });
+    assert.is(again.code, 0, again.stderr);
+    assert.is(again.stdout.split(' (')[0], `Connected to ${platform.url}`);
   },
 );
 

@@ -83,6 +83,24 @@ export function readCredentialsFile(where: CredentialsWhere = {}): Credentials |
 }
 
 /**
+ * The Platform target configured anywhere: AGENTKIT_TARGET, else the credentials file's `target`; null when neither
+ * names one (`agentkit connect` then asks for `--target`: there is no default Platform, docs/adr/0054).
+ */
+export function configuredTarget(where: CredentialsWhere = {}): string | null {
+  const env = where.env ?? process.env;
+  const fromEnv = env.AGENTKIT_TARGET?.trim();
+  if (fromEnv) return fromEnv;
+  const file = credentialsPath(where);
+  if (!existsSync(file)) return null;
+  try {
+    const data = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    return typeof data.target === 'string' && data.target.trim() ? data.target.trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The credentials in effect: environment variables win over the file field by field. Null when neither the
  * environment nor the file holds a key.
  */
