@@ -70,6 +70,12 @@ export const httpErrors = [
   },
   {
     "service": "platform",
+    "model": "ClaimAlreadyResumedError",
+    "status": 409,
+    "code": "already_resumed"
+  },
+  {
+    "service": "platform",
     "model": "ForbiddenError",
     "status": 403,
     "code": "forbidden"

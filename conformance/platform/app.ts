@@ -8,7 +8,7 @@ import type { Express, Request, Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { doc } from '../../generated/schemas/platform.js';
 import { createValidatedApp, type AuthFailure } from '../../src/http/validated-app.js';
-import { keyFingerprint, type PlatformStore } from './store.js';
+import { keyFingerprint, type ClaimInput, type PlatformStore } from './store.js';
 
 export interface PlatformAppOptions {
   store: PlatformStore;
@@ -90,6 +90,22 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
           return;
         }
         res.json({ checkpoints: rows });
+      });
+
+      // ADR 0054: the first claim of a pause wins; the same claim id again wins again; any other gets the one in force.
+      app.post('/public/v1/executions/:execution_id/claim', (req: Request, res: Response) => {
+        const body = req.body as Omit<ClaimInput, 'execution_id'>;
+        const { won, record } = store.claimPause({ ...body, execution_id: String(req.params.execution_id) }, keyFingerprint(keyOf(req)));
+        if (won) {
+          res.json(record);
+          return;
+        }
+        const who = record.decision.decided_by;
+        res.status(409).json({
+          detail: `execution '${record.execution_id}' was already resumed: decided by ${who.principal} (${who.surface}) on host ${record.host} at ${record.decided_at}`,
+          code: 'already_resumed',
+          claim: record,
+        });
       });
 
       app.post('/public/v1/eval/runs/ingest', (req: Request, res: Response) => {

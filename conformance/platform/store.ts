@@ -1,6 +1,8 @@
 /**
  * The local Platform's store: one SQLite file (or `:memory:`) holding what connected mode sent: replicated
- * checkpoints, exported eval runs, traces (seeded by `putTrace`: the contract has no trace upload), and one row per
+ * checkpoints, exported eval runs, traces (seeded by `putTrace`: the contract has no trace upload), the claim in
+ * force per pause of a replicated execution (ADR 0054; keyed by execution and pause so issue 42's Platform can keep
+ * the table), and one row per
  * authenticated request naming the key by fingerprint (never the key), so tests can prove which key each request
  * carried.
  */
@@ -18,6 +20,20 @@ export interface StoredRow<T> {
   body: T;
 }
 
+/** A claim as the route receives it (ADR 0054). */
+export interface ClaimInput {
+  execution_id: string;
+  pending_created_at: string;
+  claim_id: string;
+  host: string;
+  decision: { resume: Record<string, unknown>; decided_by: { principal: string; surface: string }; reason?: string | null };
+}
+
+/** The claim in force for a pause. */
+export interface ClaimRow extends ClaimInput {
+  decided_at: string;
+}
+
 export class PlatformStore {
   readonly db: Database.Database;
 
@@ -33,6 +49,10 @@ export class PlatformStore {
       CREATE TABLE IF NOT EXISTS eval_runs (
         run_id TEXT PRIMARY KEY, project TEXT, key_id TEXT NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS execution_claims (
+        execution_id TEXT NOT NULL, pending_created_at TEXT NOT NULL, claim_id TEXT NOT NULL, host TEXT NOT NULL,
+        decision TEXT NOT NULL, decided_at TEXT NOT NULL, key_id TEXT NOT NULL,
+        PRIMARY KEY (execution_id, pending_created_at));
       CREATE TABLE IF NOT EXISTS requests (
         id INTEGER PRIMARY KEY, route TEXT NOT NULL, key_id TEXT NOT NULL, at TEXT NOT NULL);
     `);
@@ -50,6 +70,40 @@ export class PlatformStore {
     this.db.transaction(() => {
       for (const row of rows) insert.run(row.checkpoint_id, row.execution_id, row.created_at, project, keyId, JSON.stringify(row));
     })();
+  }
+
+  /**
+   * Claim a pause (ADR 0054): one INSERT OR IGNORE on the (execution, pause) key decides the winner atomically, then
+   * the claim in force is read back in the same transaction. `won` is true when it carries `claimId` (a first claim,
+   * or the same claim id retried after a lost response).
+   */
+  claimPause(claim: ClaimInput, keyId: string): { won: boolean; record: ClaimRow } {
+    return this.db
+      .transaction(() => {
+        this.db
+          .prepare(
+            `INSERT OR IGNORE INTO execution_claims (execution_id, pending_created_at, claim_id, host, decision, decided_at, key_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(claim.execution_id, claim.pending_created_at, claim.claim_id, claim.host, JSON.stringify(claim.decision), new Date().toISOString(), keyId);
+        const row = this.db
+          .prepare(
+            'SELECT execution_id, pending_created_at, claim_id, host, decision, decided_at FROM execution_claims WHERE execution_id = ? AND pending_created_at = ?',
+          )
+          .get(claim.execution_id, claim.pending_created_at) as Omit<ClaimRow, 'decision'> & { decision: string };
+        const record: ClaimRow = { ...row, decision: JSON.parse(row.decision) as ClaimRow['decision'] };
+        return { won: record.claim_id === claim.claim_id, record };
+      })
+      .immediate();
+  }
+
+  /** Every claim in force, oldest first. */
+  claims(): ClaimRow[] {
+    return (
+      this.db.prepare('SELECT execution_id, pending_created_at, claim_id, host, decision, decided_at FROM execution_claims ORDER BY rowid').all() as Array<
+        Omit<ClaimRow, 'decision'> & { decision: string }
+      >
+    ).map((row) => ({ ...row, decision: JSON.parse(row.decision) as ClaimRow['decision'] }));
   }
 
   /** The newest checkpoint of an execution (latest created_at, then arrival order), or null. */

@@ -20,6 +20,10 @@ export const doc = {
       "description": "Trace fetch for replay."
     },
     {
+      "name": "Executions",
+      "description": "Claims of replicated executions: the Platform arbitrates (ADR 0054)."
+    },
+    {
       "name": "Evals",
       "description": "Eval run export (aggregates and gate outcomes only)."
     },
@@ -419,6 +423,106 @@ export const doc = {
         }
       }
     },
+    "/public/v1/executions/{execution_id}/claim": {
+      "post": {
+        "operationId": "claimExecution",
+        "summary": "Claim a pause of a replicated execution",
+        "description": "Claim one pause of a replicated execution, atomically (ADR 0054): the first claim for an execution id and\n`pending_created_at` wins and its decision is recorded; the same `claim_id` again answers the same win (a retry\nafter a lost response never meets itself); any other claim id gets 409 `already_resumed` with the claim in force.",
+        "parameters": [
+          {
+            "name": "X-API-Key",
+            "in": "header",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "execution_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ClaimRecord"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "The API key is missing or invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InvalidApiKeyError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The key is valid but lacks the scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForbiddenError"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "Another claim already decided this pause; `claim` is the one in force (host, principal, time of the decision).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ClaimAlreadyResumedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Executions"
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ExecutionClaim"
+              }
+            }
+          }
+        }
+      }
+    },
     "/public/v1/traces/{trace_id}": {
       "get": {
         "operationId": "getTrace",
@@ -599,6 +703,107 @@ export const doc = {
         ],
         "description": "Per-row status."
       },
+      "ClaimAlreadyResumedError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code",
+          "claim"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "already_resumed"
+            ]
+          },
+          "claim": {
+            "$ref": "#/components/schemas/ClaimRecord"
+          }
+        },
+        "description": "Another claim already decided this pause; `claim` is the one in force (host, principal, time of the decision)."
+      },
+      "ClaimDecidedBy": {
+        "type": "object",
+        "required": [
+          "principal",
+          "surface"
+        ],
+        "properties": {
+          "principal": {
+            "type": "string"
+          },
+          "surface": {
+            "type": "string",
+            "description": "`sdk`, `cli`, `ui`, `http` or `platform`."
+          }
+        },
+        "description": "Who decided a pause: the principal and the surface it decided through (ADR 0008)."
+      },
+      "ClaimDecision": {
+        "type": "object",
+        "required": [
+          "resume",
+          "decided_by"
+        ],
+        "properties": {
+          "resume": {
+            "type": "object",
+            "description": "The Resume value (approval and metadata).",
+            "additionalProperties": {}
+          },
+          "decided_by": {
+            "$ref": "#/components/schemas/ClaimDecidedBy"
+          },
+          "reason": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "description": "The decision a claim applies: the Resume value and who made it (ADR 0008's decision record)."
+      },
+      "ClaimRecord": {
+        "type": "object",
+        "required": [
+          "execution_id",
+          "pending_created_at",
+          "claim_id",
+          "host",
+          "decision",
+          "decided_at"
+        ],
+        "properties": {
+          "execution_id": {
+            "type": "string"
+          },
+          "pending_created_at": {
+            "type": "string"
+          },
+          "claim_id": {
+            "type": "string"
+          },
+          "host": {
+            "type": "string"
+          },
+          "decision": {
+            "$ref": "#/components/schemas/ClaimDecision"
+          },
+          "decided_at": {
+            "type": "string",
+            "description": "When the Platform recorded the winning claim (UTC ISO-8601)."
+          }
+        },
+        "description": "The claim in force for a pause: the winner's claim id, host, decision and when the Platform recorded it."
+      },
       "EvalRunIngest": {
         "type": "object",
         "required": [
@@ -617,6 +822,31 @@ export const doc = {
           }
         },
         "description": "Body of an eval run ingest.",
+        "additionalProperties": false
+      },
+      "ExecutionClaim": {
+        "type": "object",
+        "required": [
+          "claim_id",
+          "host",
+          "pending_created_at",
+          "decision"
+        ],
+        "properties": {
+          "claim_id": {
+            "type": "string"
+          },
+          "host": {
+            "type": "string"
+          },
+          "pending_created_at": {
+            "type": "string"
+          },
+          "decision": {
+            "$ref": "#/components/schemas/ClaimDecision"
+          }
+        },
+        "description": "A claim of one pause of a replicated execution (ADR 0054). `claim_id` is generated by the client once per resume and\nreused by its retries; `pending_created_at` names the pause (the pending row's creation time); `host` names the\nclaiming host.",
         "additionalProperties": false
       },
       "ExportedEvalCase": {

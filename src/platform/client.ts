@@ -16,6 +16,14 @@ export type WireCheckpoint = PlatformSchemas['WireCheckpoint'];
 export type IngestResult = PlatformSchemas['IngestResult'];
 export type AuthCheck = PlatformSchemas['AuthCheck'];
 export type PlatformTrace = PlatformSchemas['PlatformTrace'];
+export type ExecutionClaim = PlatformSchemas['ExecutionClaim'];
+export type ClaimRecord = PlatformSchemas['ClaimRecord'];
+
+/** A claim's answer (ADR 0054): `won` with the claim in force (ours), or not, with the other claim in force. */
+export interface ClaimOutcome {
+  won: boolean;
+  record: ClaimRecord;
+}
 
 export interface PlatformClientOptions {
   apiKey: string;
@@ -107,6 +115,27 @@ export class PlatformClient {
     return history ? history.checkpoints : null;
   }
 
+  /**
+   * `POST /executions/{execution_id}/claim` (ADR 0054): claim one pause of a replicated execution. Retries (transport
+   * failures, timeouts, 5xx) resend the same `claim_id`, so a retry after a lost response is answered `won`; a 409
+   * `already_resumed` is an answer, not a failure: `won: false` with the claim in force.
+   */
+  async claimExecution(executionId: string, claim: ExecutionClaim): Promise<ClaimOutcome> {
+    const answer = (await this.call(
+      'claim the execution',
+      (signal) =>
+        this.http.POST(`${API_PREFIX}/executions/{execution_id}/claim`, {
+          params: { header: { 'X-API-Key': this.apiKey }, path: { execution_id: executionId } },
+          body: claim,
+          signal,
+        }),
+      undefined,
+      false,
+      true,
+    )) as ClaimRecord | { conflict: { claim: ClaimRecord } };
+    return 'conflict' in answer ? { won: false, record: answer.conflict.claim } : { won: true, record: answer };
+  }
+
   /** `POST /eval/runs/ingest`. */
   async ingestEvalRuns(runs: PlatformSchemas['ExportedEvalRun'][], project?: string | null): Promise<IngestResult> {
     return this.call('export eval runs', (signal) =>
@@ -132,12 +161,16 @@ export class PlatformClient {
     ) as Promise<PlatformTrace | null>;
   }
 
-  /** One call with timeout, retries and error mapping; `notFoundIsNull` turns a 404 into null. */
+  /**
+   * One call with timeout, retries and error mapping; `notFoundIsNull` turns a 404 into null, `conflictIsAnswer` a 409
+   * carrying a `claim` into `{ conflict: body }`.
+   */
   private async call(
     what: string,
     send: (signal: AbortSignal) => Promise<{ data?: unknown; error?: unknown; response: Response }>,
     attempts = this.attempts,
     notFoundIsNull = false,
+    conflictIsAnswer = false,
   ): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       let failure: PlatformError;
@@ -145,6 +178,7 @@ export class PlatformClient {
         const { data, error, response } = await send(AbortSignal.timeout(this.timeoutMs));
         if (response.ok) return data;
         if (response.status === 404 && notFoundIsNull) return null;
+        if (response.status === 409 && conflictIsAnswer && error && typeof error === 'object' && 'claim' in error) return { conflict: error };
         const detail = errorDetail(error);
         if (response.status === 401) throw new PlatformAuthError(this.target);
         if (response.status === 403) throw new PlatformForbiddenError(this.target, detail ?? 'missing scope');
