@@ -48,8 +48,14 @@ area.scenario(
     const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port: platform.port });
     t.defer(() => back.stop());
     await connect({ apiKey: KEY, target: back.url, project: 'beta' });
+    // The alpha connection's own retry may send them first: either way they go to the project stamped on them.
     const drained = await drainReplication(checkpointer);
-    assert.equal([drained?.outcome, drained?.synced], ['drained', during]);
+    assert.is(drained?.outcome, 'drained');
+    // On Postgres a drain skips rows another drain has claimed (that retry): wait for it to commit.
+    for (let tries = 0; (await checkpointer.fetchUnsynced(100)).length > 0; tries++) {
+      assert.ok(tries < 400, 'every queued row sent');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     disconnect();
     const sent = () => back.read((s) => s.checkpoints().map((r) => [r.body.execution_id as string, r.project]));
     assert.equal(

@@ -7,6 +7,7 @@
  * the run is stopped: every later write, and `throwIfLeaseLost` at a step boundary, throws the same LeaseLost without
  * touching the store. So the holder says so once (its run rejects with that error) and never writes again.
  */
+import { arbitrateClaim } from './claim-arbiter.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type { Checkpointer, CheckpointWrite, Fence, LeaseOptions, LeaseRecord, ListOptions, PendingInterruptWrite } from './checkpointer.js';
 import { deadLocalOwner, markOwnerEnded } from './lease-owner.js';
@@ -262,7 +263,9 @@ export class FencedCheckpointer implements Checkpointer {
     return this.#fenced(row.execution_id, (own) => this.inner.recordInterrupt(row, pending, fence ?? own), undefined, this.lease.rootPath !== undefined);
   }
 
-  claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
+  async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
+    // A replicated execution is claimed on the Platform first (docs/adr/0054); a stale host stops here.
+    await arbitrateClaim(this.inner, executionId, claim);
     return this.#fenced(executionId, (own) => this.inner.claimPendingInterrupt(executionId, claim, fence ?? own));
   }
 

@@ -811,6 +811,12 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
     return result.rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: Number(row.sequence), project_id: row.project_id }));
   }
 
+  /** Rows of the execution were queued or sent to the Platform (docs/adr/0054): its claims are arbitrated there. */
+  async isReplicated(executionId: string): Promise<boolean> {
+    const result = await this.query(`SELECT 1 FROM ${this.s}.checkpoints WHERE execution_id = $1 AND NOT local_only LIMIT 1`, [executionId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async markPushed(checkpointIds: readonly string[], rejected: Readonly<Record<string, string>> = {}): Promise<number> {
     const entries = Object.entries(rejected);
     const result = await this.query(

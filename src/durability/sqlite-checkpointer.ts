@@ -864,6 +864,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
     return rows.map((row, i) => ({ checkpoint: checkpoints[i]!, sequence: row.sequence, project_id: row.project_id }));
   }
 
+  /** Rows of the execution were queued or sent to the Platform (docs/adr/0054): its claims are arbitrated there. */
+  async isReplicated(executionId: string): Promise<boolean> {
+    const { db } = this.open();
+    return db.prepare('SELECT 1 FROM checkpoints WHERE execution_id = ? AND local_only = 0 LIMIT 1').get(executionId) !== undefined;
+  }
+
   async markPushed(checkpointIds: readonly string[], rejected: Readonly<Record<string, string>> = {}): Promise<number> {
     const { db } = this.writable();
     const pushed = db.prepare('UPDATE checkpoints SET local_only = 0 WHERE checkpoint_id = ? AND local_only = 1');

@@ -12,6 +12,7 @@ import { type Connection, setGlobalConnection } from './current-connection.js';
 import { PlatformError } from './errors.js';
 import { installEvalExport } from './eval-outbox.js';
 import { flushLeftovers, installReplication } from './replication.js';
+import { installClaimArbiter } from './claim-arbiter.js';
 import { installRestore } from './restore.js';
 
 export { clientFor, type Connection, disconnect, exportEvalsEnabled, isConnected, resolveConnection } from './current-connection.js';
@@ -63,6 +64,7 @@ export async function connect(options: ConnectOptions = {}): Promise<ConnectResu
   }
   setGlobalConnection(connection);
   installReplication();
+  installClaimArbiter();
   installRestore();
   installEvalExport();
   // Rows a previous process wrote and never sent go out now, on the drain thread, not at the next write.

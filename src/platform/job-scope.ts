@@ -13,6 +13,7 @@ import { loadCredentials, normalizeTarget } from './credentials.js';
 import { installEvalExport } from './eval-outbox.js';
 import { jobStorage, type JobFrame } from './job-context.js';
 import { flushLeftovers, installReplication } from './replication.js';
+import { installClaimArbiter } from './claim-arbiter.js';
 import { installRestore, restoreEnabled } from './restore.js';
 
 export interface JobScopeOptions {
@@ -34,6 +35,7 @@ export interface JobScopeOptions {
 export function jobScope<T>(options: JobScopeOptions, fn: () => T): T {
   if (options.apiKey) registerSecret(options.apiKey);
   installReplication();
+  installClaimArbiter();
   installRestore();
   installEvalExport();
   const frame: JobFrame = {

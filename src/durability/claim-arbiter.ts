@@ -1,0 +1,38 @@
+/**
+ * Where a claim of a replicated execution is arbitrated (docs/adr/0054), without the durability layer knowing the
+ * Platform: connected mode installs an arbiter; every claim of a run (the FencedCheckpointer's) asks it first, for
+ * executions the store has replicated (`isReplicated`). The arbiter returns when this host may claim locally, and
+ * throws AlreadyResumed when the Platform recorded another decision for the pause (after resolving the stale local
+ * pending row). Without an arbiter, or for an execution never replicated, the local claim decides alone.
+ */
+import type { Checkpointer } from './checkpointer.js';
+import type { Claim } from './decision.js';
+import type { PendingInterrupt } from '../types.js';
+
+/** Decide whether this host may claim `pending` of `executionId` (see the module comment). */
+export type ClaimArbiter = (checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim) => Promise<void>;
+
+/** Optional: does the store hold rows of the execution that were queued or sent to the Platform? */
+export interface ReplicationAwareCheckpointer extends Checkpointer {
+  isReplicated(executionId: string): Promise<boolean>;
+}
+
+let arbiter: ClaimArbiter | null = null;
+
+/** Install (or, with null, remove) the arbiter. Connected mode installs one. */
+export function setClaimArbiter(next: ClaimArbiter | null): void {
+  arbiter = next;
+}
+
+/**
+ * Ask the arbiter before claiming `executionId` in `checkpointer` (the store's own handle). Returns at once when no
+ * arbiter is installed, the store cannot say, the execution is not replicated, or nothing is pending.
+ */
+export async function arbitrateClaim(checkpointer: Checkpointer, executionId: string, claim: Claim): Promise<void> {
+  if (!arbiter) return;
+  const aware = checkpointer as Partial<ReplicationAwareCheckpointer>;
+  if (typeof aware.isReplicated !== 'function' || !(await aware.isReplicated(executionId))) return;
+  const pending = (await checkpointer.listPendingInterrupts({ limit: 10_000 })).find((p) => p.execution_id === executionId);
+  if (!pending) return;
+  await arbiter(checkpointer, executionId, pending, claim);
+}

@@ -1,0 +1,61 @@
+/**
+ * The Platform's side of claiming a replicated execution (docs/adr/0054), installed with replication: before a host
+ * claims a pause locally it flushes the execution's queued rows, then claims the pause on the Platform. The claim id is
+ * derived from this host, its store, the execution and the pause, so a retry after a lost response, a restart after a
+ * crash that followed the win, and other processes on the same store all meet the same claim (the local atomic
+ * claim then decides among those processes); a host with another store gets AlreadyResumed, naming the host,
+ * principal and time of the decision in force, after its stale pending row is resolved (deleted) so it lists nothing
+ * pending. Not connected: the local claim decides alone (as before connected mode).
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Checkpointer } from '../durability/checkpointer.js';
+import { supportsReplication } from '../durability/checkpointer.js';
+import { setClaimArbiter } from '../durability/claim-arbiter.js';
+import { checkClaim, type Claim } from '../durability/decision.js';
+import { AlreadyResumed } from '../durability/errors.js';
+import type { PendingInterrupt } from '../types.js';
+import { clientFor, resolveConnection } from './current-connection.js';
+import { drainReplication } from './replication.js';
+
+/** The store this claim comes from, as the Platform should tell hosts apart. */
+function storeIdentity(checkpointer: Checkpointer): string {
+  const source = supportsReplication(checkpointer) ? (checkpointer.replicaSource?.() ?? null) : null;
+  if (!source) return 'memory';
+  return source.driver === 'sqlite' ? `sqlite:${source.path}` : `postgres:${source.url}:${source.schema}`;
+}
+
+async function arbitrate(checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim): Promise<void> {
+  const connection = resolveConnection();
+  if (!connection) return;
+  // The Platform must hold the pause before it can arbitrate it.
+  await drainReplication(checkpointer, connection);
+  const host = hostname();
+  const checked = checkClaim(claim);
+  const claimId = createHash('sha256')
+    .update([host, storeIdentity(checkpointer), executionId, pending.created_at].join('\u0000'))
+    .digest('hex')
+    .slice(0, 32);
+  const outcome = await clientFor(connection).claimExecution(executionId, {
+    claim_id: claimId,
+    host,
+    pending_created_at: pending.created_at,
+    decision: {
+      resume: { approved: checked.resume.approved, metadata: checked.resume.metadata },
+      decided_by: { principal: checked.decision.decidedBy.principal, surface: checked.decision.decidedBy.surface },
+      reason: checked.decision.reason,
+    },
+  });
+  if (outcome.won) return;
+  // A stale copy: the pause was decided elsewhere. Its pending row is resolved here, so this host lists nothing.
+  await checkpointer.deletePendingInterruptAtomic(executionId);
+  const { decided_by: by } = outcome.record.decision;
+  throw new AlreadyResumed(
+    `execution '${executionId}' was already resumed: decided by ${by.principal} (${by.surface}) on host ${outcome.record.host} at ${outcome.record.decided_at} (the Platform holds that decision)`,
+  );
+}
+
+/** Install the Platform arbiter (idempotent). `connect()` and `jobScope()` call it through `installReplication`. */
+export function installClaimArbiter(): void {
+  setClaimArbiter(arbitrate);
+}
