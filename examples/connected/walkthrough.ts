@@ -1,4 +1,5 @@
-import { Chain, SQLiteCheckpointer, connect, drainReplication, interrupt, type Checkpointer } from 'agentkit';
+import { randomUUID } from 'node:crypto';
+import { AlreadyResumed, Chain, SQLiteCheckpointer, connect, drainReplication, interrupt, type Checkpointer } from 'agentkit';
 
 // 1. Connect explicitly. With no arguments, connect() uses AGENTKIT_API_KEY / AGENTKIT_TARGET / AGENTKIT_PROJECT,
 //    else the credentials `agentkit connect` saved; it checks the key against the Platform first.
@@ -18,10 +19,11 @@ function refundChain(checkpointer: Checkpointer): Chain {
   return chain;
 }
 
-// 3. Host A pauses the run. Every checkpoint goes to the outbox; the drain runs off the step's path, and
-//    drainReplication waits for it (a process about to exit should).
+// 3. Host A pauses the run (written while connected, so it is queued for the Platform). The drain runs off the
+//    step's path, and drainReplication waits for it (a process about to exit should).
+const refund = `refund-${randomUUID().slice(0, 8)}`;
 const hostA = new SQLiteCheckpointer('.agentkit/host-a.db');
-const paused = await refundChain(hostA).run({ amount: 120 }, { executionId: 'refund-42' });
+const paused = await refundChain(hostA).run({ amount: 120 }, { executionId: refund });
 console.log(`host A: ${paused.status}`);
 const sent = await drainReplication(hostA);
 console.log(`replicated: ${sent?.outcome}, ${(await hostA.fetchUnsynced(100)).length} rows left to send`);
@@ -29,7 +31,17 @@ await hostA.close();
 
 // 4. Host B has an empty store. resume() restores the paused run from the Platform first, then continues it.
 const hostB = new SQLiteCheckpointer('.agentkit/host-b.db');
-const done = await refundChain(hostB).resume('refund-42', { resumeValue: { approved: true, metadata: {} } });
+//    The Platform records its claim: this pause is decided once, whichever host asks.
+const done = await refundChain(hostB).resume(refund, { resumeValue: { approved: true, metadata: {} } });
 console.log(`host B: ${done.status}, ${JSON.stringify(done.output)}`);
 await drainReplication(hostB);
 await hostB.close();
+
+// 5. Host A's copy is stale: resuming it is refused (the Platform names who decided, where and when), and its pending
+//    row is resolved, so host A lists nothing pending.
+const staleA = new SQLiteCheckpointer('.agentkit/host-a.db');
+const refused = await refundChain(staleA)
+  .resume(refund, { resumeValue: { approved: false, metadata: {} } })
+  .catch((error: unknown) => error);
+console.log(`host A: ${refused instanceof AlreadyResumed ? refused.code : 'resumed twice!'}, ${(await staleA.listPendingInterrupts()).length} pending`);
+await staleA.close();
