@@ -6,7 +6,7 @@
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { AlreadyResumed, connect, disconnect, drainReplication, SQLiteCheckpointer, type Checkpointer } from '../../src/index.js';
+import { AlreadyResumed, connect, disconnect, drainReplication, ExecutionBusy, SQLiteCheckpointer, type Checkpointer } from '../../src/index.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { checkpointerFor, conformance, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
 
@@ -80,5 +80,43 @@ area.scenario('host A decides first: host B, restoring afterwards, gets AlreadyR
   await drainReplication(hostB);
   assert.is(runEnds(), 1, 'one run_end on the Platform');
 });
+
+area.scenario(
+  '8 resumers racing across 3 hosts: one decision applied, every other attempt refused, nothing pending anywhere',
+  { timeoutMs: 90_000 },
+  async (t) => {
+    const { platform, counter, hostA, hostB, runEnds } = await setUp(t);
+    const hostC = new SQLiteCheckpointer(path.join(t.cwd, 'host-c', 'local.db'));
+    t.defer(() => hostC.close());
+    const hosts = [hostA, hostB, hostC];
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        approvalChain(hosts[i % 3]!, { counterUrl: counter.url })
+          .resume('refund-42', { resumeValue: { approved: i % 2 === 0, metadata: {} }, approver: `user-${i}` })
+          .then(
+            (result) => result.status,
+            (error: unknown) => error,
+          ),
+      ),
+    );
+    const completed = attempts.filter((a) => a === 'completed');
+    assert.is(completed.length, 1, `outcomes: ${attempts.map((a) => (typeof a === 'string' ? a : (a as Error).constructor.name)).join(', ')}`);
+    assert.ok(
+      attempts.every((a) => a === 'completed' || a instanceof AlreadyResumed || a instanceof ExecutionBusy),
+      attempts.map((a) => (typeof a === 'string' ? a : (a as Error).message)).join(' | '),
+    );
+    assert.is(counter.count('/finalize'), 1, 'the side effect ran once');
+    assert.is(
+      platform.read((s) => s.claims().length),
+      1,
+      'one decision on the Platform',
+    );
+    for (const host of hosts) {
+      await drainReplication(host);
+      assert.equal(await host.listPendingInterrupts(), [], 'nothing pending');
+    }
+    assert.is(runEnds(), 1, 'one run_end on the Platform');
+  },
+);
 
 area.run();
