@@ -94,7 +94,7 @@ export class TraceStore {
       return pg.summariesSince(hoursAgo(lastHours), options);
     }
     if (options.process !== undefined) throw new ConfigError('filtering traces by process needs a Postgres store (a SQLite store is written by one host)');
-    // Candidates are the records whose root (parentless row) started in the window: the partial index of local.db v36
+    // Candidates are the records whose root (parentless row) started in the window: the partial index of local.db v37
     // finds them without grouping every span; the HAVING keeps the definition (the earliest span in the window).
     const cutoff = hoursAgo(lastHours);
     return this.read(
@@ -500,7 +500,7 @@ function summaries(
 function rootsOf(db: Database.Database, traceIds: string[], since?: string): Map<string, { name: string; status: SpanStatus }> {
   const roots = new Map<string, { name: string; status: SpanStatus }>();
   if (since !== undefined && traceIds.length > 64) {
-    // A listing by time: the parentless rows started since then, through the partial index of local.db v36 (every
+    // A listing by time: the parentless rows started since then, through the partial index of local.db v37 (every
     // record's root is one, docs/adr/0009); a trace whose root has a parent outside it is looked up on its own below.
     const wanted = new Set(traceIds);
     const rows = db
