@@ -136,6 +136,11 @@ export class EvalRunCommand extends AgentkitCommand {
     if (!validator('EvalRunReport').Check(report)) throw new EvalError('internal: the report does not match the EvalRunReport contract');
     if (this.json === '-') this.out(JSON.stringify(report, null, 2));
     else for (const line of scorecardText(results, gate, results.persisted ? results.db_path : null)) this.out(line);
+    if (this.failUnder.length === 0) {
+      // The spec's exit 0 stands; a CI step without a rule must still say that it gated nothing (issue 51).
+      const example = results.scorecard.metrics[0]?.name ?? 'exact_match';
+      this.err(`warning: no --fail-under rule: nothing was gated, so this run passes whatever its scores; add one, e.g. --fail-under ${example}.pass_rate=0.9`);
+    }
     if (this.json !== undefined && this.json !== '-') {
       const file = path.resolve(cwd, this.json);
       await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);

@@ -27,6 +27,30 @@ export function scorecardText(run: EvalRunRecord, gate: GateResult, where: strin
   lines.push('', `Gate: ${gate.outcome.toUpperCase()}`);
   for (const check of gate.checks) lines.push(`  ${check}`);
   if (gate.checks.length === 0) lines.push('  (no thresholds)');
+  if (gate.outcome === 'failed') lines.push(...failingCasesText(run));
+  return lines;
+}
+
+/** Most failing cases a failed gate lists (the rest are in `--json` and the UI). */
+const FAILING_SHOWN = 10;
+
+/**
+ * The cases a failed gate is about: scored cases with a scorer that did not pass, first 10, each with an excerpt of
+ * its input, the scorers that failed with their scores, and its trace id (for `replay show`).
+ */
+export function failingCasesText(run: EvalRunRecord): string[] {
+  const failing = run.cases.filter((c) => c.error === null && Object.values(c.per_scorer).some((v) => !v.passed));
+  if (failing.length === 0) return [];
+  const lines = ['', `Failing cases (${failing.length}):`];
+  for (const c of failing.slice(0, FAILING_SHOWN)) {
+    const missed = Object.entries(c.per_scorer)
+      .filter(([, v]) => !v.passed)
+      .map(([name, v]) => `${name}=${rate(v.score)}`)
+      .join(', ');
+    const input = typeof c.input === 'string' ? c.input : JSON.stringify(c.input);
+    lines.push(`  #${c.ordinal} [${missed}] ${oneLine(input, 70)}${c.trace_id ? `  trace ${c.trace_id}` : ''}`);
+  }
+  if (failing.length > FAILING_SHOWN) lines.push(`  ... and ${failing.length - FAILING_SHOWN} more (--json <path> has every case)`);
   return lines;
 }
 

@@ -378,4 +378,45 @@ area.scenario(
   },
 );
 
+area.scenario(
+  'a 20%-accurate agent: without a rule exit 0 with a warning that nothing was gated; with one exit 1 listing its failing cases',
+  { rows: ['cli:eval run'], backends: ['sqlite'], surfaces: ['cli'] },
+  async (t) => {
+    const rows = [
+      { input: 'What is 2+2?', expected_output: '4' },
+      { input: 'Who wrote Hamlet?', expected_output: 'Shakespeare' },
+      { input: 'Largest planet?', expected_output: 'Jupiter' },
+      { input: 'Boiling point of water?', expected_output: '100' },
+      { input: 'Fastest land animal?', expected_output: 'Cheetah' },
+    ];
+    const file = path.join(t.cwd, 'weak.jsonl');
+    await writeFile(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const base = ['eval', 'run', '--agent', target('support'), '--dataset', file, '--scorers', 'exact_match', '--db', dbOf(t)];
+
+    const ungated = await t.cli(base);
+    assert.is(ungated.code, 0, ungated.stderr);
+    assert.match(ungated.stdout, /Gate: PASSED/);
+    assert.match(
+      ungated.stderr,
+      'warning: no --fail-under rule: nothing was gated, so this run passes whatever its scores; add one, e.g. --fail-under exact_match.pass_rate=0.9',
+    );
+    assert.not.match(ungated.stdout, /Failing cases/);
+
+    const gated = await t.cli([...base, '--fail-under', 'exact_match.pass_rate=0.9']);
+    assert.is(gated.code, 1, gated.stderr);
+    assert.not.match(gated.stderr, /warning/);
+    const listed = gated.stdout.slice(gated.stdout.indexOf('Failing cases (4):'));
+    assert.ok(gated.stdout.indexOf('Failing cases (4):') > gated.stdout.indexOf('Gate: FAILED'), 'listed after the scorecard and gate');
+    for (const [ordinal, question] of [
+      [1, 'Who wrote Hamlet?'],
+      [2, 'Largest planet?'],
+      [3, 'Boiling point of water?'],
+      [4, 'Fastest land animal?'],
+    ] as const) {
+      assert.match(listed, new RegExp(`  #${ordinal} \\[exact_match=0\\.000\\] ${question.replace('?', '\\?')}  trace [0-9a-f]{32}`));
+    }
+    assert.not.match(listed, /#0 /, 'the case that passed is not listed');
+  },
+);
+
 area.run();
