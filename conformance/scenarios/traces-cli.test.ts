@@ -1,6 +1,6 @@
 /**
- * `agentkit traces list`, `traces export` and `export-trace` through the CLI, on the local store an agent run wrote.
- * Traces always live in local.db (see spec-rows.ts), so these run on SQLite only.
+ * `agentkit traces list`, `traces export` and `export-trace` through the CLI, on the store an agent run wrote: the
+ * local.db file, or a Postgres schema named by `AGENTKIT_LOCAL_DB` (issue 38).
  */
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Type from 'typebox';
+import pg from 'pg';
 import { conformance, type ScenarioContext } from '../harness/index.js';
 import { Agent, flushTraces, tool, TraceStore, VERSION } from '../../src/index.js';
 import { openLocalStore, utcNow } from '../../src/store/index.js';
@@ -23,7 +24,7 @@ function dbOf(t: ScenarioContext): string {
 
 const lookup = tool({ name: 'lookup_order', registry: false, parameters: Type.Object({ id: Type.String() }), execute: ({ id }) => ({ id, total: 50 }) });
 
-async function runAgent(t: ScenarioContext, executionId = 'exec-cli-1', traceDb = dbOf(t)) {
+async function runAgent(t: ScenarioContext, executionId = 'exec-cli-1', traceDb = t.store!) {
   const agent = new Agent({
     name: 'support',
     systemPrompt: 'Help with orders.',
@@ -37,35 +38,67 @@ async function runAgent(t: ScenarioContext, executionId = 'exec-cli-1', traceDb 
   return agent.run('What does order 42 cost?', { executionId });
 }
 
-/** Insert a finished trace directly, `hoursAgo` in the past, as another process would have written it. */
-function insertOldTrace(file: string, hoursAgo: number, name = 'agent.old'): string {
-  const traceId = randomBytes(16).toString('hex');
-  const start = new Date(Date.now() - hoursAgo * 3_600_000).toISOString().replace('Z', '000Z');
-  const db = openLocalStore(file);
-  db.prepare("INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status) VALUES (?, ?, NULL, ?, ?, ?, 'OK')").run(
-    randomBytes(8).toString('hex'),
-    traceId,
+/**
+ * Insert finished one-span traces directly, each `hoursAgo` in the past, as another process would have written them,
+ * into the variant's engine (its trace tables exist already: an agent run wrote to the store first). Their trace ids.
+ */
+async function insertOldTraces(t: ScenarioContext, traces: ReadonlyArray<{ hoursAgo: number; name: string }>): Promise<string[]> {
+  const rows = traces.map(({ hoursAgo, name }) => ({
+    spanId: randomBytes(8).toString('hex'),
+    traceId: randomBytes(16).toString('hex'),
     name,
-    start,
-    start,
-  );
+    start: new Date(Date.now() - hoursAgo * 3_600_000).toISOString().replace('Z', '000Z'),
+  }));
+  if (t.backend.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: t.backend.url });
+    await client.connect();
+    try {
+      for (const r of rows)
+        await client.query(
+          `INSERT INTO "${t.backend.schema}".spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status) VALUES ($1, $2, NULL, $3, $4, $4, 'OK')`,
+          [r.spanId, r.traceId, r.name, r.start],
+        );
+    } finally {
+      await client.end();
+    }
+    return rows.map((r) => r.traceId);
+  }
+  const db = openLocalStore(dbOf(t));
+  const insert = db.prepare("INSERT INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status) VALUES (?, ?, NULL, ?, ?, ?, 'OK')");
+  for (const r of rows) insert.run(r.spanId, r.traceId, r.name, r.start, r.start);
   db.close();
-  return traceId;
+  return rows.map((r) => r.traceId);
+}
+
+/** Whether the store holds trace tables yet: the local.db file exists, or the schema has its trace version table. */
+async function storeCreated(t: ScenarioContext): Promise<boolean> {
+  if (t.backend.kind !== 'postgres') return existsSync(dbOf(t));
+  const client = new pg.Client({ connectionString: t.backend.url });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1', [t.backend.schema]);
+    return (found.rowCount ?? 0) > 0;
+  } finally {
+    await client.end();
+  }
 }
 
 area.scenario(
   'traces list: empty store, a table of the window, --last-hours, --json, no row cap',
-  { rows: ['cli:traces list'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:traces list'], surfaces: ['cli'], storeEnv: true },
   async (t) => {
     const empty = await t.cli(['traces', 'list']);
     assert.equal(empty, { code: 0, stdout: 'No traces found.\n', stderr: '' });
-    assert.not.ok(existsSync(dbOf(t)), 'listing does not create a store');
+    assert.not.ok(await storeCreated(t), 'listing does not create a store');
 
     const result = await runAgent(t);
-    const old = insertOldTrace(dbOf(t), 30);
+    await flushTraces();
+    const [old] = await insertOldTraces(t, [{ hoursAgo: 30, name: 'agent.old' }]);
     const listed = await t.cli(['traces', 'list']);
     assert.is(listed.code, 0, listed.stderr);
-    const summary = (await new TraceStore({ dbPath: dbOf(t) }).listTraces())[0]!;
+    const reader = new TraceStore({ dbPath: t.store! });
+    t.defer(() => reader.close());
+    const summary = (await reader.listTraces())[0]!;
     assert.is(
       listed.stdout,
       [
@@ -86,7 +119,10 @@ area.scenario(
       ],
     );
 
-    for (let i = 0; i < 150; i++) insertOldTrace(dbOf(t), 1 + i / 1000, `agent.bulk${i}`);
+    await insertOldTraces(
+      t,
+      Array.from({ length: 150 }, (_, i) => ({ hoursAgo: 1 + i / 1000, name: `agent.bulk${i}` })),
+    );
     const all = JSON.parse((await t.cli(['traces', 'list', '--json'])).stdout) as { count: number };
     assert.is(all.count, 151, 'every trace in the window, no row cap');
 
@@ -147,6 +183,7 @@ area.scenario(
 
 area.scenario(
   'export-trace: one self-contained file with spans, checkpoints and attachments, state and bytes on request',
+  // SQLite only: it inserts attachments, a family that has no Postgres table yet (docs/adr/0017).
   { rows: ['cli:export-trace'], backends: ['sqlite'], surfaces: ['cli'] },
   async (t) => {
     const result = await runAgent(t, 'exec-export-1');
@@ -265,6 +302,40 @@ area.scenario(
     assert.is(binary.code, 0, binary.stderr);
     const binDoc = JSON.parse(await readFile(path.join(t.cwd, 'bin.json'), 'utf8'));
     assert.equal({ ...binDoc, exported_at: '' }, { ...doc, exported_at: '' }, 'the real binary writes the same document');
+  },
+);
+
+area.scenario(
+  'export-trace on either engine: the trace and its spans from the store AGENTKIT_LOCAL_DB names, --db as the value',
+  { rows: ['cli:export-trace'], surfaces: ['cli'], storeEnv: true },
+  async (t) => {
+    const result = await runAgent(t, 'exec-export-2');
+    await flushTraces();
+    const run = await t.cli(['export-trace', '--trace-id', result.trace_id!, '--output', 'either.json']);
+    const file = path.join(t.cwd, 'either.json');
+    assert.equal(run, { code: 0, stdout: `wrote ${file}\n`, stderr: '' });
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    assert.ok(validator('ExportTraceDocument').Check(doc), 'matches ExportTraceDocument');
+    const reader = new TraceStore({ dbPath: t.store! });
+    t.defer(() => reader.close());
+    const stored = await reader.getTrace(result.trace_id!);
+    assert.equal(
+      doc.spans.map((s: { span_id: string; name: string; status: string }) => [s.span_id, s.name, s.status]),
+      stored.spans.map((s) => [s.span_id, s.name, s.status]),
+    );
+    assert.equal([doc.trace.trace_id, doc.trace.name, doc.trace.total_tokens, doc.trace.execution_id], [result.trace_id, 'agent.support', 88, 'exec-export-2']);
+    assert.equal(doc.spans[2].input, { 'tool.args': { id: '42' } });
+
+    const viaFlag = await t.cli(['export-trace', '--trace-id', result.trace_id!, '--output', 'flag.json', '--db', t.store!], {
+      env: { AGENTKIT_LOCAL_DB: path.join(t.cwd, 'elsewhere.db') },
+    });
+    assert.is(viaFlag.code, 0, viaFlag.stderr);
+    const flagDoc = JSON.parse(await readFile(path.join(t.cwd, 'flag.json'), 'utf8'));
+    assert.equal({ ...flagDoc, exported_at: '' }, { ...doc, exported_at: '' }, '--db names the same store');
+
+    const unknown = await t.cli(['export-trace', '--trace-id', 'feedfacefeedfacefeedfacefeedface', '--output', 'none.json']);
+    assert.equal(unknown, { code: 1, stdout: '', stderr: `error: trace id 'feedfacefeedfacefeedfacefeedface' not found in ${reader.label}\n` });
+    assert.not.ok(existsSync(path.join(t.cwd, 'none.json')), 'nothing is written for an unknown trace');
   },
 );
 
