@@ -1,6 +1,6 @@
 /**
  * Agent Replay through the SDK on a real local store: load, steps, inspect, fork, safe rerun (recorded and live),
- * compare, save as test, and every replay error of the spec's table. Traces live in local.db, so SQLite only.
+ * compare, save as test, and every replay error of the spec's table, on a local.db file and on a Postgres schema.
  */
 import * as assert from 'uvu/assert';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -25,9 +25,10 @@ import { makeDesk, deskModel } from '../fixtures/replay/desk.js';
 
 const area = conformance('replay: SDK');
 
+/** The variant's store as one value: the local.db file or the Postgres URL with its schema. */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('replay scenarios run on the local store');
-  return t.backend.dbPath;
+  if (t.store === undefined) throw new Error('replay scenarios need a store');
+  return t.store;
 }
 
 async function rejects(work: () => Promise<unknown>): Promise<Error> {
@@ -62,7 +63,7 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
 
 const DESK_STEPS = ['agent.desk', 'llm.chat_completion', 'tool.lookup_order', 'llm.chat_completion', 'tool.refund', 'llm.chat_completion'];
 
-area.scenario('load: steps in start order, input/output split and decoded, summary, stepThrough, inspect', { backends: ['sqlite'] }, async (t) => {
+area.scenario('load: steps in start order, input/output split and decoded, summary, stepThrough, inspect', {}, async (t) => {
   const desk = makeDesk(dbOf(t));
   const original = await desk.agent.run('Please refund order 42.');
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
@@ -102,7 +103,7 @@ area.scenario('load: steps in start order, input/output split and decoded, summa
 
 area.scenario(
   'step out of range (inspect, forkAt, negative); modifyState; fromPlatform; unknown trace',
-  { rows: ['error:replay-step-range', 'error:modify-state'], backends: ['sqlite'] },
+  { rows: ['error:replay-step-range', 'error:modify-state'] },
   async (t) => {
     const desk = makeDesk(dbOf(t));
     const original = await desk.agent.run('Where is order 42?');
@@ -131,7 +132,7 @@ area.scenario(
   },
 );
 
-area.scenario('recorded mode: an unchanged rerun calls no model, repeats no side effect, makes a new identical trace', { backends: ['sqlite'] }, async (t) => {
+area.scenario('recorded mode: an unchanged rerun calls no model, repeats no side effect, makes a new identical trace', {}, async (t) => {
   const desk = makeDesk(dbOf(t));
   const original = await desk.agent.run('Please refund order 42.');
   assert.equal(desk.executed, { lookup_order: ['42'], refund: ['42'] });
@@ -176,7 +177,7 @@ area.scenario('recorded mode: an unchanged rerun calls no model, repeats no side
   );
 });
 
-area.scenario('recorded mode with a changed prompt: diverges at the first model step and goes live from there', { backends: ['sqlite'] }, async (t) => {
+area.scenario('recorded mode with a changed prompt: diverges at the first model step and goes live from there', {}, async (t) => {
   const desk = makeDesk(dbOf(t));
   const original = await desk.agent.run('Please refund order 42.');
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
@@ -203,7 +204,7 @@ area.scenario('recorded mode with a changed prompt: diverges at the first model 
   assert.is(temperature.counts.liveModelCalls, 3, 'a changed temperature is a changed request');
 });
 
-area.scenario('side-effecting tools never run unless allowed; read_only tools do; overrides answer instead', { backends: ['sqlite'] }, async (t) => {
+area.scenario('side-effecting tools never run unless allowed; read_only tools do; overrides answer instead', {}, async (t) => {
   const desk = makeDesk(dbOf(t));
   const original = await desk.agent.run('Please refund order 42.');
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
@@ -234,7 +235,7 @@ area.scenario('side-effecting tools never run unless allowed; read_only tools do
 
 area.scenario(
   'reconstruction: a trace without reconstruction attributes, an unregistered tool, a model that cannot be rebuilt',
-  { rows: ['error:rerun-old-trace'], backends: ['sqlite'] },
+  { rows: ['error:rerun-old-trace'] },
   async (t) => {
     const desk = makeDesk(dbOf(t));
     const original = await desk.agent.run('Please refund order 42.');
@@ -274,7 +275,7 @@ area.scenario(
   },
 );
 
-area.scenario('payload capture off: the prompt does not round-trip, modifications still apply, the model goes live', { backends: ['sqlite'] }, async (t) => {
+area.scenario('payload capture off: the prompt does not round-trip, modifications still apply, the model goes live', {}, async (t) => {
   const desk = makeDesk(dbOf(t), { prompt: 'You are a polite desk.' });
   const original = await withEnv({ AGENTKIT_TRACE_PAYLOADS: '0' }, () => desk.agent.run('Where is order 42?'));
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
@@ -287,7 +288,7 @@ area.scenario('payload capture off: the prompt does not round-trip, modification
   assert.is(changed.new_output, 'Certainly. Order 42: 50 USD.');
 });
 
-area.scenario('an agent nested in a Chain is rerun from its own span and compared with its own steps', { backends: ['sqlite'] }, async (t) => {
+area.scenario('an agent nested in a Chain is rerun from its own span and compared with its own steps', {}, async (t) => {
   const desk = makeDesk(dbOf(t));
   const chain = new Chain('support_flow')
     .addNode('prepare', (state) => ({ input: `${String(state.input)} Thanks.` }))
@@ -318,53 +319,49 @@ area.scenario('an agent nested in a Chain is rerun from its own span and compare
   assert.is(comparison.diverged_at, 1);
 });
 
-area.scenario(
-  'a Swarm member is rerun from its own span: its handoff tool (made at run time) is answered from the trace',
-  { backends: ['sqlite'] },
-  async (t) => {
-    const triage = new Agent({
-      name: 'triage',
-      systemPrompt: 'Route the customer.',
-      llm: new ScriptedModel([{ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund question' } }] }]),
-    });
-    const billing = new Agent({ name: 'billing', systemPrompt: 'Answer billing questions.', llm: new ScriptedModel(['Billing here: refunds take 5 days.']) });
-    const swarm = new Swarm({ name: 'desk', agents: [triage, billing], entrypoint: 'triage', handoffs: { triage: ['billing'] }, traceDb: dbOf(t) });
-    const run = await swarm.run('How long do refunds take?');
-    const replay = await Replay.load(run.trace_id!, { dbPath: dbOf(t) });
-    const names = replay.steps().map((s) => s.span_name);
-    assert.is(names[0], 'swarm.desk');
-    const triageStep = names.indexOf('agent.triage');
-    const tools = JSON.parse(replay.inspect(triageStep).attributes['agent.tools'] as string) as Array<{
-      name: string;
-      ends_run?: boolean;
-      replay_class: string;
-    }>;
-    assert.equal(
-      tools.map((d) => [d.name, d.ends_run, d.replay_class]),
-      [['handoff_to_billing', true, 'idempotent']],
-    );
+area.scenario('a Swarm member is rerun from its own span: its handoff tool (made at run time) is answered from the trace', {}, async (t) => {
+  const triage = new Agent({
+    name: 'triage',
+    systemPrompt: 'Route the customer.',
+    llm: new ScriptedModel([{ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund question' } }] }]),
+  });
+  const billing = new Agent({ name: 'billing', systemPrompt: 'Answer billing questions.', llm: new ScriptedModel(['Billing here: refunds take 5 days.']) });
+  const swarm = new Swarm({ name: 'desk', agents: [triage, billing], entrypoint: 'triage', handoffs: { triage: ['billing'] }, traceDb: dbOf(t) });
+  const run = await swarm.run('How long do refunds take?');
+  const replay = await Replay.load(run.trace_id!, { dbPath: dbOf(t) });
+  const names = replay.steps().map((s) => s.span_name);
+  assert.is(names[0], 'swarm.desk');
+  const triageStep = names.indexOf('agent.triage');
+  const tools = JSON.parse(replay.inspect(triageStep).attributes['agent.tools'] as string) as Array<{
+    name: string;
+    ends_run?: boolean;
+    replay_class: string;
+  }>;
+  assert.equal(
+    tools.map((d) => [d.name, d.ends_run, d.replay_class]),
+    [['handoff_to_billing', true, 'idempotent']],
+  );
 
-    const fork = replay.forkAt(triageStep);
-    const same = await fork.rerun();
-    assert.equal([same.new_output, same.original_output], ['Handed off to billing.', 'Handed off to billing.']);
-    assert.equal([same.counts.recordedModelCalls, same.counts.recordedToolCalls], [1, 1]);
-    assert.is((await fork.compare(same)).diverged_at, null);
+  const fork = replay.forkAt(triageStep);
+  const same = await fork.rerun();
+  assert.equal([same.new_output, same.original_output], ['Handed off to billing.', 'Handed off to billing.']);
+  assert.equal([same.counts.recordedModelCalls, same.counts.recordedToolCalls], [1, 1]);
+  assert.is((await fork.compare(same)).diverged_at, null);
 
-    const changed = await replay
-      .forkAt(triageStep)
-      .modifyPrompt('Answer directly.')
-      .rerun({ llm: new FunctionModel(() => 'Refunds take 5 days.') });
-    assert.is(changed.new_output, 'Refunds take 5 days.');
-    assert.is((await replay.forkAt(triageStep).compare(changed)).diverged_at, 1);
+  const changed = await replay
+    .forkAt(triageStep)
+    .modifyPrompt('Answer directly.')
+    .rerun({ llm: new FunctionModel(() => 'Refunds take 5 days.') });
+  assert.is(changed.new_output, 'Refunds take 5 days.');
+  assert.is((await replay.forkAt(triageStep).compare(changed)).diverged_at, 1);
 
-    const billingStep = names.indexOf('agent.billing');
-    const second = await replay.forkAt(billingStep + 1).rerun();
-    assert.is(second.new_output, 'Billing here: refunds take 5 days.');
-    assert.is(second.original_output, 'Billing here: refunds take 5 days.');
-  },
-);
+  const billingStep = names.indexOf('agent.billing');
+  const second = await replay.forkAt(billingStep + 1).rerun();
+  assert.is(second.new_output, 'Billing here: refunds take 5 days.');
+  assert.is(second.original_output, 'Billing here: refunds take 5 days.');
+});
 
-area.scenario('saveAsTest appends the four fields, creating the file and folder, never rewriting earlier lines', { backends: ['sqlite'] }, async (t) => {
+area.scenario('saveAsTest appends the four fields, creating the file and folder, never rewriting earlier lines', {}, async (t) => {
   const desk = makeDesk(dbOf(t));
   const original = await desk.agent.run('Where is order 42?');
   const replay = await Replay.load(original.trace_id!, { dbPath: dbOf(t) });
@@ -385,7 +382,7 @@ area.scenario('saveAsTest appends the four fields, creating the file and folder,
   assert.equal(JSON.parse(lines[2]!), second);
 });
 
-area.scenario('compare: span names, prefixes, and a trace whose rerun has no trace', { backends: ['sqlite'] }, async (t) => {
+area.scenario('compare: span names, prefixes, and a trace whose rerun has no trace', {}, async (t) => {
   const registry = new ToolRegistry();
   const clock = tool({ name: 'clock', registry, replayClass: 'read_only', parameters: Type.Object({}), execute: () => 'noon' });
   const agent = new Agent({ name: 'timer', llm: new ScriptedModel([{ toolCalls: [{ name: 'clock' }] }, 'It is noon.']), tools: [clock], traceDb: dbOf(t) });
