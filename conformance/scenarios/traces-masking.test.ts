@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -21,11 +22,6 @@ const area = conformance('masking: credential shapes in every observation copy')
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const moduleUrl = (file: string) => JSON.stringify(pathToFileURL(path.join(root, file)).href);
 const SECRETS = Object.values(LEAKED);
-
-function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('traces live in the local store');
-  return t.backend.dbPath;
-}
 
 /** The fake provider: the desk's script, except that a request whose user asks to fail gets a 401 quoting credentials. */
 function reply(request: RecordedRequest): FakeReply {
@@ -45,12 +41,39 @@ function clean(text: string, where: string): void {
   for (const secret of SECRETS) assert.not.ok(text.includes(secret), `${where} holds ${secret.slice(0, 8)}...`);
 }
 
-/** The store's files (database and WAL) as text: a credential written anywhere in them shows. */
-function storeBytes(dbPath: string): string {
-  return [dbPath, `${dbPath}-wal`]
-    .filter((f) => existsSync(f))
-    .map((f) => readFileSync(f).toString('latin1'))
-    .join('\n');
+/**
+ * Everything the variant's store holds, as text: the SQLite files (database and WAL) byte for byte, or every row of
+ * every table in the Postgres schema. A credential written anywhere in them shows.
+ */
+async function storeText(t: ScenarioContext): Promise<string> {
+  if (t.backend.kind === 'sqlite') {
+    const file = t.backend.dbPath;
+    return [file, `${file}-wal`]
+      .filter((f) => existsSync(f))
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('\n');
+  }
+  if (t.backend.kind !== 'postgres') throw new Error('masking scenarios need a store');
+  const client = new pg.Client({ connectionString: t.backend.url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
+      [t.backend.schema],
+    );
+    assert.ok(
+      tables.rows.some((r) => r.table_name === 'spans'),
+      'the run wrote its spans to the schema',
+    );
+    const dumps: string[] = [];
+    for (const { table_name } of tables.rows) {
+      const rows = await client.query<{ row: string }>(`SELECT r::text AS row FROM "${t.backend.schema}"."${table_name}" r`);
+      dumps.push(...rows.rows.map((r) => r.row));
+    }
+    return dumps.join('\n');
+  } finally {
+    await client.end();
+  }
 }
 
 async function writeRunners(t: ScenarioContext, baseUrl: string): Promise<void> {
@@ -64,7 +87,7 @@ export const desk = () => providerAgent({ baseUrl: ${JSON.stringify(baseUrl)}, l
 
 area.scenario(
   'served over HTTP: a ghp_, a JWT and an sk- string in tool output and in a provider error reach no store, OTLP, log or error body; replay still matches',
-  { backends: ['sqlite'], surfaces: ['http'], timeoutMs: 60_000 },
+  { surfaces: ['http'], timeoutMs: 60_000, storeEnv: true },
   async (t) => {
     const receiver = await startOtlpReceiver();
     t.defer(() => receiver.close());
@@ -103,10 +126,11 @@ area.scenario(
     assert.match(proc.stderr(), /agentkit serve: LLMProviderError: openai: HTTP 401 .*\[REDACTED\]/, 'the failure was logged, masked');
     clean(receiver.bodies().join('\n'), 'the OTLP export');
     assert.ok(receiver.spans().some((s) => String(s.attributes['gen_ai.tool.call.result'] ?? '').includes('[REDACTED]')));
-    clean(storeBytes(dbOf(t)), 'the store');
+    clean(await storeText(t), 'the store');
 
     // The stored run: masked, with the keyed hashes replay needs, and its rerun in recorded mode calls no model.
-    const store = new TraceStore({ dbPath: dbOf(t) });
+    const store = new TraceStore({ dbPath: t.store! });
+    t.defer(() => store.close());
     const spans = (await store.getTrace(okBody.trace_id)).spans;
     const secondModel = spans.filter((s) => s.name === 'llm.chat_completion')[1]!;
     assert.match(String(secondModel.attributes['agentkit.redaction.hmac']), /"gen_ai.request.messages":\{"3":"[0-9a-f]{32}"\}/);
@@ -123,7 +147,7 @@ area.scenario(
 
 area.scenario(
   'mcp serve: a provider error quoting credentials comes back as an MCP error result with them masked; the server log holds none',
-  { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
+  { surfaces: ['cli'], timeoutMs: 40_000, storeEnv: true },
   async (t) => {
     const provider = await startFakeProvider(reply);
     t.defer(() => provider.close());
@@ -150,7 +174,7 @@ area.scenario(
     assert.ok(JSON.stringify(direct.content).includes(LEAKED.github));
     await client.close();
     clean(stderr, "the MCP server's log");
-    clean(storeBytes(dbOf(t)), 'the store');
+    clean(await storeText(t), 'the store');
   },
 );
 

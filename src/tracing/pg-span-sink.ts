@@ -7,6 +7,11 @@
  * (at most `maxQueued`; beyond that new rows are dropped and counted) and one warning says so, once per outage; a
  * second one says how many were dropped when writing resumes. `flush()` (graceful stop) writes what waits, trying
  * once. Each row references the writing process (`processes`: service name, host, pid, instance id).
+ *
+ * Spans arrive encoded (`enqueueEncoded`) and are decoded, credential-shaped text masked, with the store's keyed hash
+ * (`trace_keys`) beside each masked value, as the SQLite writer does, so a recorded rerun still matches a masked call
+ * (redaction-hash.ts, docs/adr/0010). The key is read once, after the schema is migrated; encoded spans that arrive
+ * before then wait undecoded (bounded by the same `maxQueued`).
  */
 import type pg from 'pg';
 import { processIdentity } from '../config/process-identity.js';
@@ -14,6 +19,8 @@ import { redactStoreValue, storeValue, type StoreRef } from '../config/store-val
 import { encodePgString } from '../store/pg-text.js';
 import { openStore, type Store } from '../store/store-handle.js';
 import { migrateTraceSchema } from './pg-schema.js';
+import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
+import { decodeSpanRows } from './span-encoding.js';
 import type { SpanRow } from './span-record.js';
 
 export interface PgSinkOptions {
@@ -60,6 +67,11 @@ export class PgSpanSink {
   #ready: Promise<number> | undefined;
   /** The `processes` row of this process, once registered. */
   #processId: number | undefined;
+  /** The store's keyed hash once read (null: the store has no key); undefined until then. */
+  #hash: KeyedHash | null | undefined;
+  /** Encoded spans waiting for the key, and how many spans they hold. */
+  #encoded: Uint8Array[] = [];
+  #encodedSpans = 0;
   /** True from the first failed write to the next successful one. */
   #down = false;
   /** Rows dropped in the current outage (queue full). */
@@ -82,20 +94,40 @@ export class PgSpanSink {
 
   /** Rows waiting to be written. */
   get pending(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#encodedSpans;
   }
 
-  /** Queue rows and start writing if idle. Never throws, never waits. */
+  /** Queue rows (already masked) and start writing if idle. Never throws, never waits. */
   enqueue(rows: readonly SpanRow[]): void {
+    this.#push(rows);
+    if (!this.#writing && !this.#retryTimer) this.#kick();
+  }
+
+  /**
+   * Queue `count` spans encoded by span-encoding.ts (as the batched writer holds them), to be decoded and masked with
+   * the store's keyed hash. Never waits; throws only on a malformed buffer, as decoding does.
+   */
+  enqueueEncoded(chunk: Uint8Array, count: number): void {
+    if (this.#hash !== undefined) return this.enqueue(decodeSpanRows(chunk, () => this.#hash ?? undefined));
+    if (this.pending + count > this.#maxQueued) {
+      this.dropped += count;
+      this.#droppedNow += count;
+    } else {
+      this.#encoded.push(chunk);
+      this.#encodedSpans += count;
+    }
+    if (!this.#writing && !this.#retryTimer) this.#kick();
+  }
+
+  #push(rows: readonly SpanRow[]): void {
     for (const row of rows) {
-      if (this.#queue.length >= this.#maxQueued) {
+      if (this.pending >= this.#maxQueued) {
         this.dropped++;
         this.#droppedNow++;
         continue;
       }
       this.#queue.push(row);
     }
-    if (!this.#writing && !this.#retryTimer) this.#kick();
   }
 
   /** Write what waits now (one attempt if the store fails); resolves when done. Never rejects. */
@@ -103,7 +135,7 @@ export class PgSpanSink {
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     await this.#writing;
-    if (this.#queue.length > 0) {
+    if (this.pending > 0) {
       this.#kick();
       await this.#writing;
     }
@@ -124,10 +156,23 @@ export class PgSpanSink {
   }
 
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.slice(0, this.#batchRows);
+    while (this.pending > 0) {
       try {
-        await this.#insert(batch);
+        await this.#prepare();
+      } catch (error) {
+        this.#failed(error);
+        return;
+      }
+      this.#decodeWaiting();
+      const batch = this.#queue.slice(0, this.#batchRows);
+      if (batch.length === 0) continue;
+      try {
+        await insertSpanRows(
+          this.#store.pool(),
+          this.#store.schema!,
+          { project: this.#project, processId: this.#processId!, maxAttributesChars: this.#maxAttributesChars },
+          batch,
+        );
       } catch (error) {
         this.#failed(error);
         return;
@@ -137,7 +182,8 @@ export class PgSpanSink {
     }
   }
 
-  async #insert(rows: readonly SpanRow[]): Promise<void> {
+  /** Migrate the schema, register this process and read the store's key, each once. */
+  async #prepare(): Promise<void> {
     const pool = this.#store.pool();
     this.#ready ??= migrateTraceSchema(pool, this.#store.schema!).catch((error: unknown) => {
       this.#ready = undefined;
@@ -145,7 +191,28 @@ export class PgSpanSink {
     });
     await this.#ready;
     this.#processId ??= await this.#register();
-    await insertSpanRows(pool, this.#store.schema!, { project: this.#project, processId: this.#processId, maxAttributesChars: this.#maxAttributesChars }, rows);
+    if (this.#hash === undefined) {
+      const result = await pool.query<{ key: Buffer }>(`SELECT key FROM "${this.#store.schema}".trace_keys WHERE project = $1 AND name = $2`, [
+        this.#project,
+        REDACTION_KEY_NAME,
+      ]);
+      const key = result.rows[0]?.key;
+      this.#hash = key ? keyedHash(key) : null;
+    }
+  }
+
+  /** Decode the encoded spans that waited for the key into the queue. */
+  #decodeWaiting(): void {
+    const chunks = this.#encoded;
+    if (chunks.length === 0) return;
+    this.#encoded = [];
+    this.#encodedSpans = 0;
+    for (const chunk of chunks) {
+      // A malformed buffer (an encoder bug, never input) is dropped whole: one bad batch must not stop the others.
+      try {
+        this.#push(decodeSpanRows(chunk, () => this.#hash ?? undefined));
+      } catch {}
+    }
   }
 
   async #register(): Promise<number> {

@@ -16,7 +16,6 @@ import { appendLeanSpan, appendReadableSpan, SpanBatch, type StoredIdentity } fr
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { WriterThread } from './writer-thread.js';
 import { isStoreUrl, parseStoreValue } from '../config/store-value.js';
-import { decodeSpanRows } from './span-encoding.js';
 import { PgSpanSink } from './pg-span-sink.js';
 
 export type { GuardrailEventRow } from './store-writer.js';
@@ -225,7 +224,12 @@ export class BatchedTraceWriter {
       if (isStoreUrl(dbPath)) {
         // A Postgres store: rows go to its sink (async, bounded, never in a run's way). Guardrail events are kept in
         // SQLite stores only for now (issue 38 leaves them to the guardrail family's Postgres tables).
-        if (queue.spans.count > 0) this.pgSinkFor(dbPath)?.enqueue(decodeSpanRows(queue.spans.take()));
+        // Decoded (and masked with the store's keyed hash) by the sink, which reads the key from the store.
+        if (queue.spans.count > 0) {
+          const count = queue.spans.count;
+          const chunk = queue.spans.take();
+          this.pgSinkFor(dbPath)?.enqueueEncoded(chunk, count);
+        }
         queue.events = [];
         continue;
       }
