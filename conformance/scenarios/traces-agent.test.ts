@@ -1,5 +1,5 @@
 /**
- * What an agent run leaves in the local store: the spans, their names, parents, statuses and attributes; the root
+ * What an agent run leaves in its store (a local.db file or a Postgres schema): the spans, their names, parents, statuses and attributes; the root
  * span's reconstruction attributes (and an agent rebuilt from them); payloads off; no secret on any span; one process
  * writing many stores; spans other code creates; failures; OTLP export from a real child process.
  */
@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { trace } from '@opentelemetry/api';
 import Type from 'typebox';
+import pg from 'pg';
 import { conformance, startFakeProvider, type ScenarioContext, runTsFile } from '../harness/index.js';
 import {
   Agent,
@@ -17,6 +18,7 @@ import {
   OpenAICompatibleModel,
   tool,
   TraceStore,
+  flushTraces,
   flushTracesSync,
   type Span,
 } from '../../src/index.js';
@@ -25,9 +27,29 @@ import { openLocalStore } from '../../src/store/index.js';
 
 const area = conformance('traces: agent runs');
 
+/** The variant's store as one value: the local.db file or the Postgres URL with its schema. */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('trace scenarios run on the local store');
-  return t.backend.dbPath;
+  if (t.store === undefined) throw new Error('trace scenarios need a store');
+  return t.store;
+}
+
+/** Every stored span row as JSON text, as the engine holds it (no reader in between). */
+async function rawSpans(t: ScenarioContext): Promise<string> {
+  if (t.backend.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: t.backend.url });
+    await client.connect();
+    try {
+      return JSON.stringify((await client.query(`SELECT * FROM "${t.backend.schema}".spans`)).rows);
+    } finally {
+      await client.end();
+    }
+  }
+  const db = openLocalStore(dbOf(t), { readonly: true });
+  try {
+    return JSON.stringify(db.prepare('SELECT * FROM spans').all());
+  } finally {
+    db.close();
+  }
 }
 
 function byName(spans: Span[], name: string): Span[] {
@@ -83,7 +105,7 @@ function travelAgent(llm = travelScript(), traceDb?: string) {
   });
 }
 
-area.scenario('an agent run with two tool calls leaves the spans, names and attributes the spec names', { backends: ['sqlite'] }, async (t) => {
+area.scenario('an agent run with two tool calls leaves the spans, names and attributes the spec names', {}, async (t) => {
   const agent = travelAgent(undefined, dbOf(t));
   const result = await agent.run('Book Lisbon for 500 EUR', { context: { user: 'Ada' }, executionId: 'exec-travel-1' });
   const stored = await new TraceStore({ dbPath: dbOf(t) }).getTrace(result.trace_id!);
@@ -175,7 +197,7 @@ area.scenario('an agent run with two tool calls leaves the spans, names and attr
   assert.is(byName(spans, 'tool.book_flight')[0]!.attributes['agentkit.tool.replay_class'], 'side_effecting');
 });
 
-area.scenario('the agent definition rebuilt from the root span equals the original, and runs the same', { backends: ['sqlite'] }, async (t) => {
+area.scenario('the agent definition rebuilt from the root span equals the original, and runs the same', {}, async (t) => {
   const original = travelAgent(undefined, dbOf(t));
   const first = await original.run('Book Lisbon for 500 EUR', { context: { user: 'Ada' } });
   const root = (await new TraceStore({ dbPath: dbOf(t) }).spans(first.trace_id!))[0]!;
@@ -227,7 +249,7 @@ area.scenario('the agent definition rebuilt from the root span equals the origin
   assert.throws(() => Agent.fromDefinition(definition), /cannot rebuild the model of agent 'travel': cannot build a 'scripted' model/);
 });
 
-area.scenario('AGENTKIT_TRACE_PAYLOADS=0 records no prompt, messages, responses, tool args or results', { backends: ['sqlite'] }, async (t) => {
+area.scenario('AGENTKIT_TRACE_PAYLOADS=0 records no prompt, messages, responses, tool args or results', {}, async (t) => {
   const result = await withEnv({ AGENTKIT_TRACE_PAYLOADS: '0' }, () =>
     travelAgent(undefined, dbOf(t)).run('Book Lisbon for 500 EUR', { context: { user: 'Ada' } }),
   );
@@ -251,7 +273,7 @@ area.scenario('AGENTKIT_TRACE_PAYLOADS=0 records no prompt, messages, responses,
   assert.is(definition.system_prompt, null, 'the resolved system prompt does not round-trip with payloads off');
 });
 
-area.scenario('API keys and authorization headers never reach a span', { backends: ['sqlite'] }, async (t) => {
+area.scenario('API keys and authorization headers never reach a span', {}, async (t) => {
   const KEY = 'sk-proj-SECRETKEY0123456789abcdefghij';
   const HEADER = 'Bearer hdr-SECRET-0123456789';
   const server = await startFakeProvider([
@@ -283,10 +305,8 @@ area.scenario('API keys and authorization headers never reach a span', { backend
     (e: unknown) => e,
   );
   assert.instance(error, LLMProviderError);
-  flushTracesSync();
-  const db = openLocalStore(dbOf(t), { readonly: true });
-  const dump = JSON.stringify(db.prepare('SELECT * FROM spans').all());
-  db.close();
+  await flushTraces();
+  const dump = await rawSpans(t);
   assert.ok(dump.includes('leaky') && dump.includes('echo_config'), 'the spans were written');
   for (const secret of [KEY, 'hdr-SECRET-0123456789', 'xk-SECRET-0123456789', 'SECRETKEY'])
     assert.not.ok(dump.includes(secret), `${secret} leaked into a span`);
@@ -303,6 +323,7 @@ area.scenario('API keys and authorization headers never reach a span', { backend
   assert.equal(JSON.parse(toolSpan.attributes['tool.result'] as string), { api_key: '[REDACTED]', authorization: 'Bearer [REDACTED]', note: 'use [REDACTED]' });
 });
 
+// SQLite only: it routes runs to three local.db files by path (Postgres destinations: traces-store-value.test.ts).
 area.scenario('one process, many stores: each trace goes where its root chose, explicit or AGENTKIT_LOCAL_DB', { backends: ['sqlite'] }, async (t) => {
   const a = path.join(t.cwd, 'a', 'local.db');
   const b = path.join(t.cwd, 'b', 'local.db');
@@ -319,7 +340,7 @@ area.scenario('one process, many stores: each trace goes where its root chose, e
   assert.is((await new TraceStore({ dbPath: a }).spans(ra.trace_id!)).length, 6);
 });
 
-area.scenario('spans other code makes with trace.getTracer("agentkit") are recorded, with agents nested under them', { backends: ['sqlite'] }, async (t) => {
+area.scenario('spans other code makes with trace.getTracer("agentkit") are recorded, with agents nested under them', {}, async (t) => {
   ensureTracing();
   const file = dbOf(t);
   const agent = travelAgent();
@@ -340,7 +361,7 @@ area.scenario('spans other code makes with trace.getTracer("agentkit") are recor
   assert.is(stored.spans.length, 7);
 });
 
-area.scenario('a failing run: the failing step and the root are ERROR, with the exception recorded', { backends: ['sqlite'] }, async (t) => {
+area.scenario('a failing run: the failing step and the root are ERROR, with the exception recorded', {}, async (t) => {
   const llm = new ScriptedModel([{ toolCalls: [{ name: 'convert_currency', arguments: { amount: 1, from: 'EUR', to: 'USD' } }] }]);
   const error = await travelAgent(llm, dbOf(t))
     .run('x', { context: { user: 'A' } })
@@ -361,7 +382,7 @@ area.scenario('a failing run: the failing step and the root are ERROR, with the 
   assert.match(String(failed.events[0]!.attributes['exception.message']), /ScriptedModel: call 2 but the script has 1 turn/);
 });
 
-area.scenario('a nested agent (an agent used as a tool) nests in the parent trace and its store', { backends: ['sqlite'] }, async (t) => {
+area.scenario('a nested agent (an agent used as a tool) nests in the parent trace and its store', {}, async (t) => {
   const inner = new Agent({ name: 'researcher', llm: new ScriptedModel(['Lisbon is sunny.']) });
   const ask = tool({
     name: 'ask_researcher',
@@ -385,59 +406,56 @@ area.scenario('a nested agent (an agent used as a tool) nests in the parent trac
   assert.equal((await new TraceStore({ dbPath: dbOf(t) }).listTraces()).length, 1);
 });
 
-area.scenario('tracing off: no spans, no trace id', { backends: ['sqlite'] }, async (t) => {
+area.scenario('tracing off: no spans, no trace id', {}, async (t) => {
   const result = await travelAgent(undefined, dbOf(t)).run('x', { context: { user: 'A' }, trace: false });
   assert.is(result.trace_id, null);
   assert.equal(await new TraceStore({ dbPath: dbOf(t) }).listTraces(), []);
 });
 
-area.scenario(
-  'OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child process, a local collector)',
-  { backends: ['sqlite'], timeoutMs: 30_000 },
-  async (t) => {
-    const collector = await startFakeProvider(() => ({ json: {} }));
-    t.defer(() => collector.close());
-    const script = path.join(t.cwd, 'otlp-child.mts');
-    const src = path.resolve('src');
-    await writeFile(
-      script,
-      `import { Agent, shutdownTracing } from ${JSON.stringify(path.join(src, 'index.ts'))};
+area.scenario('OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (a real child process, a local collector)', { timeoutMs: 30_000 }, async (t) => {
+  const collector = await startFakeProvider(() => ({ json: {} }));
+  t.defer(() => collector.close());
+  const script = path.join(t.cwd, 'otlp-child.mts');
+  const src = path.resolve('src');
+  await writeFile(
+    script,
+    `import { Agent, shutdownTracing } from ${JSON.stringify(path.join(src, 'index.ts'))};
      import { ScriptedModel } from ${JSON.stringify(path.join(src, 'testing/index.ts'))};
      const agent = new Agent({ name: 'exported', systemPrompt: 'x', llm: new ScriptedModel(['done', 'noted']) });
      const result = await agent.run('hello');
      await agent.run('my key is sk-proj-OTLPSECRET0123456789abcdef');
      await shutdownTracing();
      process.stdout.write(result.trace_id ?? '');`,
-    );
-    const { code, stdout, stderr } = await runTsFile([script], {
-      cwd: t.cwd,
-      env: {
-        ...process.env,
-        AGENTKIT_LOCAL_DB: dbOf(t),
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=collector-SECRET-123',
-      },
-    });
-    assert.is(code, 0, stderr);
-    assert.match(stdout, /^[0-9a-f]{32}$/);
-    const exports = collector.requests.filter((r) => r.path === '/v1/traces');
-    assert.ok(exports.length >= 1, `the collector received ${collector.requests.map((r) => r.path).join(', ') || 'nothing'}`);
-    assert.is(exports[0]!.headers['x-collector-token'], 'collector-SECRET-123');
-    const body = exports.map((r) => r.raw).join('\n');
-    assert.ok(body.includes('agent.exported') && body.includes('llm.chat_completion'), 'span names are exported');
-    assert.ok(body.includes(Buffer.from(stdout, 'hex').toString('base64')) || body.includes(stdout), "the run's trace id is exported");
-    assert.not.ok(body.includes('OTLPSECRET'), 'credentials are masked before export, as in local.db');
-    assert.ok(body.includes('[REDACTED]'));
-    const local = await new TraceStore({ dbPath: dbOf(t) }).listTraces();
-    assert.ok(
-      local.some((s) => s.trace_id === stdout),
-      'and the local store still has the trace',
-    );
-  },
-);
+  );
+  const { code, stdout, stderr } = await runTsFile([script], {
+    cwd: t.cwd,
+    env: {
+      ...process.env,
+      AGENTKIT_LOCAL_DB: dbOf(t),
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=collector-SECRET-123',
+    },
+  });
+  assert.is(code, 0, stderr);
+  assert.match(stdout, /^[0-9a-f]{32}$/);
+  const exports = collector.requests.filter((r) => r.path === '/v1/traces');
+  assert.ok(exports.length >= 1, `the collector received ${collector.requests.map((r) => r.path).join(', ') || 'nothing'}`);
+  assert.is(exports[0]!.headers['x-collector-token'], 'collector-SECRET-123');
+  const body = exports.map((r) => r.raw).join('\n');
+  assert.ok(body.includes('agent.exported') && body.includes('llm.chat_completion'), 'span names are exported');
+  assert.ok(body.includes(Buffer.from(stdout, 'hex').toString('base64')) || body.includes(stdout), "the run's trace id is exported");
+  assert.not.ok(body.includes('OTLPSECRET'), 'credentials are masked before export, as in local.db');
+  assert.ok(body.includes('[REDACTED]'));
+  const local = await new TraceStore({ dbPath: dbOf(t) }).listTraces();
+  assert.ok(
+    local.some((s) => s.trace_id === stdout),
+    'and the local store still has the trace',
+  );
+});
 
 area.scenario(
   'model spans store the messages they add; every reader gets the whole conversation back; OTLP exports it whole',
+  // SQLite only: it reads and deletes raw rows of the local.db spans table to check the stored deltas.
   { backends: ['sqlite'], timeoutMs: 30_000 },
   async (t) => {
     const seen: unknown[][] = [];
