@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,9 +30,27 @@ const moduleUrl = (file: string) => JSON.stringify(pathToFileURL(path.join(root,
 const hexId = (bytes: number) => randomBytes(bytes).toString('hex');
 const traceparent = (traceId: string, spanId: string, flags = '01') => `00-${traceId}-${spanId}-${flags}`;
 
+/** The variant's store as one value: the local.db file or the Postgres URL with its schema. */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('traces live in the local store');
-  return t.backend.dbPath;
+  if (t.store === undefined) throw new Error('trace scenarios need a store');
+  return t.store;
+}
+
+/** Move every span of `traceId` to 2020, in the variant's engine, as an old run would have been stored. */
+async function ageTrace(t: ScenarioContext, traceId: string): Promise<void> {
+  if (t.backend.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: t.backend.url });
+    await client.connect();
+    try {
+      await client.query(`UPDATE "${t.backend.schema}".spans SET start_time = '2020-01-01T00:00:00Z' WHERE trace_id = $1`, [traceId]);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = openLocalStore(dbOf(t));
+  db.prepare("UPDATE spans SET start_time = '2020-01-01T00:00:00.000000Z' WHERE trace_id = ?").run(traceId);
+  db.close();
 }
 
 /** Runner files for the served processes: the weather agent and the desk agent on the fake provider at `baseUrl`. */
@@ -78,7 +97,7 @@ async function stored(store: TraceStore, traceId: string, count: number): Promis
 
 area.scenario(
   'the resource: service.name from OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, and a service.instance.id per process (two replicas differ)',
-  { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 },
+  { surfaces: ['cli'], timeoutMs: 60_000, storeEnv: true },
   async (t) => {
     const receiver = await startOtlpReceiver();
     t.defer(() => receiver.close());
@@ -121,7 +140,7 @@ area.scenario(
 
 area.scenario(
   "/run under a caller's traceparent: exported under the caller's span, the provider gets our model span's context (no baggage); a forged trace id changes nothing; sampled=0 is still stored",
-  { backends: ['sqlite'], surfaces: ['http'], timeoutMs: 60_000 },
+  { surfaces: ['http'], timeoutMs: 60_000, storeEnv: true },
   async (t) => {
     const receiver = await startOtlpReceiver();
     t.defer(() => receiver.close());
@@ -130,6 +149,7 @@ area.scenario(
     await writeRunners(t, `${provider.url}/v1`);
     const { proc, url } = await serveProcess(t, 'runners.mts:desk', { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'support-desk' });
     const store = new TraceStore({ dbPath: dbOf(t) });
+    t.defer(() => store.close());
 
     // A run with no caller: its record, and its replay as the CLI shows it, before anything else happens.
     const victim = await run(url, 'What does order 42 cost?');
@@ -218,7 +238,7 @@ area.scenario(
 
 area.scenario(
   'two /run calls under one caller trace id: listed, replayed and pruned separately; replay show <caller trace id> lists both and exits 2',
-  { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 30_000 },
+  { surfaces: ['cli'], timeoutMs: 30_000, storeEnv: true },
   async (t) => {
     const server = await t.serve(createServeApp(toServeTarget(weatherAgent(), { traceDb: dbOf(t) })));
     const caller = { trace: hexId(16), span: hexId(8) };
@@ -234,6 +254,7 @@ area.scenario(
     await streamed.text();
     await flushTraces();
     const store = new TraceStore({ dbPath: dbOf(t) });
+    t.defer(() => store.close());
     const runs = await store.runsCalledBy(caller.trace);
     assert.is(runs.length, 2);
     assert.is(runs[0]!.trace_id, first.trace_id);
@@ -273,9 +294,7 @@ area.scenario(
     assert.is(rerun.counts.liveModelCalls, 0);
 
     // Prune judges each run by its own start: only the first (made old here) goes.
-    const db = openLocalStore(dbOf(t));
-    db.prepare("UPDATE spans SET start_time = '2020-01-01T00:00:00.000000Z' WHERE trace_id = ?").run(first.trace_id);
-    db.close();
+    await ageTrace(t, first.trace_id);
     const pruned = await t.cli(['traces', 'prune', '--older-than-hours', '1']);
     assert.equal(pruned, { code: 0, stdout: 'pruned 1 trace\n', stderr: '' });
     const after = await t.cli(['replay', 'show', caller.trace]);
@@ -286,7 +305,7 @@ area.scenario(
 
 area.scenario(
   "mcp serve: a tools/call with a traceparent in _meta runs under the caller's span, in a record of its own",
-  { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
+  { surfaces: ['cli'], timeoutMs: 40_000, storeEnv: true },
   async (t) => {
     await writeRunners(t);
     const transport = new StdioClientTransport({
@@ -310,6 +329,7 @@ area.scenario(
     assert.is.not(traceId, caller.trace);
     await client.close();
     const store = new TraceStore({ dbPath: dbOf(t) });
+    t.defer(() => store.close());
     await stored(store, traceId, 5);
     const trace = await store.getTrace(caller.trace);
     assert.is(trace.trace_id, traceId);
