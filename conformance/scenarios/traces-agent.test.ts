@@ -23,6 +23,7 @@ import {
 } from '../../src/index.js';
 import { FunctionModel, ScriptedModel } from '../../src/testing/index.js';
 import { openLocalStore } from '../../src/store/index.js';
+import { createTestSchema, dropTestSchema } from '../harness/postgres.js';
 
 const area = conformance('traces: agent runs');
 
@@ -349,17 +350,32 @@ area.scenario('API keys and authorization headers never reach a span', {}, async
   assert.equal(JSON.parse(toolSpan.attributes['tool.result'] as string), { api_key: '[REDACTED]', authorization: 'Bearer [REDACTED]', note: 'use [REDACTED]' });
 });
 
-// SQLite only: it routes runs to three local.db files by path (Postgres destinations: traces-store-value.test.ts).
-area.scenario('one process, many stores: each trace goes where its root chose, explicit or AGENTKIT_LOCAL_DB', { backends: ['sqlite'] }, async (t) => {
-  const a = path.join(t.cwd, 'a', 'local.db');
-  const b = path.join(t.cwd, 'b', 'local.db');
-  const c = path.join(t.cwd, 'c', 'local.db');
+/**
+ * Three stores for one process: three local.db files on SQLite; on Postgres the variant's schema, a file, and a second
+ * schema (mixed engines in one process, dropped afterwards).
+ */
+async function threeStores(t: ScenarioContext): Promise<[string, string, string]> {
+  const file = (name: string) => path.join(t.cwd, name, 'local.db');
+  if (t.backend.kind !== 'postgres') return [file('a'), file('b'), file('c')];
+  const other = await createTestSchema(t.backend.url);
+  t.defer(() => dropTestSchema(other, t.backend.kind === 'postgres' ? t.backend.url : undefined));
+  const url = new URL(t.backend.url);
+  url.searchParams.set('schema', other);
+  return [dbOf(t), file('b'), url.toString()];
+}
+
+area.scenario('one process, many stores: each trace goes where its root chose, explicit or AGENTKIT_LOCAL_DB', {}, async (t) => {
+  const [a, b, c] = await threeStores(t);
   const [ra, rb] = await Promise.all([
     travelAgent(undefined, a).run('to A', { context: { user: 'A' } }),
     travelAgent(undefined, b).run('to B', { context: { user: 'B' } }),
   ]);
   const rc = await withEnv({ AGENTKIT_LOCAL_DB: c }, () => travelAgent().run('to C', { context: { user: 'C' } }));
-  const listed = async (file: string) => (await new TraceStore({ dbPath: file }).listTraces()).map((s) => s.trace_id);
+  const listed = async (store: string) => {
+    const reader = new TraceStore({ dbPath: store });
+    t.defer(() => reader.close());
+    return (await reader.listTraces()).map((s) => s.trace_id);
+  };
   assert.equal(await listed(a), [ra.trace_id]);
   assert.equal(await listed(b), [rb.trace_id]);
   assert.equal(await listed(c), [rc.trace_id]);
