@@ -9,6 +9,8 @@ import { slowWork } from '../progress.js';
 
 export class StoreCopyCommand extends AgentkitCommand {
   static override paths = [['store', 'copy']];
+  /** `--from` and `--to` name stores here, not prompt versions. */
+  static readonly valueNames = { '--from': 'path', '--to': 'url' };
 
   static override usage = Command.Usage({
     category: 'Stores',
