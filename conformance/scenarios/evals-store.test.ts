@@ -215,7 +215,11 @@ area.scenario(
     const home = path.join(t.cwd, 'home');
     await mkdir(home);
     const env = { HOME: home, AGENTKIT_API_KEY: '', AGENTKIT_EXPORT_EVALS: '' };
-    const dry = await t.cli(['eval', 'export', '--dry-run'], { env });
+    // Stored while not connected: local-only, so nothing is queued (docs/adr/0054); `--run` previews it all the same.
+    const queue = await t.cli(['eval', 'export', '--dry-run'], { env });
+    assert.is(queue.code, 0, queue.stderr);
+    assert.equal(JSON.parse(queue.stdout).runs, [], 'a run stored offline is never queued');
+    const dry = await t.cli(['eval', 'export', '--dry-run', '--run', 'exported'], { env });
     assert.is(dry.code, 0, dry.stderr);
     for (const secret of [distinctive, distinctive.toUpperCase(), 'zebra', 'ZEBRA', 'EXPECTED-okapi-4410', 'okapi', 'PLAIN', 'plain']) {
       assert.not.ok(dry.stdout.includes(secret), `the payload holds no case text (${secret})`);
@@ -240,8 +244,6 @@ area.scenario(
       [],
     );
     assert.ok('git_sha' in sent && 'git_branch' in sent && 'sdk_version' in sent);
-    const one = await t.cli(['eval', 'export', '--dry-run', '--run', 'exported'], { env });
-    assert.equal(JSON.parse(one.stdout), payload);
 
     const offline = await t.cli(['eval', 'export', '--status'], { env });
     assert.equal(offline, {
@@ -249,7 +251,7 @@ area.scenario(
       stdout: [
         `Connected: no (no AGENTKIT_API_KEY and no credentials file at ${path.join(home, '.agentkit', 'credentials.toml')})`,
         'Eval export: disabled (not connected)',
-        'Queued runs: 1',
+        'Queued runs: 0',
         'Nothing was sent: this command only inspects.',
         '',
       ].join('\n'),
@@ -266,7 +268,7 @@ area.scenario(
       credentials_file: path.join(home, '.agentkit', 'credentials.toml'),
       enabled: false,
       disabled_by: 'AGENTKIT_EXPORT_EVALS=0',
-      queued_runs: 1,
+      queued_runs: 0,
     });
     await mkdir(path.join(home, '.agentkit'));
     await writeFile(path.join(home, '.agentkit', 'credentials.toml'), 'api_key = "k"\n', { mode: 0o600 });
