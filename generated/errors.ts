@@ -226,6 +226,12 @@ export const httpErrors = [
   },
   {
     "service": "ui",
+    "model": "EvalCompareError",
+    "status": 400,
+    "code": "eval_error"
+  },
+  {
+    "service": "ui",
     "model": "EvalRunNotFoundError",
     "status": 404,
     "code": "not_found"

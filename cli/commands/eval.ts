@@ -1,7 +1,7 @@
 /**
  * `agentkit eval run | compare | curate | export`: the CI gate over a dataset, the comparison of two stored runs,
  * datasets curated from traces, and the export preview. Each parses flags, calls one SDK function and maps the
- * result to output and an exit code (run: 0 passed, 1 failed, 3 invalid; compare: 1 regression, 3 run not found;
+ * result to output and an exit code (run: 0 passed, 1 failed, 3 invalid; compare: 1 regression, 3 run not found or no shared scorer;
  * 2 for usage mistakes everywhere).
  */
 import { Command, Option, UsageError } from 'clipanion';
@@ -189,7 +189,8 @@ export class EvalCompareCommand extends AgentkitCommand {
     description: 'Compare two stored eval runs, baseline first, and flag a regression',
     details: [
       'Each run is named by its run id, or by a run name (the latest run of that name). Cases are paired by ordinal when both runs hold the same input there, then by input; pairs with an errored case on either side are left out. Prints per-scorer and overall pass-rate deltas, a 95% paired-bootstrap interval of the overall delta (so a team sees when a drop could be noise), and the cases that regressed and improved.',
-      "Exit codes: 1 when the candidate's overall pass rate falls below the baseline's by more than `--tolerance` (default 0); 3 when a run is not found; 2 usage errors; 0 otherwise. `--json` prints the comparison as JSON.",
+      'Only the scorers both runs used are compared; scorers only one run used are named (`baseline_only_scorers`, `candidate_only_scorers` in JSON) and the overall pass rates are recomputed over the shared ones.',
+      "Exit codes: 1 when the candidate's overall pass rate falls below the baseline's by more than `--tolerance` (default 0); 3 when a run is not found or the runs share no scorer; 2 usage errors; 0 otherwise. `--json` prints the comparison as JSON.",
     ].join('\n\n'),
     examples: [
       ['Latest nightly against the release baseline, allowing a 2-point drop', '$0 eval compare release-1.4 nightly --tolerance 0.02'],

@@ -61,6 +61,7 @@ export function comparisonText(c: EvalComparison, baseline: EvalRunRecord, candi
     `Baseline:  ${label(baseline)}`,
     `Candidate: ${label(candidate)}`,
     `Compared ${c.compared} case(s); left out ${c.excluded_errored} with an errored side; unmatched: ${c.unmatched.baseline} baseline, ${c.unmatched.candidate} candidate`,
+    ...notCompared(c),
     '',
     table(
       ['SCORER', 'BASELINE', 'CANDIDATE', 'DELTA'],
@@ -90,6 +91,16 @@ export function comparisonText(c: EvalComparison, baseline: EvalRunRecord, candi
       : `OK: overall pass rate ${drop > 0 ? `fell by ${rate(drop)}, within` : 'did not fall beyond'} the tolerance ${c.tolerance}`,
   );
   return lines;
+}
+
+/** The scorers only one run used, named so a changed scorer set never silently moves the overall rate. */
+function notCompared(c: EvalComparison): string[] {
+  if (c.baseline_only_scorers.length === 0 && c.candidate_only_scorers.length === 0) return [];
+  const side = (name: string, list: readonly string[]) => (list.length > 0 ? [`only the ${name} used [${list.join(', ')}]`] : []);
+  return [
+    `Scorers compared: [${c.scorers.join(', ')}]; not compared: ${[...side('baseline', c.baseline_only_scorers), ...side('candidate', c.candidate_only_scorers)].join('; ')}`,
+    "The overall pass rates below are over the compared scorers, not the runs' stored overall scores.",
+  ];
 }
 
 function oneLine(text: string, max: number): string {

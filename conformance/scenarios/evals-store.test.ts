@@ -96,6 +96,45 @@ area.scenario(
 );
 
 area.scenario(
+  'eval compare: only shared scorers are compared and the others named; no shared scorer exits 3 naming both sets',
+  { rows: ['cli:eval compare'], backends: ['sqlite'], surfaces: ['cli'] },
+  async (t) => {
+    const file = await writeDataset(t, QUESTIONS.slice(0, 5));
+    const run = (agent: string, scorers: string, name: string) =>
+      t.cli(['eval', 'run', '--agent', target(agent), '--dataset', file, '--scorers', scorers, '--run-name', name]);
+    assert.is((await run('support', 'exact_match,contains', 'both')).code, 0);
+    assert.is((await run('support', 'exact_match', 'exact')).code, 0);
+    assert.is((await run('support', 'contains', 'contains')).code, 0);
+    const store = new EvalStore({ dbPath: dbOf(t) });
+    const [both, exact, contains] = ['both', 'exact', 'contains'].map((n) => store.resolveRun(n));
+
+    const partial = await t.cli(['eval', 'compare', 'both', 'exact']);
+    assert.is(partial.code, 0, partial.stderr);
+    assert.ok(
+      partial.stdout.includes(
+        "Scorers compared: [exact_match]; not compared: only the baseline used [contains]\nThe overall pass rates below are over the compared scorers, not the runs' stored overall scores.\n",
+      ),
+      partial.stdout,
+    );
+    assert.not.ok(partial.stdout.includes('contains.pass_rate'), 'a scorer one run lacks gets no row');
+    const json = JSON.parse((await t.cli(['eval', 'compare', 'both', 'exact', '--json'])).stdout);
+    assert.ok(validator('EvalComparison').Check(json));
+    assert.equal([json.scorers, json.baseline_only_scorers, json.candidate_only_scorers], [['exact_match'], ['contains'], []]);
+
+    const disjoint = await t.cli(['eval', 'compare', 'exact', 'contains']);
+    assert.equal(disjoint, {
+      code: 3,
+      stdout: '',
+      stderr: `error: runs share no scorer, nothing to compare: baseline ${exact!.run_id} used [exact_match], candidate ${contains!.run_id} used [contains]\n`,
+    });
+    const disjointJson = await t.cli(['eval', 'compare', 'exact', 'contains', '--json']);
+    assert.is(disjointJson.code, 3);
+    assert.is(disjointJson.stdout, '');
+    assert.ok(both);
+  },
+);
+
+area.scenario(
   'eval curate: root and chain-hosted agent spans become cases; favorites; failures marked for review; window and append',
   { rows: ['cli:eval curate'], backends: ['sqlite'], surfaces: ['cli'] },
   async (t) => {

@@ -126,8 +126,13 @@ area.scenario(
     assert.is(unknown.status, 404);
     assert.match(unknown.body.detail, /'nope' not found/);
     assert.is((await get('/api/eval-compare?baseline=base')).status, 400);
+    await evaluate(support, QUESTIONS, ['contains'], { runName: 'other-scorer', dbPath: db, cwd: t.cwd });
+    const disjoint = await get('/api/eval-compare?baseline=base&candidate=other-scorer');
+    assert.is(disjoint.status, 400, 'runs that share no scorer cannot be compared');
+    assert.is(disjoint.body.code, 'eval_error');
+    assert.match(disjoint.body.detail, /^runs share no scorer, nothing to compare: baseline \S+ used \[exact_match\], candidate \S+ used \[contains\]$/);
 
-    assert.is((await get('/api/overview')).body.eval_runs_last_7d, 2);
+    assert.is((await get('/api/overview')).body.eval_runs_last_7d, 3);
   },
 );
 

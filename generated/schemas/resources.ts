@@ -541,6 +541,8 @@ export const doc = {
           "candidate_run_id",
           "tolerance",
           "scorers",
+          "baseline_only_scorers",
+          "candidate_only_scorers",
           "compared",
           "excluded_errored",
           "unmatched",
@@ -568,7 +570,21 @@ export const doc = {
             "items": {
               "type": "string"
             },
-            "description": "Scorers both runs used."
+            "description": "Scorers both runs used: the only ones compared (overall rates are over these, not the runs' stored overall)."
+          },
+          "baseline_only_scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers only the baseline used: not compared."
+          },
+          "candidate_only_scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers only the candidate used: not compared."
           },
           "compared": {
             "type": "integer",

@@ -293,11 +293,18 @@ export const doc = {
             }
           },
           "400": {
-            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "description": "Two eval runs that cannot be compared: they share no scorer.",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/ValidationFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/EvalCompareError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/ValidationFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -2657,6 +2664,25 @@ export const doc = {
         ],
         "description": "Every stable error code agentkit reports, on the wire (`code` of an error body), in SDK errors (`error.code`) and\nin CLI diagnostics. `src/errors.ts` maps each code to its HTTP status and CLI exit code; adding a code here without\nmapping it there is a compile error."
       },
+      "EvalCompareError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "eval_error"
+            ]
+          }
+        },
+        "description": "Two eval runs that cannot be compared: they share no scorer."
+      },
       "EvalComparison": {
         "type": "object",
         "required": [
@@ -2664,6 +2690,8 @@ export const doc = {
           "candidate_run_id",
           "tolerance",
           "scorers",
+          "baseline_only_scorers",
+          "candidate_only_scorers",
           "compared",
           "excluded_errored",
           "unmatched",
@@ -2691,7 +2719,21 @@ export const doc = {
             "items": {
               "type": "string"
             },
-            "description": "Scorers both runs used."
+            "description": "Scorers both runs used: the only ones compared (overall rates are over these, not the runs' stored overall)."
+          },
+          "baseline_only_scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers only the baseline used: not compared."
+          },
+          "candidate_only_scorers": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Scorers only the candidate used: not compared."
           },
           "compared": {
             "type": "integer",

@@ -138,7 +138,11 @@ export interface components {
         };
         /** @description What `agentkit eval compare --json` prints: two stored runs compared, baseline first. */
         EvalComparison: {
+            /** @description Scorers only the baseline used: not compared. */
+            baseline_only_scorers: string[];
             baseline_run_id: string;
+            /** @description Scorers only the candidate used: not compared. */
+            candidate_only_scorers: string[];
             candidate_run_id: string;
             /**
              * Format: int32
@@ -158,7 +162,7 @@ export interface components {
             regressed: components["schemas"]["FlippedCase"][];
             /** @description True when the overall pass rate fell by more than the tolerance. */
             regression: boolean;
-            /** @description Scorers both runs used. */
+            /** @description Scorers both runs used: the only ones compared (overall rates are over these, not the runs' stored overall). */
             scorers: string[];
             /** @description True when the interval excludes 0. */
             significant: boolean;

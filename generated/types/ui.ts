@@ -550,9 +550,19 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "invalid_json" | "validation_failed" | "empty_input" | "streaming_unsupported" | "unauthorized" | "payload_too_large" | "guardrail_blocked" | "internal_error" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "headers_too_large" | "request_timeout" | "storage_unavailable" | "invalid_idempotency_key" | "idempotency_key_in_use" | "idempotency_key_mismatch" | "not_authenticated" | "invalid_credentials" | "csrf_failed" | "too_many_attempts" | "execution_not_found" | "trace_not_found" | "trace_ambiguous" | "fork_not_found" | "fork_not_rerun" | "no_runner" | "not_implemented" | "already_resumed" | "execution_busy" | "run_stopped" | "chain_checkpoint_error" | "chain_resume_error" | "chain_error" | "chain_cycle_error" | "chain_routing_error" | "idempotency_error" | "store_version_error" | "invalid_schema_name" | "max_iterations_exceeded" | "swarm_error" | "tool_execution_error" | "llm_provider_error" | "ssrf_blocked" | "replay_error" | "reconstruction_failed" | "eval_error" | "invalid_api_key" | "forbidden" | "checkpoint_not_found" | "platform_error" | "usage_error" | "target_load_error" | "config_error";
+        /** @description Two eval runs that cannot be compared: they share no scorer. */
+        EvalCompareError: {
+            /** @enum {string} */
+            code: "eval_error";
+            detail: string;
+        };
         /** @description What `agentkit eval compare --json` prints: two stored runs compared, baseline first. */
         EvalComparison: {
+            /** @description Scorers only the baseline used: not compared. */
+            baseline_only_scorers: string[];
             baseline_run_id: string;
+            /** @description Scorers only the candidate used: not compared. */
+            candidate_only_scorers: string[];
             candidate_run_id: string;
             /**
              * Format: int32
@@ -572,7 +582,7 @@ export interface components {
             regressed: components["schemas"]["FlippedCase"][];
             /** @description True when the overall pass rate fell by more than the tolerance. */
             regression: boolean;
-            /** @description Scorers both runs used. */
+            /** @description Scorers both runs used: the only ones compared (overall rates are over these, not the runs' stored overall). */
             scorers: string[];
             /** @description True when the interval excludes 0. */
             significant: boolean;
@@ -1400,6 +1410,7 @@ export type ComparisonResult = components['schemas']['ComparisonResult'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CsrfFailedError = components['schemas']['CsrfFailedError'];
 export type ErrorCode = components['schemas']['ErrorCode'];
+export type EvalCompareError = components['schemas']['EvalCompareError'];
 export type EvalComparison = components['schemas']['EvalComparison'];
 export type EvalRunNotFoundError = components['schemas']['EvalRunNotFoundError'];
 export type ExecutionBusyError = components['schemas']['ExecutionBusyError'];
@@ -1662,13 +1673,13 @@ export interface operations {
                     "application/json": components["schemas"]["EvalComparison"];
                 };
             };
-            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            /** @description Two eval runs that cannot be compared: they share no scorer. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailedError"];
+                    "application/json": components["schemas"]["EvalCompareError"] | components["schemas"]["ValidationFailedError"];
                 };
             };
             /** @description No valid session cookie on an `/api` route that needs one. */

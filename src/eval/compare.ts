@@ -1,13 +1,15 @@
 /**
  * Comparing two stored runs, baseline first. Cases are paired by ordinal when both sides hold the same input there,
  * then by input among the rest; a pair with an errored case on either side is left out. Rates are computed over the
- * pairs on the scorers both runs used. The candidate regressed when its overall pass rate falls below the
+ * pairs on the scorers both runs used; scorers only one run used are named and left out, and two runs that share no
+ * scorer cannot be compared (EvalError, exit 3). The candidate regressed when its overall pass rate falls below the
  * baseline's by more than `tolerance`. A 95% paired-bootstrap confidence interval of the pass-rate delta says
  * whether that delta could be noise.
  */
 import type { EvalComparison, FlippedCase, MetricDelta } from '../../generated/types/resources.js';
 import type { EvalCaseRecord, EvalRunRecord } from './records.js';
 import { prng } from '../prng.js';
+import { EvalError } from './errors.js';
 
 export interface CompareOptions {
   /** Largest drop in overall pass rate still accepted (default 0). */
@@ -21,10 +23,16 @@ export interface CompareOptions {
 /** Contract shapes (spec/evals): a metric side by side, a flipped case, the comparison. */
 export type { EvalComparison, FlippedCase, MetricDelta };
 
-/** Compare `baseline` and `candidate`. */
+/** Compare `baseline` and `candidate`; throws EvalError when they share no scorer. */
 export function compareRuns(baseline: EvalRunRecord, candidate: EvalRunRecord, options: CompareOptions = {}): EvalComparison {
   const tolerance = options.tolerance ?? 0;
   const scorers = baseline.scorers.filter((s) => candidate.scorers.includes(s));
+  const baselineOnly = baseline.scorers.filter((s) => !candidate.scorers.includes(s));
+  const candidateOnly = candidate.scorers.filter((s) => !baseline.scorers.includes(s));
+  if (scorers.length === 0)
+    throw new EvalError(
+      `runs share no scorer, nothing to compare: baseline ${baseline.run_id} used ${listOf(baselineOnly)}, candidate ${candidate.run_id} used ${listOf(candidateOnly)}`,
+    );
   const { pairs, unmatched } = pairCases(baseline.cases, candidate.cases);
   const scored = pairs.filter(([b, c]) => b.error === null && c.error === null);
   const rate = (side: 0 | 1, name: string, field: 'passed' | 'score') => {
@@ -71,6 +79,8 @@ export function compareRuns(baseline: EvalRunRecord, candidate: EvalRunRecord, o
     candidate_run_id: candidate.run_id,
     tolerance,
     scorers,
+    baseline_only_scorers: baselineOnly,
+    candidate_only_scorers: candidateOnly,
     compared: scored.length,
     excluded_errored: pairs.length - scored.length,
     unmatched,
@@ -82,6 +92,10 @@ export function compareRuns(baseline: EvalRunRecord, candidate: EvalRunRecord, o
     improved: flipped(false),
     regression: overall.b - overall.c > tolerance + 1e-12,
   };
+}
+
+function listOf(scorers: readonly string[]): string {
+  return scorers.length === 0 ? 'no scorer' : `[${scorers.join(', ')}]`;
 }
 
 function pairCases(baseline: readonly EvalCaseRecord[], candidate: readonly EvalCaseRecord[]) {
