@@ -12,8 +12,8 @@ import { ValidationError } from '../../src/errors.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { toResume } from '../../src/durability/resume.js';
 import { executionTraceIds, restoreIfMissing } from '../../src/durability/run-end.js';
-import type { Checkpointer } from '../../src/durability/checkpointer.js';
-import { decisionOf, describeDecision, type DecisionOptions } from '../../src/durability/decision.js';
+import { quarantinedRows, type Checkpointer } from '../../src/durability/checkpointer.js';
+import { DECISION_STEP, decisionOf, describeDecision, type DecisionOptions } from '../../src/durability/decision.js';
 import { drainReplication, withSavedConnection } from '../../src/platform/index.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { describeValue, loadTarget, TargetLoadError } from '../../src/targets.js';
@@ -127,16 +127,30 @@ export class ListPendingCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON' });
 
   async run(): Promise<void> {
-    const rows = await readExistingStore(this, this.context, (store) => store.listPendingInterrupts({ limit: this.limit ?? 100 }), []);
-    if (this.json) return this.out(JSON.stringify(rows, null, 2));
-    if (rows.length === 0) return this.out('No pending interrupts.');
-    this.out(
-      table(
-        ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
-        rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
-        { whole: [0] },
-      ),
+    const { rows, conflicts } = await readExistingStore(
+      this,
+      this.context,
+      async (store) => ({
+        rows: await store.listPendingInterrupts({ limit: this.limit ?? 100 }),
+        conflicts: (await quarantinedRows(store)).filter((row) => row.step_type === DECISION_STEP),
+      }),
+      { rows: [], conflicts: [] },
     );
+    if (this.json) return this.out(JSON.stringify(rows, null, 2));
+    if (rows.length === 0) this.out('No pending interrupts.');
+    else
+      this.out(
+        table(
+          ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
+          rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
+          { whole: [0] },
+        ),
+      );
+    // Offline decisions the Platform refused (docs/adr/0054): decided twice, so a person must reconcile them.
+    if (conflicts.length === 0) return;
+    this.out();
+    this.out(`Conflicts: ${conflicts.length} offline decision(s) refused by the Platform (agentkit inspect <id> shows both):`);
+    for (const c of conflicts) this.out(`  ${c.execution_id} at ${c.node_id}: ${c.reason}`);
   }
 }
 
@@ -163,7 +177,15 @@ export class InspectCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON (every field of every checkpoint)' });
 
   async run(): Promise<number | undefined> {
-    const rows = await readExistingStore(this, this.context, (store) => store.list(this.executionId, { limit: 1_000_000 }), []);
+    const { rows, conflicts } = await readExistingStore(
+      this,
+      this.context,
+      async (store) => ({
+        rows: await store.list(this.executionId, { limit: 1_000_000 }),
+        conflicts: await quarantinedRows(store, { executionId: this.executionId }),
+      }),
+      { rows: [], conflicts: [] },
+    );
     if (rows.length === 0) {
       this.err(`error: execution id '${this.executionId}' not found in ${storeLabel(this, this.context)}: it has no checkpoints`);
       return 1;
@@ -184,6 +206,7 @@ export class InspectCommand extends AgentkitCommand {
         decided_at: d.decidedAt,
         reason: d.reason,
         claimed_by: d.claimedBy,
+        offline_host: d.offlineHost,
       }));
       this.out(
         JSON.stringify(
@@ -193,6 +216,7 @@ export class InspectCommand extends AgentkitCommand {
             state,
             trace_ids: executionTraceIds(rows),
             decisions: recorded,
+            conflicts,
             checkpoints: rows,
           },
           null,
@@ -219,6 +243,7 @@ export class InspectCommand extends AgentkitCommand {
     );
     if (decisions.length > 0) this.out();
     for (const d of decisions) this.out(`Decision:  ${d.claimed.reason || d.row.node_id}: ${describeDecision(d)}`);
+    for (const c of conflicts) this.out(`Conflict:  ${c.node_id}: this host's offline decision was refused by the Platform (${c.reason})`);
   }
 }
 
@@ -234,6 +259,7 @@ export class ResumeCommand extends AgentkitCommand {
       "The resume holds the execution's lease while it runs: another process resuming the same execution at the same time gets ExecutionBusy. The lease time to live is `AGENTKIT_EXECUTION_LEASE_MS` (default 30000): a resumer that died blocks the execution for at most that long.",
       'The decision is recorded with the claim: who made it (`--approver`, default the OS user), through the CLI, when, and `--reason`. A pause has one decision: when a resumer claimed it and died before the run went on, resuming again continues with that recorded decision; a `--value` that differs from it is refused (exit 2, naming the recorded decision and who made it).',
       "`--db <path|url>` (alias `--db-path`) names the store the execution is in, a SQLite file or a `postgres://...?schema=<name>` URL: a runner whose checkpointer keeps its checkpoints elsewhere is refused (exit 2, both stores named, passwords redacted), and the resumed run's traces go to that store. Without it, the runner's checkpointer decides, and traces go to the configured store (`AGENTKIT_LOCAL_DB`).",
+      'Connected mode (docs/connected.md): a pause that was replicated to the Platform is decided through it, once across hosts; when the Platform cannot be reached such a resume is refused (exit 1) naming `--offline-decision`. With that flag the host decides alone: the decision is recorded as offline and queued; should the Platform already hold another decision for the pause, it refuses this one, which is quarantined here and shown by `inspect` and `list-pending`. Executions never replicated resume offline as always.',
       'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), when another process is running the execution (ExecutionBusy), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
@@ -250,6 +276,10 @@ export class ResumeCommand extends AgentkitCommand {
   value = Option.String('--value', { description: 'Resume value as JSON (default {"approved": true})' });
   approver = Option.String('--approver', { description: 'Who decides, recorded with the decision (default: the OS user)' });
   reason = Option.String('--reason', { description: 'Why, recorded with the decision' });
+  offlineDecision = Option.Boolean('--offline-decision', false, {
+    description:
+      'Connected mode: decide a replicated execution on this host when the Platform cannot be reached (recorded as offline; quarantined here if the Platform holds another decision)',
+  });
   db = Option.String('--db,--db-path', {
     description: "The execution's store, a SQLite file or a postgres://...?schema= URL: the runner must be on it; the run's traces go there",
   });
@@ -304,6 +334,7 @@ export class ResumeCommand extends AgentkitCommand {
         surface: 'cli' as const,
         ...(this.approver !== undefined ? { approver: this.approver } : {}),
         ...(this.reason !== undefined ? { reason: this.reason } : {}),
+        ...(this.offlineDecision ? { offlineDecision: true } : {}),
       };
       const result = await target.resume(this.executionId, {
         ...decision,

@@ -68,7 +68,12 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
         for (const row of body.checkpoints) {
           const size = Buffer.byteLength(JSON.stringify(row));
           if (size > maxRowBytes) rejected.push({ id: row.checkpoint_id, reason: `checkpoint is ${size} bytes, over the ${maxRowBytes}-byte row limit` });
-          else accepted.push(row);
+          else {
+            // ADR 0054: a decision made offline is judged here, as a claim of its pause; another decision in force refuses it.
+            const conflict = offlineConflict(store, row, keyFingerprint(keyOf(req)));
+            if (conflict) rejected.push({ id: row.checkpoint_id, reason: conflict });
+            else accepted.push(row);
+          }
         }
         store.putCheckpoints(accepted, body.project ?? null, keyFingerprint(keyOf(req)));
         res.json({ accepted: accepted.map((row) => row.checkpoint_id), rejected });
@@ -124,4 +129,34 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
       });
     },
   });
+}
+
+/**
+ * A decision row written with `--offline-decision` (its `metadata.node_output.offline_decision` names the host) claims its
+ * pause when it arrives, as a claim through the claim route would; when another decision is already in force for
+ * that pause the row is refused with `conflict: decided by <principal> (<surface>) on <host> at <time>`. Returns
+ * that reason, or null (not an offline decision, or it won).
+ */
+function offlineConflict(store: PlatformStore, row: { checkpoint_id: string; execution_id: string }, keyId: string): string | null {
+  const { step_type: step, metadata } = row as { step_type?: unknown; metadata?: { node_output?: Record<string, unknown> | null } };
+  const output = metadata?.node_output;
+  const offline = output?.offline_decision as { host?: unknown } | undefined;
+  if (step !== 'resume' || !output || !offline || typeof offline.host !== 'string' || typeof output.pending_created_at !== 'string') return null;
+  const { won, record } = store.claimPause(
+    {
+      execution_id: row.execution_id,
+      pending_created_at: output.pending_created_at,
+      claim_id: `offline:${row.checkpoint_id}`,
+      host: offline.host,
+      decision: {
+        resume: output.resume as Record<string, unknown>,
+        decided_by: output.decided_by as { principal: string; surface: string },
+        reason: (output.reason as string | null | undefined) ?? null,
+      },
+    },
+    keyId,
+  );
+  if (won) return null;
+  const who = record.decision.decided_by;
+  return `conflict: decided by ${who.principal} (${who.surface}) on ${record.host} at ${record.decided_at}`;
 }

@@ -7,14 +7,27 @@
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { AlreadyResumed, connect, disconnect, drainReplication, ExecutionBusy, SQLiteCheckpointer, type Checkpointer } from '../../src/index.js';
+import { quarantinedRows } from '../../src/index.js';
+import { decisionOf } from '../../src/durability/decision.js';
+import { restoreIfMissing } from '../../src/durability/run-end.js';
+import { PlatformUnavailable } from '../../src/platform/errors.js';
+import { storeFlags, writeRunner } from '../fixtures/durability/cli-variant.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
-import { checkpointerFor, conformance, startCounterServer, startPlatform, type ScenarioContext } from '../harness/index.js';
+import { checkpointerFor, conformance, startCounterServer, startPlatform, type LocalPlatform, type ScenarioContext } from '../harness/index.js';
+
+/** `--db` naming the variant's store (resume takes one store value; SQLite comes from AGENTKIT_LOCAL_DB otherwise). */
+function dbFlag(t: ScenarioContext): string[] {
+  if (t.backend.kind !== 'postgres') return [];
+  const url = new URL(t.backend.url);
+  url.searchParams.set('schema', t.backend.schema);
+  return ['--db', url.toString()];
+}
 
 const area = conformance('connected: the Platform arbitrates replicated executions');
 const KEY = 'ak_arbiter_0123456789abcdef';
 
 async function setUp(t: ScenarioContext) {
-  const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+  let platform: LocalPlatform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
   t.defer(() => platform.stop());
   const counter = await startCounterServer();
   t.defer(() => counter.close());
@@ -28,7 +41,16 @@ async function setUp(t: ScenarioContext) {
   assert.is(paused.status, 'paused');
   assert.is((await drainReplication(hostA))?.outcome, 'drained');
   const runEnds = () => platform.read((s) => s.checkpoints().filter((r) => r.body.execution_id === 'refund-42' && r.body.step_type === 'run_end').length);
-  return { platform, counter, hostA, hostB, runEnds };
+  /** Stop the Platform; the returned function starts it again on the same port and database. */
+  const outage = async () => {
+    const port = platform.port;
+    await platform.stop();
+    return async () => {
+      platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port });
+      return platform;
+    };
+  };
+  return { platform, counter, hostA, hostB, runEnds, outage };
 }
 
 area.scenario('host B decides first: stale host A gets AlreadyResumed naming B, and lists nothing pending', { timeoutMs: 60_000 }, async (t) => {
@@ -116,6 +138,111 @@ area.scenario(
       assert.equal(await host.listPendingInterrupts(), [], 'nothing pending');
     }
     assert.is(runEnds(), 1, 'one run_end on the Platform');
+  },
+);
+
+area.scenario(
+  'Platform stopped: a replicated pause is not decided, the override is named; with it the conflicting decision is quarantined and shown',
+  { timeoutMs: 90_000 },
+  async (t) => {
+    const { platform, counter, hostA, hostB, outage } = await setUp(t);
+    const targetUrl = platform.url;
+    // Host B decides through the Platform; then the Platform goes away before stale host A tries.
+    const done = await approvalChain(hostB, { counterUrl: counter.url }).resume('refund-42', {
+      resumeValue: { approved: true, metadata: {} },
+      approver: 'alice',
+    });
+    assert.is(done.status, 'completed');
+    await drainReplication(hostB);
+    const restart = await outage();
+
+    const refused = await approvalChain(hostA, { counterUrl: counter.url })
+      .resume('refund-42', { resumeValue: { approved: false, metadata: {} }, approver: 'bob' })
+      .catch((e: unknown) => e);
+    assert.instance(refused, PlatformUnavailable);
+    const message = (refused as Error).message;
+    assert.match(message, /^the Platform at http:\/\/127\.0\.0\.1:\d+ cannot be reached to arbitrate execution 'refund-42' \(it was replicated/);
+    assert.ok(message.includes('pass --offline-decision (SDK: { offlineDecision: true })'), message);
+    assert.not.ok(message.includes(KEY), 'the key is never in an error');
+    assert.is((await hostA.listPendingInterrupts()).length, 1, 'a refused resume claims nothing');
+
+    // The CLI, connected through the environment: the same refusal as one line and exit 1; with the flag it decides.
+    const runner = await writeRunner(t);
+    const env = { AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: targetUrl };
+    const args = ['resume', 'refund-42', '--runner', runner, '--value', '{"approved": false}', '--approver', 'bob', ...dbFlag(t)];
+    const cli = await t.cli(args, { env });
+    assert.is(cli.code, 1, cli.stdout + cli.stderr);
+    assert.match(cli.stderr, /^error: the Platform at \S+ cannot be reached to arbitrate execution 'refund-42' .* pass --offline-decision .*\n$/);
+    assert.is(cli.stderr.split('\n').length, 2, 'one line');
+    const overridden = await t.cli([...args, '--offline-decision'], { env });
+    assert.is(overridden.code, 0, overridden.stderr);
+    assert.match(overridden.stdout, /^status: completed$/m);
+    const offline = (await hostA.list('refund-42', { limit: 1000 })).map(decisionOf).find((d) => d !== null);
+    assert.ok(offline?.offlineHost, 'the decision is recorded as made offline, naming the host');
+
+    await restart();
+    // This process's outbox retries on its own once the Platform is back; draining now waits for what is left.
+    await drainReplication(hostA);
+    const conflicts = await quarantinedRows(hostA, { executionId: 'refund-42' });
+    assert.equal(
+      conflicts.map((c) => c.step_type),
+      ['resume'],
+      'the Platform refused the offline decision row, and only it',
+    );
+    const reasons = conflicts.map((c) => c.reason);
+    assert.match(reasons[0]!, /^conflict: decided by alice \(sdk\) on \S+ at \S+$/);
+    assert.equal(await (hostA as SQLiteCheckpointer).fetchUnsynced(100), [], 'everything else was sent');
+
+    const inspect = await t.cli(['inspect', 'refund-42', ...storeFlags(t)]);
+    assert.is(inspect.code, 0, inspect.stderr);
+    assert.match(inspect.stdout, /^Decision: {2}manager_approval: declined by bob \(cli\) at \S+ \(offline, on \S+, without the Platform\)$/m);
+    assert.ok(inspect.stdout.includes(`Conflict:  approval: this host's offline decision was refused by the Platform (${reasons[0]})`), inspect.stdout);
+    const json = JSON.parse((await t.cli(['inspect', 'refund-42', '--json', ...storeFlags(t)])).stdout);
+    assert.equal(
+      json.conflicts.map((c: { reason: string }) => c.reason),
+      [reasons[0]],
+    );
+    const pending = await t.cli(['list-pending', ...storeFlags(t)]);
+    assert.is(pending.code, 0);
+    assert.ok(
+      pending.stdout.includes(
+        `No pending interrupts.\n\nConflicts: 1 offline decision(s) refused by the Platform (agentkit inspect <id> shows both):\n  refund-42 at approval: ${reasons[0]}\n`,
+      ),
+      pending.stdout,
+    );
+  },
+);
+
+area.scenario(
+  'an offline decision that reaches the Platform first is the decision in force: a later claim elsewhere is refused',
+  { timeoutMs: 90_000 },
+  async (t) => {
+    const { counter, hostA, hostB, outage } = await setUp(t);
+    // Host B holds a stale paused copy, restored from the Platform before the outage.
+    await restoreIfMissing(hostB, 'refund-42');
+    assert.is((await hostB.listPendingInterrupts()).length, 1);
+    const restart = await outage();
+    const overridden = await approvalChain(hostA, { counterUrl: counter.url }).resume('refund-42', {
+      resumeValue: { approved: true, metadata: {} },
+      approver: 'carol',
+      offlineDecision: true,
+    });
+    assert.is(overridden.status, 'completed');
+    const platform = await restart();
+    const drained = await drainReplication(hostA);
+    assert.equal(drained?.quarantined, {}, 'no other decision: accepted');
+    const claims = platform.read((s) => s.claims());
+    assert.equal(
+      claims.map((c) => [c.execution_id, c.decision.decided_by.principal]),
+      [['refund-42', 'carol']],
+    );
+    const late = await approvalChain(hostB, { counterUrl: counter.url })
+      .resume('refund-42', { resumeValue: { approved: false, metadata: {} }, approver: 'dave' })
+      .catch((e: unknown) => e);
+    assert.instance(late, AlreadyResumed);
+    assert.match((late as Error).message, /decided by carol \(sdk\) on host \S+ at /, (late as Error).message);
+    assert.is(counter.count('/finalize'), 1, 'the side effect ran once');
+    assert.equal(await hostB.listPendingInterrupts(), [], 'the stale copy lists nothing pending');
   },
 );
 

@@ -242,6 +242,27 @@ export type ReplicaSource = { driver: 'sqlite'; path: string } | { driver: 'post
 export interface QuarantiningCheckpointer extends Checkpointer {
   /** Quarantine each row named in `reasons` (checkpoint id -> reason). Returns how many rows changed. */
   markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number>;
+  /**
+   * Quarantined rows, oldest first: of `executionId` when given, at most `limit` (default 100). A refused offline
+   * decision (docs/adr/0054) is one: `inspect`, `list-pending` and the UI show it as a conflict.
+   */
+  listQuarantined?(options?: { executionId?: string; limit?: number }): Promise<QuarantinedRow[]>;
+}
+
+/** A row the Platform refused, with its reason. */
+export interface QuarantinedRow {
+  checkpoint_id: string;
+  execution_id: string;
+  node_id: string;
+  step_type: string | null;
+  created_at: string;
+  reason: string;
+}
+
+/** The quarantined rows of `checkpointer` (none when it cannot say). */
+export async function quarantinedRows(checkpointer: Checkpointer, options: { executionId?: string; limit?: number } = {}): Promise<QuarantinedRow[]> {
+  const c = checkpointer as Partial<QuarantiningCheckpointer>;
+  return typeof c.listQuarantined === 'function' ? c.listQuarantined(options) : [];
 }
 
 /** How a drain marks the rows of a claimed batch (`ClaimingCheckpointer`): in the claim's transaction. */

@@ -9,8 +9,12 @@ import type { Checkpointer } from './checkpointer.js';
 import type { Claim } from './decision.js';
 import type { PendingInterrupt } from '../types.js';
 
-/** Decide whether this host may claim `pending` of `executionId` (see the module comment). */
-export type ClaimArbiter = (checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim) => Promise<void>;
+/**
+ * Decide whether this host may claim `pending` of `executionId` (see the module comment): resolves to the claim to
+ * record (the same, or one marked as decided offline when the caller allowed it and the Platform could not be
+ * reached), or throws.
+ */
+export type ClaimArbiter = (checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim) => Promise<Claim>;
 
 /** Optional: does the store hold rows of the execution that were queued or sent to the Platform? */
 export interface ReplicationAwareCheckpointer extends Checkpointer {
@@ -25,14 +29,15 @@ export function setClaimArbiter(next: ClaimArbiter | null): void {
 }
 
 /**
- * Ask the arbiter before claiming `executionId` in `checkpointer` (the store's own handle). Returns at once when no
- * arbiter is installed, the store cannot say, the execution is not replicated, or nothing is pending.
+ * Ask the arbiter before claiming `executionId` in `checkpointer` (the store's own handle); resolves to the claim to
+ * record. Returns `claim` at once when no arbiter is installed, the store cannot say, the execution is not
+ * replicated, or nothing is pending.
  */
-export async function arbitrateClaim(checkpointer: Checkpointer, executionId: string, claim: Claim): Promise<void> {
-  if (!arbiter) return;
+export async function arbitrateClaim(checkpointer: Checkpointer, executionId: string, claim: Claim): Promise<Claim> {
+  if (!arbiter) return claim;
   const aware = checkpointer as Partial<ReplicationAwareCheckpointer>;
-  if (typeof aware.isReplicated !== 'function' || !(await aware.isReplicated(executionId))) return;
+  if (typeof aware.isReplicated !== 'function' || !(await aware.isReplicated(executionId))) return claim;
   const pending = (await checkpointer.listPendingInterrupts({ limit: 10_000 })).find((p) => p.execution_id === executionId);
-  if (!pending) return;
-  await arbiter(checkpointer, executionId, pending, claim);
+  if (!pending) return claim;
+  return arbiter(checkpointer, executionId, pending, claim);
 }

@@ -10,7 +10,7 @@
  *
  * Every backend builds the row with `decisionRow` (or the same columns in SQL), so all of them store the same thing.
  */
-import { userInfo } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import { timeOrderedId } from './time-ordered-id.js';
 import { ValidationError } from '../errors.js';
 import { AlreadyResumed } from './errors.js';
@@ -35,17 +35,25 @@ export interface DecidedBy {
 /**
  * The options every `resume()` takes to say who decides: `approver` (default: the OS user running the process),
  * `reason` (free text, optional) and `surface` (default `sdk`; the CLI, the UI and the Platform pass their own).
+ * `offlineDecision` (connected mode, docs/adr/0054): when the Platform that arbitrates a replicated execution cannot be
+ * reached, decide on this host alone; the decision is recorded as offline and, should the Platform hold another one
+ * for the pause, it is refused there and quarantined here. While the Platform answers it changes nothing.
  */
 export interface DecisionOptions {
   approver?: string;
   reason?: string | null;
   surface?: DecisionSurface;
+  offlineDecision?: boolean;
 }
 
 /** Who decided and why, as a claim records it. */
 export interface DecisionMeta {
   decidedBy: DecidedBy;
   reason: string | null;
+  /** The caller allows a decision without the Platform when it cannot be reached (`offlineDecision`). */
+  offlineAllowed?: boolean;
+  /** Set by the claim arbiter when the override was used: the host that decided without the Platform. */
+  offlineHost?: string;
 }
 
 /** What a claim records: the decision, who claimed it (the lease owner of the resuming process), who decided and why. */
@@ -65,6 +73,8 @@ export interface RecordedDecision {
   decidedBy: DecidedBy | null;
   decidedAt: string;
   reason: string | null;
+  /** The host that decided without the Platform (`offlineDecision`), else null. */
+  offlineHost: string | null;
   row: Checkpoint;
 }
 
@@ -88,7 +98,7 @@ const MAX_REASON = 2000;
 
 /** The decision metadata of resume options, checked (ValidationError naming the option). */
 export function decisionMeta(options: DecisionOptions = {}): DecisionMeta {
-  const { approver, reason, surface = 'sdk' } = options;
+  const { approver, reason, surface = 'sdk', offlineDecision = false } = options;
   if (approver !== undefined && (typeof approver !== 'string' || approver.trim() === '' || approver.length > MAX_PRINCIPAL)) {
     throw new ValidationError(`approver must be a non-empty name of at most ${MAX_PRINCIPAL} characters`, [{ path: '/approver', message: 'invalid' }]);
   }
@@ -100,7 +110,13 @@ export function decisionMeta(options: DecisionOptions = {}): DecisionMeta {
       { path: '/surface', message: 'invalid' },
     ]);
   }
-  return { decidedBy: { principal: approver?.trim() ?? osUser(), surface }, reason: reason ?? null };
+  return { decidedBy: { principal: approver?.trim() ?? osUser(), surface }, reason: reason ?? null, ...(offlineDecision ? { offlineAllowed: true } : {}) };
+}
+
+/** The claim as decided on this host without the Platform (the arbiter's override): the record names this host. */
+export function offlineClaim(claim: Claim): Claim {
+  const decision = claim.decision ?? decisionMeta();
+  return { ...claim, decision: { ...decision, offlineHost: hostname() } };
 }
 
 /** The claim, checked: a Resume value (unknown keys dropped), a non-empty `claimedBy`, the decision metadata. */
@@ -121,6 +137,7 @@ export function decisionRecord(claim: Required<Claim>): JsonRecord {
     decided_by: { principal: claim.decision.decidedBy.principal, surface: claim.decision.decidedBy.surface },
     decided_at: utcNow(),
     reason: claim.decision.reason,
+    ...(claim.decision.offlineHost ? { offline_decision: { host: claim.decision.offlineHost } } : {}),
   };
 }
 
@@ -192,6 +209,7 @@ export function decisionOf(row: Checkpoint | null | undefined): RecordedDecision
     decidedBy,
     decidedAt: typeof output.decided_at === 'string' ? output.decided_at : row.created_at,
     reason: typeof output.reason === 'string' ? output.reason : null,
+    offlineHost: isPlainObject(output.offline_decision) && typeof output.offline_decision.host === 'string' ? output.offline_decision.host : null,
     row,
   };
 }
@@ -201,7 +219,8 @@ export function describeDecision(decision: RecordedDecision): string {
   const verdict = decision.value.approved ? 'approved' : 'declined';
   const who = decision.decidedBy ? ` by ${decision.decidedBy.principal} (${decision.decidedBy.surface})` : '';
   const why = decision.reason ? `, reason ${JSON.stringify(decision.reason)}` : '';
-  return `${verdict}${who} at ${decision.decidedAt}${why}`;
+  const offline = decision.offlineHost ? ` (offline, on ${decision.offlineHost}, without the Platform)` : '';
+  return `${verdict}${who} at ${decision.decidedAt}${why}${offline}`;
 }
 
 /** True when two Resume values are the same decision (approval and metadata, key order aside). */

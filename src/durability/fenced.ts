@@ -265,8 +265,8 @@ export class FencedCheckpointer implements Checkpointer {
 
   async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     // A replicated execution is claimed on the Platform first (docs/adr/0054); a stale host stops here.
-    await arbitrateClaim(this.inner, executionId, claim);
-    return this.#fenced(executionId, (own) => this.inner.claimPendingInterrupt(executionId, claim, fence ?? own));
+    const arbitrated = await arbitrateClaim(this.inner, executionId, claim);
+    return this.#fenced(executionId, (own) => this.inner.claimPendingInterrupt(executionId, arbitrated, fence ?? own));
   }
 
   putIdempotent(executionId: string, functionKey: string, value: JsonValue, fence?: Fence): Promise<void> {

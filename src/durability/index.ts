@@ -36,6 +36,7 @@ export { idempotent, functionKey, type IdempotentOptions } from './idempotent.js
 export {
   DEFAULT_LIST_LIMIT,
   supportsQuarantine,
+  quarantinedRows,
   supportsReplication,
   type Checkpointer,
   type CheckpointWrite,
@@ -45,6 +46,7 @@ export {
   type ListOptions,
   type PendingInterruptWrite,
   type QuarantiningCheckpointer,
+  type QuarantinedRow,
   type ReplicatingCheckpointer,
   type UnsyncedCheckpoint,
 } from './checkpointer.js';

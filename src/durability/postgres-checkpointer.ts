@@ -29,10 +29,12 @@ import type {
   LeaseRecord,
   ListOptions,
   PendingInterruptWrite,
+  QuarantinedRow,
   QuarantiningCheckpointer,
   ReplicaSource,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
+import { DEFAULT_LIST_LIMIT } from './checkpointer.js';
 import { CHECKPOINT_FIELDS, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
 import { ChainCheckpointError, IdempotencyKeyTaken } from './errors.js';
 import { checkIdempotencyKeyWrite, type IdempotencyKeyRecord, type IdempotencyKeyStore, type IdempotencyKeyWrite } from './idempotency-keys.js';
@@ -838,6 +840,14 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
       [entries.map(([id]) => id), entries.map(([, reason]) => reason)],
     );
     return result.rowCount ?? 0;
+  }
+  async listQuarantined(options: { executionId?: string; limit?: number } = {}): Promise<QuarantinedRow[]> {
+    const result = await this.query(
+      `SELECT checkpoint_id, execution_id, node_id, step_type, created_at, quarantine_reason AS reason FROM ${this.s}.checkpoints
+       WHERE quarantine_reason IS NOT NULL AND ($1::text IS NULL OR execution_id = $1) ORDER BY created_at, checkpoint_id LIMIT $2`,
+      [options.executionId ?? null, options.limit ?? DEFAULT_LIST_LIMIT],
+    );
+    return result.rows as QuarantinedRow[];
   }
 
   /**

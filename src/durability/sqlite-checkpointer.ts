@@ -26,11 +26,13 @@ import type {
   ListOptions,
   PendingInterruptWrite,
   PushingCheckpointer,
+  QuarantinedRow,
   QuarantiningCheckpointer,
   ReplicaSource,
   ReplicatingCheckpointer,
   UnsyncedCheckpoint,
 } from './checkpointer.js';
+import { DEFAULT_LIST_LIMIT } from './checkpointer.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
 import { EXECUTION_PARAM, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
 import { ChainCheckpointError, IdempotencyKeyTaken } from './errors.js';
@@ -886,6 +888,18 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   async markQuarantined(reasons: Readonly<Record<string, string>>): Promise<number> {
     const { db, statements } = this.writable();
     return db.transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0)).immediate();
+  }
+
+  async listQuarantined(options: { executionId?: string; limit?: number } = {}): Promise<QuarantinedRow[]> {
+    await this.#settleThread();
+    this.#commitQueued();
+    const { db } = this.open();
+    return db
+      .prepare(
+        `SELECT checkpoint_id, execution_id, node_id, step_type, created_at, quarantine_reason AS reason FROM checkpoints
+         WHERE quarantine_reason IS NOT NULL AND (? IS NULL OR execution_id = ?) ORDER BY rowid LIMIT ?`,
+      )
+      .all(options.executionId ?? null, options.executionId ?? null, options.limit ?? DEFAULT_LIST_LIMIT) as QuarantinedRow[];
   }
 
   /**

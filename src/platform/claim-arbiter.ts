@@ -6,16 +6,21 @@
  * claim then decides among those processes); a host with another store gets AlreadyResumed, naming the host,
  * principal and time of the decision in force, after its stale pending row is resolved (deleted) so it lists nothing
  * pending. Not connected: the local claim decides alone (as before connected mode).
+ *
+ * Platform unreachable (no answer, 5xx, 429 after the client's retries, or the execution's rows could not be
+ * flushed): PlatformUnavailable, unless the caller allowed an offline decision; then the claim is recorded as decided
+ * offline on this host, queued, and judged by the Platform at ingest (refused and quarantined on conflict).
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { supportsReplication } from '../durability/checkpointer.js';
 import { setClaimArbiter } from '../durability/claim-arbiter.js';
-import { checkClaim, type Claim } from '../durability/decision.js';
+import { checkClaim, offlineClaim, type Claim } from '../durability/decision.js';
 import { AlreadyResumed } from '../durability/errors.js';
 import type { PendingInterrupt } from '../types.js';
 import { clientFor, resolveConnection } from './current-connection.js';
+import { PlatformError, PlatformUnavailable } from './errors.js';
 import { drainReplication } from './replication.js';
 
 /** The store this claim comes from, as the Platform should tell hosts apart. */
@@ -25,28 +30,39 @@ function storeIdentity(checkpointer: Checkpointer): string {
   return source.driver === 'sqlite' ? `sqlite:${source.path}` : `postgres:${source.url}:${source.schema}`;
 }
 
-async function arbitrate(checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim): Promise<void> {
+async function arbitrate(checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim): Promise<Claim> {
   const connection = resolveConnection();
-  if (!connection) return;
-  // The Platform must hold the pause before it can arbitrate it.
-  await drainReplication(checkpointer, connection);
-  const host = hostname();
+  if (!connection) return claim;
   const checked = checkClaim(claim);
+  const unreachable = (cause: string): Claim => {
+    if (checked.decision.offlineAllowed) return offlineClaim(checked);
+    throw new PlatformUnavailable(connection.target, executionId, cause);
+  };
+  // The Platform must hold the pause before it can arbitrate it.
+  const flushed = await drainReplication(checkpointer, connection);
+  if (flushed?.outcome === 'unavailable') return unreachable(flushed.error ?? 'the rows of the pause could not be sent');
+  const host = hostname();
   const claimId = createHash('sha256')
     .update([host, storeIdentity(checkpointer), executionId, pending.created_at].join('\u0000'))
     .digest('hex')
     .slice(0, 32);
-  const outcome = await clientFor(connection).claimExecution(executionId, {
-    claim_id: claimId,
-    host,
-    pending_created_at: pending.created_at,
-    decision: {
-      resume: { approved: checked.resume.approved, metadata: checked.resume.metadata },
-      decided_by: { principal: checked.decision.decidedBy.principal, surface: checked.decision.decidedBy.surface },
-      reason: checked.decision.reason,
-    },
-  });
-  if (outcome.won) return;
+  let outcome: Awaited<ReturnType<ReturnType<typeof clientFor>['claimExecution']>>;
+  try {
+    outcome = await clientFor(connection).claimExecution(executionId, {
+      claim_id: claimId,
+      host,
+      pending_created_at: pending.created_at,
+      decision: {
+        resume: { approved: checked.resume.approved, metadata: checked.resume.metadata },
+        decided_by: { principal: checked.decision.decidedBy.principal, surface: checked.decision.decidedBy.surface },
+        reason: checked.decision.reason,
+      },
+    });
+  } catch (error) {
+    if (error instanceof PlatformError && error.transient) return unreachable(error.message);
+    throw error;
+  }
+  if (outcome.won) return checked;
   // A stale copy: the pause was decided elsewhere. Its pending row is resolved here, so this host lists nothing.
   await checkpointer.deletePendingInterruptAtomic(executionId);
   const { decided_by: by } = outcome.record.decision;

@@ -35,3 +35,17 @@ export class PlatformError extends AgentkitError {
     this.transient = status === null || status >= 500 || status === 429;
   }
 }
+
+/**
+ * The Platform that arbitrates a replicated execution (docs/adr/0054) could not be reached, so the pause is not
+ * decided here: deciding alone could contradict a decision another host made through the Platform. Names the target
+ * and the override (`--offline-decision`, `{ offlineDecision: true }`). Exit 1 (a `platform_error`).
+ */
+export class PlatformUnavailable extends PlatformError {
+  constructor(target: string, executionId: string, cause: string) {
+    super(
+      `the Platform at ${target} cannot be reached to arbitrate execution '${executionId}' (it was replicated, so another host may decide it): ${cause}. To decide on this host alone, pass --offline-decision (SDK: { offlineDecision: true }); a conflicting decision made through the Platform will then be quarantined here`,
+      null,
+    );
+  }
+}
