@@ -250,6 +250,12 @@ export const httpErrors = [
   },
   {
     "service": "ui",
+    "model": "ForbiddenError",
+    "status": 403,
+    "code": "forbidden"
+  },
+  {
+    "service": "ui",
     "model": "ForkNotFoundError",
     "status": 404,
     "code": "fork_not_found"

@@ -204,6 +204,69 @@ export const doc = {
         ]
       }
     },
+    "/api/auth/logout-everywhere": {
+      "post": {
+        "operationId": "logoutEverywhere",
+        "summary": "Sign out everywhere",
+        "description": "End every session of the signed-in user, in every browser (this one too): their generation is raised.",
+        "parameters": [],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OkResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CsrfFailedError"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "A modification replay does not support (state branching is done with checkpoint fork).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotImplementedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Auth"
+        ]
+      }
+    },
     "/api/auth/status": {
       "get": {
         "operationId": "authStatus",
@@ -237,6 +300,74 @@ export const doc = {
         ],
         "security": [
           {}
+        ]
+      }
+    },
+    "/api/decisions": {
+      "get": {
+        "operationId": "listDecisions",
+        "summary": "List recorded decisions",
+        "description": "Decisions recorded on the most recently written executions, newest first: who, when, why, which value.",
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "At most this many executions read; default 200.",
+            "schema": {
+              "type": "integer",
+              "format": "int32",
+              "minimum": 1,
+              "maximum": 10000,
+              "default": 200
+            },
+            "explode": false
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DecisionList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No valid session cookie on an `/api` route that needs one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NotAuthenticatedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Executions"
         ]
       }
     },
@@ -707,11 +838,18 @@ export const doc = {
             }
           },
           "403": {
-            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\").",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/CsrfFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ForbiddenError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CsrfFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -982,11 +1120,18 @@ export const doc = {
             }
           },
           "403": {
-            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\").",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/CsrfFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ForbiddenError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CsrfFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -1268,11 +1413,18 @@ export const doc = {
             }
           },
           "403": {
-            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\").",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/CsrfFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ForbiddenError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CsrfFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -1385,11 +1537,18 @@ export const doc = {
             }
           },
           "403": {
-            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\").",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/CsrfFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ForbiddenError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CsrfFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -1607,11 +1766,18 @@ export const doc = {
             }
           },
           "403": {
-            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\").",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/CsrfFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ForbiddenError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CsrfFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -2105,11 +2271,18 @@ export const doc = {
             }
           },
           "403": {
-            "description": "A write with a session but without the matching `X-CSRF-Token` header.",
+            "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\").",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/CsrfFailedError"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/ForbiddenError"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CsrfFailedError"
+                    }
+                  ]
                 }
               }
             }
@@ -2274,6 +2447,7 @@ export const doc = {
         "required": [
           "authenticated",
           "username",
+          "role",
           "no_auth"
         ],
         "properties": {
@@ -2289,6 +2463,17 @@ export const doc = {
                 "type": "null"
               }
             ]
+          },
+          "role": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/UiRole"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The signed-in user's role; null when nobody is signed in, and with `--no-auth` (where nothing is checked)."
           },
           "no_auth": {
             "type": "boolean",
@@ -2604,6 +2789,112 @@ export const doc = {
         },
         "description": "A write with a session but without the matching `X-CSRF-Token` header."
       },
+      "DecidedBy": {
+        "type": "object",
+        "required": [
+          "principal",
+          "surface"
+        ],
+        "properties": {
+          "principal": {
+            "type": "string",
+            "description": "The signed-in UI user, the CLI's approver, `anonymous` for a UI with `--no-auth`, ..."
+          },
+          "surface": {
+            "type": "string",
+            "enum": [
+              "sdk",
+              "cli",
+              "ui",
+              "http",
+              "platform"
+            ]
+          }
+        },
+        "description": "Who decided a pause and through which surface."
+      },
+      "DecisionEntry": {
+        "type": "object",
+        "required": [
+          "execution_id",
+          "chain_name",
+          "node_id",
+          "pause_reason",
+          "resume",
+          "decided_by",
+          "decided_at",
+          "reason"
+        ],
+        "properties": {
+          "execution_id": {
+            "type": "string"
+          },
+          "chain_name": {
+            "type": "string"
+          },
+          "node_id": {
+            "type": "string"
+          },
+          "pause_reason": {
+            "type": "string",
+            "description": "Why the run paused."
+          },
+          "resume": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/Resume"
+              }
+            ],
+            "description": "The Resume value bound to the pause."
+          },
+          "decided_by": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DecidedBy"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Null for a decision recorded before decisions said who made them."
+          },
+          "decided_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "reason": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The reason typed with the decision."
+          }
+        },
+        "description": "One recorded decision on a paused run."
+      },
+      "DecisionList": {
+        "type": "object",
+        "required": [
+          "count",
+          "items"
+        ],
+        "properties": {
+          "count": {
+            "type": "integer",
+            "format": "int32"
+          },
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/DecisionEntry"
+            }
+          }
+        },
+        "description": "Recorded decisions, newest first."
+      },
       "ErrorCode": {
         "type": "string",
         "enum": [
@@ -2840,6 +3131,8 @@ export const doc = {
           "checkpoint_count",
           "latest_checkpoint_id",
           "pending_interrupt",
+          "runner",
+          "runner_registered",
           "checkpoints"
         ],
         "properties": {
@@ -2879,6 +3172,14 @@ export const doc = {
               }
             ],
             "description": "The pending interrupt when paused."
+          },
+          "runner": {
+            "type": "string",
+            "description": "The runner that resumes it: `<kind>:<name>` (the root of its agent path, else its chain)."
+          },
+          "runner_registered": {
+            "type": "boolean",
+            "description": "Whether this UI has that runner registered; without it a resume answers 503 `no_runner`."
           },
           "checkpoints": {
             "type": "array",
@@ -3494,6 +3795,25 @@ export const doc = {
         },
         "description": "A case whose verdict flipped between two runs."
       },
+      "ForbiddenError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "forbidden"
+            ]
+          }
+        },
+        "description": "The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md \"Roles\")."
+      },
       "ForkModification": {
         "type": "object",
         "properties": {
@@ -4097,7 +4417,7 @@ export const doc = {
           "items": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/PendingInterrupt"
+              "$ref": "#/components/schemas/UiPendingInterrupt"
             }
           }
         },
@@ -4486,6 +4806,28 @@ export const doc = {
         },
         "description": "A span of the rerun, as it is produced."
       },
+      "Resume": {
+        "type": "object",
+        "required": [
+          "approved"
+        ],
+        "properties": {
+          "approved": {
+            "type": "boolean",
+            "description": "The human decision."
+          },
+          "metadata": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/JsonObject"
+              }
+            ],
+            "description": "Anything else the resumer wants the node to see (approver, note, edited amount). Defaults to `{}`.",
+            "default": {}
+          }
+        },
+        "description": "The value a paused run is resumed with; `interrupt()` returns it. These are the only two fields: unknown keys\nare dropped, so non-approval payload goes in `metadata`."
+      },
       "ResumeRequest": {
         "type": "object",
         "required": [
@@ -4505,10 +4847,10 @@ export const doc = {
           },
           "reason": {
             "type": "string",
-            "description": "Echoed back; not passed to the run."
+            "description": "Recorded with the decision (who, when, why); echoed back; not passed to the run."
           }
         },
-        "description": "Body of `POST /api/executions/{execution_id}/resume`: the Resume value plus an optional note.",
+        "description": "Body of `POST /api/executions/{execution_id}/resume`: the Resume value plus the reason. Who decided is the\nsigned-in user (`anonymous` with `--no-auth`), never a name in the body: `metadata.approver` is overwritten with it.",
         "additionalProperties": false
       },
       "ResumeResponse": {
@@ -5382,6 +5724,76 @@ export const doc = {
           }
         },
         "description": "Stored eval runs, newest first."
+      },
+      "UiPendingInterrupt": {
+        "type": "object",
+        "required": [
+          "execution_id",
+          "chain_name",
+          "node_id",
+          "reason",
+          "context",
+          "agent_path",
+          "created_at",
+          "runner",
+          "runner_registered"
+        ],
+        "properties": {
+          "execution_id": {
+            "type": "string"
+          },
+          "chain_name": {
+            "type": "string",
+            "description": "The chain, agent, swarm or supervisor name that wrote the pause."
+          },
+          "node_id": {
+            "type": "string",
+            "description": "The node or tool step that paused, e.g. `approval` or `turn:0/tool:refund`."
+          },
+          "reason": {
+            "type": "string"
+          },
+          "context": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/JsonObject"
+              }
+            ],
+            "description": "Frozen at the moment of the pause."
+          },
+          "agent_path": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Nesting path of the paused agent, e.g. `agent:refund-bot/tool:refund`; null for a plain chain."
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "runner": {
+            "type": "string",
+            "description": "`<kind>:<name>` of the runner that resumes it."
+          },
+          "runner_registered": {
+            "type": "boolean",
+            "description": "False: Approve and Reject are disabled (a resume would answer 503 `no_runner`)."
+          }
+        },
+        "description": "A pending interrupt with the runner that would resume it and whether this UI has it registered."
+      },
+      "UiRole": {
+        "type": "string",
+        "enum": [
+          "viewer",
+          "approver",
+          "admin"
+        ],
+        "description": "What a UI user may do: a viewer reads; an approver also resumes; an admin also reruns, saves tests, marks favorites."
       },
       "UiTraceList": {
         "type": "object",

@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/logout-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere
+         * @description End every session of the signed-in user, in every browser (this one too): their generation is raised.
+         */
+        post: operations["logoutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/status": {
         parameters: {
             query?: never;
@@ -53,6 +73,26 @@ export interface paths {
          * @description Whether the caller is signed in; always open.
          */
         get: operations["authStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recorded decisions
+         * @description Decisions recorded on the most recently written executions, newest first: who, when, why, which value.
+         */
+        get: operations["listDecisions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -462,6 +502,8 @@ export interface components {
             authenticated: boolean;
             /** @description True when the UI runs with `--no-auth`. */
             no_auth: boolean;
+            /** @description The signed-in user's role; null when nobody is signed in, and with `--no-auth` (where nothing is checked). */
+            role: components["schemas"]["UiRole"] | null;
             username: string | null;
         };
         /** @description The result of running, resuming or forking a Chain. */
@@ -543,6 +585,34 @@ export interface components {
             code: "csrf_failed";
             detail: string;
         };
+        /** @description Who decided a pause and through which surface. */
+        DecidedBy: {
+            /** @description The signed-in UI user, the CLI's approver, `anonymous` for a UI with `--no-auth`, ... */
+            principal: string;
+            /** @enum {string} */
+            surface: "sdk" | "cli" | "ui" | "http" | "platform";
+        };
+        /** @description One recorded decision on a paused run. */
+        DecisionEntry: {
+            chain_name: string;
+            decided_at: components["schemas"]["Timestamp"];
+            /** @description Null for a decision recorded before decisions said who made them. */
+            decided_by: components["schemas"]["DecidedBy"] | null;
+            execution_id: string;
+            node_id: string;
+            /** @description Why the run paused. */
+            pause_reason: string;
+            /** @description The reason typed with the decision. */
+            reason: string | null;
+            /** @description The Resume value bound to the pause. */
+            resume: components["schemas"]["Resume"];
+        };
+        /** @description Recorded decisions, newest first. */
+        DecisionList: {
+            /** Format: int32 */
+            count: number;
+            items: components["schemas"]["DecisionEntry"][];
+        };
         /**
          * @description Every stable error code agentkit reports, on the wire (`code` of an error body), in SDK errors (`error.code`) and
          *     in CLI diagnostics. `src/errors.ts` maps each code to its HTTP status and CLI exit code; adding a code here without
@@ -614,6 +684,10 @@ export interface components {
             latest_checkpoint_id: string;
             /** @description The pending interrupt when paused. */
             pending_interrupt: components["schemas"]["PendingInterrupt"] | null;
+            /** @description The runner that resumes it: `<kind>:<name>` (the root of its agent path, else its chain). */
+            runner: string;
+            /** @description Whether this UI has that runner registered; without it a resume answers 503 `no_runner`. */
+            runner_registered: boolean;
             state: components["schemas"]["ExecutionState"];
         };
         /** @description Body of `GET /api/executions`. */
@@ -764,6 +838,12 @@ export interface components {
             input: string;
             /** @description Scorers whose verdict flipped in this direction. */
             scorers: string[];
+        };
+        /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
+        ForbiddenError: {
+            /** @enum {string} */
+            code: "forbidden";
+            detail: string;
         };
         /** @description Body of `PATCH /api/replay/forks/{fork_id}`: each given field replaces the stored one. */
         ForkModification: {
@@ -970,7 +1050,7 @@ export interface components {
         PendingInterruptList: {
             /** Format: int32 */
             count: number;
-            items: components["schemas"]["PendingInterrupt"][];
+            items: components["schemas"]["UiPendingInterrupt"][];
         };
         /** @description The pause as it appears on a result: the pending row without its bookkeeping fields. */
         PendingInterruptSummary: {
@@ -1093,12 +1173,28 @@ export interface components {
             /** @enum {string} */
             type: "span";
         };
-        /** @description Body of `POST /api/executions/{execution_id}/resume`: the Resume value plus an optional note. */
+        /**
+         * @description The value a paused run is resumed with; `interrupt()` returns it. These are the only two fields: unknown keys
+         *     are dropped, so non-approval payload goes in `metadata`.
+         */
+        Resume: {
+            /** @description The human decision. */
+            approved: boolean;
+            /**
+             * @description Anything else the resumer wants the node to see (approver, note, edited amount). Defaults to `{}`.
+             * @default {}
+             */
+            metadata: components["schemas"]["JsonObject"];
+        };
+        /**
+         * @description Body of `POST /api/executions/{execution_id}/resume`: the Resume value plus the reason. Who decided is the
+         *     signed-in user (`anonymous` with `--no-auth`), never a name in the body: `metadata.approver` is overwritten with it.
+         */
         ResumeRequest: {
             approved: boolean;
             /** @default {} */
             metadata: components["schemas"]["JsonObject"];
-            /** @description Echoed back; not passed to the run. */
+            /** @description Recorded with the decision (who, when, why); echoed back; not passed to the run. */
             reason?: string;
         };
         /** @description The resumed run's outcome. */
@@ -1343,6 +1439,29 @@ export interface components {
             count: number;
             items: components["schemas"]["UiEvalRun"][];
         };
+        /** @description A pending interrupt with the runner that would resume it and whether this UI has it registered. */
+        UiPendingInterrupt: {
+            /** @description Nesting path of the paused agent, e.g. `agent:refund-bot/tool:refund`; null for a plain chain. */
+            agent_path: string | null;
+            /** @description The chain, agent, swarm or supervisor name that wrote the pause. */
+            chain_name: string;
+            /** @description Frozen at the moment of the pause. */
+            context: components["schemas"]["JsonObject"];
+            created_at: components["schemas"]["Timestamp"];
+            execution_id: string;
+            /** @description The node or tool step that paused, e.g. `approval` or `turn:0/tool:refund`. */
+            node_id: string;
+            reason: string;
+            /** @description `<kind>:<name>` of the runner that resumes it. */
+            runner: string;
+            /** @description False: Approve and Reject are disabled (a resume would answer 503 `no_runner`). */
+            runner_registered: boolean;
+        };
+        /**
+         * @description What a UI user may do: a viewer reads; an approver also resumes; an admin also reruns, saves tests, marks favorites.
+         * @enum {string}
+         */
+        UiRole: "viewer" | "approver" | "admin";
         /** @description Traces of the UI listing, newest first. */
         UiTraceList: {
             /** Format: int32 */
@@ -1409,6 +1528,9 @@ export type ComparisonMetrics = components['schemas']['ComparisonMetrics'];
 export type ComparisonResult = components['schemas']['ComparisonResult'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CsrfFailedError = components['schemas']['CsrfFailedError'];
+export type DecidedBy = components['schemas']['DecidedBy'];
+export type DecisionEntry = components['schemas']['DecisionEntry'];
+export type DecisionList = components['schemas']['DecisionList'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type EvalCompareError = components['schemas']['EvalCompareError'];
 export type EvalComparison = components['schemas']['EvalComparison'];
@@ -1428,6 +1550,7 @@ export type ExportTraceDocument = components['schemas']['ExportTraceDocument'];
 export type FavoriteRequest = components['schemas']['FavoriteRequest'];
 export type FilePart = components['schemas']['FilePart'];
 export type FlippedCase = components['schemas']['FlippedCase'];
+export type ForbiddenError = components['schemas']['ForbiddenError'];
 export type ForkModification = components['schemas']['ForkModification'];
 export type ForkModifications = components['schemas']['ForkModifications'];
 export type ForkNotFoundError = components['schemas']['ForkNotFoundError'];
@@ -1466,6 +1589,7 @@ export type RerunDoneEvent = components['schemas']['RerunDoneEvent'];
 export type RerunErrorEvent = components['schemas']['RerunErrorEvent'];
 export type RerunEvent = components['schemas']['RerunEvent'];
 export type RerunSpanEvent = components['schemas']['RerunSpanEvent'];
+export type Resume = components['schemas']['Resume'];
 export type ResumeRequest = components['schemas']['ResumeRequest'];
 export type ResumeResponse = components['schemas']['ResumeResponse'];
 export type RunStatus = components['schemas']['RunStatus'];
@@ -1493,6 +1617,8 @@ export type UiEvalCase = components['schemas']['UiEvalCase'];
 export type UiEvalRun = components['schemas']['UiEvalRun'];
 export type UiEvalRunDetail = components['schemas']['UiEvalRunDetail'];
 export type UiEvalRunList = components['schemas']['UiEvalRunList'];
+export type UiPendingInterrupt = components['schemas']['UiPendingInterrupt'];
+export type UiRole = components['schemas']['UiRole'];
 export type UiTraceList = components['schemas']['UiTraceList'];
 export type UiTraceSummary = components['schemas']['UiTraceSummary'];
 export type UnmatchedCounts = components['schemas']['UnmatchedCounts'];
@@ -1619,6 +1745,62 @@ export interface operations {
             };
         };
     };
+    logoutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
+                };
+            };
+            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsrfFailedError"];
+                };
+            };
+            /** @description A modification replay does not support (state branching is done with checkpoint fork). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotImplementedError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     authStatus: {
         parameters: {
             query?: never;
@@ -1635,6 +1817,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    listDecisions: {
+        parameters: {
+            query?: {
+                /** @description At most this many executions read; default 200. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionList"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description No valid session cookie on an `/api` route that needs one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
@@ -1975,13 +2207,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
-            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CsrfFailedError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CsrfFailedError"];
                 };
             };
             /** @description No checkpoint exists for the execution id. */
@@ -2251,13 +2483,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
-            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CsrfFailedError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CsrfFailedError"];
                 };
             };
             /** @description No span exists for the trace id. */
@@ -2412,13 +2644,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
-            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CsrfFailedError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CsrfFailedError"];
                 };
             };
             /** @description No fork with this id in this UI process. */
@@ -2575,13 +2807,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
-            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CsrfFailedError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CsrfFailedError"];
                 };
             };
             /** @description No fork with this id in this UI process. */
@@ -2666,13 +2898,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
-            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CsrfFailedError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CsrfFailedError"];
                 };
             };
             /** @description No fork with this id in this UI process. */
@@ -3035,13 +3267,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotAuthenticatedError"];
                 };
             };
-            /** @description A write with a session but without the matching `X-CSRF-Token` header. */
+            /** @description The signed-in user's role does not include the route's (viewer < approver < admin; docs/ui.md "Roles"). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CsrfFailedError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CsrfFailedError"];
                 };
             };
             /** @description No span exists for the trace id. */

@@ -13,14 +13,15 @@ import type { components } from '../../generated/types/ui.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { ExecutionBusy } from '../durability/errors.js';
 import { restoreIfMissing } from '../durability/run-end.js';
-import { runnerOfExecution } from '../agent/durable/owner.js';
+import { runnerOfExecution, type CheckpointOwner } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp, type RouteRegistrar } from '../http/validated-app.js';
 import { exportTrace } from '../tracing/export.js';
 import { EvalStore } from '../eval/store.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import type { Checkpoint, TraceSummary } from '../types.js';
-import { verifyPassword } from './auth-file.js';
+import { authRoutes } from './auth-routes.js';
+import { decisionRoutes } from './decision-routes.js';
 import { evalRoutes, evalRunsSince } from './eval-routes.js';
 import { executionState } from './execution-state.js';
 import { ForkRegistry } from './forks.js';
@@ -29,7 +30,6 @@ import { loopbackHostOnly, noStoreForApi, sessionUser, UI_OPEN_ROUTES, UI_PAGE_R
 import { recoveryOverview, recoveryRoutes } from './recovery-routes.js';
 import { replayRoutes } from './replay-routes.js';
 import { RunnerRegistry } from './runners.js';
-import { cookie, CSRF_COOKIE, issueSession, newCsrfToken, parseCookies, SESSION_COOKIE, SESSION_TTL_SECONDS } from './session.js';
 import { securityHeaders, webApp } from './static.js';
 import { LoginThrottle } from './throttle.js';
 
@@ -92,47 +92,8 @@ export function createUiApp(options: UiAppOptions): Express {
       evalRoutes(app, evals);
       durabilityRoutes(app, options.checkpointer, registry, auth);
       recoveryRoutes(app, options.checkpointer);
+      decisionRoutes(app, options.checkpointer);
     },
-  });
-}
-
-function authRoutes(router: RouteRegistrar, auth: UiAuth, throttle: LoginThrottle): void {
-  router.post('/api/auth/login', async (req: Request, res: Response) => {
-    const { username, password } = req.body as Schemas['LoginRequest'];
-    if (auth.mode === 'none') throw new AgentkitError('invalid_credentials', 'Login is off: this UI runs with --no-auth.');
-    const client = req.socket.remoteAddress ?? 'unknown';
-    const wait = throttle.retryAfter(client);
-    if (wait > 0) {
-      res.setHeader('Retry-After', String(wait));
-      res.status(429).json({ detail: `Too many failed logins; try again in ${wait} s.`, code: 'too_many_attempts' });
-      return;
-    }
-    // Hash even for a wrong username, so the response time does not tell which part was wrong.
-    const passwordOk = await verifyPassword(password, auth.file.password_hash);
-    if (!passwordOk || username !== auth.file.username) {
-      throttle.fail(client);
-      throw new AgentkitError('invalid_credentials', 'Invalid username or password.');
-    }
-    throttle.succeed(client);
-    res.setHeader('Set-Cookie', [
-      cookie(SESSION_COOKIE, issueSession(username, auth.file.session_secret), { httpOnly: true, maxAge: SESSION_TTL_SECONDS }),
-      cookie(CSRF_COOKIE, newCsrfToken(), { httpOnly: false, maxAge: SESSION_TTL_SECONDS }),
-    ]);
-    res.json({ status: 'ok', username } satisfies Schemas['LoginResponse']);
-  });
-
-  router.post('/api/auth/logout', (_req: Request, res: Response) => {
-    res.setHeader('Set-Cookie', [cookie(SESSION_COOKIE, '', { httpOnly: true, maxAge: 0 })]);
-    res.json({ status: 'ok' } satisfies Schemas['OkResponse']);
-  });
-
-  router.get('/api/auth/status', (req: Request, res: Response) => {
-    // The page needs a CSRF cookie for its writes, also with --no-auth where nobody logs in.
-    if (!parseCookies(req.headers.cookie)[CSRF_COOKIE]) {
-      res.setHeader('Set-Cookie', cookie(CSRF_COOKIE, newCsrfToken(), { httpOnly: false, maxAge: SESSION_TTL_SECONDS }));
-    }
-    const username = sessionUser(req, auth);
-    res.json({ authenticated: auth.mode === 'none' || username !== null, username, no_auth: auth.mode === 'none' } satisfies Schemas['AuthStatus']);
   });
 }
 
@@ -198,12 +159,20 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
   router.get('/api/executions/:execution_id', async (req: Request, res: Response) => {
     const executionId = String(req.params.execution_id);
     const rows = await history(checkpointer, executionId);
-    res.json(describeExecution(executionId, rows));
+    res.json(describeExecution(executionId, rows, registry));
   });
 
   router.get('/api/pending-interrupts', async (req: Request, res: Response) => {
     const limit = Number((req.query as { limit?: number }).limit ?? 100);
-    const items = await checkpointer.listPendingInterrupts({ limit });
+    const pending = await checkpointer.listPendingInterrupts({ limit });
+    // Each row says which runner resumes it and whether it is registered here, so the page can disable Approve and
+    // Reject with the reason instead of offering a click that answers 503.
+    const items: Schemas['UiPendingInterrupt'][] = [];
+    for (const row of pending) {
+      const rows = await checkpointer.list(row.execution_id, { limit: 1_000_000 });
+      const owner = runnerOfExecution(rows) ?? { kind: 'chain', name: row.chain_name };
+      items.push({ ...(row as Schemas['PendingInterrupt']), ...runnerOf(owner, registry) });
+    }
     res.json({ count: items.length, items } satisfies Schemas['PendingInterruptList']);
   });
 
@@ -237,12 +206,12 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
     }
     // The runner claims the pending row atomically: of concurrent resumers exactly one runs, the others get
     // AlreadyResumed (409).
-    // Who decided is the signed-in user (with --no-auth nobody signs in: the OS user running the UI), never a name
-    // from the request body.
-    const signedIn = sessionUser(req, auth);
+    // Who decided is the signed-in user (`anonymous` with --no-auth, where nobody signs in), never a name from the
+    // request body: an `approver` in the metadata is overwritten with it, so the run sees the same name as the record.
+    const principal = auth.mode === 'none' ? 'anonymous' : sessionUser(req, auth)!.username;
     const result = await runner.resume(executionId, {
-      resumeValue: { approved: body.approved, metadata: body.metadata ?? {} },
-      ...(signedIn ? { approver: signedIn } : {}),
+      resumeValue: { approved: body.approved, metadata: { ...(body.metadata ?? {}), approver: principal } },
+      approver: principal,
       surface: 'ui',
       reason: body.reason ?? null,
     });
@@ -257,7 +226,12 @@ async function history(checkpointer: Checkpointer, executionId: string): Promise
   return rows;
 }
 
-function describeExecution(executionId: string, rows: Checkpoint[]): Schemas['ExecutionHistory'] {
+/** `<kind>:<name>` of the runner and whether this UI has it registered. */
+function runnerOf(owner: CheckpointOwner, registry: RunnerRegistry): { runner: string; runner_registered: boolean } {
+  return { runner: `${owner.kind}:${owner.name}`, runner_registered: registry.get(owner.kind, owner.name) !== undefined };
+}
+
+function describeExecution(executionId: string, rows: Checkpoint[], registry: RunnerRegistry): Schemas['ExecutionHistory'] {
   const last = rows[rows.length - 1]!;
   const state = executionState(rows);
   const owner = runnerOfExecution(rows)!;
@@ -281,6 +255,7 @@ function describeExecution(executionId: string, rows: Checkpoint[]): Schemas['Ex
           }
         : null,
     checkpoints: rows as unknown as Schemas['Checkpoint'][],
+    ...runnerOf(owner, registry),
   };
 }
 

@@ -4,6 +4,9 @@
  * - The web app's pages and `/assets/*` (UI_PAGE_ROUTES) and `POST /api/auth/login` are open.
  * - `GET /api/auth/status` needs no session. Every other request (logout too), known route or not,
  *   needs a valid session (401) unless the UI runs with `--no-auth`.
+ * - A session is valid only while its user exists in the auth file with the generation the cookie carries (re-read
+ *   when the file changes), so removal, demotion and sign-out everywhere take effect on the next request (401).
+ * - The signed-in user's role must include the route's (./roles.ts), else 403 `forbidden`; `--no-auth` checks none.
  * - Every write (not GET/HEAD) except login needs `X-CSRF-Token` equal to the `agentkit_csrf` cookie (403), with or
  *   without `--no-auth` (a page of another site could otherwise post to a loopback UI that has no login).
  *
@@ -12,16 +15,62 @@
  */
 import type { Request, RequestHandler } from 'express';
 import type { AuthFailure, ExtraRoute, MatchedRoute } from '../http/validated-app.js';
-import type { AuthFile } from './auth-file.js';
-import { CSRF_COOKIE, CSRF_HEADER, csrfMatches, parseCookies, SESSION_COOKIE, verifySession } from './session.js';
+import { statSync } from 'node:fs';
+import { findUser, readAuthFileSync, type AuthFile } from './auth-file.js';
+import { requiredRole, roleAllows, type UiRole } from './roles.js';
+import { CSRF_COOKIE, CSRF_HEADER, csrfMatches, parseCookies, readSession, SESSION_COOKIE } from './session.js';
 
-/** How the UI authenticates: the auth file's credentials, or nobody (`--no-auth`). */
-export type UiAuth = { mode: 'password'; file: AuthFile } | { mode: 'none' };
+/**
+ * How the UI authenticates: the auth file's users, or nobody (`--no-auth`). With `path`, the file is re-read whenever
+ * it changes on disk (`agentkit ui users ...` while the UI runs); without it, `file` is used as given.
+ */
+export type UiAuth = { mode: 'password'; file: AuthFile; path?: string } | { mode: 'none' };
 
-/** The signed-in user of a request: a username, `null` when not signed in. With `--no-auth` always `null`. */
-export function sessionUser(req: Request, auth: UiAuth): string | null {
+/** A signed-in user as of this request. */
+export interface SignedIn {
+  username: string;
+  role: UiRole;
+  generation: number;
+}
+
+const loaded = new WeakMap<object, { stamp: string; file: AuthFile }>();
+
+/**
+ * The auth file as it is now: re-read when its inode, size or modification time changed (every write is an atomic
+ * rename, so a change always shows). A file that vanished or no longer parses keeps the last good content.
+ */
+export function currentAuthFile(auth: { file: AuthFile; path?: string }): AuthFile {
+  if (!auth.path) return auth.file;
+  const cached = loaded.get(auth);
+  let stamp: string;
+  try {
+    const info = statSync(auth.path, { bigint: true });
+    stamp = `${info.ino}:${info.size}:${info.mtimeNs}`;
+  } catch {
+    return cached?.file ?? auth.file;
+  }
+  if (cached?.stamp === stamp) return cached.file;
+  try {
+    const file = readAuthFileSync(auth.path) ?? cached?.file ?? auth.file;
+    loaded.set(auth, { stamp, file });
+    return file;
+  } catch {
+    return cached?.file ?? auth.file;
+  }
+}
+
+/**
+ * The signed-in user of a request, checked against the auth file now: the cookie's user must still exist with the
+ * cookie's generation. `null` when not signed in; with `--no-auth` always `null`.
+ */
+export function sessionUser(req: Request, auth: UiAuth): SignedIn | null {
   if (auth.mode === 'none') return null;
-  return verifySession(parseCookies(req.headers.cookie)[SESSION_COOKIE], auth.file.session_secret);
+  const file = currentAuthFile(auth);
+  const session = readSession(parseCookies(req.headers.cookie)[SESSION_COOKIE], file.session_secret);
+  if (!session) return null;
+  const user = findUser(file, session.username);
+  if (!user || user.generation !== session.generation) return null;
+  return { username: user.username, role: user.role, generation: user.generation };
 }
 
 /**
@@ -74,14 +123,24 @@ const SESSIONLESS: ReadonlySet<string> = new Set(['GET /api/auth/status']);
 /**
  * The `authenticate` hook of the shared builder, called with the matched route (deny by default: every route not in
  * `UI_OPEN_ROUTES`, and every unmatched path, comes here): 401 without a session (unless `--no-auth`), 403 for a
- * write without the CSRF header matching the cookie.
+ * write without the CSRF header matching the cookie, 403 `forbidden` when the user's role is short of the route's.
  */
 export function uiAuthenticate(getAuth: () => UiAuth): (req: Request, route: MatchedRoute | undefined) => AuthFailure | null {
   return (req, route) => {
     const auth = getAuth();
     const key = route?.key;
-    if (auth.mode === 'password' && !(key && SESSIONLESS.has(key)) && sessionUser(req, auth) === null) {
-      return { status: 401, code: 'not_authenticated', detail: 'Not authenticated: sign in at /login (POST /api/auth/login).' };
+    if (auth.mode === 'password' && !(key && SESSIONLESS.has(key))) {
+      const user = sessionUser(req, auth);
+      if (user === null) return { status: 401, code: 'not_authenticated', detail: 'Not authenticated: sign in at /login (POST /api/auth/login).' };
+      // An unmatched path runs nothing: it goes on to the contract's 404 for every role.
+      const needed = key ? requiredRole(req.method, key) : 'viewer';
+      if (!roleAllows(user.role, needed)) {
+        return {
+          status: 403,
+          code: 'forbidden',
+          detail: `Forbidden: ${key} needs the ${needed} role; '${user.username}' is a ${user.role}.`,
+        };
+      }
     }
     const write = req.method !== 'GET' && req.method !== 'HEAD';
     if (write) {
