@@ -235,6 +235,36 @@ export const commands: readonly CommandEntry[] = [
     description: 'Set a new username and password for the local UI',
     load: async (): Loaded => (await import('./ui.js')).UiResetPasswordCommand,
   },
+  {
+    paths: [['ui', 'users', 'add']],
+    category: 'Local UI',
+    description: 'Add a user to the local UI',
+    load: async (): Loaded => (await import('./ui-users.js')).UiUsersAddCommand,
+  },
+  {
+    paths: [['ui', 'users', 'list']],
+    category: 'Local UI',
+    description: 'List the local UI users and their roles',
+    load: async (): Loaded => (await import('./ui-users.js')).UiUsersListCommand,
+  },
+  {
+    paths: [['ui', 'users', 'remove']],
+    category: 'Local UI',
+    description: 'Remove a user from the local UI',
+    load: async (): Loaded => (await import('./ui-users.js')).UiUsersRemoveCommand,
+  },
+  {
+    paths: [['ui', 'users', 'set-role']],
+    category: 'Local UI',
+    description: "Change a local UI user's role",
+    load: async (): Loaded => (await import('./ui-users.js')).UiUsersSetRoleCommand,
+  },
+  {
+    paths: [['ui', 'users', 'sign-out']],
+    category: 'Local UI',
+    description: 'Sign a local UI user out everywhere',
+    load: async (): Loaded => (await import('./ui-users.js')).UiUsersSignOutCommand,
+  },
 
   {
     paths: [['eval', 'run']],

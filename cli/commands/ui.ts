@@ -15,14 +15,16 @@ import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer
 import { loadTarget } from '../../src/targets.js';
 import { openStore } from '../../src/store/store-handle.js';
 import { TraceStore } from '../../src/tracing/trace-store.js';
-import { newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
+import { findUser, newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
+import { setPassword } from '../../src/ui/users.js';
+import { newPassword } from './ui-users.js';
 import { importLegacyOnStart } from '../../src/ui/legacy-import.js';
 import { openBrowser } from '../../src/ui/open-browser.js';
 import { RunnerRegistry } from '../../src/ui/runners.js';
 import { bindRefusal, DEFAULT_UI_PORT, startUiServer } from '../../src/ui/server.js';
 import { AgentkitCommand } from '../base.js';
 import { closeRunner, waitForStopSignal } from '../runner-lifecycle.js';
-import { askPassword, askLine, readAllStdin } from '../prompt.js';
+import { askPassword, askLine } from '../prompt.js';
 
 const port = t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65535)]);
 
@@ -80,7 +82,8 @@ export class UiStartCommand extends AgentkitCommand {
     if (store.engine === 'postgres' && this.connectionString !== undefined)
       throw new UsageError('--connection-string reads executions from Postgres beside a store file; --db already names a Postgres store');
     const authPath = this.authFile !== undefined ? path.resolve(this.context.cwd, this.authFile) : path.join(agentkitDir(where), 'auth.json');
-    const auth = this.noAuth ? ({ mode: 'none' } as const) : ({ mode: 'password', file: await this.credentials(authPath) } as const);
+    // With the path, the server re-reads the file when it changes: `ui users ...` takes effect on the next request.
+    const auth = this.noAuth ? ({ mode: 'none' } as const) : ({ mode: 'password', file: await this.credentials(authPath), path: authPath } as const);
 
     const registry = new RunnerRegistry();
     const loaded: unknown[] = [];
@@ -123,7 +126,7 @@ export class UiStartCommand extends AgentkitCommand {
       },
     });
     this.err(
-      `agentkit ui: serving on ${server.url} (store ${opened.label}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, login as '${(auth as { file: AuthFile }).file.username}'`})`,
+      `agentkit ui: serving on ${server.url} (store ${opened.label}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, ${usersLine((auth as { file: AuthFile }).file)}`})`,
     );
     if (!this.noOpen) this.err(`agentkit ui: ${await openBrowser(server.url, this.context.env)}`);
     await waitForStopSignal(this.context.env);
@@ -155,6 +158,11 @@ export class UiStartCommand extends AgentkitCommand {
   }
 }
 
+/** `users alice (admin), bob (approver)` for the start line. */
+function usersLine(file: AuthFile): string {
+  return `users ${file.users.map((u) => `${u.username} (${u.role})`).join(', ')}`;
+}
+
 export class UiResetPasswordCommand extends AgentkitCommand {
   static override paths = [['ui', 'reset-password']];
 
@@ -162,8 +170,9 @@ export class UiResetPasswordCommand extends AgentkitCommand {
     category: 'Local UI',
     description: 'Set a new username and password for the local UI',
     details: [
-      'Writes the auth file (default `./.agentkit/auth.json`, mode 0600) with a scrypt hash of the new password and a new session secret, which signs every open session out. The password is never stored.',
-      'At a terminal it asks for the password twice; `--password-stdin` reads it from standard input instead (the first line; for scripts). `--username` defaults to the current one, else `admin`. Passwords must be at least 8 characters.',
+      "Sets the password of a user in the auth file (default `./.agentkit/auth.json`, mode 0600) as a scrypt hash, and signs that user's open sessions out; the password is never stored. Other users keep their sessions.",
+      '`--username` names the user; it defaults to the only user of the file, else `admin`. A missing or damaged file is replaced by a new one whose only user is `--username` (default `admin`) as an admin, with a new session secret. A name that is not a user of an existing file is refused: add it with `agentkit ui users add`.',
+      'At a terminal it asks for the password twice; `--password-stdin` reads it from standard input instead (the first line; for scripts). Passwords must be at least 8 characters.',
     ].join('\n\n'),
     examples: [
       ['Reset interactively', '$0 ui reset-password'],
@@ -184,24 +193,20 @@ export class UiResetPasswordCommand extends AgentkitCommand {
     } catch {
       // A damaged file is what a reset is for: replace it.
     }
-    const username = this.username ?? current?.username ?? 'admin';
-    let password: string;
-    if (this.passwordStdin) {
-      password = (await readAllStdin(this.context)).split(/\r?\n/)[0] ?? '';
-    } else {
-      if (!(this.context.stdin as NodeJS.ReadStream).isTTY)
-        throw new UsageError('standard input is not a terminal: pass --password-stdin to read the password from it');
-      password = await askPassword(this.context, 'New password: ');
-      const again = await askPassword(this.context, 'Repeat password: ');
-      if (password !== again) throw new UsageError('the two passwords differ; nothing was written');
+    const username = this.username ?? (current?.users.length === 1 ? current.users[0]!.username : 'admin');
+    if (current && !findUser(current, username)) {
+      throw new UsageError(
+        `no UI user '${username}' in ${file} (users: ${current.users.map((u) => u.username).join(', ')}); add it with \`agentkit ui users add\``,
+      );
     }
+    const password = await newPassword(this, this.passwordStdin);
     let content: AuthFile;
     try {
-      content = await newAuthFile(username, password);
+      content = current ? await setPassword(current, username, password) : await newAuthFile(username, password);
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     await writeAuthFile(file, content);
-    this.out(`wrote ${file} for user '${username}' (mode 0600); open sessions are signed out`);
+    this.out(`wrote ${file} for user '${username}' (mode 0600); their open sessions are signed out`);
   }
 }
