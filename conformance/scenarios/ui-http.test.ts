@@ -20,6 +20,7 @@ import { createUiApp } from '../../src/ui/app.js';
 import { newAuthFile, readAuthFile, verifyPassword } from '../../src/ui/auth-file.js';
 import { LoginThrottle } from '../../src/ui/throttle.js';
 import type { UiAuth } from '../../src/ui/guard.js';
+import { Browser } from '../harness/ui-client.js';
 
 const area = conformance('local UI over HTTP');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,43 +28,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** The variant's local store (traces always live in SQLite). */
 function localDb(t: ScenarioContext): string {
   return t.backend.kind === 'sqlite' ? t.backend.dbPath : path.join(t.cwd, '.agentkit', 'local.db');
-}
-
-/** A browser-like client: keeps cookies, echoes the CSRF cookie on writes. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(readonly url: string) {}
-
-  async request(method: string, route: string, body?: unknown, options: { csrf?: boolean | string } = {}) {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const csrf = options.csrf ?? true;
-    if (csrf === true && this.cookies.has('agentkit_csrf')) headers['x-csrf-token'] = this.cookies.get('agentkit_csrf')!;
-    if (typeof csrf === 'string') headers['x-csrf-token'] = csrf;
-    const response = await fetch(`${this.url}${route}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';');
-      const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
-      if (attributes.some((a) => a.trim() === 'Max-Age=0')) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as Record<string, any> };
-  }
-
-  get(route: string) {
-    return this.request('GET', route);
-  }
-
-  async login(username = 'admin', password = 'correct horse') {
-    await this.get('/api/auth/status');
-    return this.request('POST', '/api/auth/login', { username, password });
-  }
 }
 
 interface UiSetup {
@@ -97,7 +61,7 @@ area.scenario(
     const anonymous = new Browser(url);
     const status = await anonymous.get('/api/auth/status');
     assert.is(status.status, 200);
-    assert.equal(status.json(), { authenticated: false, username: null, no_auth: false });
+    assert.equal(status.json(), { authenticated: false, username: null, role: null, no_auth: false });
     assert.ok(anonymous.cookies.get('agentkit_csrf')?.match(/^[0-9a-f]{64}$/), 'status hands out the CSRF cookie');
 
     for (const route of ['/api/overview', '/api/traces', '/api/pending-interrupts', '/api/executions/x', '/api/nope']) {
@@ -122,7 +86,7 @@ area.scenario(
     assert.match(session, /HttpOnly/);
     assert.match(session, /SameSite=Strict/);
     assert.not.match(setCookies.find((c) => c.startsWith('agentkit_csrf='))!, /HttpOnly/);
-    assert.equal((await browser.get('/api/auth/status')).json(), { authenticated: true, username: 'admin', no_auth: false });
+    assert.equal((await browser.get('/api/auth/status')).json(), { authenticated: true, username: 'admin', role: 'admin', no_auth: false });
 
     const overview = await browser.get('/api/overview');
     assert.is(overview.status, 200, overview.text);
@@ -186,7 +150,7 @@ area.scenario(
   async (t) => {
     const { url } = await serveUi(t, { auth: { mode: 'none' } });
     const browser = new Browser(url);
-    assert.equal((await browser.get('/api/auth/status')).json(), { authenticated: true, username: null, no_auth: true });
+    assert.equal((await browser.get('/api/auth/status')).json(), { authenticated: true, username: null, role: null, no_auth: true });
     assert.is((await browser.get('/api/overview')).status, 200);
     assert.is((await browser.request('PUT', '/api/traces/nope/favorite', { favorite: true }, { csrf: false })).status, 403);
     const unknown = await browser.request('PUT', '/api/traces/nope/favorite', { favorite: true });
@@ -440,16 +404,21 @@ area.scenario(
     const text = await readFile(file, 'utf8');
     assert.not.match(text, /correct horse/);
     const content = (await readAuthFile(file))!;
-    assert.is(content.username, 'ops');
-    assert.match(content.password_hash, /^scrypt\$16384\$8\$1\$/);
-    assert.ok(await verifyPassword('correct horse battery', content.password_hash));
-    assert.not.ok(await verifyPassword('correct horse', content.password_hash));
+    assert.equal(
+      content.users.map((u) => [u.username, u.role]),
+      [['ops', 'admin']],
+    );
+    const hash = content.users[0]!.password_hash;
+    assert.match(hash, /^scrypt\$16384\$8\$1\$/);
+    assert.ok(await verifyPassword('correct horse battery', hash));
+    assert.not.ok(await verifyPassword('correct horse', hash));
 
     const again = await t.cli(['ui', 'reset-password', '--auth-file', file, '--password-stdin'], { stdin: 'another password\n' });
     assert.is(again.code, 0, again.stderr);
     const next = (await readAuthFile(file))!;
-    assert.is(next.username, 'ops', 'the username is kept');
-    assert.is.not(next.session_secret, content.session_secret, 'a new secret signs old sessions out');
+    assert.is(next.users[0]!.username, 'ops', 'the only user is the default');
+    assert.is(next.users[0]!.generation, content.users[0]!.generation + 1, "a new generation signs the user's old sessions out");
+    assert.ok(await verifyPassword('another password', next.users[0]!.password_hash));
 
     const short = await t.cli(['ui', 'reset-password', '--auth-file', file, '--password-stdin'], { stdin: 'short\n' });
     assert.is(short.code, 2);
