@@ -109,7 +109,7 @@ export const UI_PAGE_ROUTES: readonly ExtraRoute[] = [
   {
     method: 'GET',
     pattern:
-      /^\/(?:evals\/compare)?$|^\/(?!api$)[a-z][a-z0-9-]*$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
+      /^\/(?:evals\/compare|approvals\/history)?$|^\/(?!api$)[a-z][a-z0-9-]*$|^\/(?:traces|executions|evals)\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$|^\/traces\/[A-Za-z0-9_:-][A-Za-z0-9_.:-]*\/replay$/,
     key: 'GET /*',
   },
 ];

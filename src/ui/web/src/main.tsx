@@ -4,7 +4,9 @@ import { createRoot } from 'react-dom/client';
 import { api, type Schemas } from './api.js';
 import { ErrorBox, Loading } from './components/states.js';
 import { Link, navigate, useLocation } from './router.js';
+import { AuthContext } from './components/role.js';
 import { ApprovalsPage } from './pages/approvals.js';
+import { ApprovalsHistoryPage } from './pages/approvals-history.js';
 import { EvalComparePage, EvalRunPage, EvalsPage } from './pages/evals.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
@@ -52,8 +54,9 @@ function App() {
     }
     return (
       <LoginPage
-        onLogin={(username) => {
-          setAuth({ authenticated: true, username, no_auth: false });
+        onLogin={() => {
+          // The role comes from the server: ask again (a signed-in user may also have been demoted since).
+          void api.GET('/api/auth/status').then(({ data }) => data && setAuth(data));
           // Back to the page that asked for the login: `?next=` on /login, else the page itself.
           navigate(location.path === '/login' ? safeNext(location.query.get('next')) : `${location.path}${window.location.search}`, { replace: true });
         }}
@@ -61,9 +64,11 @@ function App() {
     );
   }
   return (
-    <Layout auth={auth} path={location.path} onLogout={() => setAuth({ authenticated: false, username: null, no_auth: false })}>
-      <Page path={location.path} query={location.query} />
-    </Layout>
+    <AuthContext.Provider value={auth}>
+      <Layout auth={auth} path={location.path} onLogout={() => setAuth({ authenticated: false, username: null, role: null, no_auth: false })}>
+        <Page path={location.path} query={location.query} />
+      </Layout>
+    </AuthContext.Provider>
   );
 }
 
@@ -76,6 +81,7 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === '/') return <OverviewPage />;
   if (path === '/traces') return <TracesPage query={query} />;
   if (path === '/approvals') return <ApprovalsPage />;
+  if (path === '/approvals/history') return <ApprovalsHistoryPage />;
   if (path === '/executions') return <ExecutionsPage query={query} />;
   if (path === '/evals') return <EvalsPage query={query} />;
   if (path === '/evals/compare') return <EvalComparePage query={query} />;
@@ -128,6 +134,9 @@ function Layout(props: { auth: Schemas['AuthStatus']; path: string; onLogout: ()
           ) : (
             <>
               <span className="muted">{props.auth.username}</span>
+              <span className="badge-role" title="What this user may do: viewer reads; approver also decides; admin also reruns, saves tests, marks favorites">
+                {props.auth.role}
+              </span>
               <button
                 type="button"
                 className="link-button"
@@ -139,6 +148,19 @@ function Layout(props: { auth: Schemas['AuthStatus']; path: string; onLogout: ()
                 }}
               >
                 Sign out
+              </button>
+              <button
+                type="button"
+                className="link-button"
+                title="End this user's sessions in every browser"
+                onClick={() => {
+                  void api.POST('/api/auth/logout-everywhere').then(() => {
+                    props.onLogout();
+                    navigate('/login');
+                  });
+                }}
+              >
+                Sign out everywhere
               </button>
             </>
           )}

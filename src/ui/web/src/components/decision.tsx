@@ -1,11 +1,33 @@
 /**
- * Approve or reject a paused run: a confirmation dialog shows what will be sent (the Resume value) with an approver
- * name and an optional reason. A 409 means someone else already handled it: said in plain words, and the caller
- * refreshes its rows.
+ * Approve or reject a paused run: a confirmation dialog shows what will be sent (the Resume value) and takes a
+ * reason; the decision is recorded as the signed-in user (the server decides that, never the page). A 409 means
+ * someone else already handled it: said in plain words, and the caller refreshes its rows. The buttons are shown
+ * only to approvers and admins, and disabled with the reason where this UI has no runner for the run.
  */
 import { useState } from 'react';
 import { api, asError, type Schemas } from '../api.js';
 import { JsonView } from './json-view.js';
+import { useCan, useDecider } from './role.js';
+
+/** Approve and Reject for one paused run: hidden without the approver role, disabled without a registered runner. */
+export function DecisionButtons(props: { runner: string; runnerRegistered: boolean; onDecide: (approved: boolean) => void }) {
+  const canDecide = useCan('approver');
+  if (!canDecide) return <span className="muted small">Approvers decide</span>;
+  const why = props.runnerRegistered ? undefined : `No runner registered for ${props.runner}: start the UI with --agent <file>:<attr> naming it.`;
+  return (
+    <div className="buttons-with-reason">
+      <div className="buttons">
+        <button type="button" className="primary" disabled={!props.runnerRegistered} title={why} onClick={() => props.onDecide(true)}>
+          Approve
+        </button>
+        <button type="button" className="danger" disabled={!props.runnerRegistered} title={why} onClick={() => props.onDecide(false)}>
+          Reject
+        </button>
+      </div>
+      {why ? <p className="muted small no-runner">{why}</p> : null}
+    </div>
+  );
+}
 
 export type DecisionOutcome = { kind: 'done'; result: Schemas['ResumeResponse'] } | { kind: 'conflict'; detail: string } | { kind: 'error'; detail: string };
 
@@ -15,11 +37,10 @@ export function DecisionDialog(props: {
   onClose: () => void;
   onOutcome: (outcome: DecisionOutcome) => void;
 }) {
-  const [approver, setApprover] = useState('');
+  const decider = useDecider();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
-  const metadata = approver.trim() ? { approver: approver.trim() } : {};
-  const body: Schemas['ResumeRequest'] = { approved: props.approved, metadata, ...(reason.trim() ? { reason: reason.trim() } : {}) };
+  const body: Schemas['ResumeRequest'] = { approved: props.approved, metadata: {}, ...(reason.trim() ? { reason: reason.trim() } : {}) };
 
   async function send() {
     setBusy(true);
@@ -45,13 +66,12 @@ export function DecisionDialog(props: {
           Resumes <span className="mono">{props.pending.execution_id}</span> ({props.pending.chain_name}, node{' '}
           <span className="mono">{props.pending.node_id}</span>) with this decision. The run continues in this UI process and may call tools with side effects.
         </p>
+        <p>
+          Recorded as <strong className="decider">{decider}</strong>, now, with the reason below.
+        </p>
         <label>
-          Approver (sent as metadata)
-          <input value={approver} onChange={(event) => setApprover(event.target.value)} placeholder="your name" autoFocus />
-        </label>
-        <label>
-          Reason (optional, kept with the response, not passed to the run)
-          <input value={reason} onChange={(event) => setReason(event.target.value)} />
+          Reason (recorded with the decision; not passed to the run)
+          <input value={reason} onChange={(event) => setReason(event.target.value)} autoFocus />
         </label>
         <JsonView label="will send" value={body} />
         <div className="dialog-actions">

@@ -1,7 +1,7 @@
 /** `/approvals`: the inbox of paused runs, newest first; approve or reject each with a confirmation. */
 import { useState } from 'react';
 import { api, asError, type Schemas } from '../api.js';
-import { ContextTable, DecisionDialog, type DecisionOutcome } from '../components/decision.js';
+import { ContextTable, DecisionButtons, DecisionDialog, type DecisionOutcome } from '../components/decision.js';
 import { Empty, ErrorBox, Loading, useLoad } from '../components/states.js';
 import { Time } from '../components/time.js';
 import { Link } from '../router.js';
@@ -39,7 +39,14 @@ export function ApprovalsPage() {
 
   return (
     <>
-      <h1>Approvals</h1>
+      <div className="page-head">
+        <h1>Approvals</h1>
+        <div className="actions">
+          <Link className="button" to="/approvals/history">
+            History
+          </Link>
+        </div>
+      </div>
       {notice ? (
         <div className={`notice notice-${notice.tone}`} role="status">
           {notice.text}
@@ -86,14 +93,7 @@ export function ApprovalsPage() {
                   {p.agent_path ? <div className="muted">{p.agent_path}</div> : null}
                 </td>
                 <td>
-                  <div className="buttons">
-                    <button type="button" className="primary" onClick={() => setDeciding({ pending: p, approved: true })}>
-                      Approve
-                    </button>
-                    <button type="button" className="danger" onClick={() => setDeciding({ pending: p, approved: false })}>
-                      Reject
-                    </button>
-                  </div>
+                  <DecisionButtons runner={p.runner} runnerRegistered={p.runner_registered} onDecide={(approved) => setDeciding({ pending: p, approved })} />
                 </td>
               </tr>
             ))}

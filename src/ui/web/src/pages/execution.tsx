@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { api, asError, type Schemas } from '../api.js';
-import { ContextTable, DecisionDialog, type DecisionOutcome } from '../components/decision.js';
+import { ContextTable, DecisionButtons, DecisionDialog, type DecisionOutcome } from '../components/decision.js';
 import { JsonView } from '../components/json-view.js';
 import { ErrorBox, Loading, useLoad } from '../components/states.js';
 import { Status } from '../components/status.js';
@@ -85,14 +85,7 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
         <section className="pause" aria-label="Waiting for a decision">
           <h2>Waiting for a decision: {e.pending_interrupt.reason}</h2>
           <ContextTable context={e.pending_interrupt.context} />
-          <div className="buttons">
-            <button type="button" className="primary" onClick={() => setDeciding(true)}>
-              Approve
-            </button>
-            <button type="button" className="danger" onClick={() => setDeciding(false)}>
-              Reject
-            </button>
-          </div>
+          <DecisionButtons runner={e.runner} runnerRegistered={e.runner_registered} onDecide={(approved) => setDeciding(approved)} />
         </section>
       ) : null}
       <Decisions checkpoints={e.checkpoints} />

@@ -10,6 +10,7 @@ import { api, asError, type ApiError, type Schemas } from '../api.js';
 import { JsonView } from '../components/json-view.js';
 import { Empty, ErrorBox, Loading, useLoad } from '../components/states.js';
 import { Status } from '../components/status.js';
+import { useCan } from '../components/role.js';
 import { Link, navigate } from '../router.js';
 
 type Step = Schemas['ReplayStep'];
@@ -124,6 +125,7 @@ function StepList({
 }
 
 function StepPanel({ step, traceId, onForked }: { step: Step; traceId: string; onForked: (fork: Fork) => void }) {
+  const canFork = useCan('admin');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const fork = async () => {
@@ -143,11 +145,15 @@ function StepPanel({ step, traceId, onForked }: { step: Step; traceId: string; o
       <h2>
         Step {step.step}: <span className="mono">{step.span_name}</span>
       </h2>
-      <div className="buttons">
-        <button type="button" className="primary" onClick={() => void fork()} disabled={busy}>
-          {busy ? 'Forking…' : `Fork at step ${step.step}`}
-        </button>
-      </div>
+      {canFork ? (
+        <div className="buttons">
+          <button type="button" className="primary" onClick={() => void fork()} disabled={busy}>
+            {busy ? 'Forking…' : `Fork at step ${step.step}`}
+          </button>
+        </div>
+      ) : (
+        <p className="muted small">Forking and rerunning need the admin role (a rerun may call live models and tools).</p>
+      )}
       {error ? <ErrorBox error={error} /> : null}
       {Object.keys(step.input).length > 0 ? <h3>Input</h3> : null}
       {Object.entries(step.input).map(([key, value]) => (
@@ -212,6 +218,7 @@ type Run =
   | { state: 'failed'; spans: Step[]; error: ApiError };
 
 function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; onClose: () => void }) {
+  const canEdit = useCan('admin');
   const original = useMemo(() => recordedInput(steps), [steps]);
   const tools = useMemo(() => toolNames(steps), [steps]);
   const [loaded] = useLoad(async () => {
@@ -391,7 +398,8 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
             </p>
           ))}
         </fieldset>
-        <div className="buttons">
+        {canEdit ? null : <p className="muted small">Changing, rerunning and saving a fork need the admin role.</p>}
+        <div className="buttons" hidden={!canEdit}>
           <button type="button" onClick={() => void apply()}>
             Save changes
           </button>

@@ -9,6 +9,7 @@ import { Empty, ErrorBox, Loading, useLoad } from '../components/states.js';
 import { Status } from '../components/status.js';
 import { Time } from '../components/time.js';
 import { duration } from '../format.js';
+import { useCan } from '../components/role.js';
 import { Link, navigate } from '../router.js';
 
 const WINDOWS: Array<[string, string]> = [
@@ -188,10 +189,18 @@ function TraceTable({ items, onChanged }: { items: Schemas['UiTraceSummary'][]; 
   );
 }
 
-/** A star that sets or clears the favorite mark. */
+/** A star that sets or clears the favorite mark; for a role that cannot mark favorites (not admin), only the mark. */
 export function FavoriteStar({ traceId, favorite, onChanged }: { traceId: string; favorite: boolean; onChanged?: (favorite: boolean) => void }) {
   const [value, setValue] = useState(favorite);
   useEffect(() => setValue(favorite), [favorite]);
+  const canMark = useCan('admin');
+  if (!canMark) {
+    return value ? (
+      <span className="star on" title="Favorite">
+        ★
+      </span>
+    ) : null;
+  }
   return (
     <button
       type="button"
