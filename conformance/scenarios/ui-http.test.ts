@@ -472,6 +472,8 @@ area.scenario(
     const executionId = /execution_id: (\S+)/.exec(paused.stdout)![1]!;
     const reset = await t.bin(['ui', 'reset-password', '--username', 'alice', '--password-stdin'], { stdin: 'a long passphrase\n' });
     assert.is(reset.code, 0, reset.stderr);
+    const bob = await t.bin(['ui', 'users', 'add', 'bob', '--role', 'approver', '--password-stdin'], { stdin: 'another passphrase\n' });
+    assert.is(bob.code, 0, bob.stderr);
     const ui = startCli(['ui', '--port', '0', '--no-open', '--agent', `${example}:refundChain`], { cwd: t.cwd, env: t.env });
     t.defer(() => ui.kill());
     const [, url] = await ui.waitForStderr(/serving on (http:\/\/\S+)/, 30_000);
@@ -482,10 +484,14 @@ area.scenario(
       pending.items.map((p: { execution_id: string }) => p.execution_id),
       [executionId],
     );
-    const resumed = await browser.request('POST', `/api/executions/${executionId}/resume`, { approved: true, metadata: { approver: 'alice' } });
+    const resumed = await browser.request('POST', `/api/executions/${executionId}/resume`, { approved: true, reason: 'within policy' });
     assert.is(resumed.status, 200, resumed.text);
     assert.is(resumed.json().result.output, 'refunded $5000 on order A-7 (approved by alice)');
     assert.is((await browser.get('/api/pending-interrupts')).json().count, 0);
+    const [decision] = (await browser.get('/api/decisions')).json().items;
+    assert.equal([decision.decided_by, decision.reason], [{ principal: 'alice', surface: 'ui' }, 'within policy']);
+    const inspected = await t.bin(['inspect', executionId]);
+    assert.match(inspected.stdout, /^Decision: {2}manager_approval: approved by alice \(ui\) at \S+, reason "within policy"$/m);
     ui.child.kill('SIGTERM');
     assert.is((await ui.exited).code, 0, ui.stderr());
   },
