@@ -2813,6 +2813,46 @@ export const doc = {
         },
         "description": "Who decided a pause and through which surface."
       },
+      "DecisionConflict": {
+        "type": "object",
+        "required": [
+          "checkpoint_id",
+          "execution_id",
+          "node_id",
+          "step_type",
+          "created_at",
+          "reason"
+        ],
+        "properties": {
+          "checkpoint_id": {
+            "type": "string"
+          },
+          "execution_id": {
+            "type": "string"
+          },
+          "node_id": {
+            "type": "string"
+          },
+          "step_type": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "created_at": {
+            "type": "string"
+          },
+          "reason": {
+            "type": "string",
+            "description": "The Platform's reason: `conflict: decided by <principal> (<surface>) on <host> at <time>`."
+          }
+        },
+        "description": "An offline decision (`--offline-decision`) the Platform refused because another host's decision was in force:\nquarantined in this store with the Platform's reason. Both decisions ran; a person reconciles them."
+      },
       "DecisionEntry": {
         "type": "object",
         "required": [
@@ -3133,7 +3173,8 @@ export const doc = {
           "pending_interrupt",
           "runner",
           "runner_registered",
-          "checkpoints"
+          "checkpoints",
+          "conflicts"
         ],
         "properties": {
           "execution_id": {
@@ -3187,6 +3228,13 @@ export const doc = {
               "$ref": "#/components/schemas/Checkpoint"
             },
             "description": "Oldest first."
+          },
+          "conflicts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/DecisionConflict"
+            },
+            "description": "Offline decisions of this execution the Platform refused (quarantined here), oldest first."
           }
         },
         "description": "Full checkpoint history of one execution."
@@ -4407,7 +4455,8 @@ export const doc = {
         "type": "object",
         "required": [
           "count",
-          "items"
+          "items",
+          "conflicts"
         ],
         "properties": {
           "count": {
@@ -4419,6 +4468,13 @@ export const doc = {
             "items": {
               "$ref": "#/components/schemas/UiPendingInterrupt"
             }
+          },
+          "conflicts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/DecisionConflict"
+            },
+            "description": "Offline decisions of this store the Platform refused (at most 100, oldest first)."
           }
         },
         "description": "Pending interrupts, newest first."

@@ -592,6 +592,19 @@ export interface components {
             /** @enum {string} */
             surface: "sdk" | "cli" | "ui" | "http" | "platform";
         };
+        /**
+         * @description An offline decision (`--offline-decision`) the Platform refused because another host's decision was in force:
+         *     quarantined in this store with the Platform's reason. Both decisions ran; a person reconciles them.
+         */
+        DecisionConflict: {
+            checkpoint_id: string;
+            created_at: string;
+            execution_id: string;
+            node_id: string;
+            /** @description The Platform's reason: `conflict: decided by <principal> (<surface>) on <host> at <time>`. */
+            reason: string;
+            step_type: string | null;
+        };
         /** @description One recorded decision on a paused run. */
         DecisionEntry: {
             chain_name: string;
@@ -680,6 +693,8 @@ export interface components {
             checkpoint_count: number;
             /** @description Oldest first. */
             checkpoints: components["schemas"]["Checkpoint"][];
+            /** @description Offline decisions of this execution the Platform refused (quarantined here), oldest first. */
+            conflicts: components["schemas"]["DecisionConflict"][];
             execution_id: string;
             latest_checkpoint_id: string;
             /** @description The pending interrupt when paused. */
@@ -1048,6 +1063,8 @@ export interface components {
         };
         /** @description Pending interrupts, newest first. */
         PendingInterruptList: {
+            /** @description Offline decisions of this store the Platform refused (at most 100, oldest first). */
+            conflicts: components["schemas"]["DecisionConflict"][];
             /** Format: int32 */
             count: number;
             items: components["schemas"]["UiPendingInterrupt"][];
@@ -1529,6 +1546,7 @@ export type ComparisonResult = components['schemas']['ComparisonResult'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CsrfFailedError = components['schemas']['CsrfFailedError'];
 export type DecidedBy = components['schemas']['DecidedBy'];
+export type DecisionConflict = components['schemas']['DecisionConflict'];
 export type DecisionEntry = components['schemas']['DecisionEntry'];
 export type DecisionList = components['schemas']['DecisionList'];
 export type ErrorCode = components['schemas']['ErrorCode'];

@@ -10,7 +10,8 @@
 import type { Express, Request, Response } from 'express';
 import { doc } from '../../generated/schemas/ui.js';
 import type { components } from '../../generated/types/ui.js';
-import type { Checkpointer } from '../durability/checkpointer.js';
+import { quarantinedRows, type Checkpointer } from '../durability/checkpointer.js';
+import { DECISION_STEP } from '../durability/decision.js';
 import { ExecutionBusy } from '../durability/errors.js';
 import { restoreIfMissing } from '../durability/run-end.js';
 import { runnerOfExecution, type CheckpointOwner } from '../agent/durable/owner.js';
@@ -159,7 +160,8 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
   router.get('/api/executions/:execution_id', async (req: Request, res: Response) => {
     const executionId = String(req.params.execution_id);
     const rows = await history(checkpointer, executionId);
-    res.json(describeExecution(executionId, rows, registry));
+    const conflicts = rows.length > 0 ? await decisionConflicts(checkpointer, executionId) : [];
+    res.json({ ...describeExecution(executionId, rows, registry), conflicts });
   });
 
   router.get('/api/pending-interrupts', async (req: Request, res: Response) => {
@@ -173,7 +175,7 @@ function durabilityRoutes(router: RouteRegistrar, checkpointer: Checkpointer, re
       const owner = runnerOfExecution(rows) ?? { kind: 'chain', name: row.chain_name };
       items.push({ ...(row as Schemas['PendingInterrupt']), ...runnerOf(owner, registry) });
     }
-    res.json({ count: items.length, items } satisfies Schemas['PendingInterruptList']);
+    res.json({ count: items.length, items, conflicts: await decisionConflicts(checkpointer) } satisfies Schemas['PendingInterruptList']);
   });
 
   router.post('/api/executions/:execution_id/resume', async (req: Request, res: Response) => {
@@ -231,7 +233,13 @@ function runnerOf(owner: CheckpointOwner, registry: RunnerRegistry): { runner: s
   return { runner: `${owner.kind}:${owner.name}`, runner_registered: registry.get(owner.kind, owner.name) !== undefined };
 }
 
-function describeExecution(executionId: string, rows: Checkpoint[], registry: RunnerRegistry): Schemas['ExecutionHistory'] {
+/** Offline decisions the Platform refused (docs/adr/0054), of one execution or of the store. */
+async function decisionConflicts(checkpointer: Checkpointer, executionId?: string): Promise<Schemas['DecisionConflict'][]> {
+  const rows = await quarantinedRows(checkpointer, executionId ? { executionId } : {});
+  return rows.filter((row) => row.step_type === DECISION_STEP);
+}
+
+function describeExecution(executionId: string, rows: Checkpoint[], registry: RunnerRegistry): Omit<Schemas['ExecutionHistory'], 'conflicts'> {
   const last = rows[rows.length - 1]!;
   const state = executionState(rows);
   const owner = runnerOfExecution(rows)!;

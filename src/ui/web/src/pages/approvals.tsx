@@ -5,6 +5,7 @@ import { ContextTable, DecisionButtons, DecisionDialog, type DecisionOutcome } f
 import { Empty, ErrorBox, Loading, useLoad } from '../components/states.js';
 import { Time } from '../components/time.js';
 import { Link } from '../router.js';
+import { Conflicts } from '../components/conflicts.js';
 
 export function ApprovalsPage() {
   const [loaded, reload] = useLoad(async () => {
@@ -55,6 +56,7 @@ export function ApprovalsPage() {
           </button>
         </div>
       ) : null}
+      {loaded.state === 'ok' && loaded.data.conflicts.length > 0 ? <Conflicts conflicts={loaded.data.conflicts} /> : null}
       {loaded.state === 'loading' ? <Loading what="pending approvals" /> : null}
       {loaded.state === 'error' ? <ErrorBox error={loaded.error} retry={reload} /> : null}
       {loaded.state === 'ok' && loaded.data.count === 0 ? <Empty>Nothing waits for a decision. Runs that call interrupt() appear here.</Empty> : null}

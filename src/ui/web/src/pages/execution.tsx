@@ -11,6 +11,7 @@ import { ErrorBox, Loading, useLoad } from '../components/states.js';
 import { Status } from '../components/status.js';
 import { Time } from '../components/time.js';
 import { Link } from '../router.js';
+import { Conflicts } from '../components/conflicts.js';
 
 type Checkpoint = Schemas['Checkpoint'];
 
@@ -76,6 +77,7 @@ export function ExecutionPage({ executionId }: { executionId: string }) {
         ) : null}
       </p>
       <ExecutionTraces checkpoints={e.checkpoints} />
+      {e.conflicts.length > 0 ? <Conflicts conflicts={e.conflicts} /> : null}
       {notice ? (
         <div className="notice notice-warn" role="status">
           {notice}
