@@ -144,4 +144,70 @@ area.scenario(
   },
 );
 
+area.scenario(
+  'an eval run keeps the project it was written under; `platform push --evals` sends local-only runs on request, once',
+  { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 60_000 },
+  async (t) => {
+    if (t.backend.kind !== 'sqlite') throw new Error('sqlite only');
+    const dbPath = t.backend.dbPath;
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    t.defer(() => disconnect());
+    const options = { dbPath, cwd: t.cwd, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '', AGENTKIT_PROJECT: '' } };
+
+    // Written while connected to project "alpha" with the Platform down: queued, stamped alpha.
+    const port = platform.port;
+    await platform.stop();
+    await connect({ apiKey: KEY, target: `http://127.0.0.1:${port}`, project: 'alpha' });
+    const queued = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'queued-alpha' });
+    assert.is(queued.synced, false);
+    // Drained later under project "beta": it still goes to alpha.
+    const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port, dbName: 'platform2.db' });
+    t.defer(() => back.stop());
+    await connect({ apiKey: KEY, target: back.url, project: 'beta' });
+    const underBeta = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'beta-run' });
+    assert.equal(
+      back.read((s) => s.evalRuns().map((r) => [r.body.run_name, r.project])).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [
+        ['beta-run', 'beta'],
+        ['queued-alpha', 'alpha'],
+      ],
+    );
+    assert.is(underBeta.synced, false);
+
+    // Persisted while not connected: local-only; only a push sends it, to the current project's runs.
+    disconnect();
+    const offline = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'offline' });
+    assert.is(offline.synced, true);
+    const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: back.url };
+    const dry = await t.cli(['platform', 'push', '--evals', '--dry-run', '--db', dbPath, '--json'], { env });
+    assert.is(dry.code, 0, dry.stderr);
+    const listed = JSON.parse(dry.stdout);
+    assert.equal(
+      listed.eval_runs.runs.map((r: { run_id: string; run_name: string }) => [r.run_id, r.run_name]),
+      [[offline.run_id, 'offline']],
+    );
+    assert.is(listed.eval_runs.sent, 0);
+    assert.is(
+      back.read((s) => s.evalRuns().length),
+      2,
+      'a dry run sends nothing',
+    );
+
+    const text = await t.cli(['platform', 'push', '--evals', '--dry-run', '--db', dbPath], { env });
+    assert.ok(text.stdout.includes(`would send 1 eval run(s) of project (default) from ${dbPath}\n  ${offline.run_id}  offline  `), text.stdout);
+
+    const push = await t.cli(['platform', 'push', '--evals', '--db', dbPath], { env });
+    assert.is(push.code, 0, push.stderr);
+    assert.ok(push.stdout.includes(`sent 1 eval run(s) of project (default) from ${dbPath}`), push.stdout);
+    const sent = back.read((s) => s.evalRuns().find((r) => r.body.run_id === offline.run_id));
+    assert.ok(sent, 'the pushed run reached the Platform');
+    assert.equal(sent!.body, JSON.parse(JSON.stringify(exportPayload(new EvalStore({ dbPath }).resolveRun(offline.run_id)))), 'the export payload');
+    const again = JSON.parse((await t.cli(['platform', 'push', '--evals', '--db', dbPath, '--json'], { env })).stdout);
+    assert.equal([again.eval_runs.sent, again.eval_runs.runs], [0, []], 'a second push sends nothing new');
+    const without = JSON.parse((await t.cli(['platform', 'push', '--db', dbPath, '--json'], { env })).stdout);
+    assert.is(without.eval_runs, undefined, 'without --evals no eval run is considered');
+  },
+);
+
 area.run();

@@ -17,7 +17,7 @@ import type { EvalCaseRecord, EvalRunRecord } from './records.js';
 import { resolveScorers, type ScorerOptions, type ScorerSpec } from './registry.js';
 import { buildScorecard, errorRate } from './scorecard.js';
 import type { Scorer, ScorerVerdict } from './scorer.js';
-import { queueRunForExport, sendQueuedRuns } from './export-hook.js';
+import { queueRunForExport, currentRunProject, sendQueuedRuns } from './export-hook.js';
 import { EvalStore } from './store.js';
 import { adaptTarget, type EvalTarget } from './target.js';
 
@@ -124,6 +124,7 @@ export async function evaluate(
     metadata: { ...options.metadata, concurrency },
     // Queued for export (synced = 0) unless export is disabled now: a run stored while disabled is never sent.
     synced: !queueRunForExport(options.env ?? process.env),
+    project_id: currentRunProject(options.env ?? process.env),
     cases,
     error_rate: errorRate(scorecard),
     persisted: false,

@@ -17,6 +17,8 @@ export interface EvalExportOutcome {
 export interface EvalRunExporter {
   /** Should a run persisted now be queued for export (stored with `synced = 0`)? */
   queue(env: Record<string, string | undefined>): boolean;
+  /** The project in effect now ('' for the key's default), stamped on a run persisted now. */
+  project(env: Record<string, string | undefined>): string;
   /** Send the store's queued runs when connected with export on, else null. Never throws. */
   send(store: EvalStore, env: Record<string, string | undefined>): Promise<EvalExportOutcome | null>;
 }
@@ -37,6 +39,11 @@ export function exportEnabledByEnv(env: Record<string, string | undefined>): boo
 /** Should a run persisted now be queued for export? */
 export function queueRunForExport(env: Record<string, string | undefined>): boolean {
   return exporter ? exporter.queue(env) : false;
+}
+
+/** The project a run persisted now belongs to: the connection's, else AGENTKIT_PROJECT, else '' (the default). */
+export function currentRunProject(env: Record<string, string | undefined>): string {
+  return exporter ? exporter.project(env) : (env.AGENTKIT_PROJECT?.trim() ?? '');
 }
 
 /** Send the store's queued runs through the installed exporter; null when none is installed or it sent nothing. */

@@ -38,6 +38,11 @@ export interface EvalRunSummary {
   metadata: Record<string, unknown>;
   /** Whether connected mode has exported the run. */
   synced: boolean;
+  /**
+   * The project the run belongs to, stamped when it was written ('' for the key's default project): the export and
+   * `platform push --evals` send it there. Absent on a run not yet stored (the store stamps '').
+   */
+  project_id?: string;
 }
 
 /** A run with every case in ordinal order. */

@@ -32,6 +32,7 @@ interface RunRow {
   git_branch: string | null;
   metadata: string;
   synced: number;
+  project_id: string;
 }
 
 interface CaseRow {
@@ -67,9 +68,9 @@ export class EvalStore {
       const passing = scored.filter((c) => Object.values(c.per_scorer).every((v) => v.passed)).length;
       db.prepare(
         `INSERT INTO eval_runs (run_id, run_name, dataset_name, agent_name, scorers, started_at, finished_at, total_cases, errored_count,
-           pass_count, fail_count, pass_rate, scorecard, gate, thresholds, git_sha, git_branch, metadata, synced, local_only)
+           pass_count, fail_count, pass_rate, scorecard, gate, thresholds, git_sha, git_branch, metadata, synced, local_only, project_id)
          VALUES (@run_id, @run_name, @dataset_name, @agent_name, @scorers, @started_at, @finished_at, @total_cases, @errored_count,
-           @pass_count, @fail_count, @pass_rate, @scorecard, @gate, @thresholds, @git_sha, @git_branch, @metadata, @synced, @synced)`,
+           @pass_count, @fail_count, @pass_rate, @scorecard, @gate, @thresholds, @git_sha, @git_branch, @metadata, @synced, @synced, @project_id)`,
       ).run({
         run_id: run.run_id,
         run_name: run.run_name,
@@ -90,6 +91,7 @@ export class EvalStore {
         git_branch: run.git_branch,
         metadata: JSON.stringify(run.metadata),
         synced: run.synced ? 1 : 0,
+        project_id: run.project_id ?? '',
       });
       const insert = db.prepare(
         `INSERT INTO eval_cases (case_id, run_id, ordinal, input, expected_output, actual_output, trace_id, per_scorer, error, latency_ms)
@@ -144,16 +146,44 @@ export class EvalStore {
     return found;
   }
 
-  /** Runs not yet exported, oldest first, at most `limit`; and how many there are in all. */
+  /**
+   * Runs not yet exported, oldest first, at most `limit`; and how many there are in all. Each carries the
+   * `project_id` stamped when it was written: the export sends it to that project.
+   */
   unsyncedRuns(limit = 10): { runs: EvalRunRecord[]; total: number } {
     return this.read(
       (db) => {
         const total = (db.prepare('SELECT count(*) AS n FROM eval_runs WHERE synced = 0').get() as { n: number }).n;
         const rows = db.prepare('SELECT * FROM eval_runs WHERE synced = 0 ORDER BY started_at, rowid LIMIT ?').all(limit) as RunRow[];
-        return { runs: rows.map((row) => withCases(db, row)), total };
+        return { runs: rows.map((row) => ({ ...withCases(db, row), project_id: row.project_id })), total };
       },
       { runs: [], total: 0 },
     );
+  }
+
+  /**
+   * Local-only runs of `projectId` ('' for the default project), oldest first, started at or after `since` when
+   * given: what `agentkit platform push --evals` sends on request (docs/adr/0054).
+   */
+  localOnlyRuns(projectId: string, since: string | null = null): EvalRunRecord[] {
+    return this.read(
+      (db) =>
+        (
+          db
+            .prepare('SELECT * FROM eval_runs WHERE local_only = 1 AND project_id = ? AND (? IS NULL OR started_at >= ?) ORDER BY started_at, rowid')
+            .all(projectId, since, since) as RunRow[]
+        ).map((row) => ({ ...withCases(db, row), project_id: row.project_id })),
+      [],
+    );
+  }
+
+  /** Mark pushed runs sent: no longer local-only, never pushed again. */
+  markPushed(runIds: readonly string[]): void {
+    if (runIds.length === 0) return;
+    this.write((db) => {
+      const update = db.prepare('UPDATE eval_runs SET local_only = 0, synced = 1 WHERE run_id = ?');
+      for (const id of runIds) update.run(id);
+    });
   }
 
   /** Mark runs exported (connected mode calls this after the Platform accepted them). */
