@@ -27,6 +27,7 @@ import { readExistingStore, storeLabel, withSchema } from '../durability/store.j
 import { checkRunnerStore } from '../durability/runner-store.js';
 import { namedStore } from '../store-path.js';
 import { withTraceDestination } from '../../src/tracing/spans.js';
+import { flushTraces } from '../../src/tracing/setup.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -347,6 +348,8 @@ export class ResumeCommand extends AgentkitCommand {
       this.out(`output: ${outputText(result.output)}`);
       this.out(`pending_interrupt: ${JSON.stringify(result.pending_interrupt ?? null)}`);
     } finally {
+      // The resume's trace: a Postgres store is written asynchronously, so write it before the command ends.
+      await flushTraces();
       // Connected: send what this resume wrote before the command ends (rows that cannot go now stay queued).
       if (store) await drainReplication(store);
     }

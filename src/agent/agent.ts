@@ -39,6 +39,8 @@ import { driveRun } from './durable/drive.js';
 import { planFork, type AgentForkOptions } from './durable/fork.js';
 import { placeRun, type Plan, type Start } from './durable/plan.js';
 import { planResume, planScopeResume, type AgentResumeOptions } from './durable/resume.js';
+import { resumedFromLink, tracedDecision } from './resume-link.js';
+import { PAUSED, RUN_STATUS_ATTR } from '../tracing/run-status.js';
 
 /** What a system prompt function receives. */
 export interface PromptContext {
@@ -367,8 +369,11 @@ export class Agent {
     const parent = traced ? setTraceDestination(active, dbPath) : suppressTracing(active);
     this.definitionAttributes ??= startAttributes(this.toDefinition(), '', '');
     const definition = this.definitionAttributes;
+    // A resume continues a paused run: its root links to that run's root, and the resumed call records the decision.
+    const resumed = start.kind === 'tool' && start.resume ? start.resume : null;
+    const link = resumed && traced && placement.owner && placement.checkpointer ? await resumedFromLink(placement.checkpointer, executionId, dbPath) : null;
 
-    return withSpan(SPAN.agent(this.name), { parent }, async (span) => {
+    return withSpan(SPAN.agent(this.name), { parent, ...(link ? { links: link.links } : {}) }, async (span) => {
       const started = performance.now();
       // Set after the start: attributes given to startSpan are validated three times over.
       if (span.isRecording()) {
@@ -378,6 +383,7 @@ export class Agent {
         span.setAttribute(AGENT_ATTR.input, input);
         // The execution keeps the trace of each run and resume (stamped on the next row it writes).
         if (placement.owner) noteRunTrace(placement.checkpointer, storedTraceId(span));
+        if (link) span.setAttributes(link.attributes);
       }
       const run: AgentRun = {
         agentName: this.name,
@@ -397,6 +403,10 @@ export class Agent {
         dbPath,
         hooks: options.hooks ?? {},
         emit,
+        resumedCall:
+          resumed && start.kind === 'tool'
+            ? { callId: start.call.id, decision: tracedDecision(resumed.value, resumed.decision, resumed.claimed?.reason ?? null) }
+            : undefined,
       };
       const outcome = await driveRun(run, placement, start, async () => {
         const state = await this.initialState(run, input, start.kind === 'input' ? start.history : [], (resolved) => {
@@ -408,7 +418,10 @@ export class Agent {
       });
       const latencyMs = performance.now() - started;
       const output = outcome.status === 'completed' ? outcome.output : '';
-      if (span.isRecording()) recordEnd(span, output, outcome.state.tokensUsed, latencyMs, outcome.status);
+      if (span.isRecording()) {
+        recordEnd(span, output, outcome.state.tokensUsed, latencyMs, outcome.status);
+        if (outcome.status === 'paused') span.setAttribute(RUN_STATUS_ATTR, PAUSED);
+      }
       return {
         output,
         trace_id: span.isRecording() ? storedTraceId(span) : null,

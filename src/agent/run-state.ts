@@ -17,6 +17,7 @@ import type { Tool } from '../tools/tool.js';
 import type { ToolOutcome } from '../tools/invoke.js';
 import type { AgentResult, ToolCallRecord } from '../types.js';
 import type { AgentConfig } from './config.js';
+import type { TracedDecision } from '../tracing/run-status.js';
 
 /** The resumable state of a run. Every field is JSON. */
 export interface LoopState {
@@ -60,6 +61,8 @@ export interface AgentRun {
   hooks: RunHooks;
   /** Set by `stream()`: receives events as they happen. */
   emit: ((event: AgentStreamEvent) => void) | undefined;
+  /** A resume's re-invoked call and the decision it resumes with: its tool span records the decision. */
+  resumedCall?: { callId: string; decision: TracedDecision } | undefined;
 }
 
 /** Callbacks at the loop's boundaries (the durability layer's seam). */

@@ -9,6 +9,8 @@ import { invokeTool, type ToolOutcome } from '../tools/invoke.js';
 import { SPAN, TOOL_ATTR } from '../tracing/attributes.js';
 import { injectTraceContext } from '../tracing/propagation.js';
 import { withSpan } from '../tracing/spans.js';
+import { isInterruptSignal } from '../durability/interrupt-signal.js';
+import { markPaused, recordDecision } from '../tracing/run-status.js';
 import { childScope, currentScope, joinAgentPath } from '../scope/scope.js';
 import type { ToolCallRecord } from '../types.js';
 import type { AgentRun, LoopState } from './run-state.js';
@@ -45,6 +47,8 @@ export function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Pr
     if (span.isRecording()) {
       if (run.payloads) attributes[TOOL_ATTR.args] = call.raw_arguments ?? JSON.stringify(call.arguments);
       span.setAttributes(attributes);
+      // The resumed call of a paused run: the decision is applied here, so the trace shows it here.
+      if (run.resumedCall?.callId === call.id) recordDecision(span, run.resumedCall.decision, run.payloads);
     }
     if (hasGuardrails(run.guardrails, 'tool_call'))
       await runGuardrails(run.guardrails, 'tool_call', JSON.stringify({ tool: call.name, arguments: call.arguments }), run);
@@ -61,7 +65,14 @@ export function executeToolCall(run: AgentRun, call: ToolCall, turn: number): Pr
       });
     // Inside an execution scope the tool runs one level down: `<agent path>/tool:<name>` (what interrupt() records).
     const scope = currentScope();
-    const outcome = await (scope ? childScope({ agentPath: joinAgentPath(scope.agentPath, `tool:${call.name}`) }, invoke) : invoke());
+    let outcome: ToolOutcome;
+    try {
+      outcome = await (scope ? childScope({ agentPath: joinAgentPath(scope.agentPath, `tool:${call.name}`) }, invoke) : invoke());
+    } catch (error) {
+      // A pause is not a failure: the span says paused (and why), its status stays OK.
+      if (isInterruptSignal(error)) markPaused(span, error.reason, error.context, run.payloads);
+      throw error;
+    }
     if (span.isRecording()) recordOutcome(span, run, outcome);
     return outcome;
   });

@@ -3,7 +3,7 @@
  * success (unless `fn` set a status itself) and `ERROR` (with the exception recorded) on failure. A control-flow signal (a pause) is not a failure: the
  * span gets an `agentkit.control_flow` event and keeps its status unset.
  */
-import { context, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanKind } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanKind } from '@opentelemetry/api';
 import { isControlFlowSignal } from '../tools/control-flow.js';
 import { currentJob } from '../config/job-context.js';
 import { setTraceDestination } from './destination.js';
@@ -18,6 +18,8 @@ export interface SpanOptions {
   dbPath?: string;
   /** Parent context (default: the active one). */
   parent?: Context;
+  /** Links given at span start (a resume's root links to its paused run's root). */
+  links?: Link[];
 }
 
 /**
@@ -34,7 +36,11 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span)
     if (options.dbPath) parent = setTraceDestination(parent, options.dbPath);
     const project = currentJob()?.project;
     const attributes = project ? { ...options.attributes, 'agentkit.project_id': project } : options.attributes;
-    span = agentkitTracer().startSpan(name, attributes || options.kind ? { attributes, kind: options.kind } : {}, parent);
+    span = agentkitTracer().startSpan(
+      name,
+      attributes || options.kind || options.links ? { attributes, kind: options.kind, ...(options.links ? { links: options.links } : {}) } : {},
+      parent,
+    );
   } catch (error) {
     return Promise.reject(error);
   }

@@ -7,6 +7,7 @@ import type { Checkpointer } from '../../durability/checkpointer.js';
 import type { Message, ToolCall } from '../../llm/messages.js';
 import { currentScope, joinAgentPath } from '../../scope/scope.js';
 import type { PendingInterrupt, Resume } from '../../types.js';
+import type { RecordedDecision } from '../../durability/decision.js';
 import type { LoopState } from '../run-state.js';
 
 /** What the durable layer needs of an Agent. */
@@ -42,7 +43,7 @@ export type Start =
       input: string;
       state: LoopState;
       call: ToolCall;
-      resume: { value: Resume; claimed: PendingInterrupt | null } | null;
+      resume: { value: Resume; claimed: PendingInterrupt | null; decision?: RecordedDecision | null } | null;
       checkpointed?: boolean;
     };
 

@@ -3,7 +3,7 @@
  * the Plan the Agent executes. Also the resume a Chain (or any runner) triggers by re-running a hosting step with a
  * Resume value bound in its scope (`planScopeResume`).
  */
-import { decisionMeta, refuseOtherDecision, type DecisionOptions } from '../../durability/decision.js';
+import { decisionMeta, decisionOf, refuseOtherDecision, type DecisionOptions, type RecordedDecision } from '../../durability/decision.js';
 import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../../durability/errors.js';
 import type { JsonRecord } from '../../durability/json.js';
 import { toResume } from '../../durability/resume.js';
@@ -66,8 +66,8 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
     );
   }
   // A claimed decision whose tool never returned (its resumer died) applies, whatever value this call brings.
-  let resume: { value: Resume; claimed: PendingInterrupt | null } | null = recorded
-    ? { value: recorded.value, claimed: bound?.claimed ?? recorded.claimed }
+  let resume: { value: Resume; claimed: PendingInterrupt | null; decision: RecordedDecision | null } | null = recorded
+    ? { value: recorded.value, claimed: bound?.claimed ?? recorded.claimed, decision: recorded }
     : null;
   let claimedHere = false;
   if (shape.kind === 'interrupted') {
@@ -79,12 +79,14 @@ export async function planResume(agent: DurableAgent, executionId: string, optio
       );
     }
     claimedHere = !bound?.claimed;
-    const claimed =
-      bound?.claimed ?? (await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner(), decision }))?.pending;
+    const claim = bound?.claimed
+      ? null
+      : await checkpointer.claimPendingInterrupt(executionId, { resume: value, claimedBy: claimedBy ?? newLeaseOwner(), decision });
+    const claimed = bound?.claimed ?? claim?.pending;
     if (!claimed) {
       throw new AlreadyResumed(`Agent execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
     }
-    resume = { value, claimed };
+    resume = { value, claimed, decision: decisionOf(claim?.checkpoint) };
   }
   const agentPath = agentPathOf(shape, placement);
   // Resuming a nested agent's rows from outside its runner: the owner of the execution writes its terminal row.
@@ -109,17 +111,19 @@ export async function planScopeResume(agent: DurableAgent, executionId: string |
   const shape = await detectShape(placement.checkpointer, placement.executionId, { agentPathPrefix: placement.agentPath, runner: `Agent '${agent.name}'` });
   if (shape.kind === 'tool' && shape.decision) {
     // This agent's pause was claimed (the decision recorded) and its tool never returned: re-invoke it with the decision.
-    return planFromShape(agent, placement, shape, { value: shape.decision.value, claimed: claimed ?? shape.decision.claimed }, true);
+    return planFromShape(agent, placement, shape, { value: shape.decision.value, claimed: claimed ?? shape.decision.claimed, decision: shape.decision }, true);
   }
   if (shape.kind !== 'interrupted') return null;
   let pending = claimed;
   const claimedHere = !pending;
+  let decision: RecordedDecision | null = null;
   if (!pending) {
-    pending =
-      (await placement.checkpointer.claimPendingInterrupt(placement.executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() }))?.pending ?? null;
+    const claim = await placement.checkpointer.claimPendingInterrupt(placement.executionId, { resume: scope.resumeValue, claimedBy: newLeaseOwner() });
+    pending = claim?.pending ?? null;
+    decision = decisionOf(claim?.checkpoint);
     if (!pending) throw new AlreadyResumed(`Agent execution '${placement.executionId}' has no pending interrupt to claim: another resumer claimed it first`);
   }
-  return planFromShape(agent, placement, shape, { value: scope.resumeValue, claimed: pending }, claimedHere);
+  return planFromShape(agent, placement, shape, { value: scope.resumeValue, claimed: pending, decision }, claimedHere);
 }
 
 /** The Plan for a detected shape (the pause, if any, already claimed). */
@@ -127,7 +131,7 @@ export function planFromShape(
   agent: DurableAgent,
   placement: Placement,
   shape: ResumeShape,
-  resume: { value: Resume; claimed: PendingInterrupt | null } | null,
+  resume: { value: Resume; claimed: PendingInterrupt | null; decision?: RecordedDecision | null } | null,
   checkpointed = false,
 ): Plan {
   const row = shape.row;
