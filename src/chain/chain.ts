@@ -16,7 +16,7 @@ import { noteRunTrace } from '../durability/fenced.js';
 import { withExecutionLease } from '../durability/lease.js';
 import { runnerKey } from '../durability/runner-key.js';
 import { currentScope } from '../scope/scope.js';
-import { FORK_ORIGIN, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
+import { FORK_ORIGIN, executionTraceIds, isRunEnd, latestForkable, latestResumable, restoreIfMissing, RUN_START } from '../durability/run-end.js';
 import { rowsDownTo } from '../multi/rows.js';
 import type { ChainResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { ChainError } from './errors.js';
@@ -25,6 +25,7 @@ import { Graph, type EdgeOptions, type NodeFunction, type NodeOptions, type Runn
 import { payloadsEnabled } from '../tracing/attributes.js';
 import { jsonAttribute } from '../tracing/json-attribute.js';
 import { inChainSpan, traceIdOf } from './span.js';
+import { RESUMED_FROM } from '../tracing/run-status.js';
 
 export interface ChainOptions {
   /** What the chain does, in a sentence, for people and clients choosing it (the tool description of `mcp serve`). */
@@ -210,7 +211,9 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         const base = await latestResumable(checkpointer, executionId, { latest, runner: 'Chain' });
         const { position, decision, recorded, paused } = await this.resumePosition(checkpointer, executionId, latest, base, patch);
         refuseOtherDecision(`Chain '${this.name}'`, executionId, recorded, explicit);
-        let resume: { value: Resume; claimed: PendingInterrupt | null } | null = decision;
+        let resume: { value: Resume; claimed: PendingInterrupt | null; decision?: RecordedDecision | null } | null = decision
+          ? { ...decision, decision: recorded }
+          : null;
         if (!resume && paused) {
           const value = explicit ?? fallback;
           if (!value) {
@@ -220,7 +223,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
           }
           const claimed = await fenced.claimPendingInterrupt(executionId, { resume: value, claimedBy: fenced.lease.owner, decision: meta });
           if (!claimed) throw new AlreadyResumed(`Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first`);
-          resume = { value, claimed: claimed.pending };
+          resume = { value, claimed: claimed.pending, decision: decisionOf(claimed.checkpoint) };
         } else if (!resume && explicit) {
           throw new AlreadyResumed(
             `Execution '${executionId}' has no pending interrupt to claim: another resumer claimed it first, or the run is not paused (a run that failed after its resume continues without a resumeValue)`,
@@ -228,6 +231,9 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         }
         const attributes = this.spanAttributes(executionId, {});
         attributes['chain.resumed_execution_id'] = executionId;
+        // The resume continues the execution's previous trace (docs/adr/0059).
+        const previous = executionTraceIds(await checkpointer.list(executionId, { limit: 100_000 })).at(-1);
+        if (previous) attributes[RESUMED_FROM.traceId] = previous;
         return inChainSpan(this.name, attributes, (span) => {
           const traceId = traceIdOf(span);
           noteRunTrace(fenced, traceId);

@@ -20,6 +20,8 @@ import { ChainCheckpointError, ExecutionBusy } from '../durability/errors.js';
 import { stopAtBoundary } from '../durability/fenced.js';
 import { cloneJson } from '../json.js';
 import { recordInterrupt } from '../scope/record-interrupt.js';
+import { inNodeSpan } from './node-span.js';
+import type { RecordedDecision } from '../durability/decision.js';
 import { currentScope, runInScope } from '../scope/scope.js';
 import type { ChainResult, PendingInterrupt, PendingInterruptSummary, Resume } from '../types.js';
 import { ChainError } from './errors.js';
@@ -46,7 +48,7 @@ export interface Start {
   /** Node executions already done in this execution (the next node's `iteration`). */
   readonly step: number;
   /** Bound for the first node only: the re-execution of the suspended node. */
-  readonly resume: { value: Resume; claimed: PendingInterrupt | null } | null;
+  readonly resume: { value: Resume; claimed: PendingInterrupt | null; decision?: RecordedDecision | null } | null;
   readonly context: unknown;
   readonly traceId: string | null;
   /** Cancels the run: checked before each node and handed to it (see RunOptions.signal). */
@@ -90,7 +92,19 @@ export async function execute(settings: ChainSettings, start: Start): Promise<Ch
       stopAtBoundary(checkpointer);
       const node = graph.node(current);
       const index = graph.indexOf(current);
-      const outcome = await runNode(settings, node, { start, state, counters, step, index, resume, agentPath, signal });
+      const nodeRun = { start, state, counters, step, index, resume, agentPath, signal };
+      const outcome = await inNodeSpan(
+        {
+          chainName: settings.name,
+          nodeId: current,
+          index,
+          iteration: step,
+          executionId: start.executionId,
+          input: state,
+          resume: resume ? { value: resume.value, decision: resume.decision ?? null, reason: resume.claimed?.reason ?? null } : null,
+        },
+        () => runNode(settings, node, nodeRun),
+      );
       resume = null;
       if (outcome.kind === 'paused') return result('paused', null, outcome.pending);
 

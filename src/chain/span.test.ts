@@ -19,8 +19,22 @@ test('a run is one root span chain.<name>; the result carries its trace id', asy
   const chain = new Chain('greeter').addNode('hello', (state) => `hello ${String(state.input)}`);
   const result = await chain.run('ada', { executionId: 'e-span' });
   const spans = exporter.getFinishedSpans();
-  assert.is(spans.length, 1);
-  const span = spans[0]!;
+  assert.equal(
+    spans.map((s) => s.name),
+    ['chain.node.hello', 'chain.greeter'],
+  );
+  const span = spans[1]!;
+  assert.equal(span.status, { code: SpanStatusCode.OK });
+  const node = spans[0]!;
+  assert.equal(node.attributes, {
+    'chain.name': 'greeter',
+    'chain.node.id': 'hello',
+    'chain.node.index': 0,
+    'chain.node.iteration': 0,
+    'agentkit.execution_id': 'e-span',
+    'chain.node.input': '{"input":"ada"}',
+    'chain.node.output': 'hello ada',
+  });
   assert.is(span.name, 'chain.greeter');
   assert.is(result.trace_id, span.spanContext().traceId);
   assert.match(result.trace_id!, /^[0-9a-f]{32}$/);
@@ -46,10 +60,12 @@ test('a failing run ends its span with ERROR; AGENTKIT_TRACE_PAYLOADS=0 keeps pa
   } finally {
     delete process.env.AGENTKIT_TRACE_PAYLOADS;
   }
-  const span = exporter.getFinishedSpans()[0]!;
-  assert.equal(span.status, { code: SpanStatusCode.ERROR, message: 'no luck' });
-  assert.is(span.attributes['chain.input'], undefined);
-  assert.is(span.events[0]!.name, 'exception');
+  const [node, span] = exporter.getFinishedSpans();
+  assert.equal(node!.status, { code: SpanStatusCode.ERROR, message: 'no luck' });
+  assert.is(node!.attributes['chain.node.input'], undefined);
+  assert.equal(span!.status, { code: SpanStatusCode.ERROR, message: 'no luck' });
+  assert.is(span!.attributes['chain.input'], undefined);
+  assert.is(span!.events[0]!.name, 'exception');
 });
 
 test.run();

@@ -9,14 +9,18 @@ import type { ChainResult } from '../types.js';
 import { payloadsEnabled } from '../tracing/attributes.js';
 import { jsonAttribute } from '../tracing/json-attribute.js';
 import { storedTraceId } from '../tracing/setup.js';
+import { PAUSED, RUN_STATUS_ATTR } from '../tracing/run-status.js';
 
-/** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK, a throw ends it ERROR. */
+/** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK (and `agentkit.status` paused), a throw ends it ERROR. */
 export function inChainSpan(chainName: string, attributes: Attributes, fn: (span: Span) => Promise<ChainResult>): Promise<ChainResult> {
   return trace.getTracer('agentkit').startActiveSpan(`chain.${chainName}`, { attributes }, async (span) => {
     try {
       const result = await fn(span);
       span.setAttribute('chain.status', result.status);
       if (payloadsEnabled() && result.status === 'completed') span.setAttribute('chain.output', jsonAttribute(result.output));
+      // A pause is not a failure: the span ends OK and says paused (docs/adr/0059).
+      if (result.status === 'paused') span.setAttribute(RUN_STATUS_ATTR, PAUSED);
+      span.setStatus({ code: SpanStatusCode.OK });
       return result;
     } catch (error) {
       span.recordException(error instanceof Error ? error : String(error));
