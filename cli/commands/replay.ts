@@ -23,6 +23,13 @@ abstract class ReplayCommand extends AgentkitCommand {
   }
 }
 
+/** The trace id, or `--execution <id>` (one of them): the arguments of `Replay.load`. */
+function traceOrExecution(traceId: string | undefined, execution: string | undefined): [string | null, { executionId?: string }] {
+  if (traceId === undefined && execution === undefined) throw new UsageError('give a trace id or --execution <id>');
+  if (traceId !== undefined && execution !== undefined) throw new UsageError('give a trace id or --execution <id>, not both');
+  return [traceId ?? null, execution !== undefined ? { executionId: execution } : {}];
+}
+
 /** A step index as given on the command line: an integer (negative ones reach the range check). */
 function stepNumber(text: string, flag: string): number {
   if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`${flag} must be an integer step index, got '${text}'`);
@@ -38,7 +45,8 @@ export class ReplayShowCommand extends ReplayCommand {
     description: 'Show a stored trace as numbered replay steps',
     details: [
       'Prints the trace id, name, status, span count and duration, then one line per step (`  [i] <span_name>`): the spans in start order, numbered from 0. Those numbers are what `replay inspect` and `replay fork --step` take.',
-      '`--json` prints `{ trace_id, name, status, span_count, start_time, end_time, steps }` with every step as a ReplayStep (`step`, `span_name`, `span_id`, `input`, `output`, `attributes`, `timestamp`). An unknown trace id prints one line naming it and exits 1.',
+      'A run that paused for a person and was resumed left one trace per leg: given any of them, or `--execution <id>`, the command shows them as one numbered sequence (`Execution:` and `Traces:` lines), each step that paused, resumed or had a decision applied noted after its name.',
+      '`--json` prints `{ trace_id, name, status, span_count, trace_ids, execution_id, start_time, end_time, steps }` with every step as a ReplayStep (`step`, `span_name`, `span_id`, `input`, `output`, `attributes`, `timestamp`). An unknown trace id (or execution) prints one line naming it and exits 1.',
     ].join('\n\n'),
     examples: [
       ['Show a trace', '$0 replay show 4bf92f3577b34da6a3ce929d0e0e4736'],
@@ -46,11 +54,13 @@ export class ReplayShowCommand extends ReplayCommand {
     ],
   });
 
-  traceId = Option.String({ name: 'trace_id' });
+  traceId = Option.String({ name: 'trace_id', required: false });
+  execution = Option.String('--execution', { description: "Show this execution's traces (instead of a trace id)" });
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of text' });
 
   async run(): Promise<void> {
-    const replay = await Replay.load(this.traceId, { store: this.store() });
+    const [traceId, which] = traceOrExecution(this.traceId, this.execution);
+    const replay = await Replay.load(traceId, { ...which, store: this.store() });
     if (!this.json) {
       this.out(replay.summary());
       return;
@@ -63,6 +73,8 @@ export class ReplayShowCommand extends ReplayCommand {
           name: t.name,
           status: t.status,
           span_count: replay.length,
+          trace_ids: replay.traceIds,
+          execution_id: replay.executionId,
           start_time: t.start_time,
           end_time: t.end_time,
           steps: replay.steps(),
@@ -177,6 +189,8 @@ export class ReplayForkCommand extends ReplayCommand {
         new_output: result.new_output,
         steps_executed: result.steps_executed,
         diverged_at: comparison.diverged_at,
+        status: result.status,
+        ...(result.pending_interrupt ? { pending_interrupt: { reason: result.pending_interrupt.reason, context: result.pending_interrupt.context } } : {}),
       };
       // The report is a contract shape (ReplayForkReport): check it before anything is written.
       if (!validator('ReplayForkReport').Check(body)) throw new Error('the fork report does not match ReplayForkReport');
@@ -198,6 +212,11 @@ export class ReplayForkCommand extends ReplayCommand {
       this.out(`new_output: ${text(body.new_output)}`);
       this.out(`steps_executed: ${body.steps_executed}`);
       this.out(`diverged_at: ${body.diverged_at ?? 'null'}`);
+      if (result.pending_interrupt) {
+        this.out(
+          `status: paused (${result.pending_interrupt.reason} ${JSON.stringify(result.pending_interrupt.context)}); execution_id: ${result.agentResult.execution_id}`,
+        );
+      }
       this.out(
         `model calls: ${result.counts.recordedModelCalls} recorded, ${result.counts.liveModelCalls} live; tool calls: ${result.counts.liveToolCalls} run, ${result.counts.recordedToolCalls} answered from the trace, ${result.counts.overriddenToolCalls} overridden`,
       );

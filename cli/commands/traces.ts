@@ -21,7 +21,7 @@ export class TracesListCommand extends AgentkitCommand {
     category: 'Traces',
     description: 'List the traces of the last hours from the local store',
     details: [
-      'Lists every trace that started in the window (the last 24 hours unless `--last-hours` says otherwise), newest first, with no row limit: trace id, root span name, status (`ERROR` when any span failed), span count and start time (UTC).',
+      'Lists every trace that started in the window (the last 24 hours unless `--last-hours` says otherwise), newest first, with no row limit: trace id, root span name, status (`ERROR` when any span failed, `paused` for a run waiting for a person that was not resumed yet), span count and start time (UTC).',
       'The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB` (either), else `./.agentkit/local.db`. Prints `No traces found.` when there are none. `--json` prints `{ items, count }`.',
       '`--process` (Postgres stores, where a fleet writes) keeps the traces written by one process: its `service.instance.id`, its service name (`OTEL_SERVICE_NAME`) or its host name.',
     ].join('\n\n'),
@@ -64,7 +64,8 @@ export class TracesListCommand extends AgentkitCommand {
 }
 
 function traceTable(items: TraceSummary[]): string[] {
-  const rows = items.map((s) => [s.trace_id, s.name, s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
+  // A run waiting for a person reads `paused` (its span status stays an OpenTelemetry status).
+  const rows = items.map((s) => [s.trace_id, s.name, s.run_status ?? s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
   return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], whole: [0] });
 }
 

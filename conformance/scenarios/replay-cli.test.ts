@@ -123,6 +123,7 @@ area.scenario(
       new_output: 'Order 1001: 1200 USD, shipped.',
       steps_executed: 5,
       diverged_at: 2,
+      status: 'completed',
     });
     assert.is((await stat(path.join(t.cwd, 'fork.json'))).mode & 0o777, 0o600);
     const rerun = await Replay.load(newTrace!, { dbPath: dbOf(t) });
@@ -179,14 +180,23 @@ area.scenario(
     const [refundTrace] = await servedTraces(t, ['Please refund order 42 in full.']);
     const steps = (await Replay.load(refundTrace!, { dbPath: dbOf(t) })).steps().map((s) => s.span_name);
     assert.equal(steps, [...STEPS, 'tool.refund'], 'the run paused in the refund');
-    const refused = await t.bin(['replay', 'fork', refundTrace!, '--agent', QUICKSTART]);
+    // The trace is still paused (no decision): the recorded paused call matches, the rerun pauses there too and says so.
+    const paused = await t.bin(['replay', 'fork', refundTrace!, '--agent', QUICKSTART, '--json']);
+    assert.is(paused.code, 0, paused.stderr);
+    const report = JSON.parse(paused.stdout) as { status: string; pending_interrupt: unknown; diverged_at: number | null };
+    assert.equal(
+      [report.status, report.pending_interrupt, report.diverged_at],
+      ['paused', { reason: 'refund_approval', context: { order_id: '42', amount: 50 } }, null],
+    );
+    const pending = await t.bin(['list-pending', '--json']);
+    assert.is((JSON.parse(pending.stdout) as unknown[]).length, 2, "the rerun's own pause waits beside the original's");
+    // Another amount was never recorded: the refund is refused, never run (exit 2: cannot be rerun safely).
+    const refused = await t.bin(['replay', 'fork', refundTrace!, '--agent', QUICKSTART, '--input', 'Please refund order 1001 in full.']);
     assert.is(refused.code, 2, refused.stdout);
     assert.match(
       refused.stderr,
       /^error: rerun stopped: tool 'refund' is side_effecting and the trace has no recorded call with these arguments .* so it was not executed; answer it with withToolOverride\('refund', response\) or allow it to run with allowSideEffects: true\n$/,
     );
-    const pending = await t.bin(['list-pending', '--json']);
-    assert.is((JSON.parse(pending.stdout) as unknown[]).length, 1, 'no new refund approval was requested by the fork');
     const badMode = await t.cli(['replay', 'fork', refundTrace!, '--mode', 'cached']);
     assert.equal(
       [badMode.code, badMode.stderr],

@@ -1890,6 +1890,31 @@ export const doc = {
               }
             ],
             "description": "First diverging step (see ComparisonResult); null when identical."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "completed",
+              "paused"
+            ],
+            "description": "How the rerun ended: `paused` when it paused for a decision (live mode, or a trace still paused)."
+          },
+          "pending_interrupt": {
+            "type": "object",
+            "properties": {
+              "reason": {
+                "type": "string"
+              },
+              "context": {
+                "type": "object",
+                "additionalProperties": {}
+              }
+            },
+            "required": [
+              "reason",
+              "context"
+            ],
+            "description": "What a paused rerun waits for."
           }
         },
         "description": "What `agentkit replay fork --json` prints and `--output` writes."
@@ -2573,6 +2598,13 @@ export const doc = {
               }
             ],
             "description": "`ERROR` when any span failed, else the root span's status."
+          },
+          "run_status": {
+            "type": "string",
+            "enum": [
+              "paused"
+            ],
+            "description": "`paused` when the run paused for a person (its root carries `agentkit.status = paused`) and no resume of it was\ntraced yet; absent otherwise. Lists show it in place of the status."
           },
           "span_count": {
             "type": "integer",

@@ -5420,6 +5420,13 @@ export const doc = {
             ],
             "description": "`ERROR` when any span failed, else the root span's status."
           },
+          "run_status": {
+            "type": "string",
+            "enum": [
+              "paused"
+            ],
+            "description": "`paused` when the run paused for a person (its root carries `agentkit.status = paused`) and no resume of it was\ntraced yet; absent otherwise. Lists show it in place of the status."
+          },
           "span_count": {
             "type": "integer",
             "format": "int32"
@@ -5898,6 +5905,13 @@ export const doc = {
               }
             ],
             "description": "`ERROR` when any span failed, else the root span's status."
+          },
+          "run_status": {
+            "type": "string",
+            "enum": [
+              "paused"
+            ],
+            "description": "`paused` when the run paused for a person (its root carries `agentkit.status = paused`) and no resume of it was\ntraced yet; absent otherwise. Lists show it in place of the status."
           },
           "span_count": {
             "type": "integer",

@@ -499,8 +499,20 @@ export interface components {
             diverged_at: number | null;
             new_output: unknown;
             original_output: unknown;
+            /** @description What a paused rerun waits for. */
+            pending_interrupt?: {
+                context: {
+                    [key: string]: unknown;
+                };
+                reason: string;
+            };
             /** @description The trace the fork was made from. */
             source_trace_id: string;
+            /**
+             * @description How the rerun ended: `paused` when it paused for a decision (live mode, or a trace still paused).
+             * @enum {string}
+             */
+            status?: "completed" | "paused";
             /**
              * Format: int32
              * @description Spans of the rerun's trace.
@@ -780,6 +792,12 @@ export interface components {
             end_time: components["schemas"]["Timestamp"] | null;
             /** @description The root span's name. */
             name: string;
+            /**
+             * @description `paused` when the run paused for a person (its root carries `agentkit.status = paused`) and no resume of it was
+             *     traced yet; absent otherwise. Lists show it in place of the status.
+             * @enum {string}
+             */
+            run_status?: "paused";
             /** Format: int32 */
             span_count: number;
             start_time: components["schemas"]["Timestamp"];

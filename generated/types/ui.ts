@@ -1381,6 +1381,12 @@ export interface components {
             end_time: components["schemas"]["Timestamp"] | null;
             /** @description The root span's name. */
             name: string;
+            /**
+             * @description `paused` when the run paused for a person (its root carries `agentkit.status = paused`) and no resume of it was
+             *     traced yet; absent otherwise. Lists show it in place of the status.
+             * @enum {string}
+             */
+            run_status?: "paused";
             /** Format: int32 */
             span_count: number;
             start_time: components["schemas"]["Timestamp"];
@@ -1493,6 +1499,12 @@ export interface components {
             favorite: boolean;
             /** @description The root span's name. */
             name: string;
+            /**
+             * @description `paused` when the run paused for a person (its root carries `agentkit.status = paused`) and no resume of it was
+             *     traced yet; absent otherwise. Lists show it in place of the status.
+             * @enum {string}
+             */
+            run_status?: "paused";
             /** Format: int32 */
             span_count: number;
             start_time: components["schemas"]["Timestamp"];

@@ -19,6 +19,9 @@ import { rebuildAgent, type RebuildSources } from './rebuild.js';
 import type { Replay } from './replay.js';
 import { ReplayRunResult } from './result.js';
 import { agentSpanFor, subtreeOf } from './scope.js';
+import { asOneRun, runLegs } from './execution.js';
+import { ReplayError as RerunError } from './errors.js';
+import { ChainCheckpointError } from '../durability/errors.js';
 import { REPLAY_ATTR } from './span-attributes.js';
 import { promptModification, type LoadedPromptVersion } from './prompt-modification.js';
 import type { RegistryPrompt } from '../agent/registry-prompt.js';
@@ -49,7 +52,9 @@ export class ForkedReplay {
     step: number,
   ) {
     this.step = step;
-    this.agentSpan = agentSpanFor(replay.trace.spans, step, replay.traceId);
+    // A fork in a resume's leg reruns the run from its first leg (which holds the reconstruction attributes).
+    const span = agentSpanFor(replay.trace.spans, step, replay.traceId);
+    this.agentSpan = runLegs(replay.trace.spans, span)[0] ?? span;
   }
 
   /** The name of the agent this fork reruns. */
@@ -175,26 +180,29 @@ export class ForkedReplay {
       stop,
     );
     let marked = false;
-    const result: AgentResult = await agent.run(input, {
-      traceDb: this.replay.store.dbPath,
-      signal,
-      context: options.context,
-      hooks: {
-        // Called inside the agent span: mark it as a rerun of this trace once.
-        beforeTurn: () => {
-          if (marked) return;
-          marked = true;
-          const active = trace.getActiveSpan();
-          markRoot(active, this);
-          if (active?.isRecording()) options.onTraceStart?.(storedTraceId(active));
+    const result: AgentResult = await runOrExplain(agent.name, () =>
+      agent.run(input, {
+        traceDb: this.replay.store.dbPath,
+        signal,
+        context: options.context,
+        hooks: {
+          // Called inside the agent span: mark it as a rerun of this trace once.
+          beforeTurn: () => {
+            if (marked) return;
+            marked = true;
+            const active = trace.getActiveSpan();
+            markRoot(active, this);
+            if (active?.isRecording()) options.onTraceStart?.(storedTraceId(active));
+          },
         },
-      },
-    });
+      }),
+    );
     const steps = result.trace_id
       ? (await this.replay.store.spans(result.trace_id)).length
       : 1 + model.recordedCount + model.liveCount + result.tool_calls.length;
     return new ReplayRunResult({
-      original_output: decodeValue(this.agentSpan.attributes[AGENT_ATTR.output] ?? null),
+      // A run that paused and was resumed answered in its last leg.
+      original_output: decodeValue(runLegs(this.replay.trace.spans, this.agentSpan).at(-1)!.attributes[AGENT_ATTR.output] ?? null),
       new_output: result.output,
       steps_executed: steps,
       trace_id: result.trace_id,
@@ -229,8 +237,10 @@ export class ForkedReplay {
   /** The steps a rerun is compared with. */
   originalSteps(): ReplayStep[] {
     const spans = this.replay.trace.spans;
-    if (this.agentSpan === spans[0] && this.agentSpan.parent_span_id === null) return this.replay.steps();
-    return stepsOf(subtreeOf(spans, this.agentSpan));
+    // An execution's legs read as one run: the resume's root and the paused call it answered are left out.
+    if (this.agentSpan === spans[0] && this.agentSpan.parent_span_id === null) return stepsOf(asOneRun(spans));
+    const legs = runLegs(spans, this.agentSpan);
+    return stepsOf(asOneRun(legs.flatMap((leg) => subtreeOf(spans, leg))));
   }
 }
 
@@ -242,4 +252,22 @@ function markRoot(span: OtelSpan | undefined, fork: ForkedReplay): void {
     [REPLAY_ATTR.forkStep]: fork.step,
     [REPLAY_ATTR.mode]: fork.settings.mode,
   });
+}
+
+/**
+ * Run the rebuilt agent. A rerun that must pause (live mode, or a trace still paused) needs the module's
+ * checkpointer: without one it cannot be rerun as asked, which is a ReplayError (exit 2) saying how to supply it.
+ */
+async function runOrExplain(agentName: string, run: () => Promise<AgentResult>): Promise<AgentResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ChainCheckpointError && /has no checkpointer/.test(error.message)) {
+      throw new RerunError(
+        `cannot rerun agent '${agentName}' as asked: the rerun pauses for a decision (interrupt()) and the agent has no checkpointer to keep the pause; register the agent with its checkpointer (agentkit replay fork --agent <file>:${agentName}) or use recorded mode on a trace that holds the decision`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }

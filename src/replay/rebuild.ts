@@ -21,7 +21,8 @@ import type { Determinism } from './mode.js';
 import { UNRECORDED_SETTINGS, type Modifications } from './modifications.js';
 import type { KeyedHash } from '../tracing/redaction-hash.js';
 import { recordedCalls, ReplayModel } from './recorded-model.js';
-import { recordedToolCalls, ReplayTool, type ToolGuard } from './replay-tools.js';
+import { recordedDecisions, recordedToolCalls, ReplayTool, type ToolGuard } from './replay-tools.js';
+import { runLegs } from './execution.js';
 import { childrenOf } from './scope.js';
 
 /** What a rerun may be given besides the trace. */
@@ -62,8 +63,14 @@ export function rebuildAgent(
       `the registered agent is '${sources.agent.name}' but the trace's agent is '${definition.name}'; register the agent named '${definition.name}'`,
     );
 
+  // A run that paused and was resumed has one root per leg: its recorded calls are under all of them, in order.
+  const legs = runLegs(spans, agentSpan);
+  const under = (prefix: string) => legs.flatMap((leg) => childrenOf(spans, leg, prefix)).sort((a, b) => spans.indexOf(a) - spans.indexOf(b));
+  const toolSpans = under('tool.');
   const guard: ToolGuard = {
-    recorded: recordedToolCalls(childrenOf(spans, agentSpan, 'tool.')),
+    recorded: recordedToolCalls(toolSpans),
+    decisions: recordedDecisions(toolSpans),
+    mode: determinism.mode,
     overrides: mods.toolOverrides,
     allowSideEffects: determinism.allowSideEffects,
     stop,
@@ -100,12 +107,13 @@ export function rebuildAgent(
     throw new ReplayError(`cannot rerun agent '${definition.name}': ${(error as Error).message}`, { cause: error });
   }
 
-  const model = replayModel(definition, agentSpan, spans, mods, determinism, sources, registered);
+  const model = replayModel(definition, under('llm.'), mods, determinism, sources, registered);
   const systemPrompt = mods.prompt ?? definition.system_prompt ?? registered?.systemPrompt ?? '';
   const input = mods.input ?? agentSpan.attributes[AGENT_ATTR.input];
   if (typeof input !== 'string')
     throw new ReplayError(`cannot rerun agent '${definition.name}': span ${agentSpan.span_id} has no agent.input; give one with modifyInput(...)`);
-  const agent = new Agent({ name: definition.name, systemPrompt, llm: model, tools, guardrails, config, checkpointer: null });
+  // The module's checkpointer stays: a rerun that pauses (live mode, or a trace still paused) persists its pause there.
+  const agent = new Agent({ name: definition.name, systemPrompt, llm: model, tools, guardrails, config, checkpointer: registered?.checkpointer ?? null });
   return { agent, input, model, guard };
 }
 
@@ -125,8 +133,7 @@ function definitionOf(traceId: string, span: Span): AgentDefinition {
 
 function replayModel(
   definition: AgentDefinition,
-  agentSpan: Span,
-  spans: readonly Span[],
+  llmSpans: readonly Span[],
   mods: Modifications,
   determinism: Determinism,
   sources: RebuildSources,
@@ -159,7 +166,7 @@ function replayModel(
     config,
     live,
     identity: given ? { provider: given.provider, model: given.model } : undefined,
-    recorded: recordedCalls(childrenOf(spans, agentSpan, 'llm.')),
+    recorded: recordedCalls(llmSpans),
     determinism,
     forceLive,
     agentName: definition.name,

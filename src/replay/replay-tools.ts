@@ -17,6 +17,11 @@ import { canonicalJson, parseJson } from './canonical.js';
 import { ReplayError } from './errors.js';
 import { readRedactionHashes, type KeyedHash } from '../tracing/redaction-hash.js';
 import { REPLAY_ATTR } from './span-attributes.js';
+import { InterruptSignal } from '../durability/interrupt-signal.js';
+import { bindResumeValue } from '../scope/scope.js';
+import { DECISION_ATTR, decisionOfEvent, INTERRUPT_EVENT, PAUSED, RUN_STATUS_ATTR } from '../tracing/run-status.js';
+import type { Resume } from '../types.js';
+import type { ReplayMode } from './mode.js';
 
 /** One recorded tool call. */
 export interface RecordedToolCall {
@@ -28,6 +33,8 @@ export interface RecordedToolCall {
   text: string | null;
   /** The keyed hash of the unmasked arguments, when the writer masked them (docs/adr/0010). */
   argsHash?: string;
+  /** The call paused the run (`interrupt()`): the reason and context it paused with (docs/adr/0059). */
+  paused?: { reason: string; context: JsonObject };
 }
 
 /** The recorded calls of the `tool.*` spans given, in order. */
@@ -38,19 +45,54 @@ export function recordedToolCalls(spans: readonly Span[]): RecordedToolCall[] {
     const ok = a[TOOL_ATTR.status] === 'ok';
     const text = ok ? a[TOOL_ATTR.result] : a[TOOL_ATTR.error];
     const argsHash = readRedactionHashes(a).args;
+    const paused = a[RUN_STATUS_ATTR] === PAUSED ? pauseOf(span) : undefined;
     return {
-      name: typeof a[TOOL_ATTR.name] === 'string' ? (a[TOOL_ATTR.name] as string) : span.name.replace(/^tool\./, ''),
+      name: toolNameOf(span),
       args: args && typeof args === 'object' && !Array.isArray(args) ? (args as JsonObject) : null,
       ok,
       text: typeof text === 'string' && (ok || a[TOOL_ATTR.status] === 'error') ? text : null,
       ...(argsHash !== undefined ? { argsHash } : {}),
+      ...(paused ? { paused } : {}),
     };
   });
+}
+
+function toolNameOf(span: Span): string {
+  const name = span.attributes[TOOL_ATTR.name];
+  return typeof name === 'string' ? name : span.name.replace(/^tool\./, '');
+}
+
+/** The reason and context of a paused call's `agentkit.interrupt` event (context `{}` when payloads were off). */
+function pauseOf(span: Span): { reason: string; context: JsonObject } {
+  const event = (span.events ?? []).find((e) => e.name === INTERRUPT_EVENT) as { attributes?: Record<string, unknown> } | undefined;
+  const reason = event?.attributes?.[DECISION_ATTR.reason];
+  const context = parseJson(event?.attributes?.[DECISION_ATTR.context]);
+  return {
+    reason: typeof reason === 'string' && reason !== '' ? reason : 'replay',
+    context: context && typeof context === 'object' && !Array.isArray(context) ? (context as JsonObject) : {},
+  };
+}
+
+/** The decisions the trace records, per tool, in order: what a rerun's `interrupt()` is answered with in recorded mode. */
+export function recordedDecisions(spans: readonly Span[]): Map<string, Resume[]> {
+  const out = new Map<string, Resume[]>();
+  for (const span of spans) {
+    for (const event of span.events ?? []) {
+      const decision = decisionOfEvent(event as { name: string; attributes?: Record<string, unknown> });
+      if (!decision) continue;
+      const name = toolNameOf(span);
+      out.set(name, [...(out.get(name) ?? []), { approved: decision.approved, metadata: decision.metadata }]);
+    }
+  }
+  return out;
 }
 
 /** What every wrapped tool of one rerun shares. */
 export interface ToolGuard {
   recorded: RecordedToolCall[];
+  /** Recorded decisions per tool, consumed in order by the tool's live calls in recorded mode. */
+  decisions: Map<string, Resume[]>;
+  mode: ReplayMode;
   overrides: ReadonlyMap<string, unknown>;
   allowSideEffects: boolean;
   /** Stop the rerun with this error (the tool loop reports tool failures to the model; this one must end the run). */
@@ -105,7 +147,11 @@ export class ReplayTool extends Tool {
     }
     if (this.real && (this.replayClass === 'read_only' || this.guard.allowSideEffects)) {
       mark('live');
-      return this.real.execute(args, context);
+      const real = this.real;
+      // Recorded mode answers the tool's interrupt() with the decision the trace recorded for it (in order); live
+      // mode, or no decision left, lets it pause.
+      const decision = this.guard.mode === 'recorded' ? this.guard.decisions.get(this.name)?.shift() : undefined;
+      return decision ? bindResumeValue(decision, null, () => real.execute(args, context)) : real.execute(args, context);
     }
     const match = this.findRecorded(args);
     if (!match) {
@@ -118,6 +164,11 @@ export class ReplayTool extends Tool {
         ),
       );
     }
+    if (match.paused && match.text === null) {
+      // The trace paused here and holds no decision (the run is still paused): the rerun pauses the same way.
+      mark('recorded');
+      throw new InterruptSignal(match.paused.reason, match.paused.context);
+    }
     mark('recorded');
     if (!match.ok) throw new Error(match.text!);
     return match.text!;
@@ -128,8 +179,14 @@ export class ReplayTool extends Tool {
     // Recorded arguments the writer masked match by the keyed hash of these (unmasked) ones, or as the same masked text.
     const hashed = this.guard.hash?.(key);
     let last: RecordedToolCall | null = null;
+    let paused: RecordedToolCall | null = null;
     for (const [index, call] of this.guard.recorded.entries()) {
-      if (call.name !== this.name || call.args === null || call.text === null) continue;
+      if (call.name !== this.name || call.args === null) continue;
+      if (call.text === null) {
+        // A call that paused matches too, as a last resort: when its run never came back, the rerun pauses there.
+        if (call.paused && this.sameArguments(call, key, hashed)) paused ??= call;
+        continue;
+      }
       const prepared = this.prepareArguments(call.args);
       if (canonicalJson(prepared.ok ? prepared.args : call.args) !== key && (call.argsHash === undefined || call.argsHash !== hashed)) continue;
       if (!this.used.has(index)) {
@@ -138,6 +195,12 @@ export class ReplayTool extends Tool {
       }
       last = call;
     }
-    return last;
+    return last ?? paused;
+  }
+
+  /** Same arguments as recorded: the canonical JSON (after defaults), or the keyed hash of masked ones. */
+  private sameArguments(call: RecordedToolCall, key: string, hashed: string | undefined): boolean {
+    const prepared = this.prepareArguments(call.args!);
+    return canonicalJson(prepared.ok ? prepared.args : call.args) === key || (call.argsHash !== undefined && call.argsHash === hashed);
   }
 }

@@ -12,16 +12,22 @@ import type { ReplayStep, Span, Trace } from '../types.js';
 import { stepOutOfRange, ReplayError } from './errors.js';
 import { ForkedReplay } from './forked.js';
 import { stepsOf } from './steps.js';
+import { executionIdOf, executionNotFound, executionTraces, mergedTrace, rootOf } from './execution.js';
+import { stepNote } from './step-note.js';
 import { replayTraceOf, storedTrace, type ReplayTrace, type TraceInput } from './trace-data.js';
 
 /** Marks a trace that came from the store (already ordered): the constructor takes it as is. */
 const STORED = Symbol('stored trace');
+/** Marks an execution's traces read as one (already merged and ordered). */
+const MERGED = Symbol('merged execution');
 
 export interface ReplayLoadOptions {
   /** The store to read (default: a TraceStore on `dbPath`, else AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). */
   store?: TraceStore;
   /** The store file to read when no store is given. */
   dbPath?: string;
+  /** Read this execution's traces (then `traceId` may be null): the same as giving any one of them. */
+  executionId?: string;
 }
 
 export interface ReplayOptions {
@@ -41,7 +47,8 @@ export class Replay {
   /** A replay of a trace object; ConfigError when it is not one. */
   constructor(trace: TraceInput, options: ReplayOptions = {}) {
     this.fromStore = (options as { [STORED]?: boolean })[STORED] === true;
-    this.trace = this.fromStore ? storedTrace(trace as Trace) : replayTraceOf(trace);
+    const merged = (options as { [MERGED]?: boolean })[MERGED] === true;
+    this.trace = merged ? (trace as unknown as ReplayTrace) : this.fromStore ? storedTrace(trace as Trace) : replayTraceOf(trace);
     this.store = options.store ?? new TraceStore();
     this.stepList = stepsOf(this.trace.spans);
   }
@@ -55,10 +62,16 @@ export class Replay {
   }
 
   /** A replay of a trace in the local store. NotFoundError (`trace_not_found`) naming the id and the store when it is not there. */
-  static async load(traceId: string, options: ReplayLoadOptions = {}): Promise<Replay> {
+  static async load(traceId: string | null, options: ReplayLoadOptions = {}): Promise<Replay> {
     const store = options.store ?? new TraceStore(options.dbPath ? { dbPath: options.dbPath } : {});
-    const trace = await store.getTrace(traceId);
-    return new Replay(trace, { store, [STORED]: true } as ReplayOptions);
+    // A trace of an execution that paused and was resumed reads with the execution's other traces, as one sequence.
+    const given = traceId === null ? null : await store.getTrace(traceId);
+    const executionId = options.executionId ?? executionIdOf(given ? rootOf(given.spans) : undefined);
+    const traces = executionId === null ? [] : await executionTraces(store, executionId);
+    if (!given && traces.length === 0) throw executionNotFound(options.executionId ?? '', store.label);
+    if (traces.length < 2) return new Replay(given ?? traces[0]!, { store, [STORED]: true } as ReplayOptions);
+    const merged = mergedTrace(traces, given?.trace_id ?? traces[0]!.trace_id, executionId!);
+    return new Replay(merged as unknown as Trace, { store, [STORED]: true, [MERGED]: true } as ReplayOptions);
   }
 
   /**
@@ -122,16 +135,28 @@ export class Replay {
    */
   summary(): string {
     const t = this.trace;
+    const execution = t.trace_ids && t.trace_ids.length > 1 ? [`Execution: ${t.execution_id}`, `Traces: ${t.trace_ids.join(', ')}`] : [];
     return [
       `Trace: ${t.trace_id}`,
       `Name: ${t.name}`,
       `Status: ${t.status}`,
       `Spans: ${this.stepList.length}`,
       `Duration: ${t.start_time} → ${t.end_time ?? '(not ended)'}`,
+      ...execution,
       '',
       'Steps:',
-      ...this.stepList.map((s) => `  [${s.step}] ${s.span_name}`),
+      ...this.trace.spans.map((span, i) => `  [${i}] ${span.name}${stepNote(span)}`),
     ].join('\n');
+  }
+
+  /** The traces this replay reads: one, or an execution's (oldest first). */
+  get traceIds(): string[] {
+    return this.trace.trace_ids ?? [this.trace.trace_id];
+  }
+
+  /** The execution the traces were read as one for, or null for a single trace. */
+  get executionId(): string | null {
+    return this.trace.execution_id ?? null;
   }
 
   /** Start a fork anchored at `step` (same range rule as `inspect`). */

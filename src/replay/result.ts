@@ -44,6 +44,16 @@ export class ReplayRunResult implements ReplayResult {
     this.agentResult = fields.agentResult;
   }
 
+  /** `completed`, or `paused` when the rerun paused for a decision (live mode, or a trace still paused). */
+  get status(): AgentResult['status'] {
+    return this.agentResult.status;
+  }
+
+  /** What the rerun paused for (reason and context), or null. */
+  get pending_interrupt(): AgentResult['pending_interrupt'] {
+    return this.agentResult.pending_interrupt;
+  }
+
   /**
    * Append a regression record to the JSONL file `file` (created with its folder if missing): `input`,
    * `expected_output`, `trace_id` (= `sourceTraceId`, else this rerun's trace id) and `created_at` (UTC ISO-8601).

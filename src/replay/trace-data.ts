@@ -15,6 +15,10 @@ export interface ReplayTrace {
   start_time: string;
   end_time: string | null;
   spans: Span[];
+  /** The traces read (one, or every trace of the execution, oldest first). */
+  trace_ids?: string[];
+  /** The execution the traces belong to, when read as one (docs/adr/0059). */
+  execution_id?: string | null;
 }
 
 export type TraceInput = Trace | ExportTraceDocument;

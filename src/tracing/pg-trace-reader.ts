@@ -13,6 +13,7 @@ import type { SpanStatus, TraceSummary } from '../types.js';
 import { traceSchemaVersion } from './pg-schema.js';
 import type { SpanRow } from './span-record.js';
 import { durationMs } from './time.js';
+import { PAUSED_PATTERN, resumedPattern } from './run-status.js';
 
 const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const SPAN_COLUMNS = `trace_id, span_id, parent_span_id, name, ${ISO('start_time')} AS start_time, ${ISO('end_time')} AS end_time, status, attributes, events, caller_trace_id`;
@@ -121,18 +122,37 @@ export class PgTraceReader {
     );
     if (rows.rows.length === 0) return [];
     const roots = await this.#roots(rows.rows.map((r) => r.trace_id));
+    const waiting = await this.#paused(rows.rows.map((r) => r.trace_id));
     return rows.rows.map((row) => {
       const root = roots.get(row.trace_id);
       return {
         trace_id: row.trace_id,
         name: root?.name ?? '',
         status: row.any_error ? 'ERROR' : (root?.status ?? 'UNSET'),
+        ...(waiting.has(row.trace_id) ? { run_status: 'paused' as const } : {}),
         span_count: row.span_count,
         start_time: row.start_time,
         end_time: row.end_time,
         duration_ms: durationMs(row.start_time, row.end_time),
       };
     });
+  }
+
+  /** Of `traceIds`, the runs still waiting for a person (see trace-store.ts `pausedIn`). */
+  async #paused(traceIds: string[]): Promise<Set<string>> {
+    const marked = await this.#pool.query<{ trace_id: string }>(
+      `SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND trace_id = ANY($2::text[]) AND parent_span_id IS NULL AND attributes LIKE $3`,
+      [this.#project, traceIds, PAUSED_PATTERN],
+    );
+    const paused = new Set<string>();
+    for (const { trace_id: id } of marked.rows) {
+      const resumed = await this.#pool.query(`SELECT 1 FROM ${this.#s}.spans WHERE project = $1 AND parent_span_id IS NULL AND attributes LIKE $2 LIMIT 1`, [
+        this.#project,
+        resumedPattern(id),
+      ]);
+      if (resumed.rowCount === 0) paused.add(id);
+    }
+    return paused;
   }
 
   /** The root span (no parent inside its trace; the earliest if several) of each trace. */

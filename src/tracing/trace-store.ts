@@ -18,6 +18,7 @@ import { spanFromRow, type SpanRow } from './span-row.js';
 import { resolveMessageDeltas } from './message-deltas.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { durationMs, hoursAgo, pruneCutoff } from './time.js';
+import { PAUSED_PATTERN, resumedPattern } from './run-status.js';
 
 /** Traces a prune must leave, whatever their age (the CLI passes those of paused and running executions). */
 export interface PruneKeep {
@@ -478,18 +479,47 @@ function summaries(
     rows.map((r) => r.trace_id),
     since,
   );
+  const waiting = pausedIn(
+    db,
+    rows.map((r) => r.trace_id),
+  );
   return rows.map((row) => {
     const root = roots.get(row.trace_id);
     return {
       trace_id: row.trace_id,
       name: root?.name ?? '',
       status: row.any_error ? 'ERROR' : (root?.status ?? 'UNSET'),
+      ...(waiting.has(row.trace_id) ? { run_status: 'paused' as const } : {}),
       span_count: row.span_count,
       start_time: row.start_time,
       end_time: row.end_time,
       duration_ms: durationMs(row.start_time, row.end_time),
     };
   });
+}
+
+/**
+ * Of `traceIds`, the runs still waiting for a person: a parentless span marked paused (docs/adr/0059) and no resume
+ * root naming the trace as the one it resumed. Paused runs are few: the second look-up is per paused trace.
+ */
+function pausedIn(db: Database.Database, traceIds: readonly string[]): Set<string> {
+  const paused = new Set<string>();
+  let candidates: string[];
+  if (traceIds.length > 64) {
+    // A listing: one pass over the parentless rows beats a probe per trace.
+    const wanted = new Set(traceIds);
+    candidates = (
+      db.prepare(`SELECT DISTINCT trace_id FROM spans WHERE parent_span_id IS NULL AND attributes LIKE ?`).all(PAUSED_PATTERN) as Array<{ trace_id: string }>
+    )
+      .map((r) => r.trace_id)
+      .filter((id) => wanted.has(id));
+  } else {
+    const marked = db.prepare(`SELECT 1 FROM spans WHERE trace_id = ? AND parent_span_id IS NULL AND attributes LIKE ? LIMIT 1`);
+    candidates = traceIds.filter((id) => marked.get(id, PAUSED_PATTERN) !== undefined);
+  }
+  const resumed = db.prepare(`SELECT 1 FROM spans WHERE parent_span_id IS NULL AND attributes LIKE ? LIMIT 1`);
+  for (const id of candidates) if (resumed.get(resumedPattern(id)) === undefined) paused.add(id);
+  return paused;
 }
 
 /**
