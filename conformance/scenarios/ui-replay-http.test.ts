@@ -149,7 +149,7 @@ area.scenario(
         fork_id: null,
         trace_id: original.trace_id,
         step: toolStep,
-        modifications: { prompt: null, input: null, tool_responses: [], llm_params: null },
+        modifications: { prompt: null, input: null, tool_responses: [], llm_params: null, mode: 'recorded', allow_side_effects: false },
         rerun: null,
       },
     );
@@ -178,6 +178,8 @@ area.scenario(
       input: 'What is the weather in Bergen?',
       tool_responses: [{ tool_name: 'other_tool', response: 'x' }],
       llm_params: { temperature: 0.2, seed: 7 },
+      mode: 'recorded',
+      allow_side_effects: false,
     });
     patched = await browser.request('PATCH', `/api/replay/forks/${fork.fork_id}`, {
       prompt: 'Be brief.',
@@ -209,6 +211,7 @@ area.scenario(
     }
     assert.is(done?.type, 'done', JSON.stringify(done));
     assert.is(done!.result.new_output, 'It is 16 degrees in Bergen.');
+    assert.equal([done!.status, done!.pending_interrupt], ['completed', null]);
     assert.is(done!.result.original_output, 'It is 14 degrees in Oslo.');
     assert.ok(seen.includes('tool.get_weather') && seen.includes('agent.forecaster'), seen.join(', '));
     assert.is(seen.length, done!.result.steps_executed, 'every span of the rerun streamed once');

@@ -3896,6 +3896,18 @@ export const doc = {
               }
             ],
             "description": "Not supported: state branching is done with checkpoint fork. Sending it is a 422."
+          },
+          "mode": {
+            "type": "string",
+            "enum": [
+              "recorded",
+              "live"
+            ],
+            "description": "Model answers: `recorded` (default; live from the first changed call) or `live`."
+          },
+          "allow_side_effects": {
+            "type": "boolean",
+            "description": "Execute idempotent and side_effecting tools for real (default false)."
           }
         },
         "description": "Body of `PATCH /api/replay/forks/{fork_id}`: each given field replaces the stored one.",
@@ -3907,7 +3919,9 @@ export const doc = {
           "prompt",
           "input",
           "tool_responses",
-          "llm_params"
+          "llm_params",
+          "mode",
+          "allow_side_effects"
         ],
         "properties": {
           "prompt": {
@@ -3945,6 +3959,16 @@ export const doc = {
                 "type": "null"
               }
             ]
+          },
+          "mode": {
+            "type": "string",
+            "enum": [
+              "recorded",
+              "live"
+            ]
+          },
+          "allow_side_effects": {
+            "type": "boolean"
           }
         },
         "description": "The modifications stored on a fork."
@@ -4758,7 +4782,10 @@ export const doc = {
           "name",
           "status",
           "span_count",
-          "steps"
+          "steps",
+          "trace_ids",
+          "execution_id",
+          "step_notes"
         ],
         "properties": {
           "trace_id": {
@@ -4779,6 +4806,31 @@ export const doc = {
             "items": {
               "$ref": "#/components/schemas/ReplayStep"
             }
+          },
+          "trace_ids": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The traces shown: one, or every trace of the execution (a run that paused and was resumed), oldest first."
+          },
+          "execution_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The execution the traces were read as one for; null for a single trace."
+          },
+          "step_notes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Per step, what `replay show` notes after its name (`paused: <reason>`, `decision: approved by ...`), or \"\"."
           }
         },
         "description": "A trace seen as replay steps."
@@ -4788,7 +4840,9 @@ export const doc = {
         "required": [
           "type",
           "result",
-          "comparison"
+          "comparison",
+          "status",
+          "pending_interrupt"
         ],
         "properties": {
           "type": {
@@ -4802,6 +4856,38 @@ export const doc = {
           },
           "comparison": {
             "$ref": "#/components/schemas/ComparisonResult"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "completed",
+              "paused"
+            ],
+            "description": "`paused` when the rerun paused for a decision (live mode, or a trace still paused)."
+          },
+          "pending_interrupt": {
+            "anyOf": [
+              {
+                "type": "object",
+                "properties": {
+                  "reason": {
+                    "type": "string"
+                  },
+                  "context": {
+                    "type": "object",
+                    "additionalProperties": {}
+                  }
+                },
+                "required": [
+                  "reason",
+                  "context"
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What a paused rerun waits for; null otherwise."
           }
         },
         "description": "The rerun finished."

@@ -862,10 +862,17 @@ export interface components {
         };
         /** @description Body of `PATCH /api/replay/forks/{fork_id}`: each given field replaces the stored one. */
         ForkModification: {
+            /** @description Execute idempotent and side_effecting tools for real (default false). */
+            allow_side_effects?: boolean;
             /** @description A new input for the agent. */
             input?: string;
             /** @description New LLM parameters, merged over the recorded ones. */
             llm_params?: components["schemas"]["LlmParams"];
+            /**
+             * @description Model answers: `recorded` (default; live from the first changed call) or `live`.
+             * @enum {string}
+             */
+            mode?: "recorded" | "live";
             /** @description A new system prompt. */
             prompt?: string;
             /** @description Not supported: state branching is done with checkpoint fork. Sending it is a 422. */
@@ -875,8 +882,11 @@ export interface components {
         };
         /** @description The modifications stored on a fork. */
         ForkModifications: {
+            allow_side_effects: boolean;
             input: string | null;
             llm_params: components["schemas"]["LlmParams"] | null;
+            /** @enum {string} */
+            mode: "recorded" | "live";
             prompt: string | null;
             tool_responses: components["schemas"]["ToolResponseOverride"][];
         };
@@ -1161,17 +1171,35 @@ export interface components {
         };
         /** @description A trace seen as replay steps. */
         ReplayView: {
+            /** @description The execution the traces were read as one for; null for a single trace. */
+            execution_id: string | null;
             name: string;
             /** Format: int32 */
             span_count: number;
             status: components["schemas"]["SpanStatus"];
+            /** @description Per step, what `replay show` notes after its name (`paused: <reason>`, `decision: approved by ...`), or "". */
+            step_notes: string[];
             steps: components["schemas"]["ReplayStep"][];
             trace_id: string;
+            /** @description The traces shown: one, or every trace of the execution (a run that paused and was resumed), oldest first. */
+            trace_ids: string[];
         };
         /** @description The rerun finished. */
         RerunDoneEvent: {
             comparison: components["schemas"]["ComparisonResult"];
+            /** @description What a paused rerun waits for; null otherwise. */
+            pending_interrupt: {
+                context: {
+                    [key: string]: unknown;
+                };
+                reason: string;
+            } | null;
             result: components["schemas"]["ReplayResult"];
+            /**
+             * @description `paused` when the rerun paused for a decision (live mode, or a trace still paused).
+             * @enum {string}
+             */
+            status: "completed" | "paused";
             /** @enum {string} */
             type: "done";
         };

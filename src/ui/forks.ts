@@ -29,7 +29,12 @@ export class ForkRegistry {
 
   /** Keep a new fork; returns it with its id. */
   add(fork: ForkedReplay): UiFork {
-    const entry: UiFork = { id: randomUUID(), fork, modifications: { prompt: null, input: null, tool_responses: [], llm_params: null }, rerun: null };
+    const entry: UiFork = {
+      id: randomUUID(),
+      fork,
+      modifications: { prompt: null, input: null, tool_responses: [], llm_params: null, mode: 'recorded', allow_side_effects: false },
+      rerun: null,
+    };
     this.forks.set(entry.id, entry);
     if (this.forks.size > MAX_FORKS) this.forks.delete(this.forks.keys().next().value!);
     return entry;
@@ -72,6 +77,11 @@ export function applyModification(entry: UiFork, body: Schemas['ForkModification
   if (body.llm_params !== undefined) {
     fork.modifyConfig({ ...body.llm_params });
     modifications.llm_params = { ...(modifications.llm_params ?? {}), ...body.llm_params };
+  }
+  if (body.mode !== undefined || body.allow_side_effects !== undefined) {
+    modifications.mode = body.mode ?? modifications.mode;
+    modifications.allow_side_effects = body.allow_side_effects ?? modifications.allow_side_effects;
+    fork.withDeterminism(modifications.mode, { allowSideEffects: modifications.allow_side_effects });
   }
 }
 

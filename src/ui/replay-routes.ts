@@ -15,6 +15,7 @@ import type { ReplayRunResult } from '../replay/result.js';
 import { Replay } from '../replay/replay.js';
 import { appendRegressionRecord } from '../replay/save-test.js';
 import { stepsOf } from '../replay/steps.js';
+import { stepNote } from '../replay/step-note.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import { applyModification, type ForkRegistry, forkState, type UiFork } from './forks.js';
 import { RerunStream } from './rerun-stream.js';
@@ -47,6 +48,9 @@ export function replayRoutes(router: RouteRegistrar, options: ReplayRouteOptions
       status: replay.trace.status as Schemas['SpanStatus'],
       span_count: replay.trace.spans.length,
       steps: replay.steps() as unknown as Schemas['ReplayStep'][],
+      trace_ids: replay.traceIds,
+      execution_id: replay.executionId,
+      step_notes: replay.trace.spans.map((span) => stepNote(span).replace(/^ \((.*)\)$/, '$1')),
     } satisfies Schemas['ReplayView']);
   });
 
@@ -170,6 +174,13 @@ async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Respon
   await pump(result.trace_id);
   const comparison = await entry.fork.compare(result);
   entry.rerun = { result, comparison };
-  await stream.send({ type: 'done', result: result.toJSON() as Schemas['ReplayResult'], comparison: comparison as Schemas['ComparisonResult'] });
+  const pending = result.pending_interrupt;
+  await stream.send({
+    type: 'done',
+    result: result.toJSON() as Schemas['ReplayResult'],
+    comparison: comparison as Schemas['ComparisonResult'],
+    status: result.status,
+    pending_interrupt: pending ? { reason: pending.reason, context: pending.context } : null,
+  });
   stream.end();
 }

@@ -72,11 +72,25 @@ export function ReplayPage({ traceId, query }: { traceId: string; query: URLSear
         <span className="mono">{traceId}</span> · {view.span_count} steps · a rerun starts from the top of the forked agent; recorded model answers are reused
         while the requests match
       </p>
+      {view.trace_ids.length > 1 ? (
+        <p className="meta execution-note">
+          One execution, <span className="mono">{view.execution_id}</span>, paused for a decision and resumed: its {view.trace_ids.length} traces (
+          {view.trace_ids.map((id, i) => (
+            <span key={id}>
+              {i > 0 ? ', ' : ''}
+              <Link to={`/traces/${id}`} className="mono">
+                {id.slice(0, 8)}
+              </Link>
+            </span>
+          ))}
+          ) read as one sequence.
+        </p>
+      ) : null}
       {view.steps.length === 0 ? (
         <Empty>This trace has no steps to replay.</Empty>
       ) : (
         <div className="replay">
-          <StepList steps={view.steps} selected={selected} onSelect={(step) => navigate(url({ step }), { replace: true })} />
+          <StepList steps={view.steps} notes={view.step_notes} selected={selected} onSelect={(step) => navigate(url({ step }), { replace: true })} />
           {forkId ? (
             <ForkPanel key={forkId} forkId={forkId} steps={view.steps} onClose={() => navigate(url({ fork: null }))} />
           ) : (
@@ -94,11 +108,14 @@ export function ReplayPage({ traceId, query }: { traceId: string; query: URLSear
 
 function StepList({
   steps,
+  notes,
   selected,
   onSelect,
   highlight,
 }: {
   steps: Step[];
+  /** Per step: where the run paused, resumed or had a decision applied ("" for none). */
+  notes?: string[];
   selected?: number;
   onSelect?: (step: number) => void;
   highlight?: number | null;
@@ -116,7 +133,9 @@ function StepList({
           >
             <span className="step-index">{step.step}</span>
             <span className="step-name mono">{step.span_name}</span>
-            <span className="step-out">{shortOutput(step)}</span>
+            <span className="step-out">
+              {notes?.[step.step] ? <span className="status status-paused step-note">{notes[step.step]}</span> : null} {shortOutput(step)}
+            </span>
           </button>
         </li>
       ))}
@@ -177,11 +196,15 @@ interface Draft {
   seed: string;
   tool: string;
   toolResponse: string;
+  mode: 'recorded' | 'live';
+  allowSideEffects: boolean;
 }
 
 /** The PATCH body of a draft: only what was filled in; a parse error names the field. */
-function modificationOf(draft: Draft, original: string): { body: Schemas['ForkModification'] } | { error: string } {
+function modificationOf(draft: Draft, original: string, current: Schemas['ForkModifications']): { body: Schemas['ForkModification'] } | { error: string } {
   const body: Schemas['ForkModification'] = {};
+  if (draft.mode !== current.mode) body.mode = draft.mode;
+  if (draft.allowSideEffects !== current.allow_side_effects) body.allow_side_effects = draft.allowSideEffects;
   if (draft.prompt.trim() !== '') body.prompt = draft.prompt;
   if (draft.input !== original) body.input = draft.input;
   const params: Schemas['LlmParams'] = {};
@@ -236,6 +259,8 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
     seed: '',
     tool: tools[0] ?? '',
     toolResponse: '',
+    mode: 'recorded',
+    allowSideEffects: false,
   });
   const [problem, setProblem] = useState<ApiError | null>(null);
   const [run, setRun] = useState<Run>({ state: 'idle' });
@@ -260,7 +285,7 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
     );
   }
   const current = fork ?? loaded.data;
-  const field = (key: keyof Draft) => ({
+  const field = (key: Exclude<keyof Draft, 'mode' | 'allowSideEffects'>) => ({
     value: draft[key],
     onChange: (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value }),
   });
@@ -268,7 +293,7 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
   /** Send the draft's changes (if any); false when they were refused. */
   const apply = async (): Promise<boolean> => {
     setProblem(null);
-    const made = modificationOf(draft, original);
+    const made = modificationOf(draft, original, (fork ?? (loaded.state === 'ok' ? loaded.data : null))!.modifications);
     if ('error' in made) {
       setProblem({ detail: made.error, code: 'validation_failed' });
       return false;
@@ -398,6 +423,22 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
             </p>
           ))}
         </fieldset>
+        <fieldset>
+          <legend>Determinism</legend>
+          <div className="params">
+            <label>
+              model answers
+              <select value={draft.mode} onChange={(event) => setDraft({ ...draft, mode: event.target.value as Draft['mode'] })}>
+                <option value="recorded">recorded</option>
+                <option value="live">live</option>
+              </select>
+            </label>
+            <label className="check">
+              <input type="checkbox" checked={draft.allowSideEffects} onChange={(event) => setDraft({ ...draft, allowSideEffects: event.target.checked })} />
+              allow side effects (run idempotent and side_effecting tools for real)
+            </label>
+          </div>
+        </fieldset>
         {canEdit ? null : <p className="muted small">Changing, rerunning and saving a fork need the admin role.</p>}
         <div className="buttons" hidden={!canEdit}>
           <button type="button" onClick={() => void apply()}>
@@ -414,7 +455,9 @@ function ForkPanel({ forkId, steps, onClose }: { forkId: string; steps: Step[]; 
           {mods.prompt !== null || mods.input !== null || mods.llm_params !== null || draft.prompt.trim() !== '' || draft.input !== original
             ? 'With these changes the rerun calls the registered agent’s model live from the first request that differs from the trace. '
             : 'Unchanged, the rerun answers every model call from the trace. '}
-          Read-only tools run; side-effecting tools are answered from the trace or by a tool response set here, never run.
+          {draft.allowSideEffects
+            ? 'All tools run for real; a tool that asks for a decision is answered with the recorded one in recorded mode, and pauses the rerun in live mode.'
+            : 'Read-only tools run; side-effecting tools are answered from the trace or by a tool response set here, never run.'}
         </p>
         {problem ? <ErrorBox error={problem} /> : null}
         {saved ? (
@@ -445,14 +488,15 @@ function RerunView({ run, original }: { run: Run; original: Step[] }) {
       </div>
     );
   }
-  const { comparison, result } = run.done;
+  const { comparison, result, pending_interrupt: pending } = run.done;
   const at = comparison.diverged_at;
   const before = at === null ? undefined : comparison.original_steps[at];
   const after = at === null ? undefined : comparison.new_steps?.[at];
   return (
     <div className="rerun" aria-live="polite">
       <h3>
-        Rerun <span className="status status-ok">done</span> · {result.steps_executed} steps ·{' '}
+        Rerun {run.done.status === 'paused' ? <span className="status status-paused">paused</span> : <span className="status status-ok">done</span>} ·{' '}
+        {result.steps_executed} steps ·{' '}
         {at === null ? <span className="status status-ok">identical</span> : <span className="status status-paused">diverged at step {at}</span>}
         {result.trace_id ? (
           <>
@@ -464,6 +508,14 @@ function RerunView({ run, original }: { run: Run; original: Step[] }) {
           </>
         ) : null}
       </h3>
+      {pending ? (
+        <div className="notice notice-warn rerun-paused" role="status">
+          <div>
+            The rerun paused for a decision: <span className="mono">{pending.reason}</span> <span className="mono">{JSON.stringify(pending.context)}</span>. It
+            waits in Approvals like any paused run.
+          </div>
+        </div>
+      ) : null}
       <div className="compare">
         <div>
           <h4>Original ({comparison.original_steps.length === original.length ? 'whole trace' : 'the agent\u2019s steps'})</h4>

@@ -169,7 +169,7 @@ function TraceTable({ items, onChanged }: { items: Schemas['UiTraceSummary'][]; 
                   <Link to={`/traces/${t.trace_id}`}>{t.name}</Link>
                 </span>
                 <span role="cell" className="c-status">
-                  <Status value={t.status} />
+                  <Status value={t.run_status ?? t.status} />
                 </span>
                 <span role="cell" className="c-num">
                   {duration(t.duration_ms)}
