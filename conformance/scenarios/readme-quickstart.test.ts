@@ -66,6 +66,7 @@ area.scenario(
     assert.match(all, /status: completed\n/, 'resume completed the run');
     assert.match(all, /approved by alice/, 'the resumed refund saw the approval');
     assert.match(all, /agent\.support/, 'traces list shows the runs');
+    assert.match(all, /tool\.refund \(decision: approved by \S+ \(cli\) at \S+\)/, 'replay show marks where the decision was applied');
   },
 );
 

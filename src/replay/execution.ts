@@ -61,6 +61,11 @@ export function mergedTrace(traces: readonly Trace[], traceId: string, execution
   };
 }
 
+/** True when a root paused or is a resume: its execution may have other traces. */
+export function hasLegs(root: Span): boolean {
+  return root.attributes[RUN_STATUS_ATTR] === PAUSED || isContinuationRoot(root);
+}
+
 /** True when `span` is the root of a resume (a continuation of an earlier root of its execution). */
 export function isContinuationRoot(span: Span): boolean {
   return typeof span.attributes[RESUMED_FROM.traceId] === 'string';

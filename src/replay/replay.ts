@@ -12,7 +12,7 @@ import type { ReplayStep, Span, Trace } from '../types.js';
 import { stepOutOfRange, ReplayError } from './errors.js';
 import { ForkedReplay } from './forked.js';
 import { stepsOf } from './steps.js';
-import { executionIdOf, executionNotFound, executionTraces, mergedTrace, rootOf } from './execution.js';
+import { executionIdOf, executionNotFound, executionTraces, hasLegs, mergedTrace, rootOf } from './execution.js';
 import { stepNote } from './step-note.js';
 import { replayTraceOf, storedTrace, type ReplayTrace, type TraceInput } from './trace-data.js';
 
@@ -66,7 +66,9 @@ export class Replay {
     const store = options.store ?? new TraceStore(options.dbPath ? { dbPath: options.dbPath } : {});
     // A trace of an execution that paused and was resumed reads with the execution's other traces, as one sequence.
     const given = traceId === null ? null : await store.getTrace(traceId);
-    const executionId = options.executionId ?? executionIdOf(given ? rootOf(given.spans) : undefined);
+    const root = given ? rootOf(given.spans) : undefined;
+    // Only a run that paused or is a resume has other legs: any other trace is read alone (no search of the store).
+    const executionId = options.executionId ?? (root && hasLegs(root) ? executionIdOf(root) : null);
     const traces = executionId === null ? [] : await executionTraces(store, executionId);
     if (!given && traces.length === 0) throw executionNotFound(options.executionId ?? '', store.label);
     if (traces.length < 2) return new Replay(given ?? traces[0]!, { store, [STORED]: true } as ReplayOptions);
