@@ -8,7 +8,9 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
-import { Replay } from '../../src/index.js';
+import Type from 'typebox';
+import { Agent, checkpointerFor, interrupt, Replay, ReplayError, tool } from '../../src/index.js';
+import { FunctionModel } from '../../src/testing/index.js';
 
 const area = conformance('replay: paused runs');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -129,6 +131,94 @@ area.scenario(
     const noExecution = await t.cli(['replay', 'show', '--execution', 'no-such-execution']);
     assert.equal([noExecution.code, noExecution.stdout], [1, '']);
     assert.match(noExecution.stderr, /^error: Execution 'no-such-execution' has no trace in .*\n$/);
+  },
+);
+
+area.scenario(
+  'replay fork: a live call whose model cannot be rebuilt is exit 2; a rerun that must pause with no checkpointer is a ReplayError',
+  { rows: ['cli:replay fork'], surfaces: ['cli'], timeoutMs: 90_000, storeEnv: true },
+  async (t) => {
+    // An agent defined in code (its function model cannot be rebuilt from the trace), recorded in the variant's store.
+    const greeter = new Agent({ name: 'greeter', systemPrompt: 'Greet.', llm: new FunctionModel(() => 'Hello.'), traceDb: t.store! });
+    const greeted = await greeter.run('Hi');
+    const live = await t.bin(['replay', 'fork', greeted.trace_id!, '--prompt', 'Greet warmly.']);
+    assert.equal([live.code, live.stdout], [2, '']);
+    assert.match(live.stderr, /^error: agent 'greeter' needs a live model call but its 'function' model cannot be rebuilt from the trace/);
+
+    // A run still paused, rerun with no registered agent (so no checkpointer): the rerun must pause and cannot.
+    const checkpointer = checkpointerFor(t.store!);
+    t.defer(() => checkpointer.close());
+    const approve = tool({
+      name: 'approve_payout',
+      replayClass: 'side_effecting',
+      parameters: Type.Object({ amount: Type.Number() }),
+      execute: ({ amount }) => (interrupt('payout_approval', { amount }).approved ? 'paid' : 'declined'),
+    });
+    const model = new FunctionModel((messages) =>
+      messages.at(-1)!.role === 'user' ? { toolCalls: [{ name: 'approve_payout', arguments: { amount: 7 } }] } : 'Done.',
+    );
+    const payouts = new Agent({ name: 'payouts', systemPrompt: 'Pay.', llm: model, tools: [approve], checkpointer, traceDb: t.store! });
+    const paused = await payouts.run('Pay 7');
+    assert.is(paused.status, 'paused');
+    const replay = await Replay.load(paused.trace_id!, { dbPath: t.store! });
+    t.defer(() => replay.store.close());
+    const refused = await replay
+      .forkAt(0)
+      .rerun({ llm: model })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    assert.ok(refused instanceof ReplayError, String(refused));
+    assert.match((refused as Error).message, /^cannot rerun agent 'payouts' as asked: the rerun pauses for a decision/);
+    // With the agent (and so its checkpointer) the same rerun pauses and says so.
+    const again = await replay.forkAt(0).rerun({ agent: payouts });
+    assert.equal([again.status, again.pending_interrupt?.reason, again.pending_interrupt?.context], ['paused', 'payout_approval', { amount: 7 }]);
+  },
+);
+
+area.scenario(
+  'replay: two interrupts of one execution are answered in order with the recorded decisions (recorded mode, side effects allowed)',
+  { rows: ['cli:replay fork'], surfaces: ['cli'], timeoutMs: 90_000, storeEnv: true },
+  async (t) => {
+    const checkpointer = checkpointerFor(t.store!);
+    t.defer(() => checkpointer.close());
+    const paid: number[] = [];
+    const payout = tool({
+      name: 'pay_out',
+      replayClass: 'side_effecting',
+      parameters: Type.Object({ amount: Type.Number() }),
+      execute: ({ amount }) => {
+        if (!interrupt('payout_approval', { amount }).approved) return `declined ${amount}`;
+        paid.push(amount);
+        return `paid ${amount}`;
+      },
+    });
+    // Two payouts, one per turn: each pauses for its own decision.
+    const model = new FunctionModel((messages) => {
+      const done = messages.filter((m) => m.role === 'tool').map((m) => m.content);
+      if (done.length === 0) return { toolCalls: [{ name: 'pay_out', arguments: { amount: 7 } }] };
+      if (done.length === 1) return { toolCalls: [{ name: 'pay_out', arguments: { amount: 9 } }] };
+      return done.join(', ');
+    });
+    const desk = new Agent({ name: 'payout_desk', systemPrompt: 'Pay.', llm: model, tools: [payout], checkpointer, traceDb: t.store! });
+    const first = await desk.run('Pay 7 then 9');
+    assert.is(first.status, 'paused');
+    const second = await desk.resume(first.execution_id, { resumeValue: { approved: true }, approver: 'ann' });
+    assert.is(second.status, 'paused');
+    const done = await desk.resume(first.execution_id, { resumeValue: { approved: false }, approver: 'bo' });
+    assert.equal([done.status, done.output], ['completed', 'paid 7, declined 9']);
+    assert.equal(paid, [7]);
+
+    const replay = await Replay.load(done.trace_id!, { dbPath: t.store! });
+    t.defer(() => replay.store.close());
+    assert.is(replay.traceIds.length, 3, 'the run and its two resumes');
+    assert.match(replay.summary(), /tool\.pay_out \(decision: approved by ann \(sdk\)[^\n]*\n[\s\S]*tool\.pay_out \(decision: declined by bo \(sdk\)/);
+    const rerun = await replay.forkAt(0).withDeterminism('recorded', { allowSideEffects: true }).rerun({ agent: desk });
+    assert.equal([rerun.status, rerun.new_output], ['completed', 'paid 7, declined 9']);
+    assert.equal(paid, [7, 7], 'the tool ran for real, answered by the recorded decisions in order');
+    const live = await replay.forkAt(0).withDeterminism('live', { allowSideEffects: true }).rerun({ agent: desk });
+    assert.equal([live.status, live.pending_interrupt?.context], ['paused', { amount: 7 }]);
   },
 );
 
