@@ -16,6 +16,8 @@ export interface ReceivedSpan {
   /** W3C trace flags of the span (bit 0: sampled), when the exporter sends them. */
   flags: number | undefined;
   attributes: Record<string, unknown>;
+  /** The span's links (a resume's root links to its paused run's root). */
+  links: Array<{ traceId: string; spanId: string; attributes: Record<string, unknown> }>;
 }
 
 export interface OtlpReceiver {
@@ -45,7 +47,16 @@ interface ExportRequest {
   resourceSpans?: Array<{
     resource?: { attributes?: KeyValue[] };
     scopeSpans?: Array<{
-      spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; flags?: number; attributes?: KeyValue[] }>;
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        flags?: number;
+        attributes?: KeyValue[];
+        links?: Array<{ traceId: string; spanId: string; attributes?: KeyValue[] }>;
+      }>;
     }>;
   }>;
 }
@@ -75,6 +86,7 @@ function spansOf(body: ExportRequest): ReceivedSpan[] {
         kind: s.kind,
         flags: s.flags,
         attributes: attributesOf(s.attributes),
+        links: (s.links ?? []).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId), attributes: attributesOf(l.attributes) })),
       })),
     );
   });
