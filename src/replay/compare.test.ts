@@ -32,6 +32,22 @@ test('a model response differing wins over the root agent output (the first mode
   assert.is(divergedAt([agent('x'), llm(1, 'a'), llm(2, 'b')], [agent('y'), llm(1, 'a'), llm(2, 'c')]), 2);
 });
 
+test('a model asked something else diverges there even when it answered the same; tool-call ids do not count', () => {
+  const asked = (i: number, messages: unknown[]) => ({ ...llm(i, 'same'), input: { 'gen_ai.request.messages': messages } as ReplayStep['input'] });
+  const call = (id: string) => ({ role: 'assistant', content: null, tool_calls: [{ id, name: 't', arguments: { a: 1 } }] });
+  const original = [
+    agent('x'),
+    asked(1, [{ role: 'system', content: 'Be brief.' }]),
+    asked(2, [call('call_1'), { role: 'tool', tool_call_id: 'call_1', content: 'r' }]),
+  ];
+  const reworded = [agent('x'), asked(1, [{ role: 'system', content: 'Be polite.' }]), original[2]!];
+  const renumbered = [agent('x'), original[1]!, asked(2, [call('call_9'), { role: 'tool', tool_call_id: 'call_9', content: 'r' }])];
+  assert.is(divergedAt(original, reworded), 1);
+  assert.is(divergedAt(original, renumbered), null);
+  const text = describeComparison(compareSteps(original, reworded));
+  assert.match(text, /^Diverged at step 1 \(llm\.chat_completion\): the request changed\.\n- system: Be brief\.\n\+ system: Be polite\.$/);
+});
+
 test('span names differing, and one list a prefix of the other', () => {
   assert.is(divergedAt([agent('x'), llm(1, 'a'), step(2, 'tool.t')], [agent('x'), llm(1, 'a'), step(2, 'tool.u')]), 2);
   assert.is(divergedAt([agent('x'), llm(1, 'a'), step(2, 'tool.t')], [agent('y'), llm(1, 'a')]), 2, 'min(len), not the agent output');
