@@ -4,7 +4,8 @@
  * a real Chromium: the pause's and the resume's traces read as one sequence with the decision where it was applied;
  * a fork at the model step with a new prompt (recorded mode) reaches the same decision without running the refund;
  * a fork with a new input, live, side effects allowed, pauses again and the page says so. Any uncaught page error or
- * unexpected console error fails the run. Screenshot: ui-replay-paused.png (see test-support/browser.ts).
+ * unexpected console error fails the run; the traces list then shows the paused rerun as "paused". Screenshots:
+ * ui-replay-paused.png, ui-traces-paused.png (see test-support/browser.ts).
  */
 import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -109,6 +110,14 @@ test('one sequence with the decision; a recorded fork reaches it without the ref
   assert.match((await notice.textContent()) ?? '', /paused for a decision: refund_approval \{"order_id":"1001","amount":1200\}/);
   assert.match((await page.locator('.rerun h3').textContent()) ?? '', /paused/);
   await screenshot(page, 'replay-paused', true);
+
+  // The traces list: the rerun that paused reads "paused"; the approved run's traces do not.
+  await page.goto(`${s.server.url}/traces`);
+  const rows = page.locator('.vrow');
+  await rows.first().waitFor();
+  const statuses = await rows.locator('.status').allTextContents();
+  assert.is(statuses.filter((x) => x === 'paused').length, 1, JSON.stringify(statuses));
+  await screenshot(page, 'traces-paused');
   assert.equal(errors, []);
   await context.close();
 });

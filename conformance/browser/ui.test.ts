@@ -194,9 +194,9 @@ test('execution: the checkpoint timeline with statuses, the state diff of a sele
   // Who decided is the signed-in user (the approvals test above approved it as admin), not a name typed in the dialog.
   const decisions = page.getByRole('region', { name: 'Decisions' });
   assert.match((await decisions.textContent()) ?? '', /approved.*by admin \(ui\).*within budget/s);
-  // The execution knows its traces: the resume through the UI stamped its own (the first run ran untraced).
+  // The execution knows its traces: the run's and the resume's through the UI (a chain is traced like an agent).
   const traces = page.getByRole('region', { name: 'Runs and resumes' }).getByRole('link');
-  assert.is(await traces.count(), 1);
+  assert.is(await traces.count(), 2);
   assert.match((await traces.first().getAttribute('href')) ?? '', /^\/traces\/[0-9a-f]{32}$/);
   await steps.nth(1).click();
   await page.locator('.detail').getByText('amount').first().waitFor();
