@@ -76,6 +76,12 @@ export const httpErrors = [
   },
   {
     "service": "platform",
+    "model": "ExecutionLeaseBusyError",
+    "status": 409,
+    "code": "execution_busy"
+  },
+  {
+    "service": "platform",
     "model": "ForbiddenError",
     "status": 403,
     "code": "forbidden"

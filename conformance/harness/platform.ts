@@ -27,6 +27,8 @@ export interface StartPlatformOptions {
   forbiddenKeys?: string[];
   port?: number;
   maxRowBytes?: number;
+  /** The Platform's lease time for executions whose rows arrive (default 30 000 ms). */
+  leaseTtlMs?: number;
   /** Store file name inside `dir` (default platform.db). */
   dbName?: string;
 }
@@ -37,6 +39,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Loca
   for (const key of options.apiKeys) args.push('--api-key', key);
   for (const key of options.forbiddenKeys ?? []) args.push('--forbidden-key', key);
   if (options.maxRowBytes !== undefined) args.push('--max-row-bytes', String(options.maxRowBytes));
+  if (options.leaseTtlMs !== undefined) args.push('--lease-ttl-ms', String(options.leaseTtlMs));
   const child = spawnNode('conformance/platform/main.ts', args);
   const url = await child.waitForLine((line) => line.startsWith('http://'), 30_000);
   let stopped = false;

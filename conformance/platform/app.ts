@@ -18,6 +18,8 @@ export interface PlatformAppOptions {
   forbiddenKeys?: readonly string[];
   /** Largest accepted checkpoint row, as serialized JSON bytes (default 1 MiB). */
   maxRowBytes?: number;
+  /** How long rows arriving keep an execution's lease when no continuation set its own time (default 30 000 ms). */
+  leaseTtlMs?: number;
   /** Request body cap (default 64 MiB). */
   maxBodyBytes?: number;
   /** The project a key without one belongs to (auth check's `project_id`). */
@@ -40,6 +42,7 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
   const allowed = options.apiKeys.map(digest);
   const forbidden = (options.forbiddenKeys ?? []).map(digest);
   const maxRowBytes = options.maxRowBytes ?? 1024 * 1024;
+  const leaseTtlMs = options.leaseTtlMs ?? 30_000;
   const { store } = options;
   const keyOf = (req: Request) => String(req.headers['x-api-key'] ?? '');
 
@@ -76,6 +79,7 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
           }
         }
         store.putCheckpoints(accepted, body.project ?? null, keyFingerprint(keyOf(req)));
+        store.touchLeases(accepted, leaseTtlMs);
         res.json({ accepted: accepted.map((row) => row.checkpoint_id), rejected });
       });
 
@@ -110,6 +114,32 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
           detail: `execution '${record.execution_id}' was already resumed: decided by ${who.principal} (${who.surface}) on host ${record.host} at ${record.decided_at}`,
           code: 'already_resumed',
           claim: record,
+        });
+      });
+
+      // ADR 0054: continuing a replicated execution after a crash takes this lease; rows arriving extend it.
+      app.post('/public/v1/executions/:execution_id/lease', (req: Request, res: Response) => {
+        const body = req.body as { holder: string; host: string; ttl_ms: number };
+        const executionId = String(req.params.execution_id);
+        const finished = store.finishedAt(executionId);
+        if (finished) {
+          // A stale copy elsewhere: the run already ended; there is nothing to continue.
+          res.status(409).json({
+            detail: `execution '${executionId}' already finished (its run_end of ${finished} is on the Platform); there is nothing to continue`,
+            code: 'execution_busy',
+            lease: { execution_id: executionId, holder: 'finished', host: 'the Platform', expires_at: finished },
+          });
+          return;
+        }
+        const { won, lease } = store.leaseExecution(executionId, body.holder, body.host, body.ttl_ms);
+        if (won) {
+          res.json(lease);
+          return;
+        }
+        res.status(409).json({
+          detail: `execution '${executionId}' is being run elsewhere: ${lease.holder} on ${lease.host} holds the Platform's lease until ${lease.expires_at}`,
+          code: 'execution_busy',
+          lease,
         });
       });
 

@@ -29,6 +29,18 @@ export interface ClaimInput {
   decision: { resume: Record<string, unknown>; decided_by: { principal: string; surface: string }; reason?: string | null };
 }
 
+/** The Platform's lease of an execution, as the lease route answers it. */
+export interface LeaseRow {
+  execution_id: string;
+  holder: string;
+  host: string;
+  expires_at: string;
+}
+
+function leaseRow(executionId: string, row: { holder: string; host: string; expires_at: number }): LeaseRow {
+  return { execution_id: executionId, holder: row.holder, host: row.host, expires_at: new Date(row.expires_at).toISOString() };
+}
+
 /** The claim in force for a pause. */
 export interface ClaimRow extends ClaimInput {
   decided_at: string;
@@ -53,6 +65,8 @@ export class PlatformStore {
         execution_id TEXT NOT NULL, pending_created_at TEXT NOT NULL, claim_id TEXT NOT NULL, host TEXT NOT NULL,
         decision TEXT NOT NULL, decided_at TEXT NOT NULL, key_id TEXT NOT NULL,
         PRIMARY KEY (execution_id, pending_created_at));
+      CREATE TABLE IF NOT EXISTS execution_leases (
+        execution_id TEXT PRIMARY KEY, holder TEXT NOT NULL, host TEXT NOT NULL, ttl_ms INTEGER NOT NULL, expires_at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS requests (
         id INTEGER PRIMARY KEY, route TEXT NOT NULL, key_id TEXT NOT NULL, at TEXT NOT NULL);
     `);
@@ -95,6 +109,63 @@ export class PlatformStore {
         return { won: record.claim_id === claim.claim_id, record };
       })
       .immediate();
+  }
+
+  /**
+   * Lease an execution to continue it (ADR 0054): granted when no lease is in force, it lapsed, or to its holder
+   * again; else the lease in force. One immediate transaction decides between racing hosts.
+   */
+  leaseExecution(executionId: string, holder: string, host: string, ttlMs: number, now = Date.now()): { won: boolean; lease: LeaseRow } {
+    return this.db
+      .transaction(() => {
+        const current = this.db.prepare('SELECT holder, host, expires_at FROM execution_leases WHERE execution_id = ?').get(executionId) as
+          | { holder: string; host: string; expires_at: number }
+          | undefined;
+        if (current && current.expires_at > now && current.holder !== holder) return { won: false, lease: leaseRow(executionId, current) };
+        const next = { holder, host, expires_at: now + ttlMs };
+        this.db
+          .prepare('INSERT OR REPLACE INTO execution_leases (execution_id, holder, host, ttl_ms, expires_at) VALUES (?, ?, ?, ?, ?)')
+          .run(executionId, holder, host, ttlMs, next.expires_at);
+        return { won: true, lease: leaseRow(executionId, next) };
+      })
+      .immediate();
+  }
+
+  /**
+   * Rows of executions arrived (ADR 0054): each execution's lease is extended by its own time to live, or, with none
+   * in force, one is started for the host sending them (`ttlMs`), so a run still running elsewhere is never
+   * continued by another host; a root `run_end` (the run's terminal row) ends it.
+   */
+  touchLeases(rows: ReadonlyArray<{ execution_id: string; step_type?: unknown; agent_path?: unknown }>, ttlMs: number, now = Date.now()): void {
+    const ended = new Set(
+      rows.filter((r) => r.step_type === 'run_end' && (r.agent_path == null || !String(r.agent_path).includes('/'))).map((r) => r.execution_id),
+    );
+    const live = new Set(rows.map((r) => r.execution_id).filter((id) => !ended.has(id)));
+    this.db.transaction(() => {
+      for (const id of ended) this.db.prepare('DELETE FROM execution_leases WHERE execution_id = ?').run(id);
+      for (const id of live) {
+        const extended = this.db
+          .prepare('UPDATE execution_leases SET expires_at = ? + ttl_ms WHERE execution_id = ? AND expires_at > ?')
+          .run(now, id, now).changes;
+        if (extended === 0) {
+          this.db
+            .prepare('INSERT OR REPLACE INTO execution_leases (execution_id, holder, host, ttl_ms, expires_at) VALUES (?, ?, ?, ?, ?)')
+            .run(id, 'its running run', 'the host sending its rows', ttlMs, now + ttlMs);
+        }
+      }
+    })();
+  }
+
+  /** When the execution's root `run_end` arrived (its created_at), or null while the Platform holds none. */
+  finishedAt(executionId: string): string | null {
+    const rows = this.db
+      .prepare("SELECT body FROM checkpoints WHERE execution_id = ? AND json_extract(body, '$.step_type') = 'run_end' ORDER BY rowid")
+      .all(executionId) as Array<{ body: string }>;
+    for (const { body } of rows) {
+      const row = JSON.parse(body) as { agent_path?: string | null; created_at: string };
+      if (row.agent_path == null || !row.agent_path.includes('/')) return row.created_at;
+    }
+    return null;
   }
 
   /** Every claim in force, oldest first. */

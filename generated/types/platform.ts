@@ -124,6 +124,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/v1/executions/{execution_id}/lease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lease a replicated execution to continue it
+         * @description Take the Platform's lease of a replicated execution before continuing it after a crash (resume or recovery; ADR
+         *     0054). Granted when no lease is in force, when it lapsed, or to the same holder again; otherwise 409
+         *     `execution_busy` with the lease in force. Rows of the execution arriving at ingest extend the lease in force (or
+         *     start one for the host still running it), so a run already running needs no renewal call; its `run_end` ends it.
+         */
+        post: operations["leaseExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/v1/traces/{trace_id}": {
         parameters: {
             query?: never;
@@ -222,6 +245,35 @@ export interface components {
             decision: components["schemas"]["ClaimDecision"];
             host: string;
             pending_created_at: string;
+        };
+        /** @description The Platform's lease of an execution: who continues it, on which host, until when without news from it. */
+        ExecutionLease: {
+            execution_id: string;
+            /** @description UTC ISO-8601: the lease lapses then unless more rows of the execution arrive. */
+            expires_at: string;
+            holder: string;
+            host: string;
+        };
+        /**
+         * @description Another host holds the execution's lease (it continues the run, or its rows arrived within the lease time); or the
+         *     run already ended: then `lease.holder` is `finished` and `expires_at` the time of its `run_end`.
+         */
+        ExecutionLeaseBusyError: {
+            /** @enum {string} */
+            code: "execution_busy";
+            detail: string;
+            lease: components["schemas"]["ExecutionLease"];
+        };
+        /**
+         * @description A request to continue a replicated execution after a crash (ADR 0054): `holder` is the lease owner of the
+         *     continuing run, `host` its host, `ttl_ms` how long the Platform keeps the lease without hearing from the run (the
+         *     run's replicated rows extend it; its `run_end` releases it).
+         */
+        ExecutionLeaseRequest: {
+            holder: string;
+            host: string;
+            /** Format: int32 */
+            ttl_ms: number;
         };
         /** @description One case as export sends it: verdicts and the trace id, never the input, expected or actual output. */
         ExportedEvalCase: {
@@ -428,6 +480,9 @@ export type ClaimDecision = components['schemas']['ClaimDecision'];
 export type ClaimRecord = components['schemas']['ClaimRecord'];
 export type EvalRunIngest = components['schemas']['EvalRunIngest'];
 export type ExecutionClaim = components['schemas']['ExecutionClaim'];
+export type ExecutionLease = components['schemas']['ExecutionLease'];
+export type ExecutionLeaseBusyError = components['schemas']['ExecutionLeaseBusyError'];
+export type ExecutionLeaseRequest = components['schemas']['ExecutionLeaseRequest'];
 export type ExportedEvalCase = components['schemas']['ExportedEvalCase'];
 export type ExportedEvalRun = components['schemas']['ExportedEvalRun'];
 export type ExportedVerdict = components['schemas']['ExportedVerdict'];
@@ -805,6 +860,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClaimAlreadyResumedError"];
+                };
+            };
+            /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    leaseExecution: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-API-Key": string;
+            };
+            path: {
+                execution_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExecutionLeaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionLease"];
+                };
+            };
+            /** @description The request does not match the contract: unknown field, wrong type, missing field, bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailedError"];
+                };
+            };
+            /** @description The API key is missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidApiKeyError"];
+                };
+            };
+            /** @description The key is valid but lacks the scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /**
+             * @description Another host holds the execution's lease (it continues the run, or its rows arrived within the lease time); or the
+             *     run already ended: then `lease.holder` is `finished` and `expires_at` the time of its `run_end`.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionLeaseBusyError"];
                 };
             };
             /** @description An unexpected failure on the server. The detail never carries secrets or stack traces. */

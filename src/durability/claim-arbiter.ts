@@ -41,3 +41,27 @@ export async function arbitrateClaim(checkpointer: Checkpointer, executionId: st
   if (!pending) return claim;
   return arbiter(checkpointer, executionId, pending, claim);
 }
+
+/**
+ * Decide whether this host may continue `executionId` after a crash (a resume or a recovery of a run that is neither
+ * paused nor ended): resolves when it may, throws ExecutionBusy when another host holds the Platform's lease of it.
+ */
+export type ContinuationArbiter = (checkpointer: Checkpointer, executionId: string, owner: string, ttlMs: number) => Promise<void>;
+
+let continuation: ContinuationArbiter | null = null;
+
+/** Install (or, with null, remove) the continuation arbiter. Connected mode installs one. */
+export function setContinuationArbiter(next: ContinuationArbiter | null): void {
+  continuation = next;
+}
+
+/**
+ * Ask the continuation arbiter before a run takes the lease of an existing execution (docs/adr/0054): returns at once
+ * when none is installed or the execution is not replicated. Renewals never come here.
+ */
+export async function arbitrateContinuation(checkpointer: Checkpointer, executionId: string, owner: string, ttlMs: number): Promise<void> {
+  if (!continuation) return;
+  const aware = checkpointer as Partial<ReplicationAwareCheckpointer>;
+  if (typeof aware.isReplicated !== 'function' || !(await aware.isReplicated(executionId))) return;
+  await continuation(checkpointer, executionId, owner, ttlMs);
+}

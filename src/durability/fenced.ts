@@ -7,7 +7,7 @@
  * the run is stopped: every later write, and `throwIfLeaseLost` at a step boundary, throws the same LeaseLost without
  * touching the store. So the holder says so once (its run rejects with that error) and never writes again.
  */
-import { arbitrateClaim } from './claim-arbiter.js';
+import { arbitrateClaim, arbitrateContinuation } from './claim-arbiter.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type { Checkpointer, CheckpointWrite, Fence, LeaseOptions, LeaseRecord, ListOptions, PendingInterruptWrite } from './checkpointer.js';
 import { deadLocalOwner, markOwnerEnded } from './lease-owner.js';
@@ -91,6 +91,8 @@ export class RunLease {
     const options = { first, ...(idempotencyKey ? { idempotencyKey } : {}), ...(runner ? { runner } : {}) };
     let generation: number | null;
     try {
+      // Continuing an existing execution (no first row): a replicated one is leased on the Platform first.
+      if (!first) await arbitrateContinuation(this.store, this.executionId, this.owner, this.ttlMs);
       generation = await this.store.acquireLease(this.executionId, this.owner, this.ttlMs, options);
       if (generation === null) {
         // Held by a process of this host that no longer exists (SIGKILLed, crashed): taken over now, not at expiry.
@@ -100,7 +102,7 @@ export class RunLease {
         }
       }
     } catch (error) {
-      if (error instanceof IdempotencyKeyTaken) this.#stopped = error;
+      if (error instanceof IdempotencyKeyTaken || error instanceof ExecutionBusy) this.#stopped = error;
       throw error;
     }
     if (generation === null) {

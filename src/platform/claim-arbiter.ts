@@ -15,9 +15,9 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Checkpointer } from '../durability/checkpointer.js';
 import { supportsReplication } from '../durability/checkpointer.js';
-import { setClaimArbiter } from '../durability/claim-arbiter.js';
+import { setClaimArbiter, setContinuationArbiter } from '../durability/claim-arbiter.js';
 import { checkClaim, offlineClaim, type Claim } from '../durability/decision.js';
-import { AlreadyResumed } from '../durability/errors.js';
+import { AlreadyResumed, ExecutionBusy } from '../durability/errors.js';
 import type { PendingInterrupt } from '../types.js';
 import { clientFor, resolveConnection } from './current-connection.js';
 import { PlatformError, PlatformUnavailable } from './errors.js';
@@ -33,6 +33,47 @@ function storeIdentity(checkpointer: Checkpointer): string {
 async function arbitrate(checkpointer: Checkpointer, executionId: string, pending: PendingInterrupt, claim: Claim): Promise<Claim> {
   const connection = resolveConnection();
   if (!connection) return claim;
+  return arbitratePause(checkpointer, executionId, pending, claim, connection);
+}
+
+/**
+ * Continuing a replicated execution after a crash (docs/adr/0054): take the Platform's lease first. Another host's
+ * lease in force (it continues the run, or its rows arrived within the lease time) is ExecutionBusy naming it; an
+ * unreachable Platform is PlatformUnavailable (the run is not continued: another host may be running it).
+ */
+async function continueOnPlatform(checkpointer: Checkpointer, executionId: string, owner: string, ttlMs: number): Promise<void> {
+  const connection = resolveConnection();
+  if (!connection) return;
+  // A paused execution is decided by the claim of its pause (arbitrate), which the run makes under this lease.
+  if ((await checkpointer.listPendingInterrupts({ limit: 10_000 })).some((p) => p.execution_id === executionId)) return;
+  let outcome: Awaited<ReturnType<ReturnType<typeof clientFor>['leaseExecution']>>;
+  try {
+    // No flush first: rows this host sends now would start a lease for "the running run" that this request then
+    // meets. Sent after the lease is ours, they extend it.
+    outcome = await clientFor(connection).leaseExecution(executionId, { holder: owner, host: hostname(), ttl_ms: Math.max(100, Math.min(ttlMs, 3_600_000)) });
+  } catch (error) {
+    if (error instanceof PlatformError && error.transient) throw new PlatformUnavailable(connection.target, executionId, error.message, 'continue');
+    throw error;
+  }
+  if (outcome.won) return;
+  const { holder, host, expires_at: until } = outcome.lease;
+  if (holder === 'finished') {
+    throw new AlreadyResumed(
+      `execution '${executionId}' already finished elsewhere (its run_end of ${until} is on the Platform); this host's copy is stale and nothing was run`,
+    );
+  }
+  throw new ExecutionBusy(
+    `execution '${executionId}' is being run elsewhere: ${holder} on ${host} holds the Platform's lease until ${until}; nothing was run here. Try again once that run has ended or its lease lapsed`,
+  );
+}
+
+async function arbitratePause(
+  checkpointer: Checkpointer,
+  executionId: string,
+  pending: PendingInterrupt,
+  claim: Claim,
+  connection: NonNullable<ReturnType<typeof resolveConnection>>,
+): Promise<Claim> {
   const checked = checkClaim(claim);
   const unreachable = (cause: string): Claim => {
     if (checked.decision.offlineAllowed) return offlineClaim(checked);
@@ -74,4 +115,5 @@ async function arbitrate(checkpointer: Checkpointer, executionId: string, pendin
 /** Install the Platform arbiter (idempotent). `connect()` and `jobScope()` call it through `installReplication`. */
 export function installClaimArbiter(): void {
   setClaimArbiter(arbitrate);
+  setContinuationArbiter(continueOnPlatform);
 }

@@ -18,6 +18,14 @@ export type AuthCheck = PlatformSchemas['AuthCheck'];
 export type PlatformTrace = PlatformSchemas['PlatformTrace'];
 export type ExecutionClaim = PlatformSchemas['ExecutionClaim'];
 export type ClaimRecord = PlatformSchemas['ClaimRecord'];
+/** The Platform's lease of an execution (ADR 0054). */
+export type ExecutionLease = PlatformSchemas['ExecutionLease'];
+
+/** A lease request's answer: granted, or the lease in force elsewhere. */
+export interface LeaseOutcome {
+  won: boolean;
+  lease: ExecutionLease;
+}
 
 /** A claim's answer (ADR 0054): `won` with the claim in force (ours), or not, with the other claim in force. */
 export interface ClaimOutcome {
@@ -136,6 +144,27 @@ export class PlatformClient {
     return 'conflict' in answer ? { won: false, record: answer.conflict.claim } : { won: true, record: answer };
   }
 
+  /**
+   * `POST /executions/{execution_id}/lease` (ADR 0054): lease a replicated execution to continue it after a crash. A
+   * 409 `execution_busy` is an answer: `won: false` with the lease in force (another host continues it, or its rows
+   * arrived within the lease time).
+   */
+  async leaseExecution(executionId: string, request: PlatformSchemas['ExecutionLeaseRequest']): Promise<LeaseOutcome> {
+    const answer = (await this.call(
+      'lease the execution',
+      (signal) =>
+        this.http.POST(`${API_PREFIX}/executions/{execution_id}/lease`, {
+          params: { header: { 'X-API-Key': this.apiKey }, path: { execution_id: executionId } },
+          body: request,
+          signal,
+        }),
+      undefined,
+      false,
+      true,
+    )) as ExecutionLease | { conflict: { lease: ExecutionLease } };
+    return 'conflict' in answer ? { won: false, lease: answer.conflict.lease } : { won: true, lease: answer };
+  }
+
   /** `POST /eval/runs/ingest`. */
   async ingestEvalRuns(runs: PlatformSchemas['ExportedEvalRun'][], project?: string | null): Promise<IngestResult> {
     return this.call('export eval runs', (signal) =>
@@ -163,7 +192,7 @@ export class PlatformClient {
 
   /**
    * One call with timeout, retries and error mapping; `notFoundIsNull` turns a 404 into null, `conflictIsAnswer` a 409
-   * carrying a `claim` into `{ conflict: body }`.
+   * carrying a `claim` or a `lease` into `{ conflict: body }`.
    */
   private async call(
     what: string,
@@ -178,7 +207,8 @@ export class PlatformClient {
         const { data, error, response } = await send(AbortSignal.timeout(this.timeoutMs));
         if (response.ok) return data;
         if (response.status === 404 && notFoundIsNull) return null;
-        if (response.status === 409 && conflictIsAnswer && error && typeof error === 'object' && 'claim' in error) return { conflict: error };
+        if (response.status === 409 && conflictIsAnswer && error && typeof error === 'object' && ('claim' in error || 'lease' in error))
+          return { conflict: error };
         const detail = errorDetail(error);
         if (response.status === 401) throw new PlatformAuthError(this.target);
         if (response.status === 403) throw new PlatformForbiddenError(this.target, detail ?? 'missing scope');

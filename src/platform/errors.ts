@@ -42,9 +42,12 @@ export class PlatformError extends AgentkitError {
  * and the override (`--offline-decision`, `{ offlineDecision: true }`). Exit 1 (a `platform_error`).
  */
 export class PlatformUnavailable extends PlatformError {
-  constructor(target: string, executionId: string, cause: string) {
+  /** `decide`: a pause's decision (the override applies); `continue`: a crashed run's continuation (retried later). */
+  constructor(target: string, executionId: string, cause: string, what: 'decide' | 'continue' = 'decide') {
     super(
-      `the Platform at ${target} cannot be reached to arbitrate execution '${executionId}' (it was replicated, so another host may decide it): ${cause}. To decide on this host alone, pass --offline-decision (SDK: { offlineDecision: true }); a conflicting decision made through the Platform will then be quarantined here`,
+      what === 'decide'
+        ? `the Platform at ${target} cannot be reached to arbitrate execution '${executionId}' (it was replicated, so another host may decide it): ${cause}. To decide on this host alone, pass --offline-decision (SDK: { offlineDecision: true }); a conflicting decision made through the Platform will then be quarantined here`
+        : `the Platform at ${target} cannot be reached to lease execution '${executionId}' (it was replicated, so another host may be running it): ${cause}. Nothing was run; try again once the Platform answers`,
       null,
     );
   }
