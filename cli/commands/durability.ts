@@ -28,6 +28,7 @@ import { checkRunnerStore } from '../durability/runner-store.js';
 import { namedStore } from '../store-path.js';
 import { withTraceDestination } from '../../src/tracing/spans.js';
 import { flushTraces } from '../../src/tracing/setup.js';
+import { ID_FORMS, resolveExecutionId } from '../ids.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -163,6 +164,7 @@ export class InspectCommand extends AgentkitCommand {
     description: 'Show the checkpoint history of an execution',
     details: [
       "Prints where the execution stands (completed, failed, paused, or incomplete: running or crashed), one line per checkpoint (node, status, step type, time, agent path) and one line per decision taken on its pauses (approved or declined, by whom through which surface, when, and why), and the trace of each run and resume of it (`Traces:`); `--json` has them as `decisions` and `trace_ids`. Exits 1 with `error: execution id '<id>' not found in <store>: it has no checkpoints` on stderr when the execution has no checkpoints.",
+      ID_FORMS,
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -181,10 +183,13 @@ export class InspectCommand extends AgentkitCommand {
     const { rows, conflicts } = await readExistingStore(
       this,
       this.context,
-      async (store) => ({
-        rows: await store.list(this.executionId, { limit: 1_000_000 }),
-        conflicts: await quarantinedRows(store, { executionId: this.executionId }),
-      }),
+      async (store) => {
+        this.executionId = await resolveExecutionId(store, this.executionId);
+        return {
+          rows: await store.list(this.executionId, { limit: 1_000_000 }),
+          conflicts: await quarantinedRows(store, { executionId: this.executionId }),
+        };
+      },
       { rows: [], conflicts: [] },
     );
     if (rows.length === 0) {
@@ -261,6 +266,7 @@ export class ResumeCommand extends AgentkitCommand {
       'The decision is recorded with the claim: who made it (`--approver`, default the OS user), through the CLI, when, and `--reason`. A pause has one decision: when a resumer claimed it and died before the run went on, resuming again continues with that recorded decision; a `--value` that differs from it is refused (exit 2, naming the recorded decision and who made it).',
       "`--db <path|url>` (alias `--db-path`) names the store the execution is in, a SQLite file or a `postgres://...?schema=<name>` URL: a runner whose checkpointer keeps its checkpoints elsewhere is refused (exit 2, both stores named, passwords redacted), and the resumed run's traces go to that store. Without it, the runner's checkpointer decides, and traces go to the configured store (`AGENTKIT_LOCAL_DB`).",
       'Connected mode (docs/connected.md): a pause that was replicated to the Platform is decided through it, once across hosts; when the Platform cannot be reached such a resume is refused (exit 1) naming `--offline-decision`. With that flag the host decides alone: the decision is recorded as offline and queued; should the Platform already hold another decision for the pause, it refuses this one, which is quarantined here and shown by `inspect` and `list-pending`. Executions never replicated resume offline as always.',
+      `${ID_FORMS} When the id given is a fragment, the full id it names is printed on stderr (\`resuming execution <id>\`) before anything changes.`,
       'Prints `status:`, `output:` and `pending_interrupt:` lines (`--json` prints the whole result). Exit codes: 0 resumed (completed, or paused again); 2 when another resumer already claimed the pause or the run already finished (AlreadyResumed), when another process is running the execution (ExecutionBusy), or `--value` is malformed; 1 otherwise.',
     ].join('\n\n'),
     examples: [
@@ -325,6 +331,7 @@ export class ResumeCommand extends AgentkitCommand {
 
   private async resumeOn(target: Resumable, explicit: Resume | undefined, progress: Progress): Promise<void> {
     const store = asCheckpointer(target.checkpointer);
+    if (store) await this.resolveId(store);
     if (store) await restoreIfMissing(store, this.executionId);
     try {
       await this.checkOwner(target);
@@ -353,6 +360,14 @@ export class ResumeCommand extends AgentkitCommand {
       // Connected: send what this resume wrote before the command ends (rows that cannot go now stay queued).
       if (store) await drainReplication(store);
     }
+  }
+
+  /** Replace a prefix or suffix of the execution id by the full id (cli/ids.ts), saying which before anything changes. */
+  private async resolveId(store: Checkpointer): Promise<void> {
+    const full = await resolveExecutionId(store, this.executionId);
+    if (full === this.executionId) return;
+    this.err(`resuming execution ${full}`);
+    this.executionId = full;
   }
 
   /**

@@ -12,6 +12,7 @@ import { loadTarget, describeValue, TargetLoadError } from '../../src/targets.js
 import { AgentkitCommand } from '../base.js';
 import { closeRunner } from '../runner-lifecycle.js';
 import { namedStore } from '../store-path.js';
+import { ID_FORMS, resolveTraceId } from '../ids.js';
 
 const DB_DESCRIPTION = 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
 
@@ -20,6 +21,12 @@ abstract class ReplayCommand extends AgentkitCommand {
 
   protected store(): TraceStore {
     return new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
+  }
+
+  /** The trace `traceId` names (whole, or a unique prefix or suffix: cli/ids.ts), loaded for replay. */
+  protected async load(traceId: string): Promise<Replay> {
+    const store = this.store();
+    return Replay.load(await resolveTraceId(store, traceId), { store });
   }
 }
 
@@ -47,6 +54,7 @@ export class ReplayShowCommand extends ReplayCommand {
       'Prints the trace id, name, status, span count and duration, then one line per step (`  [i] <span_name>`): the spans in start order, numbered from 0. Those numbers are what `replay inspect` and `replay fork --step` take.',
       'A run that paused for a person and was resumed left one trace per leg: given any of them, or `--execution <id>`, the command shows them as one numbered sequence (`Execution:` and `Traces:` lines), each step that paused, resumed or had a decision applied noted after its name.',
       '`--json` prints `{ trace_id, name, status, span_count, trace_ids, execution_id, start_time, end_time, steps }` with every step as a ReplayStep (`step`, `span_name`, `span_id`, `input`, `output`, `attributes`, `timestamp`). An unknown trace id (or execution) prints one line naming it and exits 1.',
+      ID_FORMS,
     ].join('\n\n'),
     examples: [
       ['Show a trace', '$0 replay show 4bf92f3577b34da6a3ce929d0e0e4736'],
@@ -60,7 +68,8 @@ export class ReplayShowCommand extends ReplayCommand {
 
   async run(): Promise<void> {
     const [traceId, which] = traceOrExecution(this.traceId, this.execution);
-    const replay = await Replay.load(traceId, { ...which, store: this.store() });
+    const store = this.store();
+    const replay = await Replay.load(traceId === null ? null : await resolveTraceId(store, traceId), { ...which, store });
     if (!this.json) {
       this.out(replay.summary());
       return;
@@ -96,6 +105,7 @@ export class ReplayInspectCommand extends ReplayCommand {
     details: [
       "Prints `Step <i>: <span_name>`, `Timestamp: <start time>`, then `Attributes:` and the span's attributes as indented JSON (payloads such as model messages and tool arguments stay as recorded).",
       '`--json` prints the ReplayStep, with its input and output payloads split out and decoded. A step outside the trace fails with `Step <n> out of range (0-<max>)` and exit 2 (pass a negative index after `--`); an unknown trace id exits 1.',
+      ID_FORMS,
     ].join('\n\n'),
     examples: [
       ['Inspect the first model call', '$0 replay inspect 4bf92f3577b34da6a3ce929d0e0e4736 1'],
@@ -109,7 +119,7 @@ export class ReplayInspectCommand extends ReplayCommand {
 
   async run(): Promise<void> {
     const index = stepNumber(this.step, 'step');
-    const replay = await Replay.load(this.traceId, { store: this.store() });
+    const replay = await this.load(this.traceId);
     const step = replay.inspect(index);
     if (this.json) {
       this.out(JSON.stringify(step, null, 2));
@@ -135,6 +145,7 @@ export class ReplayForkCommand extends ReplayCommand {
       'Safety: `--mode recorded` (the default) answers each model call with the recorded response while the request matches and calls the model for real from the first change on; `--mode live` calls the model every time. In both modes `read_only` tools run, while `idempotent` and `side_effecting` tools are answered from the recorded call with the same arguments and never executed unless `--allow-side-effects` is given; a call with no recorded match stops the rerun with an error naming the tool.',
       "`--save-test <file>` appends the rerun as a regression test case (`input`: the rerun's input, `expected_output`: its new output, `trace_id`: the source trace, `created_at`) to a JSONL dataset that `agentkit eval run --dataset <file>` reads; the file and its folder are created when missing.",
       'Prints the new trace id, the original and new outputs, `steps_executed` and `diverged_at` (the first step whose span or model answer differs; `null` when identical), then where it diverged. `--json` prints `{ trace_id, source_trace_id, original_output, new_output, steps_executed, diverged_at }`; `--output <path>` writes that JSON to a file (mode 0600). An unknown trace id prints one line naming it and exits 1; a trace that cannot be rerun exits 2 with what is missing.',
+      ID_FORMS,
     ].join('\n\n'),
     examples: [
       [
@@ -162,7 +173,7 @@ export class ReplayForkCommand extends ReplayCommand {
   async run(): Promise<void> {
     if (!(REPLAY_MODES as readonly string[]).includes(this.mode)) throw new UsageError(`--mode must be one of ${REPLAY_MODES.join(', ')}, got '${this.mode}'`);
     const step = stepNumber(this.step, '--step');
-    const replay = await Replay.load(this.traceId, { store: this.store() });
+    const replay = await this.load(this.traceId);
     const fork = replay.forkAt(step);
     const loaded: unknown[] = [];
     try {

@@ -12,6 +12,7 @@ import { pruneAge } from '../prune-age.js';
 import { namedStore } from '../store-path.js';
 import { unfinishedExecutionTraces } from '../durability/prune-keep.js';
 import { table } from '../table.js';
+import { ID_FORMS, resolveTraceId } from '../ids.js';
 
 /** `traces list [--last-hours N] [--json]` */
 export class TracesListCommand extends AgentkitCommand {
@@ -78,7 +79,7 @@ export class TracesExportCommand extends AgentkitCommand {
     description: 'Print one trace as JSON',
     details: [
       'Prints the trace (`trace_id`, `name`, `status`, `start_time`, `end_time`, `metadata`, `spans` ordered by start time) as JSON on stdout. The only format is `json`; there is no output-file option (redirect stdout, or use `export-trace`).',
-      'An unknown trace id prints an error and exits 1.',
+      `An unknown trace id prints an error and exits 1. ${ID_FORMS}`,
     ].join('\n\n'),
     examples: [['Export a trace', '$0 traces export 4bf92f3577b34da6a3ce929d0e0e4736 > trace.json']],
   });
@@ -91,7 +92,7 @@ export class TracesExportCommand extends AgentkitCommand {
     if (this.format !== 'json') throw new UsageError(`unsupported format '${this.format}': the only format is json`);
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     try {
-      this.out(JSON.stringify(await store.getTrace(this.traceId), null, 2));
+      this.out(JSON.stringify(await store.getTrace(await resolveTraceId(store, this.traceId)), null, 2));
     } finally {
       await store.close();
     }
@@ -140,7 +141,7 @@ export class TracesPruneCommand extends AgentkitCommand {
   }
 }
 
-/** `export-trace --trace-id <id> [--output trace.json] [--include-attachments] [--include-checkpoint-state] [--db <path>]` */
+/** `export-trace [<trace_id>] --trace-id <id> [--output trace.json] [--include-attachments] [--include-checkpoint-state] [--db <path>]` */
 export class ExportTraceCommand extends AgentkitCommand {
   static override paths = [['export-trace']];
 
@@ -150,10 +151,12 @@ export class ExportTraceCommand extends AgentkitCommand {
     details: [
       'Reads the local store directly and writes one JSON document (`export_version`, `exported_at`, `sdk_version`, `trace`, `spans`, `checkpoints`, `multimodal_attachments`): the same JSON as the UI Export dialog, checked against the contract before it is written. Payload attributes of each span are split into `input` and `output`.',
       "Checkpoints of the trace's execution are listed when the same store holds them; their state blocks (`state_snapshot`, node input and output, interrupt context) only with `--include-checkpoint-state`. Attachments are listed; their bytes (base64) only with `--include-attachments`.",
-      'The file is written with mode 0600 (it holds prompts and tool payloads). An unknown trace id prints an error, writes nothing and exits 1.',
+      'The trace is named by `--trace-id <id>` or by the argument (`export-trace <id>`, as `traces export` takes it). The file is written with mode 0600 (it holds prompts and tool payloads). An unknown trace id prints an error, writes nothing and exits 1.',
+      ID_FORMS,
     ].join('\n\n'),
     examples: [
       ['Export to trace.json', '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736'],
+      ['The same, by the tail of the id', '$0 export-trace a3ce929d0e0e4736'],
       [
         'Export everything from another store',
         '$0 export-trace --trace-id 4bf92f3577b34da6a3ce929d0e0e4736 --output run.json --include-attachments --include-checkpoint-state --db prod/local.db',
@@ -161,7 +164,8 @@ export class ExportTraceCommand extends AgentkitCommand {
     ],
   });
 
-  traceId = Option.String('--trace-id', { required: true, description: 'The trace to export' });
+  traceIdArg = Option.String({ name: 'trace_id', required: false });
+  traceIdFlag = Option.String('--trace-id', { description: "The trace to export (the spec's flag; the id may also be given as the argument)" });
   output = Option.String('--output,-o', 'trace.json', { description: 'File to write (default trace.json)' });
   includeAttachments = Option.Boolean('--include-attachments', false, { description: 'Embed attachment bytes (base64)' });
   includeCheckpointState = Option.Boolean('--include-checkpoint-state', false, { description: 'Embed full checkpoint state blocks' });
@@ -170,12 +174,17 @@ export class ExportTraceCommand extends AgentkitCommand {
   });
 
   async run(): Promise<void> {
+    const traceId = this.traceIdFlag ?? this.traceIdArg;
+    if (traceId === undefined) throw new UsageError('missing required option --trace-id <trace_id> (or give the trace id as the argument)');
+    if (this.traceIdFlag !== undefined && this.traceIdArg !== undefined && this.traceIdFlag !== this.traceIdArg) {
+      throw new UsageError(`two different trace ids given ('${this.traceIdArg}' and --trace-id '${this.traceIdFlag}'); give one`);
+    }
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     // Loaded here, not at the top: `traces list` shares this module and must start fast.
     const { exportTrace } = await import('../../src/tracing/export.js');
     let document: Awaited<ReturnType<typeof exportTrace>>;
     try {
-      document = await exportTrace(store, this.traceId, {
+      document = await exportTrace(store, await resolveTraceId(store, traceId), {
         includeAttachments: this.includeAttachments,
         includeCheckpointState: this.includeCheckpointState,
       });

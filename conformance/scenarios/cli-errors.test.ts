@@ -47,7 +47,7 @@ area.scenario('a missing required option is named as such', { backends: 'none', 
   oneLine(
     await t.bin(['export-trace']),
     2,
-    'error: missing required option --trace-id <trace_id>; usage: agentkit export-trace --trace-id <trace_id> [options]',
+    'error: missing required option --trace-id <trace_id> (or give the trace id as the argument); usage: agentkit export-trace [trace_id] [options]',
     'export-trace',
   );
   oneLine(

@@ -35,6 +35,7 @@ import type {
   UnsyncedCheckpoint,
 } from './checkpointer.js';
 import { DEFAULT_LIST_LIMIT } from './checkpointer.js';
+import { idFragmentPatterns } from '../ids/short-id.js';
 import { CHECKPOINT_FIELDS, OUTPUT_PARAM, STATE_PARAM, checkpointColumns, decodeCheckpoint, fieldParams } from './columns.js';
 import { ChainCheckpointError, IdempotencyKeyTaken } from './errors.js';
 import { checkIdempotencyKeyWrite, type IdempotencyKeyRecord, type IdempotencyKeyStore, type IdempotencyKeyWrite } from './idempotency-keys.js';
@@ -841,6 +842,19 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
     );
     return result.rowCount ?? 0;
   }
+  /**
+   * Execution ids starting or ending with `fragment` (docs/adr/0060), sorted, at most `limit`. The prefix can use the
+   * execution id index (a `C` collation database); the suffix scans the execution ids of the checkpoints table.
+   */
+  async matchExecutionIds(fragment: string, limit: number): Promise<string[]> {
+    const { prefix, suffix } = idFragmentPatterns(fragment);
+    const result = await this.query<{ execution_id: string }>(
+      `SELECT DISTINCT execution_id FROM ${this.s}.checkpoints WHERE execution_id LIKE $1 OR execution_id LIKE $2 ORDER BY execution_id LIMIT $3`,
+      [prefix, suffix, limit],
+    );
+    return result.rows.map((row) => row.execution_id);
+  }
+
   async listQuarantined(options: { executionId?: string; limit?: number } = {}): Promise<QuarantinedRow[]> {
     const result = await this.query(
       `SELECT checkpoint_id, execution_id, node_id, step_type, created_at, quarantine_reason AS reason FROM ${this.s}.checkpoints

@@ -890,6 +890,27 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
     return db.transaction(() => Object.entries(reasons).reduce((n, [id, reason]) => n + statements.markQuarantined.run(reason, id).changes, 0)).immediate();
   }
 
+  /**
+   * Execution ids starting or ending with `fragment` (docs/adr/0060), sorted, at most `limit`: a range on the
+   * `executions` key table's unique index for the prefix, a scan of that table (one short row per execution) for the
+   * suffix; a store older than v28 scans its checkpoints.
+   */
+  async matchExecutionIds(fragment: string, limit: number): Promise<string[]> {
+    await this.#settleThread();
+    this.#commitQueued();
+    const { db } = this.open();
+    const keyed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'").get() !== undefined;
+    const from = keyed ? 'executions' : 'checkpoints';
+    const rows = db
+      .prepare(
+        `SELECT DISTINCT execution_id FROM ${from}
+         WHERE (execution_id >= @fragment AND execution_id < @fragment || char(1114111)) OR substr(execution_id, -length(@fragment)) = @fragment
+         ORDER BY execution_id LIMIT @limit`,
+      )
+      .all({ fragment, limit }) as Array<{ execution_id: string }>;
+    return rows.map((row) => row.execution_id);
+  }
+
   async listQuarantined(options: { executionId?: string; limit?: number } = {}): Promise<QuarantinedRow[]> {
     await this.#settleThread();
     this.#commitQueued();

@@ -11,6 +11,7 @@ import { asStorageError } from '../store/storage-errors.js';
 import type { Store } from '../store/store-handle.js';
 import type { SpanStatus, TraceSummary } from '../types.js';
 import { traceSchemaVersion } from './pg-schema.js';
+import { idFragmentPatterns } from '../ids/short-id.js';
 import type { SpanRow } from './span-record.js';
 import { durationMs } from './time.js';
 import { PAUSED_PATTERN, resumedPattern } from './run-status.js';
@@ -200,6 +201,21 @@ export class PgTraceReader {
       `trace id '${traceId}' is the caller's trace of ${runs.length} runs in ${label}: ${listed}; name one run by its own trace id`,
       runs.map((run) => run.trace_id),
     );
+  }
+
+  /** Stored trace ids starting or ending with `fragment`, at most `limit`, sorted (TraceStore.matchIds). */
+  async matchIds(fragment: string, limit: number): Promise<string[]> {
+    if (!(await this.exists())) return [];
+    const { prefix, suffix } = idFragmentPatterns(fragment);
+    const result = await this.#pool.query<{ trace_id: string }>(
+      `SELECT trace_id FROM (
+         SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND trace_id LIKE $2
+         UNION
+         SELECT trace_id FROM ${this.#s}.spans WHERE project = $1 AND parent_span_id IS NULL AND trace_id LIKE $3
+       ) AS matched ORDER BY trace_id LIMIT $4`,
+      [this.#project, prefix, suffix, limit],
+    );
+    return result.rows.map((row) => row.trace_id);
   }
 
   /** Root rows of the runs recorded under a caller's span of `callerTraceId`, oldest first. */

@@ -19,6 +19,7 @@ import { resolveMessageDeltas } from './message-deltas.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { durationMs, hoursAgo, pruneCutoff } from './time.js';
 import { PAUSED_PATTERN, resumedPattern } from './run-status.js';
+import { MAX_ID_CANDIDATES } from '../ids/short-id.js';
 
 /** Traces a prune must leave, whatever their age (the CLI passes those of paused and running executions). */
 export interface PruneKeep {
@@ -147,6 +148,20 @@ export class TraceStore {
     const id = pg ? await pg.resolve(traceId, this.label) : await this.read((db) => resolveIn(db, traceId, this.label), null);
     if (id === null) throw notFound(traceId, this.label);
     return id;
+  }
+
+  /**
+   * Stored trace ids that start or end with `fragment` (the CLI's short ids, docs/adr/0060), at most `limit`, sorted.
+   * A prefix is found through the trace id index; a suffix reads the root span of every run (one row per trace, no
+   * span payloads), so its cost grows with the number of traces in the store.
+   */
+  async matchIds(fragment: string, limit = MAX_ID_CANDIDATES): Promise<string[]> {
+    const pg = this.pg();
+    if (pg) {
+      await flushPendingPg();
+      return pg.matchIds(fragment, limit);
+    }
+    return this.read((db) => matchIdsIn(db, fragment, limit), []);
   }
 
   /** The runs recorded under a caller's span of trace `callerTraceId`, oldest first (empty when none, or in a store older than v31). */
@@ -392,6 +407,20 @@ export function resolveIn(db: Database.Database, traceId: string, dbPath: string
     `trace id '${traceId}' is the caller's trace of ${runs.length} runs in ${dbPath}: ${listed}; name one run by its own trace id`,
     runs.map((run) => run.trace_id),
   );
+}
+
+/** SQLite side of `TraceStore.matchIds`: a range on the trace id index for the prefix, a scan of root spans for the suffix. */
+function matchIdsIn(db: Database.Database, fragment: string, limit: number): string[] {
+  const rows = db
+    .prepare(
+      `SELECT trace_id FROM (
+         SELECT DISTINCT trace_id FROM spans WHERE trace_id >= @fragment AND trace_id < @fragment || char(1114111)
+         UNION
+         SELECT trace_id FROM spans WHERE parent_span_id IS NULL AND substr(trace_id, -length(@fragment)) = @fragment
+       ) ORDER BY trace_id LIMIT @limit`,
+    )
+    .all({ fragment, limit }) as Array<{ trace_id: string }>;
+  return rows.map((row) => row.trace_id);
 }
 
 /** Delete the records of `traceIds` (spans, guardrail events, attachments, annotations), inside the caller's transaction. */
