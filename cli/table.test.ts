@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { suite } from '../test-support/uvu.js';
-import { table } from './table.js';
+import { table, wrapText } from './table.js';
 
 const test = suite('cli table');
 
@@ -46,6 +46,39 @@ test('a whole column (the handle the next command takes) is never cut: the other
 test('an id column is not cut when the table fits', () => {
   const id = '0af7651916cd43dd8448eb211c80319c';
   assert.equal(table(['TRACE ID', 'NAME'], [[id, 'agent.support']], { ids: [0] }), [`TRACE ID                          NAME`, `${id}  agent.support`]);
+});
+
+test('a wrap column wraps within its column instead of being cut, after the other columns shrank; whole columns stay whole', () => {
+  const time = '2026-11-24T01:00:00.123456Z';
+  const lines = table(['ID', 'NOTE', 'REASON', 'CREATED AT'], [['exec-1', 'x'.repeat(30), 'manager_approval needed for a large refund', time]], {
+    wrap: [2],
+    whole: [3],
+    width: 60,
+  });
+  for (const line of lines) assert.ok(line.length <= 60, `${line.length}: ${line}`);
+  assert.ok(lines[1]!.includes(time), lines[1]);
+  const reason = lines
+    .slice(1)
+    .map((line) => line.slice(lines[0]!.indexOf('REASON'), lines[0]!.indexOf('CREATED AT')).trim())
+    .join(' ');
+  assert.is(reason.replace(/_ /g, '_'), 'manager_approval needed for a large refund');
+  assert.match(lines[1]!, /x…/, 'the other text column was cut first');
+});
+
+test('an unlimited width (piped output) cuts nothing', () => {
+  const long = 'y'.repeat(300);
+  assert.equal(table(['A', 'B'], [['1', long]], { ids: [0], width: Number.POSITIVE_INFINITY }), ['A  B', `1  ${long}`]);
+});
+
+test('a cut time-ordered trace id keeps its tail (its head is a clock other runs share)', () => {
+  const id = '01a22062aabbccddeeff00112233abcd';
+  const lines = table(['TRACE ID', 'NAME'], [[id, 'n'.repeat(80)]], { ids: [0], width: 40 });
+  assert.ok(lines[1]!.startsWith(`…${id.slice(-11)}`), lines[1]);
+});
+
+test('wrapText breaks after a space, underscore or dash when one is near, else hard', () => {
+  assert.equal(wrapText('manager_approval', 10), ['manager_', 'approval']);
+  assert.equal(wrapText('abcdefghijkl', 5), ['abcde', 'fghij', 'kl']);
 });
 
 test.run();

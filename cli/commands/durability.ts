@@ -29,6 +29,8 @@ import { namedStore } from '../store-path.js';
 import { withTraceDestination } from '../../src/tracing/spans.js';
 import { flushTraces } from '../../src/tracing/setup.js';
 import { ID_FORMS, resolveExecutionId } from '../ids.js';
+import { cutList, cutNotice } from '../list-cut.js';
+import { outputWidth } from '../table.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
@@ -112,7 +114,7 @@ export class ListPendingCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'List pending interrupts (runs paused for a human decision), newest first',
     details: [
-      'Prints a table of paused executions: execution id, chain, node, reason, agent path, time of the pause and a preview of the context. `--json` prints the full rows.',
+      'Prints a table of paused executions: execution id, chain, node, reason, agent path, time of the pause and a preview of the context. `--json` prints the full rows. At most `--limit` rows (default 100, the newest); when there were more, `showing <n>, more available` follows on stderr (with `--json` too: its output stays the array of rows).',
       STORE_DETAILS,
     ].join('\n\n'),
     examples: [
@@ -129,23 +131,31 @@ export class ListPendingCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON' });
 
   async run(): Promise<void> {
-    const { rows, conflicts } = await readExistingStore(
+    const { rows: read, conflicts } = await readExistingStore(
       this,
       this.context,
       async (store) => ({
-        rows: await store.listPendingInterrupts({ limit: this.limit ?? 100 }),
+        rows: await store.listPendingInterrupts({ limit: (this.limit ?? 100) + 1 }),
         conflicts: (await quarantinedRows(store)).filter((row) => row.step_type === DECISION_STEP),
       }),
       { rows: [], conflicts: [] },
     );
+    const { items: rows, more } = cutList(read, this.limit ?? 100);
+    // --json stays the array of rows it always was (scripts read it); the cut is said on stderr either way.
+    if (more) this.err(cutNotice(rows.length));
     if (this.json) return this.out(JSON.stringify(rows, null, 2));
+    const width = outputWidth(this.context.stdout);
+    // Piped output is never cut, the context preview included.
+    const previewWidth = Number.isFinite(width) ? 60 : Number.POSITIVE_INFINITY;
     if (rows.length === 0) this.out('No pending interrupts.');
     else
       this.out(
         table(
           ['EXECUTION ID', 'CHAIN', 'NODE', 'REASON', 'AGENT PATH', 'CREATED AT', 'CONTEXT'],
-          rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context)]),
-          { whole: [0] },
+          rows.map((p) => [p.execution_id, p.chain_name, p.node_id, p.reason, p.agent_path ?? '-', p.created_at, preview(p.context, previewWidth)]),
+          // The reason and the time are read whole (the reason wraps); an id cut to 12 characters is still a prefix
+          // every command takes (cli/ids.ts).
+          { ids: [0], whole: [5], wrap: [3], width },
         ),
       );
     // Offline decisions the Platform refused (docs/adr/0054): decided twice, so a person must reconcile them.
@@ -245,6 +255,7 @@ export class InspectCommand extends AgentkitCommand {
       table(
         ['#', 'NODE', 'STATUS', 'STEP TYPE', 'CREATED AT', 'AGENT PATH'],
         rows.map((r, i) => [String(i), r.node_id, r.status, r.step_type ?? '-', r.created_at, r.agent_path ?? '-']),
+        { whole: [4], width: outputWidth(this.context.stdout) },
       ),
     );
     if (decisions.length > 0) this.out();

@@ -6,8 +6,9 @@ import { Command, Option, UsageError } from 'clipanion';
 import path from 'node:path';
 import * as t from 'typanion';
 import { defaultKbRoot, describeEmbedder, KnowledgeBase, listKnowledgeBases, SEARCH_MODES, type AddProgress, type SearchMode } from '../../src/index.js';
+import { cutList, cutNotice, parseLimit } from '../list-cut.js';
 import { AgentkitCommand } from '../base.js';
-import { table } from '../table.js';
+import { outputWidth, table } from '../table.js';
 
 abstract class KbCommand extends AgentkitCommand {
   root = Option.String('--path', { description: 'Directory holding the bases (default .agentkit/kb/ beside the local store)' });
@@ -37,7 +38,7 @@ export class KbListCommand extends KbCommand {
     category: 'Knowledge bases',
     description: 'List knowledge bases',
     details:
-      "Lists the bases under the root (`.agentkit/kb/` beside the local store, or `--path`): name, documents, chunks, size, path. Prints `No knowledge bases in <root>.` when there are none. `--json` prints `{ items, count }` with each base's status.",
+      "Lists the bases under the root (`.agentkit/kb/` beside the local store, or `--path`): name, documents, chunks, size, path. Prints `No knowledge bases in <root>.` when there are none. `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }` with each base's status.",
     examples: [
       ['List bases', '$0 kb list'],
       ['List bases under another root', '$0 kb list --path data/kb --json'],
@@ -45,20 +46,26 @@ export class KbListCommand extends KbCommand {
   });
 
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
+  limit = Option.String('--limit', { description: 'At most this many bases (default: all)' });
 
   async run(): Promise<void> {
+    const limit = parseLimit(this.limit);
     const root = this.rootDir();
-    const items = await listKnowledgeBases(root);
+    const all = await listKnowledgeBases(root);
+    // The whole list is small (a folder of bases, the prompt names); it is read whole and cut here.
+    const { items, more } = cutList(all, limit);
     if (this.json) {
-      this.out(JSON.stringify({ items, count: items.length }, null, 2));
+      this.out(JSON.stringify({ items, count: items.length, more_available: more }, null, 2));
       return;
     }
+    if (more) this.err(cutNotice(items.length));
     if (items.length === 0) {
       this.out(`No knowledge bases in ${root}.`);
       return;
     }
     const rows = items.map((s) => [s.name, String(s.documents), String(s.chunks), formatBytes(s.size_bytes), s.path]);
-    for (const line of table(['NAME', 'DOCUMENTS', 'CHUNKS', 'SIZE', 'PATH'], rows, [1, 2, 3])) this.out(line);
+    for (const line of table(['NAME', 'DOCUMENTS', 'CHUNKS', 'SIZE', 'PATH'], rows, { right: [1, 2, 3], width: outputWidth(this.context.stdout) }))
+      this.out(line);
   }
 }
 

@@ -7,9 +7,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as t from 'typanion';
 import { PromptRegistry, type PromptSummary } from '../../src/index.js';
+import { cutList, cutNotice, parseLimit } from '../list-cut.js';
 import { AgentkitCommand } from '../base.js';
 import { namedStore } from '../store-path.js';
-import { table } from '../table.js';
+import { outputWidth, table } from '../table.js';
 
 const DB_DESCRIPTION = 'Store to use (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
 const positiveInt = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
@@ -44,7 +45,7 @@ export class PromptsListCommand extends PromptsCommand {
     description: 'List registered prompts',
     details: [
       'One row per prompt in the local store, sorted by name: its latest version, how many versions it has, and its labels (`label=version`).',
-      'Prints `No prompts registered.` when there are none (the store is not created). `--json` prints `{ items, count }`, each item `{ name, description, tags, latest_version, versions, labels, updated_at }`.',
+      'Prints `No prompts registered.` when there are none (the store is not created). `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }`, each item `{ name, description, tags, latest_version, versions, labels, updated_at }`.',
     ].join('\n\n'),
     examples: [
       ['List prompts', '$0 prompts list'],
@@ -53,19 +54,24 @@ export class PromptsListCommand extends PromptsCommand {
   });
 
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
+  limit = Option.String('--limit', { description: 'At most this many prompts (default: all)' });
 
   async run(): Promise<void> {
-    const items = await this.registry({ readOnly: true }).list();
+    const limit = parseLimit(this.limit);
+    const all = await this.registry({ readOnly: true }).list();
+    // The whole list is small (a folder of bases, the prompt names); it is read whole and cut here.
+    const { items, more } = cutList(all, limit);
     if (this.json) {
-      this.out(JSON.stringify({ items, count: items.length }, null, 2));
+      this.out(JSON.stringify({ items, count: items.length, more_available: more }, null, 2));
       return;
     }
+    if (more) this.err(cutNotice(items.length));
     if (items.length === 0) {
       this.out('No prompts registered.');
       return;
     }
     const rows = items.map((p: PromptSummary) => [p.name, String(p.latest_version), String(p.versions), labelsText(p.labels)]);
-    for (const line of table(['NAME', 'LATEST', 'VERSIONS', 'LABELS'], rows, [1, 2])) this.out(line);
+    for (const line of table(['NAME', 'LATEST', 'VERSIONS', 'LABELS'], rows, { right: [1, 2], width: outputWidth(this.context.stdout) })) this.out(line);
   }
 }
 

@@ -9,8 +9,10 @@ import { parseStoreValue } from '../../src/config/store-value.js';
 import { supportsReplication } from '../../src/durability/checkpointer.js';
 import { EXECUTION_STATES, listExecutions, recoverOrphans, type ExecutionState, type RecoverableRunner } from '../../src/recovery/index.js';
 import { describeValue, loadTarget, TargetLoadError } from '../../src/targets.js';
+import { cutList, cutNotice } from '../list-cut.js';
 import { AgentkitCommand } from '../base.js';
 import { table } from '../durability/render.js';
+import { outputWidth } from '../table.js';
 import { readExistingStore } from '../durability/store.js';
 
 const positiveInteger = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
@@ -22,7 +24,7 @@ export class ExecutionsListCommand extends AgentkitCommand {
   static override usage = Command.Usage({
     description: 'List executions and where each stands (running, orphaned, parked, paused, failed, completed)',
     details: [
-      'Prints the most recently written executions (`--limit`, default 100) with their state: `running` (a live process holds its lease), `orphaned` (no live holder and no ending: a served replica recovers it, unless it was started by an agentkit older than the recovery store, then `RECOVERABLE` is `no` and it is resumed by hand), `needs_attention` (a recovery parked it: it crashed inside a side-effecting tool), `paused`, `failed`, `completed`. `--state` keeps one state. `--json` prints the rows.',
+      'Prints the most recently written executions (`--limit`, default 100; `showing <n>, more available` on stderr when there were more) with their state: `running` (a live process holds its lease), `orphaned` (no live holder and no ending: a served replica recovers it, unless it was started by an agentkit older than the recovery store, then `RECOVERABLE` is `no` and it is resumed by hand), `needs_attention` (a recovery parked it: it crashed inside a side-effecting tool), `paused`, `failed`, `completed`. `--state` keeps one state. `--json` prints the rows.',
       'The store is the configured one by default; `--db` names another (a SQLite file or a `postgres://...?schema=<name>` URL).',
     ].join('\n\n'),
     examples: [
@@ -37,8 +39,12 @@ export class ExecutionsListCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON' });
 
   async run(): Promise<void> {
-    const options: { state?: ExecutionState; limit: number } = { limit: this.limit ?? 100, ...(this.state ? { state: this.state } : {}) };
-    const items = await readExistingStore(this, this.context, (store) => listExecutions(store, options), []);
+    const limit = this.limit ?? 100;
+    const options: { state?: ExecutionState; limit: number } = { limit: limit + 1, ...(this.state ? { state: this.state } : {}) };
+    const read = await readExistingStore(this, this.context, (store) => listExecutions(store, options), []);
+    const { items, more } = cutList(read, limit);
+    // --json stays the array of rows it always was; the cut is said on stderr either way.
+    if (more) this.err(cutNotice(items.length));
     if (this.json) return this.out(JSON.stringify(items, null, 2));
     if (items.length === 0) return this.out(this.state ? `No ${this.state} executions.` : 'No executions.');
     this.out(
@@ -54,7 +60,7 @@ export class ExecutionsListCommand extends AgentkitCommand {
           String(item.recover_attempts),
           item.reason ?? '-',
         ]),
-        { whole: [0] },
+        { ids: [0], whole: [5], wrap: [7], width: outputWidth(this.context.stdout) },
       ),
     );
   }

@@ -13,6 +13,7 @@ import { AgentkitCommand } from '../base.js';
 import { closeRunner } from '../runner-lifecycle.js';
 import { namedStore } from '../store-path.js';
 import { ID_FORMS, resolveTraceId } from '../ids.js';
+import { readableAttributes } from '../readable-attributes.js';
 
 const DB_DESCRIPTION = 'Store to read (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
 
@@ -103,7 +104,7 @@ export class ReplayInspectCommand extends ReplayCommand {
     category: 'Replay',
     description: 'Print one step of a stored trace',
     details: [
-      "Prints `Step <i>: <span_name>`, `Timestamp: <start time>`, then `Attributes:` and the span's attributes as indented JSON (payloads such as model messages and tool arguments stay as recorded).",
+      "Prints `Step <i>: <span_name>`, `Timestamp: <start time>`, then `Attributes:` and the span's attributes as indented JSON, attributes holding a JSON array as text (model messages) decoded into it, one message per block (`--json` keeps them as recorded).",
       '`--json` prints the ReplayStep, with its input and output payloads split out and decoded. A step outside the trace fails with `Step <n> out of range (0-<max>)` and exit 2 (pass a negative index after `--`); an unknown trace id exits 1.',
       ID_FORMS,
     ].join('\n\n'),
@@ -128,7 +129,7 @@ export class ReplayInspectCommand extends ReplayCommand {
     this.out(`Step ${step.step}: ${step.span_name}`);
     this.out(`Timestamp: ${step.timestamp}`);
     this.out('Attributes:');
-    this.out(JSON.stringify(step.attributes, null, 2));
+    this.out(JSON.stringify(readableAttributes(step.attributes), null, 2));
   }
 }
 

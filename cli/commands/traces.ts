@@ -11,8 +11,9 @@ import { AgentkitCommand } from '../base.js';
 import { pruneAge } from '../prune-age.js';
 import { namedStore } from '../store-path.js';
 import { unfinishedExecutionTraces } from '../durability/prune-keep.js';
-import { table } from '../table.js';
+import { outputWidth, table } from '../table.js';
 import { ID_FORMS, resolveTraceId } from '../ids.js';
+import { cutList, cutNotice, parseLimit } from '../list-cut.js';
 
 /** `traces list [--last-hours N] [--json]` */
 export class TracesListCommand extends AgentkitCommand {
@@ -22,13 +23,14 @@ export class TracesListCommand extends AgentkitCommand {
     category: 'Traces',
     description: 'List the traces of the last hours from the local store',
     details: [
-      'Lists every trace that started in the window (the last 24 hours unless `--last-hours` says otherwise), newest first, with no row limit: trace id, root span name, status (`ERROR` when any span failed, `paused` for a run waiting for a person that was not resumed yet), span count and start time (UTC).',
-      'The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB` (either), else `./.agentkit/local.db`. Prints `No traces found.` when there are none. `--json` prints `{ items, count }`.',
+      'Lists every trace that started in the window (the last 24 hours unless `--last-hours` says otherwise), newest first, with no row limit unless `--limit <n>` asks for the newest n: trace id, root span name, status (`ERROR` when any span failed, `paused` for a run waiting for a person that was not resumed yet), span count and start time (UTC). When `--limit` cut the list, `showing <n>, more available` follows on stderr (`--json`: `more_available: true`).',
+      'The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB` (either), else `./.agentkit/local.db`. Prints `No traces found.` when there are none. `--json` prints `{ items, count, more_available }`.',
       '`--process` (Postgres stores, where a fleet writes) keeps the traces written by one process: its `service.instance.id`, its service name (`OTEL_SERVICE_NAME`) or its host name.',
     ].join('\n\n'),
     examples: [
       ['List the last 24 hours', '$0 traces list'],
       ['List the last week as JSON', '$0 traces list --last-hours 168 --json'],
+      ['The 20 newest', '$0 traces list --limit 20'],
       ['The traces replica-2 wrote to a shared store', '$0 traces list --db "postgres://app@db/prod?schema=agentkit" --process replica-2'],
     ],
   });
@@ -38,8 +40,10 @@ export class TracesListCommand extends AgentkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print JSON instead of a table' });
   db = Option.String('--db', { description: 'Store: a file or a postgres://...?schema=<name> URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
   process = Option.String('--process', { description: 'Only traces written by this process: instance id, service name or host (Postgres stores)' });
+  limit = Option.String('--limit', { description: 'At most this many traces, the newest (default: all of the window)' });
 
   async run(): Promise<void> {
+    const limit = parseLimit(this.limit);
     const lastHours = this.lastHours === undefined ? 24 : Number(this.lastHours);
     if (this.lastHours !== undefined && (this.lastHours.trim() === '' || Number.isNaN(lastHours))) {
       throw new UsageError(`invalid value for --last-hours: expected a number (got ${JSON.stringify(this.lastHours)})`);
@@ -47,27 +51,34 @@ export class TracesListCommand extends AgentkitCommand {
     if (!(lastHours > 0)) throw new UsageError(`--last-hours must be a positive number of hours, got ${lastHours}`);
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     let items: TraceSummary[];
+    let more: boolean;
     try {
-      items = await store.listTraces({ lastHours, ...(this.process === undefined ? {} : { process: this.process }) });
+      const read = await store.listTraces({
+        lastHours,
+        ...(this.process === undefined ? {} : { process: this.process }),
+        ...(limit === undefined ? {} : { limit: limit + 1 }),
+      });
+      ({ items, more } = cutList(read, limit));
     } finally {
       await store.close();
     }
     if (this.json) {
-      this.out(JSON.stringify({ items, count: items.length }, null, 2));
+      this.out(JSON.stringify({ items, count: items.length, more_available: more }, null, 2));
       return;
     }
     if (items.length === 0) {
       this.out('No traces found.');
       return;
     }
-    for (const line of traceTable(items)) this.out(line);
+    for (const line of traceTable(items, outputWidth(this.context.stdout))) this.out(line);
+    if (more) this.err(cutNotice(items.length));
   }
 }
 
-function traceTable(items: TraceSummary[]): string[] {
+function traceTable(items: TraceSummary[], width: number): string[] {
   // A run waiting for a person reads `paused` (its span status stays an OpenTelemetry status).
   const rows = items.map((s) => [s.trace_id, s.name, s.run_status ?? s.status, String(s.span_count), s.start_time.slice(0, 19).replace('T', ' ')]);
-  return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], whole: [0] });
+  return table(['TRACE ID', 'NAME', 'STATUS', 'SPANS', 'TIME'], rows, { right: [3], ids: [0], whole: [4], width });
 }
 
 /** `traces export <trace_id> [--format json]` */

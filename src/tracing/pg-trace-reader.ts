@@ -69,7 +69,7 @@ export class PgTraceReader {
   }
 
   /** Traces whose first span started at or after `cutoff` (ISO), newest first, optionally of one writing process. */
-  async summariesSince(cutoff: string, filter: ProcessFilter = {}): Promise<TraceSummary[]> {
+  async summariesSince(cutoff: string, filter: ProcessFilter = {}, limit?: number): Promise<TraceSummary[]> {
     if (!(await this.exists())) return [];
     const params: unknown[] = [this.#project, cutoff];
     let byProcess = '';
@@ -83,6 +83,7 @@ export class PgTraceReader {
       `SELECT DISTINCT trace_id FROM ${this.#s}.spans WHERE project = $1 AND parent_span_id IS NULL AND start_time >= $2 ${byProcess}`,
       params,
       'AND a.min_start >= $2',
+      limit,
     );
   }
 
@@ -108,7 +109,8 @@ export class PgTraceReader {
    * condition on the aggregate `a` (`a.min_start`). Each candidate's spans are aggregated through the primary key, one
    * probe a trace (LATERAL): the cost follows the traces listed, not the size of the table.
    */
-  async #summaries(candidates: string, params: unknown[], filter: string): Promise<TraceSummary[]> {
+  async #summaries(candidates: string, params: unknown[], filter: string, limit?: number): Promise<TraceSummary[]> {
+    const cap = limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(limit))}`;
     const rows = await this.#pool.query<{ trace_id: string; span_count: number; start_time: string; end_time: string | null; any_error: boolean }>(
       `SELECT c.trace_id, a.span_count, ${ISO('a.min_start')} AS start_time, ${ISO('a.max_end')} AS end_time, a.any_error
        FROM (${candidates}) c
@@ -118,7 +120,7 @@ export class PgTraceReader {
                 bool_or(s.status = 'ERROR') AS any_error
          FROM ${this.#s}.spans s WHERE s.project = $1 AND s.trace_id = c.trace_id) a
        WHERE a.span_count > 0 ${filter}
-       ORDER BY a.min_start DESC`,
+       ORDER BY a.min_start DESC${cap}`,
       params,
     );
     if (rows.rows.length === 0) return [];

@@ -80,11 +80,11 @@ export class TraceStore {
   }
 
   /**
-   * Traces started in the last `lastHours` hours (default 24), newest first, every one of them (no row cap); with
-   * `process`, only traces with spans written by that process (Postgres stores: its instance id, service name or host).
-   * Throws ConfigError for a window that is not a positive number.
+   * Traces started in the last `lastHours` hours (default 24), newest first, every one of them (no row cap) unless
+   * `limit` caps them (the newest `limit`); with `process`, only traces with spans written by that process (Postgres
+   * stores: its instance id, service name or host). Throws ConfigError for a window that is not a positive number.
    */
-  async listTraces(options: { lastHours?: number } & ProcessFilter = {}): Promise<TraceSummary[]> {
+  async listTraces(options: { lastHours?: number; limit?: number } & ProcessFilter = {}): Promise<TraceSummary[]> {
     const lastHours = options.lastHours ?? 24;
     if (!(typeof lastHours === 'number' && Number.isFinite(lastHours) && lastHours > 0)) {
       throw new ConfigError(`lastHours must be a positive number of hours, got ${String(lastHours)}`);
@@ -93,7 +93,7 @@ export class TraceStore {
     if (pg) {
       flushPendingSpans();
       await flushPendingPg();
-      return pg.summariesSince(hoursAgo(lastHours), options);
+      return pg.summariesSince(hoursAgo(lastHours), options, options.limit);
     }
     if (options.process !== undefined) throw new ConfigError('filtering traces by process needs a Postgres store (a SQLite store is written by one host)');
     // Candidates are the records whose root (parentless row) started in the window: the partial index of local.db v37
@@ -108,6 +108,7 @@ export class TraceStore {
           'WHERE trace_id IN (SELECT trace_id FROM spans WHERE parent_span_id IS NULL AND start_time >= @cutoff)',
           {},
           cutoff,
+          options.limit,
         ),
       [],
     );
@@ -493,13 +494,15 @@ function summaries(
   where = '',
   whereParams: Record<string, unknown> | unknown[] = {},
   since?: string,
+  limit?: number,
 ): TraceSummary[] {
+  const cap = limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(limit))}`;
   const rows = db
     .prepare(
       `SELECT trace_id, count(*) AS span_count, min(start_time) AS start_time,
               CASE WHEN count(end_time) = count(*) THEN max(end_time) END AS end_time,
               max(status = 'ERROR') AS any_error
-       FROM spans ${where} GROUP BY trace_id ${having} ORDER BY min(start_time) DESC`,
+       FROM spans ${where} GROUP BY trace_id ${having} ORDER BY min(start_time) DESC${cap}`,
     )
     .all(Array.isArray(whereParams) ? whereParams : { ...havingParams, ...whereParams }) as SummaryRow[];
   if (rows.length === 0) return [];
