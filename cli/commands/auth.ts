@@ -59,7 +59,7 @@ export class AuthStatusCommand extends AgentkitCommand {
     }
     if (!credentials) {
       this.out('Not connected');
-      this.err(`no AGENTKIT_API_KEY and no ${file}; run \`agentkit connect --target <url> --api-key-stdin\``);
+      this.err(`error: not connected: no AGENTKIT_API_KEY and no ${file}; run \`agentkit connect --target <url> --api-key-stdin\``);
       return 1;
     }
     if (verified === false) {
@@ -90,7 +90,7 @@ export class AuthEnvCommand extends AgentkitCommand {
     const env = this.context.env;
     const credentials = loadCredentials({ env });
     if (!credentials) {
-      this.err(`# not connected: no AGENTKIT_API_KEY and no ${credentialsPath({ env })}`);
+      this.err(`error: not connected: no AGENTKIT_API_KEY and no ${credentialsPath({ env })}`);
       return 1;
     }
     this.out(`export AGENTKIT_API_KEY=${shellQuote(credentials.apiKey)}`);

@@ -63,7 +63,7 @@ export class ConnectCommand extends AgentkitCommand {
       await client.authCheck();
     } catch (error) {
       if (error instanceof PlatformError || (error as { code?: string }).code === 'invalid_api_key' || (error as { code?: string }).code === 'forbidden') {
-        this.err(`Connection failed: ${(error as Error).message}. Nothing was saved.`);
+        this.err(`error: connection failed: ${(error as Error).message}. Nothing was saved.`);
         return 1;
       }
       throw error;

@@ -30,7 +30,10 @@ area.scenario(
 
     const bad = await t.cli(['connect', '--api-key-stdin', '--target', platform.url], { env, stdin: 'ak_wrong_key_999999\n' });
     assert.is(bad.code, 1, bad.stderr);
-    assert.match(bad.stderr, /^Connection failed: Invalid API key: the Platform at http:\/\/127\.0\.0\.1:\d+ refused it \(401\)\. Nothing was saved\.\n$/);
+    assert.match(
+      bad.stderr,
+      /^error: connection failed: Invalid API key: the Platform at http:\/\/127\.0\.0\.1:\d+ refused it \(401\)\. Nothing was saved\.\n$/,
+    );
     assert.not.ok(existsSync(file), 'a refused key writes nothing');
 
     const good = await t.cli(['connect', '--api-key-stdin', '--target', `${platform.url}/`, '--project', 'support'], { env, stdin: `${KEY}\n` });
@@ -67,7 +70,7 @@ area.scenario(
     assert.is(dead.code, 1);
     assert.match(
       dead.stderr,
-      /^Connection failed: Platform at http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); could not check the API key\. Nothing was saved\.\n$/,
+      /^error: connection failed: Platform at http:\/\/127\.0\.0\.1:\d+ is unreachable \(ECONNREFUSED\); could not check the API key\. Nothing was saved\.\n$/,
     );
     assert.is(readFileSync(file, 'utf8'), before);
 
@@ -80,7 +83,7 @@ area.scenario(
     assert.is(off.stdout, 'Not connected\n');
     const noEnv = await t.cli(['auth', 'env'], { env });
     assert.is(noEnv.code, 1);
-    assert.match(noEnv.stderr, /^# not connected/);
+    assert.match(noEnv.stderr, /^error: not connected/);
   },
 );
 
