@@ -10,6 +10,7 @@ import { agentkitDir } from '../../src/config/paths.js';
 import { newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
 import { UI_ROLES, type UiRole } from '../../src/ui/roles.js';
 import { addUser, removeUser, setRole, signOutEverywhere } from '../../src/ui/users.js';
+import { cutList, cutNotice, parseLimit } from '../list-cut.js';
 import { AgentkitCommand } from '../base.js';
 import { askPassword, readAllStdin } from '../prompt.js';
 
@@ -86,15 +87,24 @@ export class UiUsersListCommand extends UiUsersCommand {
   static override usage = Command.Usage({
     category: 'Local UI',
     description: 'List the local UI users and their roles',
-    details: 'Prints each user of the auth file with its role and when it was added; `--json` prints `[{username, role, created_at}]`. Never prints hashes.',
+    details:
+      'Prints each user of the auth file with its role and when it was added; `--json` prints `[{username, role, created_at}]`. Never prints hashes. `--limit <n>` shows the first n (`showing <n>, more available` on stderr when there were more).',
     examples: [['List users', '$0 ui users list']],
   });
 
   json = Option.Boolean('--json', false, { description: 'Print JSON' });
+  limit = Option.String('--limit', { description: 'At most this many users (default: all)' });
 
   async run(): Promise<void> {
+    const limit = parseLimit(this.limit);
     const content = await this.existing(this.file());
-    const users = content.users.map((u) => ({ username: u.username, role: u.role, created_at: u.created_at }));
+    // The auth file is read whole (a handful of users); the list is cut here.
+    const { items: users, more } = cutList(
+      content.users.map((u) => ({ username: u.username, role: u.role, created_at: u.created_at })),
+      limit,
+    );
+    // --json stays the array it always was; the cut is said on stderr either way.
+    if (more) this.err(cutNotice(users.length));
     if (this.json) {
       this.out(JSON.stringify(users, null, 2));
       return;

@@ -1,7 +1,8 @@
 /**
  * One CLI grammar (issue 49): a table-driven pass over every command of the manifest. `--json` is a switch everywhere
  * but `eval run` (the spec gives it a path there); every failure line starts with `error:`; `--help` names the store
- * flag of every command that reads a store, and the id forms of every command that reads a trace or execution id.
+ * flag of every command that reads a store, and the id forms of every command that reads a trace or execution id;
+ * every list command takes `--limit`.
  */
 import * as assert from 'uvu/assert';
 import { Cli } from 'clipanion';
@@ -64,6 +65,11 @@ area.scenario(
       assert.is(help.code, 0, `${name} --help: ${help.stderr}`);
       const text = help.stdout.replace(/\s+/g, ' ');
       if (!(name in NO_STORE)) assert.match(text, /--db[ ,=<]/, `${name} --help names --db`);
+      if (name.endsWith(' list'))
+        assert.ok(
+          definition.options.some((o) => o.definition === '--limit #0'),
+          `${name} takes --limit`,
+        );
       if (TAKES_IDS.has(name)) assert.match(text, 'a unique prefix or suffix of at least 8 characters', `${name} --help names the id forms`);
     }
   },
