@@ -90,6 +90,8 @@ test('login: a wrong password is refused on the page, the right one opens the ov
   assert.is(await pending.textContent(), String(s.paused.length));
   assert.is(await page.locator('.counts > div').filter({ hasText: 'Failing traces' }).locator('dd').textContent(), '1');
   assert.is(await page.locator('table.table tbody tr').count(), 4);
+  // A trace id starts with a millisecond clock: the table shows its tail, which tells runs apart (issue 49).
+  assert.is(await page.locator(`a[href="/traces/${s.osloTrace}"]`).last().textContent(), s.osloTrace!.slice(-8));
   await screenshot(page, 'overview');
   assert.equal(errors, []);
   await context.close();

@@ -23,10 +23,17 @@ export function absolute(iso: string): string {
   return new Date(iso).toISOString().replace('T', ' ').replace('Z', ' UTC');
 }
 
-/** First 8 characters of a long id. */
+/**
+ * 8 characters of a long id that tell it apart: the tail of a time-ordered id (a trace id or a UUID v7 starts with a
+ * millisecond clock every run of a minute shares), else the head. Either is a fragment the CLI takes (docs/cli.md#ids).
+ */
 export function shortId(id: string): string {
-  return id.length > 12 ? id.slice(0, 8) : id;
+  if (id.length <= 12) return id;
+  return TIME_ORDERED.test(id) ? id.slice(-8) : id.slice(0, 8);
 }
+
+/** A 32-hex-character trace id, or a UUID version 7. */
+const TIME_ORDERED = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
 export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
