@@ -281,6 +281,9 @@ area.scenario(
     );
     const exported = await t.cli(['traces', 'export', caller.trace]);
     assert.is(exported.code, 2, 'traces export refuses it the same way');
+    const forked = await t.cli(['replay', 'fork', caller.trace, '--step', '0']);
+    assert.is(forked.code, 2, 'replay fork too (docs/replay.md: AmbiguousTraceError exits 2)');
+    assert.match(forked.stderr, new RegExp(`^error: trace id '${caller.trace}' is the caller's trace of 2 runs in `));
     for (const id of [first.trace_id, second]) {
       const shown = await t.cli(['replay', 'show', id]);
       assert.is(shown.code, 0, shown.stderr);
