@@ -4,7 +4,9 @@
  * rows written. Resume and fork always go through `restoreIfMissing`, `latestResumable` and `latestForkable`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import { context, type Attributes } from '@opentelemetry/api';
+import { resumedFromLink } from '../agent/resume-link.js';
+import { defaultTraceDestination, traceDestinationOf } from '../tracing/destination.js';
 import { describedAs } from '../agent/description.js';
 import { ValidationError } from '../errors.js';
 import type { Checkpointer, CheckpointWrite } from '../durability/checkpointer.js';
@@ -153,7 +155,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
       throw new ChainCheckpointError(`execution '${executionId}' already has checkpoints; resume() or fork() it, or run with a new executionId`);
     }
     const run = (checkpointer: Checkpointer | null) =>
-      inChainSpan(this.name, this.spanAttributes(executionId, { 'chain.input': input }), async (span) => {
+      inChainSpan(this.name, this.spanAttributes(executionId, { 'chain.input': input }), [], async (span) => {
         const traceId = traceIdOf(span);
         noteRunTrace(checkpointer, traceId);
         // The start row: a crash in the first node leaves a run that `resume` restarts from the entry by id. It takes
@@ -231,10 +233,13 @@ export class Chain<S extends JsonRecord = JsonRecord> {
         }
         const attributes = this.spanAttributes(executionId, {});
         attributes['chain.resumed_execution_id'] = executionId;
-        // The resume continues the execution's previous trace (docs/adr/0059).
+        // The resume continues the execution's previous trace (docs/adr/0059): a link to its root where that trace's
+        // spans can be read (the store this run's trace goes to), else the previous trace id alone.
         const previous = executionTraceIds(await checkpointer.list(executionId, { limit: 100_000 })).at(-1);
-        if (previous) attributes[RESUMED_FROM.traceId] = previous;
-        return inChainSpan(this.name, attributes, (span) => {
+        const link = previous ? await resumedFromLink(checkpointer, executionId, traceDestinationOf(context.active()) ?? defaultTraceDestination()) : null;
+        if (link) Object.assign(attributes, link.attributes);
+        else if (previous) attributes[RESUMED_FROM.traceId] = previous;
+        return inChainSpan(this.name, attributes, link?.links ?? [], (span) => {
           const traceId = traceIdOf(span);
           noteRunTrace(fenced, traceId);
           if (position.kind === 'done') {
@@ -323,7 +328,7 @@ export class Chain<S extends JsonRecord = JsonRecord> {
     attributes['chain.forked_from_execution_id'] = executionId;
     // The branch is a new execution: its origin row takes its lease (docs/adr/0015).
     const branch = (fenced: Checkpointer) =>
-      inChainSpan(this.name, attributes, async (span) => {
+      inChainSpan(this.name, attributes, [], async (span) => {
         const traceId = traceIdOf(span);
         noteRunTrace(fenced, traceId);
         await fenced.put(origin);

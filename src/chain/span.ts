@@ -3,7 +3,7 @@
  * provider the application installed records it (and third-party spans nest under it); with none installed,
  * agentkit's own (the local store, as for an agent's run) is set up first.
  */
-import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanStatusCode, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
 import { isSpanContextValid } from '@opentelemetry/api';
 import type { ChainResult } from '../types.js';
 import { payloadsEnabled } from '../tracing/attributes.js';
@@ -11,12 +11,15 @@ import { jsonAttribute } from '../tracing/json-attribute.js';
 import { ensureTracing, storedTraceId } from '../tracing/setup.js';
 import { PAUSED, RUN_STATUS_ATTR } from '../tracing/run-status.js';
 
-/** Run `fn` inside the active root span `chain.<chainName>`; a pause ends the span OK (and `agentkit.status` paused), a throw ends it ERROR. */
-export function inChainSpan(chainName: string, attributes: Attributes, fn: (span: Span) => Promise<ChainResult>): Promise<ChainResult> {
+/**
+ * Run `fn` inside the active root span `chain.<chainName>`, started with `links` (a resume's link to its pause); a
+ * pause ends the span OK (and `agentkit.status` paused), a throw ends it ERROR.
+ */
+export function inChainSpan(chainName: string, attributes: Attributes, links: Link[], fn: (span: Span) => Promise<ChainResult>): Promise<ChainResult> {
   // Recorded like an agent's run, in any process (a CLI resume included), unless the application installed its own
   // provider first (then that one records it).
   ensureTracing();
-  return trace.getTracer('agentkit').startActiveSpan(`chain.${chainName}`, { attributes }, async (span) => {
+  return trace.getTracer('agentkit').startActiveSpan(`chain.${chainName}`, { attributes, links }, async (span) => {
     try {
       const result = await fn(span);
       span.setAttribute('chain.status', result.status);
