@@ -124,7 +124,6 @@ export async function evaluate(
     metadata: { ...options.metadata, concurrency },
     // Queued for export (synced = 0) unless export is disabled now: a run stored while disabled is never sent.
     synced: !queueRunForExport(options.env ?? process.env),
-    project_id: currentRunProject(options.env ?? process.env),
     cases,
     error_rate: errorRate(scorecard),
     persisted: false,
@@ -133,7 +132,8 @@ export async function evaluate(
   if (evalStore) {
     const { error_rate: _rate, persisted: _persisted, db_path: _db, ...record } = results;
     const store = evalStore;
-    store.saveRun(record);
+    // The project in effect now goes with the run (ADR 0054): the export sends it there, whenever it drains.
+    store.saveRun(record, currentRunProject(options.env ?? process.env));
     results.persisted = true;
     // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).
     const exported = await sendQueuedRuns(store, options.env ?? process.env);

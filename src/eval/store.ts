@@ -61,8 +61,11 @@ export class EvalStore {
     this.dbPath = options.dbPath === null ? null : (options.dbPath ?? localDbPath(options));
   }
 
-  /** Write a run and its cases in one transaction. Throws if the run id exists. */
-  saveRun(run: EvalRunRecord): void {
+  /**
+   * Write a run and its cases in one transaction, with the project it belongs to (`projectId`, default the run's
+   * `project_id`, else '' for the key's default project). Throws if the run id exists.
+   */
+  saveRun(run: EvalRunRecord, projectId: string = run.project_id ?? ''): void {
     this.write((db) => {
       const scored = run.cases.filter((c) => c.error === null);
       const passing = scored.filter((c) => Object.values(c.per_scorer).every((v) => v.passed)).length;
@@ -91,7 +94,7 @@ export class EvalStore {
         git_branch: run.git_branch,
         metadata: JSON.stringify(run.metadata),
         synced: run.synced ? 1 : 0,
-        project_id: run.project_id ?? '',
+        project_id: projectId,
       });
       const insert = db.prepare(
         `INSERT INTO eval_cases (case_id, run_id, ordinal, input, expected_output, actual_output, trace_id, per_scorer, error, latency_ms)
