@@ -11,6 +11,9 @@ import { conformance, startCli, type ScenarioContext } from '../harness/index.js
 import { Replay, TraceStore } from '../../src/index.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
 import { validator } from '../../generated/schemas/resources.js';
+import { trace } from '@opentelemetry/api';
+import { ensureTracing, flushTraces, storedTraceId } from '../../src/tracing/setup.js';
+import { withTraceDestination } from '../../src/tracing/spans.js';
 
 const area = conformance('replay: CLI');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -207,6 +210,32 @@ area.scenario(
     const noModule = await t.cli(['replay', 'fork', refundTrace!, '--agent', 'missing.ts:support']);
     assert.is(noModule.code, 2);
     assert.match(noModule.stderr, /^error: .*missing\.ts/);
+  },
+);
+
+area.scenario(
+  'replay fork of a trace recorded without reconstruction attributes (an older SDK) exits 2 naming them',
+  { rows: ['cli:replay fork'], surfaces: ['cli'], timeoutMs: 60_000, storeEnv: true },
+  async (t) => {
+    // An agent span as agentkit before 0.1.7 recorded it: a name and an input, nothing to rebuild the agent from.
+    ensureTracing();
+    const traceId = withTraceDestination(dbOf(t), () =>
+      trace.getTracer('agentkit').startActiveSpan('agent.support', { attributes: { 'agent.name': 'support', 'agent.input': 'Where is order 42?' } }, (span) => {
+        span.end();
+        return storedTraceId(span);
+      }),
+    );
+    await flushTraces();
+    const forked = await t.cli(['replay', 'fork', traceId, '--step', '0']);
+    assert.is(forked.code, 2, forked.stdout + forked.stderr);
+    assert.is(forked.stdout, '');
+    assert.match(
+      forked.stderr,
+      new RegExp(
+        `^error: cannot rerun trace '${traceId}': span 'agent\\.support' has no reconstruction attributes \\(agent\\.config, agent\\.tools, agent\\.guardrails, agent\\.llm\\.config\\)`,
+      ),
+    );
+    assert.is(forked.stderr.split('\n').length, 2, 'one line');
   },
 );
 
