@@ -34,12 +34,21 @@ export function setClaimArbiter(next: ClaimArbiter | null): void {
  * replicated, or nothing is pending.
  */
 export async function arbitrateClaim(checkpointer: Checkpointer, executionId: string, claim: Claim): Promise<Claim> {
-  if (!arbiter) return claim;
-  const aware = checkpointer as Partial<ReplicationAwareCheckpointer>;
-  if (typeof aware.isReplicated !== 'function' || !(await aware.isReplicated(executionId))) return claim;
-  const pending = (await checkpointer.listPendingInterrupts({ limit: 10_000 })).find((p) => p.execution_id === executionId);
+  if (!arbiter || !(await isReplicated(checkpointer, executionId))) return claim;
+  const pending = await pendingOf(checkpointer, executionId);
   if (!pending) return claim;
   return arbiter(checkpointer, executionId, pending, claim);
+}
+
+/** True when the store says the execution has rows queued or sent to the Platform. */
+async function isReplicated(checkpointer: Checkpointer, executionId: string): Promise<boolean> {
+  const aware = checkpointer as Partial<ReplicationAwareCheckpointer>;
+  return typeof aware.isReplicated === 'function' && (await aware.isReplicated(executionId));
+}
+
+/** The execution's pending interrupt, or null when it is not paused. */
+async function pendingOf(checkpointer: Checkpointer, executionId: string): Promise<PendingInterrupt | null> {
+  return (await checkpointer.listPendingInterrupts({ limit: 10_000 })).find((p) => p.execution_id === executionId) ?? null;
 }
 
 /**
@@ -57,11 +66,11 @@ export function setContinuationArbiter(next: ContinuationArbiter | null): void {
 
 /**
  * Ask the continuation arbiter before a run takes the lease of an existing execution (docs/adr/0054): returns at once
- * when none is installed or the execution is not replicated. Renewals never come here.
+ * when none is installed, the execution is not replicated, or it is paused (its claim, made under this lease, is
+ * arbitrated by `arbitrateClaim`). Renewals never come here.
  */
 export async function arbitrateContinuation(checkpointer: Checkpointer, executionId: string, owner: string, ttlMs: number): Promise<void> {
-  if (!continuation) return;
-  const aware = checkpointer as Partial<ReplicationAwareCheckpointer>;
-  if (typeof aware.isReplicated !== 'function' || !(await aware.isReplicated(executionId))) return;
+  if (!continuation || !(await isReplicated(checkpointer, executionId))) return;
+  if (await pendingOf(checkpointer, executionId)) return;
   await continuation(checkpointer, executionId, owner, ttlMs);
 }

@@ -41,11 +41,9 @@ async function arbitrate(checkpointer: Checkpointer, executionId: string, pendin
  * lease in force (it continues the run, or its rows arrived within the lease time) is ExecutionBusy naming it; an
  * unreachable Platform is PlatformUnavailable (the run is not continued: another host may be running it).
  */
-async function continueOnPlatform(checkpointer: Checkpointer, executionId: string, owner: string, ttlMs: number): Promise<void> {
+async function continueOnPlatform(_checkpointer: Checkpointer, executionId: string, owner: string, ttlMs: number): Promise<void> {
   const connection = resolveConnection();
   if (!connection) return;
-  // A paused execution is decided by the claim of its pause (arbitrate), which the run makes under this lease.
-  if ((await checkpointer.listPendingInterrupts({ limit: 10_000 })).some((p) => p.execution_id === executionId)) return;
   let outcome: Awaited<ReturnType<ReturnType<typeof clientFor>['leaseExecution']>>;
   try {
     // No flush first: rows this host sends now would start a lease for "the running run" that this request then
