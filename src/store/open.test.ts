@@ -266,6 +266,32 @@ test('four processes creating the same new store at once all end at the latest s
   assert.equal(outputs, Array(4).fill(String(LATEST_SCHEMA_VERSION)));
 }, 30_000);
 
+test('opening a new store while another process holds a rollback-mode write lock on it waits for the lock instead of failing with SQLITE_BUSY', async ({ dir }) => {
+  const file = path.join(dir, 'held.db');
+  // Another process starts creating the file in rollback mode and holds its write lock for a moment.
+  const script = `
+    import Database from 'better-sqlite3';
+    const db = new Database(${JSON.stringify(file)});
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('CREATE TABLE other_writer (x)');
+    process.stdout.write('locked\\n');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); }, 400);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited early (${code})`)));
+  });
+  const db = openLocalStore(file);
+  try {
+    assert.is(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.is(schemaVersion(db), LATEST_SCHEMA_VERSION);
+    assert.is((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'other_writer'").get() as { n: number }).n, 1);
+  } finally {
+    db.close();
+    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  }
+});
+
 test('utcNow is ISO-8601 UTC with microseconds and strictly increasing', () => {
   const stamps = Array.from({ length: 1000 }, () => utcNow());
   for (const stamp of stamps) assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);

@@ -44,7 +44,10 @@ export function openLocalStore(file: string, options: OpenOptions = {}): Databas
       // A new store gets 8 KiB pages (ADR 0029): checkpoint rows of a step's output (often 1-2 KB, delta rows)
       // left a third of each 4 KiB page empty. Only takes effect before the first table; older stores keep theirs.
       if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma('page_size = 8192');
-      db.pragma('journal_mode = WAL');
+      // Switching to WAL while another connection holds a write lock in rollback mode (a new store that another
+      // process or thread is creating) fails at once with SQLITE_BUSY: SQLite skips the busy handler there to avoid
+      // a deadlock. It is retried until the busy timeout, like any other lock wait.
+      retryWhileBusy(() => db.pragma('journal_mode = WAL'), options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
       db.pragma('synchronous = NORMAL');
       // A WAL that grew large (a long burst of writes) is cut back to this size when it starts over (wal-keeper.ts).
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
@@ -56,6 +59,21 @@ export function openLocalStore(file: string, options: OpenOptions = {}): Databas
   } catch (error) {
     db.close();
     throw error instanceof StoreVersionError ? error : storeOpenError(file, error);
+  }
+}
+
+/** Run `step` again every 10 ms while it throws SQLITE_BUSY, for at most `timeoutMs`; then its error stands. */
+function retryWhileBusy<T>(step: () => T, timeoutMs: number): T {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      // A synchronous pause: the open is synchronous, and the lock holder is another thread or process.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
   }
 }
 
