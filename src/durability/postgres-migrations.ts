@@ -155,6 +155,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE ${s}.checkpoints ADD COLUMN local_only BOOLEAN NOT NULL DEFAULT FALSE;
       UPDATE ${s}.checkpoints SET local_only = TRUE, synced = TRUE WHERE NOT synced AND quarantine_reason IS NULL;`,
   },
+  {
+    // Conflicts (docs/adr/0054): see local.db v38. Ordered as `listQuarantined` reads them, so no sort either.
+    description: 'checkpoints_quarantined_idx: the quarantined checkpoints (connected-mode conflicts) in write order',
+    sql: (s) => `CREATE INDEX checkpoints_quarantined_idx ON ${s}.checkpoints (created_at, checkpoint_id) WHERE quarantine_reason IS NOT NULL;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

@@ -915,10 +915,12 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
     await this.#settleThread();
     this.#commitQueued();
     const { db } = this.open();
+    // `+rowid`: ordering by the bare rowid makes SQLite walk the whole table in rowid order; the quarantined rows are
+    // few, so reading them through their partial index (v38) and sorting them is far cheaper.
     return db
       .prepare(
         `SELECT checkpoint_id, execution_id, node_id, step_type, created_at, quarantine_reason AS reason FROM checkpoints
-         WHERE quarantine_reason IS NOT NULL AND (? IS NULL OR execution_id = ?) ORDER BY rowid LIMIT ?`,
+         WHERE quarantine_reason IS NOT NULL AND (? IS NULL OR execution_id = ?) ORDER BY +rowid LIMIT ?`,
       )
       .all(options.executionId ?? null, options.executionId ?? null, options.limit ?? DEFAULT_LIST_LIMIT) as QuarantinedRow[];
   }

@@ -457,6 +457,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'v37 idx_spans_root_start: the start time of each record root (parentless span), for listings by time',
     sql: 'CREATE INDEX idx_spans_root_start ON spans(start_time) WHERE parent_span_id IS NULL;',
   },
+  {
+    // Conflicts shown by `list-pending`, `inspect` and the UI inbox (docs/adr/0054) are the quarantined rows. They
+    // are rare, so a partial index holds only them: the listing reads those rows instead of every checkpoint.
+    description: 'v38 idx_cp_quarantined: the quarantined checkpoints (connected-mode conflicts), by execution',
+    sql: 'CREATE INDEX idx_cp_quarantined ON checkpoints(execution_id) WHERE quarantine_reason IS NOT NULL;',
+  },
 ];
 
 /** The first schema version whose execution leases say which executions are active (recovery, docs/adr/0050). */

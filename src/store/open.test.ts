@@ -148,7 +148,11 @@ test('v26: checkpoint_id becomes the key (no id index), rows and their write ord
       { checkpoint_id: 'm', id: 'm', state_snapshot: '{"id":"m"}', delta_base: null, output_keys: null },
     ]);
     const indexes = upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name").pluck().all();
-    assert.equal(indexes, ['idx_cp_exec_key', 'idx_cp_status_problem', 'idx_cp_unsynced', 'sqlite_autoindex_checkpoints_1'], 'one key index, not two');
+    assert.equal(
+      indexes,
+      ['idx_cp_exec_key', 'idx_cp_quarantined', 'idx_cp_status_problem', 'idx_cp_unsynced', 'sqlite_autoindex_checkpoints_1'],
+      'one key index, not two',
+    );
     assert.throws(
       () => upgraded.prepare("INSERT INTO checkpoints (checkpoint_id, chain_name, execution_id, node_id, created_at) VALUES ('a', 'c', 'e', 'n', 'x')").run(),
       /UNIQUE/,
@@ -266,7 +270,9 @@ test('four processes creating the same new store at once all end at the latest s
   assert.equal(outputs, Array(4).fill(String(LATEST_SCHEMA_VERSION)));
 }, 30_000);
 
-test('opening a new store while another process holds a rollback-mode write lock on it waits for the lock instead of failing with SQLITE_BUSY', async ({ dir }) => {
+test('opening a new store while another process holds a rollback-mode write lock on it waits for the lock instead of failing with SQLITE_BUSY', async ({
+  dir,
+}) => {
   const file = path.join(dir, 'held.db');
   // Another process starts creating the file in rollback mode and holds its write lock for a moment.
   const script = `
