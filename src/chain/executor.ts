@@ -16,7 +16,8 @@ import type { Checkpointer } from '../durability/checkpointer.js';
 import { isInterruptSignal } from '../durability/interrupt-signal.js';
 import { isPlainObject, nonJsonReason, type JsonRecord } from '../durability/json.js';
 import { runEndRow } from '../durability/run-end.js';
-import { ChainCheckpointError, ExecutionBusy } from '../durability/errors.js';
+import { warnTerminalRowLost } from '../durability/terminal-row-warning.js';
+import { ChainCheckpointError } from '../durability/errors.js';
 import { stopAtBoundary } from '../durability/fenced.js';
 import { cloneJson } from '../json.js';
 import { recordInterrupt } from '../scope/record-interrupt.js';
@@ -309,12 +310,6 @@ async function writeFailed(
       runEndRow({ executionId, chainName: settings.name, status: 'failed', state: snapshot, nodeIndex, iteration: step, agentPath, error }),
     );
   } catch (storeError) {
-    // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
-    if (storeError instanceof ExecutionBusy) return;
-    // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes the
-    // same way (from its last real checkpoint), so warn instead of replacing the error.
-    process.emitWarning(
-      `agentkit: could not write the failed terminal row of execution '${executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
-    );
+    warnTerminalRowLost(executionId, storeError);
   }
 }

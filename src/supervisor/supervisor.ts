@@ -23,6 +23,7 @@ import { leaseOwnerOf, noteRunTrace } from '../durability/fenced.js';
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { runnerKey } from '../durability/runner-key.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
+import { warnTerminalRowLost } from '../durability/terminal-row-warning.js';
 import type { ChatModel } from '../llm/types.js';
 import { currentScope, runInScope } from '../scope/scope.js';
 import type { AgentResult, PendingInterrupt, Resume } from '../types.js';
@@ -318,9 +319,7 @@ export class Supervisor {
         } catch (storeError) {
           // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
           if (storeError instanceof ExecutionBusy) throw failure;
-          process.emitWarning(
-            `agentkit: could not write the failed terminal row of supervisor execution '${run.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
-          );
+          warnTerminalRowLost(run.executionId, storeError, 'supervisor ');
         }
       }
       throw failure;

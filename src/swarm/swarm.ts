@@ -15,7 +15,7 @@ import type { Attributes, Span } from '@opentelemetry/api';
 import { describedAs } from '../agent/description.js';
 import { NotImplementedError } from '../errors.js';
 import type { Checkpointer } from '../durability/checkpointer.js';
-import { AlreadyResumed, ChainCheckpointError, ChainResumeError, ExecutionBusy } from '../durability/errors.js';
+import { AlreadyResumed, ChainCheckpointError, ChainResumeError } from '../durability/errors.js';
 import { isPlainObject } from '../durability/json.js';
 import { toResume } from '../durability/resume.js';
 import {
@@ -31,6 +31,7 @@ import { leaseOwnerOf, noteRunTrace, stopAtBoundary, throwIfLeaseLost } from '..
 import { newLeaseOwner, withExecutionLease } from '../durability/lease.js';
 import { runnerKey } from '../durability/runner-key.js';
 import { isRunEnd, restoreIfMissing, runEndRow } from '../durability/run-end.js';
+import { warnTerminalRowLost } from '../durability/terminal-row-warning.js';
 import { bindResumeValue, currentScope, runInScope } from '../scope/scope.js';
 import type { AgentResult, Checkpoint, PendingInterrupt, Resume } from '../types.js';
 import { isMemberAgent, type MemberAgent } from '../multi/member.js';
@@ -448,12 +449,7 @@ export class Swarm {
         }),
       );
     } catch (storeError) {
-      // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
-      if (storeError instanceof ExecutionBusy) return;
-      // The run's own error is what the caller must see; without the marker the run reads as crashed and resumes alike.
-      process.emitWarning(
-        `agentkit: could not write the failed terminal row of swarm execution '${ex.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
-      );
+      warnTerminalRowLost(ex.executionId, storeError, 'swarm ');
     }
   }
 

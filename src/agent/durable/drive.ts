@@ -5,10 +5,11 @@
  * end, `failed` when an error escapes (then the error propagates), none on a pause.
  */
 import type { Checkpointer } from '../../durability/checkpointer.js';
-import { ChainCheckpointError, ExecutionBusy } from '../../durability/errors.js';
+import { ChainCheckpointError } from '../../durability/errors.js';
 import { stopAtBoundary, throwIfLeaseLost } from '../../durability/fenced.js';
 import { isInterruptSignal } from '../../durability/interrupt-signal.js';
 import { runEndRow } from '../../durability/run-end.js';
+import { warnTerminalRowLost } from '../../durability/terminal-row-warning.js';
 import { hasGuardrails, runGuardrails } from '../../guardrails/run.js';
 import type { ToolCall } from '../../llm/messages.js';
 import { recordInterrupt } from '../../scope/record-interrupt.js';
@@ -138,11 +139,7 @@ async function writeFailed(checkpointer: Checkpointer, rows: AgentRows, state: L
       }),
     );
   } catch (storeError) {
-    // A run that lost (or never got) its lease says so once, by its own error; it writes nothing more.
-    if (storeError instanceof ExecutionBusy) return;
-    process.emitWarning(
-      `agentkit: could not write the failed terminal row of execution '${rows.executionId}': ${storeError instanceof Error ? storeError.message : String(storeError)}`,
-    );
+    warnTerminalRowLost(rows.executionId, storeError);
   }
 }
 
