@@ -22,12 +22,8 @@ const LAYERS = [
   ['features', ['src/replay', 'src/eval', 'src/prompts', 'src/kb', 'src/platform', 'src/recovery']],
   ['edges', ['src/serve', 'src/ui', 'src/mcp', 'src/targets.ts']],
 ];
-/**
- * Upward imports known and kept, each with its reason. Keep this list short: an entry is a debt, not a permission.
- * tracing/export.ts reads checkpoint rows with durability's SQL for `export-trace`; moving that SQL below tracing
- * waits for the tracing work in flight (issue 44) to land.
- */
-const KNOWN_UPWARD = new Set(['src/tracing/export.ts -> src/durability/sqlite-states.ts']);
+/** Upward imports known and kept, each with its reason. Keep this list short: an entry is a debt, not a permission. */
+const KNOWN_UPWARD = new Set([]);
 
 function layerOf(file) {
   for (const [rank, [layer, parts]] of LAYERS.entries())

@@ -161,7 +161,7 @@ export class ExportTraceCommand extends AgentkitCommand {
     description: 'Write one trace to a self-contained JSON file',
     details: [
       'Reads the local store directly and writes one JSON document (`export_version`, `exported_at`, `sdk_version`, `trace`, `spans`, `checkpoints`, `multimodal_attachments`): the same JSON as the UI Export dialog, checked against the contract before it is written. Payload attributes of each span are split into `input` and `output`.',
-      "Checkpoints of the trace's execution are listed when the same store holds them; their state blocks (`state_snapshot`, node input and output, interrupt context) only with `--include-checkpoint-state`. Attachments are listed; their bytes (base64) only with `--include-attachments`.",
+      "Checkpoints of the trace's execution are listed when the same store holds them (a file or a Postgres URL); their state blocks (`state_snapshot`, node input and output, interrupt context) only with `--include-checkpoint-state`. Attachments are listed (SQLite stores: a Postgres store keeps none yet); their bytes (base64) only with `--include-attachments`.",
       'The trace is named by `--trace-id <id>` or by the argument (`export-trace <id>`, as `traces export` takes it). The file is written with mode 0600 (it holds prompts and tool payloads). An unknown trace id prints an error, writes nothing and exits 1.',
       ID_FORMS,
     ].join('\n\n'),
@@ -192,7 +192,7 @@ export class ExportTraceCommand extends AgentkitCommand {
     }
     const store = new TraceStore({ env: this.context.env, cwd: this.context.cwd, dbPath: namedStore(this.context.cwd, this.db, { readOnly: true }) });
     // Loaded here, not at the top: `traces list` shares this module and must start fast.
-    const { exportTrace } = await import('../../src/tracing/export.js');
+    const { exportTrace } = await import('../../src/replay/export-trace.js');
     let document: Awaited<ReturnType<typeof exportTrace>>;
     try {
       document = await exportTrace(store, await resolveTraceId(store, traceId), {

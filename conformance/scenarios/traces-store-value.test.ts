@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { Agent, flushTraces, shutdownTracing, TraceStore } from '../../src/index.js';
+import { Agent, checkpointerFor, flushTraces, shutdownTracing, TraceStore } from '../../src/index.js';
 import { processIdentity } from '../../src/config/process-identity.js';
 import { PgSpanSink } from '../../src/tracing/pg-span-sink.js';
 import { parseStoreValue } from '../../src/config/store-value.js';
@@ -70,6 +70,48 @@ area.scenario('traces list, traces export, replay show and export-trace read the
   assert.is(missing.stderr, `error: trace id 'ffffffffffffffffffffffffffffffff' not found in ${label}\n`);
   noPassword(t, listed.stdout, listed.stderr, exported.stderr, shown.stdout, shown.stderr, file.stdout, file.stderr, missing.stderr);
   if (t.backend.kind === 'postgres') assert.not.ok(existsSync(path.join(t.cwd, '.agentkit')), 'a URL store creates no .agentkit folder');
+});
+
+area.scenario('export-trace of a durable run lists its checkpoints, with their state on request, from either engine', { surfaces: ['cli'] }, async (t) => {
+  const store = storeValueOf(t.backend);
+  const checkpointer = checkpointerFor(store);
+  t.defer(() => checkpointer.close());
+  const agent = new Agent({
+    name: 'durable_agent',
+    systemPrompt: 'Answer.',
+    llm: new ScriptedModel([{ text: 'Done.' }]),
+    traceDb: store,
+    checkpointer,
+  });
+  const result = await agent.run('hi', { executionId: 'exec-export-both' });
+  await flushTraces();
+  const rows = await checkpointer.list('exec-export-both');
+  assert.ok(rows.length >= 2, `the run wrote its checkpoints (${rows.length})`);
+
+  const plain = await t.cli(['export-trace', result.trace_id!, '--output', 'plain.json', '--db', store]);
+  assert.is(plain.code, 0, plain.stderr);
+  const doc = JSON.parse(await readFile(path.join(t.cwd, 'plain.json'), 'utf8')) as {
+    trace: { execution_id: string; durable: boolean };
+    checkpoints: Array<{ checkpoint_id: string; node_id: string; step_type: string | null; state_snapshot?: unknown }>;
+  };
+  assert.equal([doc.trace.execution_id, doc.trace.durable], ['exec-export-both', true]);
+  assert.equal(
+    doc.checkpoints.map((c) => [c.checkpoint_id, c.node_id, c.step_type]),
+    rows.map((c) => [c.checkpoint_id, c.node_id, c.step_type]),
+  );
+  assert.ok(
+    doc.checkpoints.every((c) => c.state_snapshot === undefined),
+    'no state without --include-checkpoint-state',
+  );
+
+  const full = await t.cli(['export-trace', result.trace_id!, '--output', 'full.json', '--include-checkpoint-state', '--db', store]);
+  assert.is(full.code, 0, full.stderr);
+  const withState = JSON.parse(await readFile(path.join(t.cwd, 'full.json'), 'utf8')) as { checkpoints: Array<{ state_snapshot?: unknown }> };
+  assert.equal(
+    withState.checkpoints.map((c) => c.state_snapshot),
+    rows.map((c) => c.state_snapshot),
+  );
+  noPassword(t, plain.stdout, plain.stderr, full.stdout, full.stderr);
 });
 
 area.scenario('traces prune --older-than deletes old runs on both engines', { surfaces: ['cli'] }, async (t) => {

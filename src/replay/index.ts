@@ -11,3 +11,4 @@ export { appendRegressionRecord, type SaveAsTestOptions } from './save-test.js';
 export { stepsOf } from './steps.js';
 export { REPLAY_ATTR } from './span-attributes.js';
 export type { ReplayTrace, TraceInput } from './trace-data.js';
+export { exportTrace, type ExportOptions } from './export-trace.js';

@@ -18,7 +18,6 @@ export { REDACTED, isSecretKey, maskSecrets, memoizedSecretKeyTest, redactAttrib
 export { TraceStore, summarise, type TraceStoreOptions } from './trace-store.js';
 export { capTraceState, extractCallerContext, injectTraceContext } from './propagation.js';
 export { GEN_AI, GEN_AI_OPERATION, GENAI_SEMCONV_VERSION, genAiAttributes, providerName } from './genai.js';
-export { exportTrace, type ExportOptions } from './export.js';
 export { INPUT_KEYS, OUTPUT_KEYS, decodeValue, splitAttributes } from './payload-keys.js';
 export { BatchedTraceWriter, type GuardrailEventRow, type WriterOptions } from './writer.js';
 export { StoreWriter, type StoreBatch } from './store-writer.js';

@@ -17,7 +17,7 @@ import { restoreIfMissing } from '../durability/run-end.js';
 import { runnerOfExecution, type CheckpointOwner } from '../agent/durable/owner.js';
 import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp, type RouteRegistrar } from '../http/validated-app.js';
-import { exportTrace } from '../tracing/export.js';
+import { exportTrace } from '../replay/export-trace.js';
 import { EvalStore } from '../eval/store.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import type { Checkpoint, TraceSummary } from '../types.js';

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from '../../test-support/uvu.js';
 import { openLocalStore, schemaVersion, utcNow } from '../store/index.js';
-import { exportTrace } from './export.js';
-import { TraceStore } from './trace-store.js';
+import { exportTrace } from './export-trace.js';
+import { TraceStore } from '../tracing/trace-store.js';
 
 const test = suite<{ dir: string }>('export-trace on an older store', { state: { dir: '' } });
 

@@ -9,11 +9,13 @@ import { ValidationError } from '../errors.js';
 import { validator } from '../../generated/schemas/resources.js';
 import type { ExportTraceDocument, Span } from '../types.js';
 import { VERSION } from '../version.js';
-import { splitAttributes, decodeValue } from './payload-keys.js';
+import { splitAttributes, decodeValue } from '../tracing/payload-keys.js';
 import { utcNow } from '../store/time.js';
-import { durationMs } from './time.js';
+import { durationMs } from '../tracing/time.js';
 import { rowsOfExecution, withFullStates } from '../durability/sqlite-states.js';
-import { summarise, type TraceStore } from './trace-store.js';
+import { summarise, type TraceStore } from '../tracing/trace-store.js';
+import { checkpointerFor } from '../durability/checkpointer-for.js';
+import type { Checkpoint } from '../types.js';
 
 export interface ExportOptions {
   /** Embed attachment bytes (base64). Default false. */
@@ -45,13 +47,18 @@ export async function exportTrace(store: TraceStore, requestedId: string, option
     stringAttr(root, 'swarm.execution_id') ??
     stringAttr(root, 'supervisor.execution_id');
   const prefix = root.name.split('.')[0]!;
-  const { checkpoints, attachments } = await store.read(
-    (db) => ({
-      checkpoints: executionId ? checkpointsOf(db, executionId, options.includeCheckpointState === true) : [],
-      attachments: attachmentsOf(db, traceId, options.includeAttachments === true),
-    }),
-    { checkpoints: [], attachments: [] },
-  );
+  const withState = options.includeCheckpointState === true;
+  const { checkpoints, attachments } =
+    store.engine === 'postgres'
+      ? // A Postgres store has no attachments family yet (docs/adr/0017); its checkpoints come through its checkpointer.
+        { checkpoints: executionId ? await pgCheckpointsOf(store, executionId, withState) : [], attachments: [] }
+      : await store.read(
+          (db) => ({
+            checkpoints: executionId ? checkpointsOf(db, executionId, withState) : [],
+            attachments: attachmentsOf(db, traceId, options.includeAttachments === true),
+          }),
+          { checkpoints: [], attachments: [] },
+        );
   const exportedSpans = spans.map(exportSpan);
   const document: ExportTraceDocument = {
     export_version: '1.0',
@@ -131,6 +138,37 @@ interface CheckpointRow {
   node_input: string | null;
   node_output: string | null;
   interrupt_context: string | null;
+}
+
+/** The checkpoints of `executionId` in a Postgres store, oldest first, exported as `checkpointsOf` exports rows. */
+async function pgCheckpointsOf(store: TraceStore, executionId: string, withState: boolean): Promise<ExportedCheckpoint[]> {
+  const checkpointer = checkpointerFor(store.dbPath);
+  try {
+    return (await checkpointer.list(executionId)).map((checkpoint) => exportCheckpoint(checkpoint, withState));
+  } finally {
+    await checkpointer.close();
+  }
+}
+
+/** One checkpoint as the export shows it: its place and status, and its state and payloads when asked. */
+function exportCheckpoint(checkpoint: Checkpoint, withState: boolean): ExportedCheckpoint {
+  const exported: ExportedCheckpoint = {
+    checkpoint_id: checkpoint.checkpoint_id,
+    node_id: checkpoint.node_id,
+    step: checkpoint.node_index,
+    status: checkpoint.status,
+    step_type: checkpoint.step_type,
+    interrupt_reason: checkpoint.interrupt_reason,
+    agent_path: checkpoint.agent_path,
+    created_at: checkpoint.created_at,
+  };
+  if (withState) {
+    exported.state_snapshot = checkpoint.state_snapshot;
+    exported.node_input = checkpoint.node_input ?? null;
+    exported.node_output = checkpoint.node_output ?? null;
+    exported.interrupt_context = checkpoint.interrupt_context;
+  }
+  return exported;
 }
 
 function checkpointsOf(db: Database.Database, executionId: string, withState: boolean): ExportedCheckpoint[] {
