@@ -8,15 +8,17 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, checkpointerFor, flushTraces, shutdownTracing, TraceStore } from '../../src/index.js';
 import { processIdentity } from '../../src/config/process-identity.js';
 import { PgSpanSink } from '../../src/tracing/pg-span-sink.js';
 import { parseStoreValue } from '../../src/config/store-value.js';
 import { ScriptedModel } from '../../src/testing/index.js';
-import { conformance, type Backend, type ScenarioContext } from '../harness/index.js';
+import { conformance, runTsFile, type Backend, type ScenarioContext } from '../harness/index.js';
 
 const area = conformance('traces: a store named by one value');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PASSWORD = 'Tr4ceS3cretPw';
 
 function storeValueOf(backend: Backend): string {
@@ -113,6 +115,32 @@ area.scenario('export-trace of a durable run lists its checkpoints, with their s
   );
   noPassword(t, plain.stdout, plain.stderr, full.stdout, full.stderr);
 });
+
+area.scenario(
+  'Postgres: a script that runs an agent and simply ends leaves its trace; with the store down it still ends, warned',
+  { backends: ['postgres'], timeoutMs: 60_000 },
+  async (t) => {
+    if (t.backend.kind !== 'postgres') return;
+    const example = path.join(root, 'examples/replay/ui-desk.ts');
+    const store = storeValueOf(t.backend);
+    // No flush, no shutdown: the process ends when its event loop empties, as a user's script does.
+    const ran = await runTsFile([example], { cwd: t.cwd, env: { ...process.env, AGENTKIT_LOCAL_DB: store } });
+    assert.is(ran.code, 0, ran.stderr);
+    const traceId = /trace_id: (\S+)/.exec(ran.stdout)![1]!;
+    const reader = new TraceStore({ dbPath: store });
+    try {
+      assert.ok((await reader.spans(traceId)).length >= 3, 'the agent, model and tool spans are in the store');
+    } finally {
+      await reader.close();
+    }
+    noPassword(t, ran.stdout, ran.stderr);
+
+    const down = await runTsFile([example], { cwd: t.cwd, env: { ...process.env, AGENTKIT_LOCAL_DB: 'postgres://postgres@127.0.0.1:9/test?schema=nowhere' } });
+    assert.is(down.code, 0, down.stderr);
+    assert.match(down.stdout, /^Order 42 is delivered\.\n/);
+    assert.is((down.stderr.match(/cannot be written \(connect ECONNREFUSED/g) ?? []).length, 1, down.stderr);
+  },
+);
 
 area.scenario('traces prune --older-than deletes old runs on both engines', { surfaces: ['cli'] }, async (t) => {
   const store = storeValueOf(t.backend);

@@ -46,6 +46,22 @@ let state: TracingState | undefined;
 
 const flushAtExit = () => state?.writer.flush();
 
+/** Spans waiting for a Postgres store when the previous `beforeExit` flushed (-1: none flushed yet). */
+let pgWaitingAtLastFlush = -1;
+
+/**
+ * A process whose work is done ends when its event loop empties, and `exit` cannot wait for a network write: spans
+ * bound for a Postgres store are written on `beforeExit` instead (the write keeps the process alive until it is done).
+ * Once more after each write that left rows; a write that could not reduce them (the store is down) lets the process
+ * end, and the sink's outage warning has said what waits.
+ */
+const flushPgBeforeExit = () => {
+  const waiting = state?.writer.pendingPostgres() ?? 0;
+  if (waiting === 0 || waiting === pgWaitingAtLastFlush) return;
+  pgWaitingAtLastFlush = waiting;
+  void state?.writer.flushAsync().catch(() => undefined);
+};
+
 /**
  * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
  * `AGENTKIT_TRACE_WRITER_THREAD` (`0`: write spans on the calling thread) from `env` the first time.
@@ -75,6 +91,7 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
     global,
   };
   process.on('exit', flushAtExit);
+  process.on('beforeExit', flushPgBeforeExit);
 }
 
 /**
@@ -153,6 +170,7 @@ export async function shutdownTracing(): Promise<void> {
   if (!current) return;
   state = undefined;
   process.off('exit', flushAtExit);
+  process.off('beforeExit', flushPgBeforeExit);
   await current.provider.shutdown();
   // Postgres stores are written asynchronously: what waits is written (one attempt) before the pools are given back.
   await current.writer.flushAsync();

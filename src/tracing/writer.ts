@@ -132,6 +132,14 @@ export class BatchedTraceWriter {
     await Promise.all([...this.pgSinks.values()].map((sink) => sink.flush()));
   }
 
+  /** Hand over what is queued, then count the spans still waiting for a Postgres store (0 without one). */
+  pendingPostgres(): number {
+    this.handOver();
+    let pending = 0;
+    for (const sink of this.pgSinks.values()) pending += sink.pending;
+    return pending;
+  }
+
   /** The sink of a Postgres destination (made on first use); undefined, with a warning, for a value naming no store. */
   private pgSinkFor(destination: string): PgSpanSink | undefined {
     let sink = this.pgSinks.get(destination);
