@@ -16,6 +16,7 @@ import { ConfigError } from '../errors.js';
 import { StoreVersionError } from '../store/errors.js';
 import { migrationPrivilegeError, recordedVersion } from '../store/pg-schema-version.js';
 import { acquirePgPool, type PgPoolLease } from '../store/pg-pools.js';
+import { pgIsoText } from '../store/pg-text.js';
 import { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
@@ -63,7 +64,7 @@ export interface PostgresCheckpointerOptions {
   maxPoolSize?: number;
 }
 
-const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const TIMESTAMP = pgIsoText;
 /** The checkpoint columns and the row's delta base (resolved away before a row leaves this file). */
 const COLUMNS = `${checkpointColumns(`${TIMESTAMP('created_at')} AS created_at`)}, delta_base, output_keys, state_delta, state_delta_z, trace_id`;
 const PENDING_COLUMNS = `execution_id, chain_name, node_id, reason, context, agent_path, ${TIMESTAMP('created_at')} AS created_at`;

@@ -463,6 +463,21 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'v38 idx_cp_quarantined: the quarantined checkpoints (connected-mode conflicts), by execution',
     sql: 'CREATE INDEX idx_cp_quarantined ON checkpoints(execution_id) WHERE quarantine_reason IS NOT NULL;',
   },
+  {
+    // UI replay forks on the store (issue 39, src/forks/): any UI process on this file reads, reruns and compares a
+    // fork another made, and a restart keeps them. JSON columns hold the JSON text written.
+    description: 'v39 ui_forks: a replay fork (source trace, step, modifications, latest rerun)',
+    sql: `
+      CREATE TABLE ui_forks (
+        fork_id TEXT PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        modifications TEXT NOT NULL,
+        rerun TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );`,
+  },
 ];
 
 /** The first schema version whose execution leases say which executions are active (recovery, docs/adr/0050). */

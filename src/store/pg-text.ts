@@ -61,3 +61,8 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
   }
   return out ?? value;
 }
+
+/** SQL reading the TIMESTAMPTZ `column` as agentkit's stored time text: UTC ISO-8601 with microseconds and `Z` (store/time.ts). */
+export function pgIsoText(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}

@@ -9,6 +9,13 @@ export {
   type ContractCase,
   type ContractStore,
 } from '../durability/contract/index.js';
+export {
+  forkStoreContract,
+  runForkContractCase,
+  type ForkContractCase,
+  type ForkContractInitializer,
+  type ForkContractStore,
+} from '../forks/contract.js';
 export { ScriptedModel, ScriptExhaustedError } from './scripted-model.js';
 export { FunctionModel, type TurnFunction } from './function-model.js';
 export { DeterministicModel, type DeterministicModelOptions, type ReceivedRequest } from './deterministic-model.js';

@@ -11,14 +11,9 @@
  * JSONB: rows round-trip exactly and a batch is not re-parsed on the server.
  */
 import type pg from 'pg';
-import { StoreVersionError } from '../store/errors.js';
-import { migrationPrivilegeError, recordedVersion } from '../store/pg-schema-version.js';
+import { familyVersion, migrateFamily, type PgFamily, type PgFamilyMigration } from '../store/pg-family-schema.js';
 
-export interface PgTraceMigration {
-  readonly description: string;
-  /** The statements, for the schema identifier already quoted. */
-  readonly sql: (schema: string) => string;
-}
+export type PgTraceMigration = PgFamilyMigration;
 
 export const PG_TRACE_MIGRATIONS: readonly PgTraceMigration[] = [
   {
@@ -75,48 +70,18 @@ export const PG_TRACE_MIGRATIONS: readonly PgTraceMigration[] = [
 /** The trace schema version this agentkit writes. */
 export const PG_TRACE_LATEST_VERSION = PG_TRACE_MIGRATIONS.length;
 
+/** The trace family's migration list, as the store's family migrator runs it (store/pg-family-schema.ts). */
+export const PG_TRACE_FAMILY: PgFamily = { name: 'traces', versionTable: 'trace_schema_version', tables: 'trace tables', migrations: PG_TRACE_MIGRATIONS };
+
 /**
  * Create the schema and apply every pending trace migration on `pool`, in one transaction under an advisory lock.
  * Idempotent and safe to race. Throws StoreVersionError when the schema is newer than this agentkit.
  */
 export async function migrateTraceSchema(pool: pg.Pool, schema: string): Promise<number> {
-  const s = `"${schema}"`;
-  // Current already: no DDL, no lock (store/pg-schema-version.ts).
-  const recorded = await recordedVersion(pool, schema, 'trace_schema_version');
-  if (recorded === PG_TRACE_LATEST_VERSION) return PG_TRACE_LATEST_VERSION;
-  if (recorded !== null && recorded > PG_TRACE_LATEST_VERSION)
-    throw new StoreVersionError(`Postgres schema "${schema}" (traces)`, recorded, PG_TRACE_LATEST_VERSION);
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.traces.${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.trace_schema_version (
-      version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const found = (await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.trace_schema_version`)).rows[0]!.v;
-    if (found > PG_TRACE_LATEST_VERSION) throw new StoreVersionError(`Postgres schema "${schema}" (traces)`, found, PG_TRACE_LATEST_VERSION);
-    for (let version = found + 1; version <= PG_TRACE_LATEST_VERSION; version++) {
-      const migration = PG_TRACE_MIGRATIONS[version - 1]!;
-      await client.query(migration.sql(s));
-      await client.query(`INSERT INTO ${s}.trace_schema_version (version, description) VALUES ($1, $2)`, [version, migration.description]);
-    }
-    await client.query('COMMIT');
-    return PG_TRACE_LATEST_VERSION;
-  } catch (error) {
-    broken = await client.query('ROLLBACK').then(
-      () => undefined,
-      (rollbackError: unknown) => rollbackError as Error,
-    );
-    throw migrationPrivilegeError(error, 'trace tables', schema, recorded, PG_TRACE_LATEST_VERSION) ?? error;
-  } finally {
-    client.release(broken);
-  }
+  return migrateFamily(pool, schema, PG_TRACE_FAMILY);
 }
 
 /** The schema's trace version without migrating: 0 when the trace tables do not exist. */
 export async function traceSchemaVersion(pool: Pick<pg.Pool, 'query'>, schema: string): Promise<number> {
-  const exists = await pool.query('SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2', [schema, 'trace_schema_version']);
-  if ((exists.rowCount ?? 0) === 0) return 0;
-  return (await pool.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM "${schema}".trace_schema_version`)).rows[0]!.v;
+  return familyVersion(pool, schema, PG_TRACE_FAMILY);
 }

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { AmbiguousTraceError } from '../errors.js';
-import { decodePgString, encodePgString } from '../store/pg-text.js';
+import { decodePgString, encodePgString, pgIsoText } from '../store/pg-text.js';
 import { asStorageError } from '../store/storage-errors.js';
 import type { Store } from '../store/store-handle.js';
 import type { SpanStatus, TraceSummary } from '../types.js';
@@ -16,7 +16,7 @@ import type { SpanRow } from './span-record.js';
 import { durationMs } from './time.js';
 import { PAUSED_PATTERN, resumedPattern } from './run-status.js';
 
-const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const ISO = pgIsoText;
 const SPAN_COLUMNS = `trace_id, span_id, parent_span_id, name, ${ISO('start_time')} AS start_time, ${ISO('end_time')} AS end_time, status, attributes, events, caller_trace_id`;
 
 /** An agent run's span as `eval curate` reads it. */

@@ -19,6 +19,8 @@ import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp, type RouteRegistrar } from '../http/validated-app.js';
 import { exportTrace } from '../replay/export-trace.js';
 import { EvalStore } from '../eval/store.js';
+import { forkStoreOf, type ForkStore } from '../forks/index.js';
+import { Replay } from '../replay/replay.js';
 import type { TraceStore } from '../tracing/trace-store.js';
 import type { Checkpoint, TraceSummary } from '../types.js';
 import { authRoutes } from './auth-routes.js';
@@ -44,6 +46,8 @@ export interface UiAppOptions {
   checkpointer: Checkpointer;
   /** Where traces are read; favorites are written to the same store file. */
   traceStore: TraceStore;
+  /** Where replay forks are kept (default: the trace store's own store, so every UI process on it shares them). */
+  forkStore?: ForkStore;
   /** Login with the auth file's credentials, or none (`--no-auth`). */
   auth: UiAuth;
   /** Where eval runs are read (default: the eval store in the trace store's file). */
@@ -73,7 +77,9 @@ export function createUiApp(options: UiAppOptions): Express {
   const file = options.traceStore.engine === 'sqlite' ? options.traceStore.dbPath : null;
   const favorites = new FavoriteStore(file);
   const evals = options.evalStore ?? new EvalStore({ dbPath: file });
-  const forks = new ForkRegistry();
+  const forks = new ForkRegistry(options.forkStore ?? forkStoreOf(options.traceStore.dbPath), async (traceId, step) =>
+    (await Replay.load(traceId, { store: options.traceStore })).forkAt(step),
+  );
   const auth = options.auth;
   return createValidatedApp({
     doc,

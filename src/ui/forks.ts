@@ -1,18 +1,19 @@
 /**
  * The local UI's replay forks: made from a stored trace at a step, changed by PATCH, rerun, compared, saved as a
- * regression test. They live in this UI process's memory, keyed by a random fork id (a restart forgets them; the
- * reruns themselves are ordinary traces in the store). Bounded: past `MAX_FORKS` the oldest fork is forgotten.
+ * regression test. Each fork is a row of the store (src/forks/: its source trace, step, modifications and latest
+ * rerun), so any UI process on the same store reads, changes, reruns and compares a fork another made, and a restart
+ * keeps them. The rebuilt ForkedReplay is cached per process and made again from the trace and the stored
+ * modifications when the row changed since (another process wrote it) or the cache forgot it (past `MAX_FORKS`).
  */
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/types/ui.js';
 import { NotFoundError, NotImplementedError, ValidationError } from '../errors.js';
+import type { ForkStore, StoredRerun } from '../forks/index.js';
 import type { ForkedReplay } from '../replay/forked.js';
-import type { ReplayRunResult } from '../replay/result.js';
-import type { ComparisonResult } from '../types.js';
 
 type Schemas = components['schemas'];
 
-/** Forks kept per UI process; the oldest is dropped past this. */
+/** Rebuilt forks cached per UI process; the oldest is dropped past this (it stays in the store). */
 export const MAX_FORKS = 200;
 
 /** One fork and what the UI knows about it. */
@@ -20,32 +21,78 @@ export interface UiFork {
   id: string;
   fork: ForkedReplay;
   modifications: Schemas['ForkModifications'];
-  /** The latest rerun and its comparison; null before the first rerun. */
-  rerun: { result: ReplayRunResult; comparison: ComparisonResult } | null;
+  /** The latest rerun (its result, input and comparison); null before the first rerun. */
+  rerun: StoredRerun | null;
+  /** The stored row's `updated_at` this entry reflects. */
+  version: string;
 }
 
+/** Rebuilds the fork of a stored trace at a step (Replay.load on the UI's trace store, then forkAt). */
+export type ForkLoader = (traceId: string, step: number) => Promise<ForkedReplay>;
+
+const unchanged = (): Schemas['ForkModifications'] => ({
+  prompt: null,
+  input: null,
+  tool_responses: [],
+  llm_params: null,
+  mode: 'recorded',
+  allow_side_effects: false,
+});
+
 export class ForkRegistry {
-  private readonly forks = new Map<string, UiFork>();
+  readonly #cache = new Map<string, UiFork>();
 
-  /** Keep a new fork; returns it with its id. */
-  add(fork: ForkedReplay): UiFork {
-    const entry: UiFork = {
-      id: randomUUID(),
-      fork,
-      modifications: { prompt: null, input: null, tool_responses: [], llm_params: null, mode: 'recorded', allow_side_effects: false },
-      rerun: null,
-    };
-    this.forks.set(entry.id, entry);
-    if (this.forks.size > MAX_FORKS) this.forks.delete(this.forks.keys().next().value!);
-    return entry;
+  constructor(
+    private readonly store: ForkStore,
+    private readonly load: ForkLoader,
+  ) {}
+
+  /** Store a new fork; returns it with its id. */
+  async add(fork: ForkedReplay): Promise<UiFork> {
+    const id = randomUUID();
+    const row = await this.store.create({ fork_id: id, trace_id: fork.replay.traceId, step: fork.step, modifications: unchanged() });
+    return this.#remember({ id, fork, modifications: row.modifications, rerun: null, version: row.updated_at });
   }
 
-  /** The fork with this id; NotFoundError `fork_not_found` (404) when this process has none. */
-  get(forkId: string): UiFork {
-    const entry = this.forks.get(forkId);
-    if (!entry) throw new NotFoundError('fork_not_found', `Fork '${forkId}' not found: forks live in the UI process that made them; fork the trace again.`);
+  /** The fork with this id, as stored now; NotFoundError `fork_not_found` (404) when the store has none. */
+  async get(forkId: string): Promise<UiFork> {
+    const row = await this.store.get(forkId);
+    if (!row) throw new NotFoundError('fork_not_found', `Fork '${forkId}' not found in ${this.store.label}: fork the trace again.`);
+    const cached = this.#cache.get(forkId);
+    if (cached && cached.version === row.updated_at) return cached;
+    const entry: UiFork = { id: forkId, fork: await this.load(row.trace_id, row.step), modifications: unchanged(), rerun: row.rerun, version: row.updated_at };
+    reapply(entry, row.modifications);
+    return this.#remember(entry);
+  }
+
+  /** Store the entry's modifications (after `applyModification`). */
+  async saveModifications(entry: UiFork): Promise<void> {
+    const row = await this.store.update(entry.id, { modifications: entry.modifications });
+    if (row) entry.version = row.updated_at;
+  }
+
+  /** Store the entry's latest rerun. */
+  async saveRerun(entry: UiFork, rerun: StoredRerun): Promise<void> {
+    entry.rerun = rerun;
+    const row = await this.store.update(entry.id, { rerun });
+    if (row) entry.version = row.updated_at;
+  }
+
+  #remember(entry: UiFork): UiFork {
+    this.#cache.delete(entry.id);
+    this.#cache.set(entry.id, entry);
+    if (this.#cache.size > MAX_FORKS) this.#cache.delete(this.#cache.keys().next().value!);
     return entry;
   }
+}
+
+/** Apply stored modifications to a freshly rebuilt fork, field by field, as the PATCHes that made them did. */
+function reapply(entry: UiFork, stored: Schemas['ForkModifications']): void {
+  if (stored.prompt !== null) applyModification(entry, { prompt: stored.prompt });
+  if (stored.input !== null) applyModification(entry, { input: stored.input });
+  for (const toolResponse of stored.tool_responses) applyModification(entry, { tool_response: toolResponse });
+  if (stored.llm_params !== null) applyModification(entry, { llm_params: stored.llm_params });
+  if (stored.mode !== 'recorded' || stored.allow_side_effects) applyModification(entry, { mode: stored.mode, allow_side_effects: stored.allow_side_effects });
 }
 
 /**
@@ -92,6 +139,6 @@ export function forkState(entry: UiFork): Schemas['ForkState'] {
     trace_id: entry.fork.replay.traceId,
     step: entry.fork.step,
     modifications: entry.modifications,
-    rerun: entry.rerun ? (entry.rerun.result.toJSON() as Schemas['ReplayResult']) : null,
+    rerun: entry.rerun ? entry.rerun.result : null,
   };
 }

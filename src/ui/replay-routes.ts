@@ -57,38 +57,39 @@ export function replayRoutes(router: RouteRegistrar, options: ReplayRouteOptions
   router.post('/api/replay/:trace_id/fork', async (req: Request, res: Response) => {
     const { step } = req.body as Schemas['ForkRequest'];
     const replay = await Replay.load(String(req.params.trace_id), { store });
-    const entry = forks.add(replay.forkAt(step));
+    const entry = await forks.add(replay.forkAt(step));
     res.status(201).json(forkState(entry));
   });
 
-  router.get('/api/replay/forks/:fork_id', (req: Request, res: Response) => {
-    res.json(forkState(forks.get(String(req.params.fork_id))));
+  router.get('/api/replay/forks/:fork_id', async (req: Request, res: Response) => {
+    res.json(forkState(await forks.get(String(req.params.fork_id))));
   });
 
-  router.patch('/api/replay/forks/:fork_id', (req: Request, res: Response) => {
-    const entry = forks.get(String(req.params.fork_id));
+  router.patch('/api/replay/forks/:fork_id', async (req: Request, res: Response) => {
+    const entry = await forks.get(String(req.params.fork_id));
     applyModification(entry, req.body as Schemas['ForkModification']);
+    await forks.saveModifications(entry);
     res.json(forkState(entry));
   });
 
   router.post('/api/replay/forks/:fork_id/rerun', async (req: Request, res: Response) => {
-    const entry = forks.get(String(req.params.fork_id));
-    await rerun(entry, runnerFor(registry, entry), store, res);
+    const entry = await forks.get(String(req.params.fork_id));
+    await rerun(entry, runnerFor(registry, entry), store, forks, res);
   });
 
-  router.get('/api/replay/forks/:fork_id/compare', (req: Request, res: Response) => {
-    const entry = forks.get(String(req.params.fork_id));
+  router.get('/api/replay/forks/:fork_id/compare', async (req: Request, res: Response) => {
+    const entry = await forks.get(String(req.params.fork_id));
     if (!entry.rerun) throw notRerun(entry);
     res.json(entry.rerun.comparison as Schemas['ComparisonResult']);
   });
 
-  router.post('/api/replay/forks/:fork_id/save-as-test', (req: Request, res: Response) => {
-    const entry = forks.get(String(req.params.fork_id));
+  router.post('/api/replay/forks/:fork_id/save-as-test', async (req: Request, res: Response) => {
+    const entry = await forks.get(String(req.params.fork_id));
     const body = req.body as Schemas['SaveAsTestRequest'];
     const output = entry.rerun?.result.new_output;
     const expected = body.expected_output ?? (entry.rerun ? (typeof output === 'string' ? output : JSON.stringify(output ?? null)) : undefined);
     if (expected === undefined) throw notRerun(entry);
-    const input = body.input ?? entry.rerun?.result.input ?? entry.modifications.input ?? entry.fork.originalInput;
+    const input = body.input ?? entry.rerun?.input ?? entry.modifications.input ?? entry.fork.originalInput;
     if (input === null)
       throw new ValidationError(`the fork's agent span records no input; pass "input" in the body`, [
         { path: '/input', message: 'required: the trace has no recorded input' },
@@ -124,7 +125,7 @@ function notRerun(entry: UiFork): AgentkitError {
  * as it ends (read from the store), then `done` with the result and the comparison, or `error`. A client that goes
  * away cancels the rerun.
  */
-async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Response): Promise<void> {
+async function rerun(entry: UiFork, agent: Agent, store: TraceStore, forks: ForkRegistry, res: Response): Promise<void> {
   const controller = new AbortController();
   let started: (traceId: string) => void = () => undefined;
   const traceStarted = new Promise<string>((resolve) => (started = resolve));
@@ -173,7 +174,11 @@ async function rerun(entry: UiFork, agent: Agent, store: TraceStore, res: Respon
   }
   await pump(result.trace_id);
   const comparison = await entry.fork.compare(result);
-  entry.rerun = { result, comparison };
+  await forks.saveRerun(entry, {
+    result: result.toJSON() as Schemas['ReplayResult'],
+    input: result.input,
+    comparison: comparison as Schemas['ComparisonResult'],
+  });
   const pending = result.pending_interrupt;
   await stream.send({
     type: 'done',
