@@ -12,16 +12,30 @@ import { AgentkitCommand } from '../base.js';
 import { namedStore } from '../store-path.js';
 import { outputWidth, table } from '../table.js';
 
-const DB_DESCRIPTION = 'Store to use (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
+const DB_DESCRIPTION = 'Store: a file or a postgres://...?schema=<name> URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
 const positiveInt = t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 
 abstract class PromptsCommand extends AgentkitCommand {
   db = Option.String('--db', { description: DB_DESCRIPTION });
 
-  /** The registry on `--db` (or the default store); `readOnly` commands refuse a named file that does not exist. */
+  #opened: PromptRegistry | undefined;
+
+  /**
+   * The registry on `--db` (or the default store: a file or a Postgres URL); `readOnly` commands refuse a named file
+   * that does not exist. Closed when the command ends.
+   */
   protected registry(options: { readOnly: boolean } = { readOnly: false }): PromptRegistry {
     const { env, cwd } = this.context;
-    return new PromptRegistry({ env, cwd, dbPath: namedStore(cwd, this.db, options) });
+    this.#opened ??= new PromptRegistry({ env, cwd, dbPath: namedStore(cwd, this.db, options) });
+    return this.#opened;
+  }
+
+  override async execute(): Promise<number> {
+    try {
+      return await super.execute();
+    } finally {
+      await this.#opened?.close();
+    }
   }
 
   /** Read a text file named on the command line, with a one-line error naming it. */
@@ -44,7 +58,7 @@ export class PromptsListCommand extends PromptsCommand {
     category: 'Prompts',
     description: 'List registered prompts',
     details: [
-      'One row per prompt in the local store, sorted by name: its latest version, how many versions it has, and its labels (`label=version`).',
+      'One row per prompt in the store, sorted by name: its latest version, how many versions it has, and its labels (`label=version`).',
       'Prints `No prompts registered.` when there are none (the store is not created). `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }`, each item `{ name, description, tags, latest_version, versions, labels, updated_at }`.',
     ].join('\n\n'),
     examples: [

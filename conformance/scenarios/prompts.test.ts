@@ -1,7 +1,7 @@
 /**
  * The prompt registry through the CLI and the SDK: versions registered from files, labels, diffs, loading by label,
  * an agent running on a registry prompt with the version on its span, and a rerun of that agent with another version.
- * Prompts always live in local.db (see spec-rows.ts), so these run on SQLite only.
+ * Each runs on a SQLite file and on a Postgres store (issue 39), the CLI reading the store from AGENTKIT_LOCAL_DB.
  */
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
@@ -13,9 +13,9 @@ import { ScriptedModel } from '../../src/testing/index.js';
 
 const area = conformance('prompts');
 
+/** The variant's store: the SQLite file, or the Postgres URL with its schema. */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('prompt scenarios run on the local store');
-  return t.backend.dbPath;
+  return t.store!;
 }
 
 const V1 = 'You are the support agent of {{company}}.\n{{@tone}}\nAnswer in one sentence.\n';
@@ -48,10 +48,10 @@ async function registerThree(t: ScenarioContext): Promise<void> {
 
 area.scenario(
   'prompts list and diff: versions from files, labels, unified diff, unknown name or version',
-  { rows: ['cli:prompts list', 'cli:prompts diff'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:prompts list', 'cli:prompts diff'], storeEnv: true, surfaces: ['cli'] },
   async (t) => {
     assert.equal(await t.cli(['prompts', 'list']), { code: 0, stdout: 'No prompts registered.\n', stderr: '' });
-    assert.not.ok(existsSync(dbOf(t)), 'listing does not create a store');
+    if (t.backend.kind === 'sqlite') assert.not.ok(existsSync(dbOf(t)), 'listing does not create a store');
 
     await registerThree(t);
     assert.equal(
@@ -118,7 +118,7 @@ area.scenario(
 
 area.scenario(
   'prompts show, label and add: load by label, roll back, render with variables, errors in one line',
-  { rows: ['cli:prompts list'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:prompts list'], storeEnv: true, surfaces: ['cli'] },
   async (t) => {
     await registerThree(t);
     assert.equal(await t.cli(['prompts', 'show', 'support', '--label', 'production']), { code: 0, stdout: V2, stderr: '' });
@@ -183,7 +183,7 @@ area.scenario(
 
 area.scenario(
   'an agent on a registry prompt records its version; a rerun with another version uses that version',
-  { rows: ['cli:prompts list'], backends: ['sqlite'], surfaces: ['sdk'] },
+  { rows: ['cli:prompts list'], storeEnv: true, surfaces: ['sdk'] },
   async (t) => {
     await registerThree(t);
     const registry = new PromptRegistry({ dbPath: dbOf(t) });
@@ -246,7 +246,7 @@ area.scenario(
 
 area.scenario(
   'replay: a fork reruns the traced agent on another registry version, given as a reference or as a loaded version',
-  { rows: ['cli:prompts list'], backends: ['sqlite'], surfaces: ['sdk'] },
+  { rows: ['cli:prompts list'], storeEnv: true, surfaces: ['sdk'] },
   async (t) => {
     await registerThree(t);
     const registry = new PromptRegistry({ dbPath: dbOf(t) });
@@ -297,7 +297,7 @@ area.scenario(
 
 area.scenario(
   'docs/prompts.md: the example agent follows the production label from files registered by the CLI',
-  { rows: ['cli:prompts list'], backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 30_000 },
+  { rows: ['cli:prompts list'], storeEnv: true, surfaces: ['cli'], timeoutMs: 30_000 },
   async (t) => {
     const example = (file: string) => path.resolve('examples/prompts', file);
     assert.is((await t.cli(['prompts', 'fragment', 'tone', '--file', example('tone.txt')])).code, 0);

@@ -8,12 +8,12 @@
  *   npx agentkit prompts add support --file examples/prompts/support.v2.txt --label production
  *   node --conditions=agentkit-source --import tsx examples/prompts/support-agent.ts "Where is order 42?"
  *
- * Prompts and traces go to the local store (AGENTKIT_LOCAL_DB, else ./.agentkit/local.db). It needs no API key: a
- * deterministic model answers.
+ * Prompts and traces go to the store AGENTKIT_LOCAL_DB names (a file or a `postgres://...?schema=` URL shared by a
+ * fleet), else ./.agentkit/local.db. It needs no API key: a deterministic model answers.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { Agent, PromptRegistry } from 'agentkit';
+import { Agent, PromptRegistry, shutdownTracing } from 'agentkit';
 import { FunctionModel } from 'agentkit/testing';
 
 const registry = new PromptRegistry();
@@ -34,4 +34,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.ar
   const result = await support.run(process.argv[2] ?? 'Where is order 42?');
   console.log(result.output);
   console.log(`trace ${result.trace_id}`);
+  // A Postgres store is written in the background: write the run's spans and give the connections back before exiting.
+  await shutdownTracing();
+  await registry.close();
 }

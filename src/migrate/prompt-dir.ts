@@ -19,6 +19,7 @@ import { parse } from 'yaml';
 import { collectFragments } from '../prompts/template.js';
 import { templateVariables } from '../prompts/prompt-version.js';
 import { LegacySourceError } from './errors.js';
+import { legacyPromptWriter } from '../prompts/store/sqlite-legacy-import.js';
 
 interface LegacyVersion {
   file: string;
@@ -34,14 +35,11 @@ interface LegacyVersion {
 export function importPromptDir(dir: string, target: Database.Database, shown: string): { counts: Record<string, number>; warnings: string[] } {
   const warnings: string[] = [];
   const counts = { prompts: 0, versions: 0, versions_present: 0, labels: 0, fragments: 0 };
+  const rows = legacyPromptWriter(target);
   const legacyFragments = readFragments(path.join(dir, 'fragments'), shown);
-  const insertFragment = target.prepare(
-    "INSERT OR IGNORE INTO prompt_fragments (name, content, created_at, updated_at, origin) VALUES (?, ?, ?, ?, 'migrated')",
-  );
   const now = new Date().toISOString();
-  for (const [name, content] of Object.entries(legacyFragments)) counts.fragments += insertFragment.run(name, content, now, now).changes;
-  const lookupFragment = (name: string) =>
-    legacyFragments[name] ?? (target.prepare('SELECT content FROM prompt_fragments WHERE name = ?').get(name) as { content: string } | undefined)?.content;
+  for (const [name, content] of Object.entries(legacyFragments)) if (rows.addFragment(name, content, now)) counts.fragments++;
+  const lookupFragment = (name: string) => legacyFragments[name] ?? rows.fragment(name);
 
   for (const entry of readdirSync(dir).sort()) {
     const promptDir = path.join(dir, entry);
@@ -56,20 +54,15 @@ export function importPromptDir(dir: string, target: Database.Database, shown: s
       continue;
     }
     const numbers = numberVersions(versions);
-    const head = target.prepare('SELECT latest_version FROM prompts WHERE name = ?').get(name) as { latest_version: number } | undefined;
-    const latest = Math.max(head?.latest_version ?? 0, ...numbers.values());
-    if (!head) {
+    const head = rows.latestVersion(name);
+    const latest = Math.max(head ?? 0, ...numbers.values());
+    if (head === undefined) {
       const tags = Array.isArray(header?.tags) ? header.tags.map(String) : [];
-      target
-        .prepare('INSERT INTO prompts (name, description, tags, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(name, String(header?.description ?? ''), JSON.stringify(tags), latest, versions[0]!.created_at, now);
+      rows.addPrompt(name, String(header?.description ?? ''), tags, latest, versions[0]!.created_at, now);
       counts.prompts++;
-    } else if (latest > head.latest_version) {
-      target.prepare('UPDATE prompts SET latest_version = ?, updated_at = ? WHERE name = ?').run(latest, now, name);
+    } else if (latest > head) {
+      rows.raiseLatest(name, latest, now);
     }
-    const insert = target.prepare(
-      "INSERT OR IGNORE INTO prompt_versions (name, version, template, variables, fragments, metadata, created_at, created_by, origin, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'migrated', 1)",
-    );
     for (const legacy of versions) {
       const number = numbers.get(legacy)!;
       let fragments: Record<string, string>;
@@ -81,31 +74,29 @@ export function importPromptDir(dir: string, target: Database.Database, shown: s
       }
       const variables = legacy.variables ?? templateVariables(legacy.template, fragments);
       const metadata = String(number) === legacy.version ? legacy.metadata : { ...legacy.metadata, legacy_version: legacy.version };
-      const changes = insert.run(
+      const added = rows.addVersion({
         name,
-        number,
-        legacy.template,
-        JSON.stringify(variables),
-        JSON.stringify(fragments),
-        JSON.stringify(metadata),
-        legacy.created_at,
-        legacy.created_by,
-      ).changes;
-      if (changes > 0) counts.versions++;
+        version: number,
+        template: legacy.template,
+        variables,
+        fragments,
+        metadata,
+        created_at: legacy.created_at,
+        created_by: legacy.created_by,
+      });
+      if (added) counts.versions++;
       else counts.versions_present++;
     }
     const aliases = readYaml(path.join(promptDir, 'aliases.yaml'), shown, true) as Record<string, unknown> | undefined;
     for (const [label, value] of Object.entries(aliases ?? {})) {
       const legacy = versions.find((v) => v.version === String(value));
       const number = legacy ? numbers.get(legacy) : undefined;
-      const present = number !== undefined && target.prepare('SELECT 1 FROM prompt_versions WHERE name = ? AND version = ?').get(name, number);
+      const present = number !== undefined && rows.hasVersion(name, number);
       if (!present || !/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(label) || label === 'latest') {
         warnings.push(`${shown}/${entry}/aliases.yaml: alias '${label}' -> ${String(value)} not imported (no such version, or not a valid label)`);
         continue;
       }
-      counts.labels += target
-        .prepare('INSERT OR IGNORE INTO prompt_labels (name, label, version, updated_at) VALUES (?, ?, ?, ?)')
-        .run(name, label, number, now).changes;
+      if (rows.addLabel(name, label, number, now)) counts.labels++;
     }
   }
   return { counts, warnings };

@@ -12,4 +12,5 @@ export {
 export { PromptVersion, templateVariables, type PromptVersionRecord } from './prompt-version.js';
 export { diffVersions, NO_TEMPLATE_CHANGES } from './diff.js';
 export { PromptError } from './errors.js';
+export type { AddVersionInput, AddVersionResult, FragmentLookup, PromptStore, VersionContent } from './store/index.js';
 export { fragmentNames, variableNames } from './template.js';

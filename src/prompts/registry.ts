@@ -1,21 +1,26 @@
 /**
- * The prompt registry in the local store: named prompts with immutable numbered versions (1, 2, ...), labels that
- * move between versions (`production`, `staging`, any name), and shared fragments. Every write is one transaction.
- * Reads of a store that does not exist find nothing and do not create it.
+ * The prompt registry: named prompts with immutable numbered versions (1, 2, ...), labels that move between versions
+ * (`production`, `staging`, any name), and shared fragments, kept in a store: local.db (a SQLite file) or a Postgres
+ * store shared by a fleet (issue 39). The registry validates and words errors; the rows and every statement on them
+ * belong to the prompt store (./store/). Every write is one transaction.
+ *
+ * Nothing is cached across calls except a pinned version (`ref(name, { version })`: versions never change): a label
+ * or `latest` is read from the store at every load and every run, so a label moved by any process is followed by
+ * every other process's next run (the staleness bound is zero).
  */
-import type Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
 import { localStore, type Where } from '../config/paths.js';
-import { parseStoreValue, storeLabel } from '../config/store-value.js';
-import { ConfigError, NotFoundError } from '../errors.js';
-import { openLocalStore } from '../store/open.js';
-import { utcNow } from '../store/time.js';
+import { parseStoreValue } from '../config/store-value.js';
+import { NotFoundError } from '../errors.js';
+import type { Store } from '../store/store-handle.js';
 import type { PromptContext } from '../agent/agent.js';
 import type { RegistryPrompt, ResolvedRegistryPrompt } from '../agent/registry-prompt.js';
 import { diffVersions } from './diff.js';
 import { PromptError } from './errors.js';
-import { PromptVersion, templateVariables, type PromptVersionRecord } from './prompt-version.js';
+import { PromptVersion, templateVariables } from './prompt-version.js';
+import { promptStoreOf, type PromptStore, type PromptSummary } from './store/index.js';
 import { collectFragments } from './template.js';
+
+export type { PromptSummary } from './store/index.js';
 
 /** Prompt and fragment names: a letter or digit, then letters, digits, `_ . - /` (up to 128 characters). */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$/;
@@ -24,8 +29,15 @@ const LABEL = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 export const LATEST_LABEL = 'latest';
 
 export interface PromptRegistryOptions extends Where {
-  /** The store file (default: `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`). */
+  /**
+   * The store: a file path or a `postgres://...?schema=<name>` URL (default: `AGENTKIT_LOCAL_DB` in `env`, else
+   * `./.agentkit/local.db` under `cwd`).
+   */
   dbPath?: string;
+  /** A store handle from `openStore` (takes precedence over `dbPath`); it stays open when the registry closes. */
+  store?: Store;
+  /** Any prompt store (a third party's, checked by `promptStoreContract`); takes precedence over `store` and `dbPath`. */
+  promptStore?: PromptStore;
 }
 
 export interface RegisterOptions {
@@ -56,117 +68,69 @@ export interface LoadOptions {
   label?: string;
 }
 
-/** One row of `list()`. */
-export interface PromptSummary {
-  name: string;
-  description: string;
-  tags: string[];
-  latest_version: number;
-  versions: number;
-  /** label -> version */
-  labels: Record<string, number>;
-  updated_at: string;
-}
-
 /** Options of a registry reference used as an Agent's `systemPrompt`. */
 export interface PromptRefOptions extends LoadOptions {
   /** Variables to render with: fixed values, or a function of the run (its `context`, `input`, ...). */
   variables?: Record<string, unknown> | ((prompt: PromptContext) => Record<string, unknown> | Promise<Record<string, unknown>>);
 }
 
-interface VersionRow {
-  name: string;
-  version: number;
-  template: string;
-  variables: string;
-  fragments: string;
-  metadata: string;
-  created_at: string;
-  created_by: string | null;
-  origin: string;
-  description: string;
-  tags: string;
-}
-
 export class PromptRegistry {
-  /** The store file. */
-  readonly dbPath: string;
+  /** The SQLite store file; undefined when the prompts live on a Postgres store or a custom prompt store. */
+  readonly dbPath: string | undefined;
+  /** The store's rows (./store/). */
+  readonly store: PromptStore;
 
   /**
-   * The registry in the store `dbPath` names (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`). Prompts are
-   * not on Postgres yet (issue 38: the family's Postgres tables are future work): a `postgres://` store is refused
-   * with one line (ConfigError), never read as an empty file.
+   * The registry on the store `promptStore`, `store` or `dbPath` names (default `AGENTKIT_LOCAL_DB`, else
+   * `./.agentkit/local.db`): a SQLite file or a Postgres store. Connects to nothing until the first call. Throws
+   * ConfigError for a value that names no store.
    */
   constructor(options: PromptRegistryOptions = {}) {
-    const store = options.dbPath !== undefined ? parseStoreValue(options.dbPath, options.cwd ?? process.cwd()) : localStore(options);
-    if (store.engine !== 'sqlite') {
-      throw new ConfigError(
-        `prompts are not stored on a Postgres store yet (${storeLabel(store)}); keep them in a SQLite file and name it with --db (or dbPath)`,
-      );
+    if (options.promptStore !== undefined) {
+      this.store = options.promptStore;
+      this.dbPath = undefined;
+      return;
     }
-    this.dbPath = store.path;
+    const ref = options.store?.ref ?? (options.dbPath !== undefined ? parseStoreValue(options.dbPath, options.cwd ?? process.cwd()) : localStore(options));
+    this.dbPath = ref.engine === 'sqlite' ? ref.path : undefined;
+    this.store = promptStoreOf(options.store ?? ref);
+  }
+
+  /** Release the registry's connections (a Postgres store's pool hold). Idempotent. */
+  async close(): Promise<void> {
+    await this.store.close();
   }
 
   /**
    * Register `template` under `name` as a new version (latest + 1, or 1 for a new name), unless it equals the latest
    * version (then that version is returned with `created: false`; labels still move). Fragments it includes are
-   * snapshotted into the version. Throws PromptError for a bad name or label, an unknown fragment, a fragment cycle,
-   * or a variable outside `options.variables`.
+   * snapshotted into the version. Concurrent registrations (any processes) get distinct consecutive versions. Throws
+   * PromptError for a bad name or label, an unknown fragment, a fragment cycle, or a variable outside
+   * `options.variables`.
    */
   async register(name: string, template: string, options: RegisterOptions = {}): Promise<RegisterResult> {
     checkName(name, 'prompt');
     if (typeof template !== 'string' || template.trim() === '') throw new PromptError(`prompt '${name}': the template is empty`);
     for (const label of options.labels ?? []) checkLabel(label);
-    return this.write((db) => {
-      const fragments = collectFragments(template, (fragment) => fragmentContent(db, fragment));
-      const used = templateVariables(template, fragments);
-      const variables = options.variables ?? used;
-      const undeclared = used.filter((v) => !variables.includes(v));
-      if (undeclared.length > 0)
-        throw new PromptError(
-          `prompt '${name}': the template uses undeclared variable${undeclared.length > 1 ? 's' : ''} ${undeclared.map((v) => `'${v}'`).join(', ')} (declared: ${variables.join(', ') || 'none'})`,
-        );
-      const metadata = options.metadata ?? {};
-      const now = utcNow();
-      const head = db.prepare('SELECT latest_version FROM prompts WHERE name = ?').get(name) as { latest_version: number } | undefined;
-      let version = head?.latest_version ?? 0;
-      let created = false;
-      const latest = head
-        ? (db.prepare('SELECT template, variables, fragments, metadata FROM prompt_versions WHERE name = ? AND version = ?').get(name, version) as Pick<
-            VersionRow,
-            'template' | 'variables' | 'fragments' | 'metadata'
-          >)
-        : undefined;
-      const same =
-        latest &&
-        latest.template === template &&
-        latest.variables === JSON.stringify(variables) &&
-        latest.fragments === JSON.stringify(fragments) &&
-        latest.metadata === JSON.stringify(metadata);
-      if (!same) {
-        version += 1;
-        created = true;
-        if (head) {
-          db.prepare(
-            'UPDATE prompts SET latest_version = ?, updated_at = ?, description = coalesce(?, description), tags = coalesce(?, tags) WHERE name = ?',
-          ).run(version, now, options.description ?? null, options.tags ? JSON.stringify(options.tags) : null, name);
-        } else {
-          db.prepare('INSERT INTO prompts (name, description, tags, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-            name,
-            options.description ?? '',
-            JSON.stringify(options.tags ?? []),
-            version,
-            now,
-            now,
+    const { record, created } = await this.store.addVersion({
+      name,
+      description: options.description,
+      tags: options.tags,
+      labels: options.labels ?? [],
+      createdBy: options.createdBy ?? null,
+      content: (fragment) => {
+        const fragments = collectFragments(template, fragment);
+        const used = templateVariables(template, fragments);
+        const variables = options.variables ?? used;
+        const undeclared = used.filter((v) => !variables.includes(v));
+        if (undeclared.length > 0)
+          throw new PromptError(
+            `prompt '${name}': the template uses undeclared variable${undeclared.length > 1 ? 's' : ''} ${undeclared.map((v) => `'${v}'`).join(', ')} (declared: ${variables.join(', ') || 'none'})`,
           );
-        }
-        db.prepare(
-          'INSERT INTO prompt_versions (name, version, template, variables, fragments, metadata, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(name, version, template, JSON.stringify(variables), JSON.stringify(fragments), JSON.stringify(metadata), now, options.createdBy ?? null);
-      }
-      for (const label of options.labels ?? []) putLabel(db, name, label, version, now);
-      return { version: readVersion(db, name, version)!, created };
+        return { template, variables, fragments, metadata: options.metadata ?? {} };
+      },
     });
+    return { version: new PromptVersion(record), created };
   }
 
   /**
@@ -175,54 +139,37 @@ export class PromptRegistry {
    */
   async load(name: string, options: LoadOptions = {}): Promise<PromptVersion> {
     if (options.version !== undefined && options.label !== undefined) throw new PromptError(`prompt '${name}': give a version or a label, not both`);
-    return this.read(
-      (db) => resolveVersion(db, name, options),
-      () => {
-        throw unknownPrompt(name);
-      },
-    );
+    const latest = await this.store.latestVersion(name);
+    if (latest === undefined) throw unknownPrompt(name);
+    let version = latest;
+    if (options.version !== undefined) {
+      if (!Number.isInteger(options.version) || options.version < 1)
+        throw new PromptError(`prompt '${name}': a version is a positive whole number, got ${String(options.version)}`);
+      version = options.version;
+    } else if (options.label !== undefined && options.label !== LATEST_LABEL) {
+      const target = await this.store.labelTarget(name, options.label);
+      if (target === undefined) {
+        const known = await this.store.labelNames(name);
+        throw new NotFoundError('not_found', `prompt '${name}' has no label '${options.label}' (labels: ${known.join(', ') || 'none'})`);
+      }
+      version = target;
+    }
+    const found = await this.store.readVersion(name, version);
+    if (!found) throw new NotFoundError('not_found', `prompt '${name}' has no version ${version} (versions 1-${latest})`);
+    return new PromptVersion(found);
   }
 
   /** Every version of a prompt, oldest first. Throws NotFoundError for an unknown prompt. */
   async versions(name: string): Promise<PromptVersion[]> {
-    return this.read(
-      (db) => {
-        const rows = db.prepare('SELECT version FROM prompt_versions WHERE name = ? ORDER BY version').all(name) as Array<{ version: number }>;
-        if (rows.length === 0) throw unknownPrompt(name);
-        return rows.map((r) => readVersion(db, name, r.version)!);
-      },
-      () => {
-        throw unknownPrompt(name);
-      },
-    );
+    const numbers = await this.store.versionNumbers(name);
+    if (numbers.length === 0) throw unknownPrompt(name);
+    const records = await Promise.all(numbers.map((n) => this.store.readVersion(name, n)));
+    return records.map((r) => new PromptVersion(r!));
   }
 
   /** Every prompt: name, latest version, number of versions, labels; sorted by name. */
   async list(): Promise<PromptSummary[]> {
-    return this.read(
-      (db) => {
-        const prompts = db
-          .prepare(
-            'SELECT p.name, p.description, p.tags, p.latest_version, p.updated_at, (SELECT count(*) FROM prompt_versions v WHERE v.name = p.name) AS versions FROM prompts p ORDER BY p.name',
-          )
-          .all() as Array<{ name: string; description: string; tags: string; latest_version: number; updated_at: string; versions: number }>;
-        const labels = db.prepare('SELECT name, label, version FROM prompt_labels ORDER BY name, label').all() as Array<{
-          name: string;
-          label: string;
-          version: number;
-        }>;
-        return prompts.map((p) => ({
-          name: p.name,
-          description: p.description,
-          tags: JSON.parse(p.tags) as string[],
-          latest_version: p.latest_version,
-          versions: p.versions,
-          labels: Object.fromEntries(labels.filter((l) => l.name === p.name).map((l) => [l.label, l.version])),
-          updated_at: p.updated_at,
-        }));
-      },
-      () => [],
-    );
+    return this.store.list();
   }
 
   /**
@@ -231,17 +178,15 @@ export class PromptRegistry {
    */
   async setLabel(name: string, label: string, version: number): Promise<number | null> {
     checkLabel(label);
-    return this.write((db) => {
-      resolveVersion(db, name, { version });
-      const before = db.prepare('SELECT version FROM prompt_labels WHERE name = ? AND label = ?').get(name, label) as { version: number } | undefined;
-      putLabel(db, name, label, version, utcNow());
-      return before?.version ?? null;
-    });
+    await this.load(name, { version });
+    const moved = await this.store.setLabel(name, label, version);
+    if (moved === undefined) throw new NotFoundError('not_found', `prompt '${name}' has no version ${version}`);
+    return moved.before;
   }
 
   /** Remove a label; returns whether it existed. */
   async removeLabel(name: string, label: string): Promise<boolean> {
-    return this.write((db) => db.prepare('DELETE FROM prompt_labels WHERE name = ? AND label = ?').run(name, label).changes > 0);
+    return this.store.removeLabel(name, label);
   }
 
   /**
@@ -260,28 +205,16 @@ export class PromptRegistry {
   async registerFragment(name: string, content: string): Promise<void> {
     checkName(name, 'fragment');
     if (typeof content !== 'string') throw new PromptError(`fragment '${name}': content must be a string`);
-    this.write((db) => {
-      collectFragments(content, (other) => (other === name ? content : fragmentContent(db, other)));
-      const now = utcNow();
-      db.prepare(
-        'INSERT INTO prompt_fragments (name, content, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at',
-      ).run(name, content, now, now);
+    await this.store.putFragment(name, content, (fragment) => {
+      collectFragments(content, (other) => (other === name ? content : fragment(other)));
     });
   }
 
   /** A fragment's current content. Throws NotFoundError for an unknown fragment. */
   async fragment(name: string): Promise<string> {
-    const notFound = () => new NotFoundError('not_found', `fragment '${name}' is not registered`);
-    return this.read(
-      (db) => {
-        const content = fragmentContent(db, name);
-        if (content === undefined) throw notFound();
-        return content;
-      },
-      () => {
-        throw notFound();
-      },
-    );
+    const content = await this.store.fragment(name);
+    if (content === undefined) throw new NotFoundError('not_found', `fragment '${name}' is not registered`);
+    return content;
   }
 
   /**
@@ -306,28 +239,6 @@ export class PromptRegistry {
       },
     };
   }
-
-  /** Run `fn` in one IMMEDIATE transaction on a fresh connection (the store is created and migrated if needed). */
-  private write<T>(fn: (db: Database.Database) => T): T {
-    const db = openLocalStore(this.dbPath);
-    try {
-      return db.transaction(() => fn(db)).immediate();
-    } finally {
-      db.close();
-    }
-  }
-
-  /** Run `fn` on a connection; when no store file exists, return what `missing` gives (or throw what it throws). */
-  private read<T>(fn: (db: Database.Database) => T, missing: () => T): T {
-    if (!existsSync(this.dbPath)) return missing();
-    // Not read-only: an older store needs the registry's tables, which only a migration adds.
-    const db = openLocalStore(this.dbPath);
-    try {
-      return fn(db);
-    } finally {
-      db.close();
-    }
-  }
 }
 
 function checkName(name: unknown, what: 'prompt' | 'fragment'): asserts name is string {
@@ -345,62 +256,4 @@ function checkLabel(label: unknown): asserts label is string {
 
 function unknownPrompt(name: string): NotFoundError {
   return new NotFoundError('not_found', `prompt '${name}' is not registered`);
-}
-
-function fragmentContent(db: Database.Database, name: string): string | undefined {
-  return (db.prepare('SELECT content FROM prompt_fragments WHERE name = ?').get(name) as { content: string } | undefined)?.content;
-}
-
-function putLabel(db: Database.Database, name: string, label: string, version: number, now: string): void {
-  db.prepare(
-    'INSERT INTO prompt_labels (name, label, version, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name, label) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at',
-  ).run(name, label, version, now);
-}
-
-function resolveVersion(db: Database.Database, name: string, options: LoadOptions): PromptVersion {
-  const head = db.prepare('SELECT latest_version FROM prompts WHERE name = ?').get(name) as { latest_version: number } | undefined;
-  if (!head) throw unknownPrompt(name);
-  let version = head.latest_version;
-  if (options.version !== undefined) {
-    if (!Number.isInteger(options.version) || options.version < 1)
-      throw new PromptError(`prompt '${name}': a version is a positive whole number, got ${String(options.version)}`);
-    version = options.version;
-  } else if (options.label !== undefined && options.label !== LATEST_LABEL) {
-    const row = db.prepare('SELECT version FROM prompt_labels WHERE name = ? AND label = ?').get(name, options.label) as { version: number } | undefined;
-    if (!row) {
-      const known = (db.prepare('SELECT label FROM prompt_labels WHERE name = ? ORDER BY label').all(name) as Array<{ label: string }>).map((r) => r.label);
-      throw new NotFoundError('not_found', `prompt '${name}' has no label '${options.label}' (labels: ${known.join(', ') || 'none'})`);
-    }
-    version = row.version;
-  }
-  const found = readVersion(db, name, version);
-  if (!found) throw new NotFoundError('not_found', `prompt '${name}' has no version ${version} (versions 1-${head.latest_version})`);
-  return found;
-}
-
-function readVersion(db: Database.Database, name: string, version: number): PromptVersion | undefined {
-  const row = db
-    .prepare(
-      'SELECT v.name, v.version, v.template, v.variables, v.fragments, v.metadata, v.created_at, v.created_by, v.origin, p.description, p.tags FROM prompt_versions v JOIN prompts p ON p.name = v.name WHERE v.name = ? AND v.version = ?',
-    )
-    .get(name, version) as VersionRow | undefined;
-  if (!row) return undefined;
-  const labels = (
-    db.prepare('SELECT label FROM prompt_labels WHERE name = ? AND version = ? ORDER BY label').all(name, version) as Array<{ label: string }>
-  ).map((r) => r.label);
-  const record: PromptVersionRecord = {
-    name: row.name,
-    version: row.version,
-    template: row.template,
-    variables: JSON.parse(row.variables) as string[],
-    fragments: JSON.parse(row.fragments) as Record<string, string>,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    description: row.description,
-    tags: JSON.parse(row.tags) as string[],
-    labels,
-    created_at: row.created_at,
-    created_by: row.created_by,
-    origin: row.origin,
-  };
-  return new PromptVersion(record);
 }

@@ -16,6 +16,13 @@ export {
   type ForkContractInitializer,
   type ForkContractStore,
 } from '../forks/contract.js';
+export {
+  promptStoreContract,
+  runPromptContractCase,
+  type PromptContractCase,
+  type PromptContractInitializer,
+  type PromptContractStore,
+} from '../prompts/contract/index.js';
 export { ScriptedModel, ScriptExhaustedError } from './scripted-model.js';
 export { FunctionModel, type TurnFunction } from './function-model.js';
 export { DeterministicModel, type DeterministicModelOptions, type ReceivedRequest } from './deterministic-model.js';

@@ -1,0 +1,114 @@
+/**
+ * The prompt tables of a Postgres store (issue 39): `prompts`, `prompt_versions`, `prompt_labels` and
+ * `prompt_fragments` in the store's schema, with their own forward-only migration list (the prompt module owns its
+ * family, as the traces module owns its own, docs/adr/0062). Position in the list = version, recorded in
+ * `prompt_schema_version`. The list runs in one transaction under an advisory lock, so replicas starting at once
+ * migrate once; a schema migrated by a newer agentkit is refused with one line naming both versions.
+ *
+ * Columns mirror local.db's (same names, so rows move between engines unchanged). Every table carries `project`
+ * ('' for a store of one project) in its key. JSON columns are the exact JSON text local.db holds (not JSONB, which
+ * reorders keys: "is this the same content as the latest version" compares the text, and must answer the same on both
+ * engines). Times are TIMESTAMPTZ, written from and read back as the ISO text local.db holds (microseconds, `Z`).
+ */
+import type pg from 'pg';
+import { StoreVersionError } from '../../store/errors.js';
+import { migrationPrivilegeError, recordedVersion } from '../../store/pg-schema-version.js';
+
+export interface PgPromptMigration {
+  readonly description: string;
+  /** The statements, for the schema identifier already quoted. */
+  readonly sql: (schema: string) => string;
+}
+
+export const PG_PROMPT_MIGRATIONS: readonly PgPromptMigration[] = [
+  {
+    description: 'v1 prompts, prompt_versions, prompt_labels, prompt_fragments (keyed by project)',
+    sql: (s) => `
+      CREATE TABLE ${s}.prompts (
+        project TEXT NOT NULL DEFAULT '',
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        latest_version INTEGER NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (project, name)
+      );
+      CREATE TABLE ${s}.prompt_versions (
+        project TEXT NOT NULL DEFAULT '',
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        template TEXT NOT NULL,
+        variables TEXT NOT NULL DEFAULT '[]',
+        fragments TEXT NOT NULL DEFAULT '{}',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        created_at TIMESTAMPTZ NOT NULL,
+        created_by TEXT,
+        origin TEXT NOT NULL DEFAULT 'local',
+        synced BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (project, name, version),
+        FOREIGN KEY (project, name) REFERENCES ${s}.prompts (project, name) ON DELETE CASCADE
+      );
+      CREATE TABLE ${s}.prompt_labels (
+        project TEXT NOT NULL DEFAULT '',
+        name TEXT NOT NULL,
+        label TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (project, name, label),
+        FOREIGN KEY (project, name, version) REFERENCES ${s}.prompt_versions (project, name, version) ON DELETE CASCADE
+      );
+      CREATE TABLE ${s}.prompt_fragments (
+        project TEXT NOT NULL DEFAULT '',
+        name TEXT NOT NULL,
+        content TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL,
+        origin TEXT NOT NULL DEFAULT 'local',
+        PRIMARY KEY (project, name)
+      );`,
+  },
+];
+
+/** The prompt schema version this agentkit writes. */
+export const PG_PROMPT_LATEST_VERSION = PG_PROMPT_MIGRATIONS.length;
+
+/**
+ * Create the schema and apply every pending prompt migration on `pool`, in one transaction under an advisory lock.
+ * Idempotent and safe to race. Throws StoreVersionError when the schema is newer than this agentkit, and a one-line
+ * ConfigError naming `agentkit store migrate` when the role may not create tables.
+ */
+export async function migratePromptSchema(pool: pg.Pool, schema: string): Promise<number> {
+  const s = `"${schema}"`;
+  const what = `Postgres schema "${schema}" (prompts)`;
+  // Current already: no DDL, no lock (store/pg-schema-version.ts).
+  const recorded = await recordedVersion(pool, schema, 'prompt_schema_version');
+  if (recorded === PG_PROMPT_LATEST_VERSION) return PG_PROMPT_LATEST_VERSION;
+  if (recorded !== null && recorded > PG_PROMPT_LATEST_VERSION) throw new StoreVersionError(what, recorded, PG_PROMPT_LATEST_VERSION);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.prompts.${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.prompt_schema_version (
+      version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    const found = (await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.prompt_schema_version`)).rows[0]!.v;
+    if (found > PG_PROMPT_LATEST_VERSION) throw new StoreVersionError(what, found, PG_PROMPT_LATEST_VERSION);
+    for (let version = found + 1; version <= PG_PROMPT_LATEST_VERSION; version++) {
+      const migration = PG_PROMPT_MIGRATIONS[version - 1]!;
+      await client.query(migration.sql(s));
+      await client.query(`INSERT INTO ${s}.prompt_schema_version (version, description) VALUES ($1, $2)`, [version, migration.description]);
+    }
+    await client.query('COMMIT');
+    return PG_PROMPT_LATEST_VERSION;
+  } catch (error) {
+    broken = await client.query('ROLLBACK').then(
+      () => undefined,
+      (rollbackError: unknown) => rollbackError as Error,
+    );
+    throw migrationPrivilegeError(error, 'prompt tables', schema, recorded, PG_PROMPT_LATEST_VERSION) ?? error;
+  } finally {
+    client.release(broken);
+  }
+}
