@@ -1,8 +1,8 @@
 /**
  * `agentkit store migrate [--db <path|url>]` (issue 38): apply every pending migration of the store, for deployments
  * whose application role may not run DDL (an operator runs this once with an owner role; the replicas then find the
- * schema current). SQLite: the local store's list. Postgres: the checkpointer's list and the trace tables' own list,
- * each under its advisory lock, so it is safe beside running replicas.
+ * schema current). SQLite: the local store's list. Postgres: the checkpointer's list, the trace tables' own list and
+ * the prompt tables' own list (ADR 0062), each under its advisory lock, so it is safe beside running replicas.
  */
 import { Command, Option } from 'clipanion';
 import { localStore } from '../../src/config/paths.js';
@@ -11,6 +11,7 @@ import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { openStore } from '../../src/store/store-handle.js';
 import { migrateTraceSchema } from '../../src/tracing/pg-schema.js';
+import { migratePromptSchema } from '../../src/prompts/store/pg-schema.js';
 import { AgentkitCommand } from '../base.js';
 
 export class StoreMigrateCommand extends AgentkitCommand {
@@ -20,8 +21,8 @@ export class StoreMigrateCommand extends AgentkitCommand {
     category: 'Stores',
     description: 'Apply every pending migration of the store (for application roles without DDL rights)',
     details: [
-      'Migrates the store `--db` names (a SQLite file or a `postgres://user@host:port/db?schema=<name>` URL; default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`) to this agentkit version: on Postgres the durability tables and the trace tables, each list in one transaction under its own advisory lock (safe while replicas run). Idempotent: a current store is left as it is.',
-      'Run it with a role that may create tables; the application role then needs only SELECT, INSERT, UPDATE and DELETE on the schema. Prints each list and its version (`--json`: `{ store, engine, checkpoints, traces }`). A store migrated by a newer agentkit is refused with one line naming both versions. A password in the URL is never printed.',
+      'Migrates the store `--db` names (a SQLite file or a `postgres://user@host:port/db?schema=<name>` URL; default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`) to this agentkit version: on Postgres the durability tables, the trace tables and the prompt tables, each list in one transaction under its own advisory lock (safe while replicas run). Idempotent: a current store is left as it is.',
+      'Run it with a role that may create tables; the application role then needs only SELECT, INSERT, UPDATE and DELETE on the schema. Prints each list and its version (`--json`: `{ store, engine, checkpoints, traces, prompts }`; `traces` and `prompts` are null for a SQLite store, whose one list holds every table). A store migrated by a newer agentkit is refused with one line naming both versions. A password in the URL is never printed.',
     ].join('\n\n'),
     examples: [
       ['Migrate a Postgres store before rolling out', "PGPASSWORD=... $0 store migrate --db 'postgres://owner@db:5432/prod?schema=agentkit'"],
@@ -30,7 +31,7 @@ export class StoreMigrateCommand extends AgentkitCommand {
   });
 
   db = Option.String('--db', { description: 'Store: a file path or a postgres://...?schema= URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)' });
-  json = Option.Boolean('--json', false, { description: 'Print { store, engine, checkpoints, traces } as JSON' });
+  json = Option.Boolean('--json', false, { description: 'Print { store, engine, checkpoints, traces, prompts } as JSON' });
 
   async run(): Promise<void> {
     const { env, cwd } = this.context;
@@ -38,6 +39,7 @@ export class StoreMigrateCommand extends AgentkitCommand {
     const label = storeLabel(ref);
     let checkpoints: number;
     let traces: number | null = null;
+    let prompts: number | null = null;
     if (ref.engine === 'sqlite') {
       const checkpointer = new SQLiteCheckpointer(ref.path);
       try {
@@ -53,16 +55,17 @@ export class StoreMigrateCommand extends AgentkitCommand {
         await checkpointer.setup();
         checkpoints = await checkpointer.schemaVersion();
         traces = await migrateTraceSchema(store.pool(), ref.schema);
+        prompts = await migratePromptSchema(store.pool(), ref.schema);
       } finally {
         await checkpointer.close();
         await store.close();
       }
     }
-    if (this.json) return this.out(JSON.stringify({ store: label, engine: ref.engine, checkpoints, traces }));
+    if (this.json) return this.out(JSON.stringify({ store: label, engine: ref.engine, checkpoints, traces, prompts }));
     this.out(
       ref.engine === 'sqlite'
         ? `store ${label} is current: local store schema v${checkpoints}`
-        : `store ${label} is current: checkpoints v${checkpoints}, traces v${traces}`,
+        : `store ${label} is current: checkpoints v${checkpoints}, traces v${traces}, prompts v${prompts}`,
     );
   }
 }

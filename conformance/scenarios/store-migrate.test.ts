@@ -4,12 +4,15 @@
  */
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { Agent, flushTraces, openStore, PG_LATEST_VERSION, PostgresCheckpointer } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { PG_TRACE_LATEST_VERSION } from '../../src/tracing/pg-schema.js';
+import { PG_PROMPT_LATEST_VERSION } from '../../src/prompts/store/pg-schema.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
 import { conformance, startCounterServer } from '../harness/index.js';
 
@@ -22,8 +25,8 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
   assert.is(first.code, 0, first.stderr);
   const expected =
     t.backend.kind === 'sqlite'
-      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null }
-      : { store: label, engine: 'postgres', checkpoints: PG_LATEST_VERSION, traces: PG_TRACE_LATEST_VERSION };
+      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null }
+      : { store: label, engine: 'postgres', checkpoints: PG_LATEST_VERSION, traces: PG_TRACE_LATEST_VERSION, prompts: PG_PROMPT_LATEST_VERSION };
   assert.equal(JSON.parse(first.stdout), expected);
   const again = await t.cli(['store', 'migrate', '--db', store]);
   assert.is(again.code, 0, again.stderr);
@@ -39,7 +42,18 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
     const tables = (
       await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [t.backend.schema])
     ).rows.map((r) => r.table_name);
-    for (const table of ['checkpoints', 'pending_interrupts', 'spans', 'processes', 'trace_schema_version'])
+    for (const table of [
+      'checkpoints',
+      'pending_interrupts',
+      'spans',
+      'processes',
+      'trace_schema_version',
+      'prompts',
+      'prompt_versions',
+      'prompt_labels',
+      'prompt_fragments',
+      'prompt_schema_version',
+    ])
       assert.ok(tables.includes(table), `${table} in ${tables.join(', ')}`);
   } finally {
     await client.end();
@@ -95,6 +109,15 @@ area.scenario(
       (JSON.parse(listed.stdout) as { items: Array<{ trace_id: string }> }).items.some((trace) => trace.trace_id === answered.trace_id),
       'the application role wrote and reads the trace',
     );
+    // Prompts too (ADR 0062): the role registers versions and moves a label on the schema the owner migrated.
+    await writeFile(path.join(t.cwd, 'greeting.txt'), 'Hello {{name}}');
+    assert.equal(await t.cli(['prompts', 'add', 'greeting', '--file', 'greeting.txt', '--label', 'production', '--db', appStore]), {
+      code: 0,
+      stdout: 'greeting v1 [production]\n',
+      stderr: '',
+    });
+    const shown = await t.cli(['prompts', 'show', 'greeting', '--label', 'production', '--db', appStore]);
+    assert.equal([shown.code, shown.stdout], [0, 'Hello {{name}}\n']);
     const again = await t.cli(['store', 'migrate', '--db', appStore]);
     assert.is(again.code, 0, again.stderr);
     assert.match(again.stdout, /is current/);
