@@ -6,7 +6,8 @@
  * `storage: false` marks rows whose store does not vary with the checkpointer backend (a passing scenario covers them
  * on every backend): rows that touch no store, and the trace rows, because traces always live in the local store
  * (local.db, SQLite) whatever checkpointer a run uses; there is no Postgres trace store to run them against. The eval
- * rows likewise (eval runs live in local.db), and the prompt registry and `migrate`, whose target is always local.db.
+ * rows likewise (eval runs live in local.db), the prompt registry (its scenarios run on both engines, ADR 0062, but the
+ * rows do not depend on the checkpointer) and `migrate`, whose target is always local.db.
  */
 export type SpecRowKind = 'route' | 'transition' | 'error' | 'cli';
 

@@ -59,7 +59,7 @@ export class PromptsListCommand extends PromptsCommand {
     description: 'List registered prompts',
     details: [
       'One row per prompt in the store, sorted by name: its latest version, how many versions it has, and its labels (`label=version`).',
-      'Prints `No prompts registered.` when there are none (the store is not created). `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }`, each item `{ name, description, tags, latest_version, versions, labels, updated_at }`.',
+      'Prints `No prompts registered.` when there are none (nothing is created: no file, no Postgres table). `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }`, each item `{ name, description, tags, latest_version, versions, labels, updated_at }`.',
     ].join('\n\n'),
     examples: [
       ['List prompts', '$0 prompts list'],

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { conformance, type ScenarioContext, runTsFile } from '../harness/index.js';
 import { Agent, agentDefinitionFromAttributes, NotFoundError, PromptError, PromptRegistry, PROMPT_ATTR, Replay, TraceStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
@@ -16,6 +17,21 @@ const area = conformance('prompts');
 /** The variant's store: the SQLite file, or the Postgres URL with its schema. */
 function dbOf(t: ScenarioContext): string {
   return t.store!;
+}
+
+/** The prompt family's tables in a Postgres schema. */
+async function promptTables(url: string, schema: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'prompt%' ORDER BY table_name",
+      [schema],
+    );
+    return result.rows.map((r) => r.table_name);
+  } finally {
+    await client.end();
+  }
 }
 
 const V1 = 'You are the support agent of {{company}}.\n{{@tone}}\nAnswer in one sentence.\n';
@@ -52,8 +68,16 @@ area.scenario(
   async (t) => {
     assert.equal(await t.cli(['prompts', 'list']), { code: 0, stdout: 'No prompts registered.\n', stderr: '' });
     if (t.backend.kind === 'sqlite') assert.not.ok(existsSync(dbOf(t)), 'listing does not create a store');
+    if (t.backend.kind === 'postgres') assert.equal(await promptTables(t.backend.url, t.backend.schema), [], 'listing creates no table');
 
     await registerThree(t);
+    if (t.backend.kind === 'postgres') {
+      assert.equal(
+        await promptTables(t.backend.url, t.backend.schema),
+        ['prompt_fragments', 'prompt_labels', 'prompt_schema_version', 'prompt_versions', 'prompts'],
+        'the first write migrates the prompt tables',
+      );
+    }
     assert.equal(
       await t.cli(['prompts', 'add', 'support', '--file', 'support-3.txt']),
       { code: 0, stdout: 'support v3 (unchanged)\n', stderr: '' },

@@ -17,6 +17,7 @@ import type { StoreRef } from '../../config/store-value.js';
 import { utcNow } from '../../store/time.js';
 import type { PromptVersionRecord } from '../prompt-version.js';
 import { migratePromptSchema } from './pg-schema.js';
+import { recordedVersion } from '../../store/pg-schema-version.js';
 import { type AddVersionInput, type AddVersionResult, type FragmentLookup, type PromptStore, type PromptSummary, sameContent } from './types.js';
 
 /** A TIMESTAMPTZ column as local.db's text: ISO-8601 UTC with microseconds. */
@@ -121,7 +122,8 @@ export class PostgresPromptStore implements PromptStore {
   }
 
   async latestVersion(name: string): Promise<number | undefined> {
-    const pool = await this.#pool();
+    const pool = await this.#readPool();
+    if (!pool) return undefined;
     const row = (
       await pool.query<{ latest_version: number }>(`SELECT latest_version FROM ${this.#s}.prompts WHERE project = $1 AND name = $2`, [this.#project, name])
     ).rows[0];
@@ -129,7 +131,8 @@ export class PostgresPromptStore implements PromptStore {
   }
 
   async versionNumbers(name: string): Promise<number[]> {
-    const pool = await this.#pool();
+    const pool = await this.#readPool();
+    if (!pool) return [];
     const result = await pool.query<{ version: number }>(`SELECT version FROM ${this.#s}.prompt_versions WHERE project = $1 AND name = $2 ORDER BY version`, [
       this.#project,
       name,
@@ -138,11 +141,13 @@ export class PostgresPromptStore implements PromptStore {
   }
 
   async readVersion(name: string, version: number): Promise<PromptVersionRecord | undefined> {
-    return this.#readVersion(await this.#pool(), name, version);
+    const pool = await this.#readPool();
+    return pool ? this.#readVersion(pool, name, version) : undefined;
   }
 
   async labelTarget(name: string, label: string): Promise<number | undefined> {
-    const pool = await this.#pool();
+    const pool = await this.#readPool();
+    if (!pool) return undefined;
     const row = (
       await pool.query<{ version: number }>(`SELECT version FROM ${this.#s}.prompt_labels WHERE project = $1 AND name = $2 AND label = $3`, [
         this.#project,
@@ -154,7 +159,8 @@ export class PostgresPromptStore implements PromptStore {
   }
 
   async labelNames(name: string): Promise<string[]> {
-    const pool = await this.#pool();
+    const pool = await this.#readPool();
+    if (!pool) return [];
     const result = await pool.query<{ label: string }>(`SELECT label FROM ${this.#s}.prompt_labels WHERE project = $1 AND name = $2 ORDER BY label ${BYTES}`, [
       this.#project,
       name,
@@ -163,7 +169,8 @@ export class PostgresPromptStore implements PromptStore {
   }
 
   async list(): Promise<PromptSummary[]> {
-    const pool = await this.#pool();
+    const pool = await this.#readPool();
+    if (!pool) return [];
     const s = this.#s;
     const prompts = await pool.query<{ name: string; description: string; tags: string; latest_version: number; updated_at: string; versions: number }>(
       `SELECT p.name, p.description, p.tags, p.latest_version, ${iso('p.updated_at')} AS updated_at,
@@ -230,7 +237,8 @@ export class PostgresPromptStore implements PromptStore {
   }
 
   async fragment(name: string): Promise<string | undefined> {
-    const pool = await this.#pool();
+    const pool = await this.#readPool();
+    if (!pool) return undefined;
     const row = (
       await pool.query<{ content: string }>(`SELECT content FROM ${this.#s}.prompt_fragments WHERE project = $1 AND name = $2`, [this.#project, name])
     ).rows[0];
@@ -257,6 +265,22 @@ export class PostgresPromptStore implements PromptStore {
       throw asStorageError(error, this.label);
     }
     return pool;
+  }
+
+  /**
+   * For reads: the pool's `query`, or undefined when the schema has no prompt tables yet (nothing registered: a
+   * read answers empty and creates nothing, as reading a missing SQLite file does). Not remembered: the next read
+   * looks again, so tables another process creates are seen.
+   */
+  async #readPool(): Promise<Queryable | undefined> {
+    if (this.#ready === undefined) {
+      if (this.#closed) throw new Error(`the prompt store ${this.label} is closed`);
+      const recorded = await recordedVersion(this.#store.pool(), this.#store.schema!, 'prompt_schema_version').catch((error: unknown) => {
+        throw asStorageError(error, this.label);
+      });
+      if (recorded === null) return undefined;
+    }
+    return this.#pool();
   }
 
   /** The pool's `query`, a lost or refused connection surfacing as one StorageUnavailableError naming the store (redacted). */
