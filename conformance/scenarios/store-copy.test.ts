@@ -1,12 +1,13 @@
 /**
  * `agentkit store copy --from <local.db> --to <postgres URL>` (issue 38): a local store with a paused execution (its
  * idempotent charge already made), a completed chain and an agent's trace moves into a Postgres schema; the paused run
- * resumes there without charging again; the traces read the same; a second copy adds nothing; bad values are refused
+ * resumes there without charging again; the traces read the same; its prompts (versions, labels, fragments) are read
+ * from the target with their numbers and times (ADR 0062); a second copy adds nothing; bad values are refused
  * with one line and a password is never printed.
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { Agent, PostgresCheckpointer, SQLiteCheckpointer, TraceStore, flushTraces } from '../../src/index.js';
+import { Agent, PostgresCheckpointer, PromptRegistry, SQLiteCheckpointer, TraceStore, flushTraces } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
 import { conformance, startCounterServer } from '../harness/index.js';
@@ -19,6 +20,7 @@ interface CopyJson {
   to: string;
   checkpoints: { executions: number; checkpoints: number; pending: number; idempotency: number };
   spans: { read: number; written: number; traces: number; redaction_key: string };
+  prompts: { prompts: number; versions: number; labels: number; fragments: number };
   left_in_file: Record<string, number>;
 }
 
@@ -46,6 +48,11 @@ area.scenario(
     const before = await sourceTraces.spans(answered.trace_id!);
     assert.ok(before.length >= 2, 'the agent run left its spans in the source');
 
+    const localPrompts = new PromptRegistry({ dbPath: source });
+    await localPrompts.registerFragment('tone', 'Be brief.');
+    await localPrompts.register('support', 'v1 {{@tone}}');
+    await localPrompts.register('support', 'v2 {{@tone}}', { labels: ['production'] });
+
     const first = await t.cli(['store', 'copy', '--from', source, '--to', target, '--json']);
     assert.is(first.code, 0, first.stderr);
     const copied = JSON.parse(first.stdout) as CopyJson;
@@ -57,12 +64,23 @@ area.scenario(
     assert.is(copied.spans.written, copied.spans.read);
     assert.is(copied.spans.redaction_key, 'adopted');
     assert.not.match(first.stdout, /password|secret/);
+    assert.equal(copied.prompts, { prompts: 1, versions: 2, labels: 1, fragments: 1 });
+    assert.is(copied.left_in_file.prompts, undefined, 'prompts no longer stay in the file');
+    const sharedPrompts = new PromptRegistry({ dbPath: target });
+    t.defer(() => sharedPrompts.close());
+    assert.equal(
+      (await sharedPrompts.versions('support')).map((v) => v.toJSON()),
+      (await localPrompts.versions('support')).map((v) => v.toJSON()),
+    );
+    assert.is((await sharedPrompts.load('support', { label: 'production' })).version, 2);
+    assert.is(await sharedPrompts.fragment('tone'), 'Be brief.');
 
     // Idempotent: a second copy finds everything there.
     const second = await t.cli(['store', 'copy', '--from', source, '--to', target]);
     assert.is(second.code, 0, second.stderr);
     assert.match(second.stdout, /executions: 3 read; 0 checkpoint rows, 0 pending interrupts, 0 idempotency records new/);
     assert.match(second.stdout, new RegExp(`0 of ${copied.spans.read} span rows new; redaction key same`));
+    assert.match(second.stdout, /prompts: 0 prompts, 0 versions, 0 labels, 0 fragments new/);
 
     // The target holds the same history, and the paused run resumes there: the charge is not made again.
     const remote = new PostgresCheckpointer(t.backend.url, { schema: t.backend.schema });

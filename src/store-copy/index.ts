@@ -1,7 +1,8 @@
 /**
  * `copyStore` (`agentkit store copy --from <path> --to <url>`, issue 38): move an existing local.db into a Postgres
  * store once. Copies the families a Postgres store holds: every execution (checkpoints, decision rows, pending
- * interrupts, idempotency records; ./checkpoints.ts) and every span with the redaction key (tracing/copy-spans.ts).
+ * interrupts, idempotency records; ./checkpoints.ts), every span with the redaction key (tracing/copy-spans.ts), and
+ * the prompt family (prompts/store/copy.ts).
  * Families a Postgres store does not hold yet stay in the file and are reported (`left_in_file`).
  *
  * Idempotent and resumable: run again, it adds only what is missing. The source is opened as any agentkit command
@@ -18,6 +19,7 @@ import { openLocalStore } from '../store/open.js';
 import { openStore } from '../store/store-handle.js';
 import { copySpans, type SpanCopyResult } from '../tracing/copy-spans.js';
 import { copyCheckpoints, type CheckpointCopyResult } from './checkpoints.js';
+import { copyPrompts, type PromptCopyResult } from '../prompts/store/copy.js';
 
 export interface StoreCopyResult {
   /** The source file and the target, as messages name them (no password). */
@@ -25,6 +27,8 @@ export interface StoreCopyResult {
   to: string;
   checkpoints: CheckpointCopyResult;
   spans: SpanCopyResult;
+  /** Prompt rows the target did not hold yet. */
+  prompts: PromptCopyResult;
   /** Families the target does not hold, with their row counts in the source (they stay in the file). */
   left_in_file: Record<string, number>;
 }
@@ -59,12 +63,14 @@ export async function copyStore(from: string, to: string, options: StoreCopyOpti
     const spans = await copySpans(source.path, store, { onProgress: (n) => options.onProgress?.('spans', n) });
     const db = openLocalStore(source.path);
     let left_in_file: Record<string, number>;
+    let prompts: PromptCopyResult;
     try {
+      prompts = await copyPrompts(db, store);
       left_in_file = fileOnlyRows(db);
     } finally {
       db.close();
     }
-    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, left_in_file };
+    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, left_in_file };
   } finally {
     await fromCheckpointer.close();
     await toCheckpointer.close();

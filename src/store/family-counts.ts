@@ -1,5 +1,6 @@
 /**
- * Row counts of the table families of a local store that a Postgres store does not hold yet (issue 39 brings them):
+ * Row counts of the table families of a local store that a Postgres store does not hold yet (issue 39 brings them;
+ * prompts came first, ADR 0062):
  * what `agentkit store copy` reports as left in the file. The store module owns local.db's schema ladder, so the
  * table names live here.
  */
@@ -10,7 +11,6 @@ export const FILE_ONLY_FAMILIES: Readonly<Record<string, string>> = {
   'guardrail events': 'guardrail_events',
   attachments: 'attachments',
   'favorites and notes': 'trace_annotations',
-  prompts: 'prompt_versions',
   'eval runs': 'eval_runs',
 };
 
