@@ -6,7 +6,7 @@
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PROMPT_ATTR, PromptRegistry, TraceStore } from '../../src/index.js';
+import { openStore, PROMPT_ATTR, PromptRegistry, TraceStore } from '../../src/index.js';
 import { startCli } from '../harness/cli-process.js';
 import { conformance, spawnNode } from '../harness/index.js';
 
@@ -44,9 +44,13 @@ area.scenario(
       'distinct and consecutive',
     );
 
-    const registry = new PromptRegistry({ dbPath: store });
-    t.defer(() => registry.close());
+    // Read through a store handle (`openStore`), which the registry leaves open when it closes.
+    const handle = openStore(store);
+    t.defer(() => handle.close());
+    const registry = new PromptRegistry({ store: handle });
     const stored = await registry.versions('racy');
+    await registry.close();
+    assert.is((await new PromptRegistry({ store: handle }).load('racy')).version, 40, 'the handle is still usable');
     assert.equal(
       stored.map((v) => v.version),
       all,
