@@ -146,4 +146,18 @@ export const versionCases: PromptContractCase[] = [
       assert.equal(await store.latestVersion('other'), undefined);
     },
   },
+  {
+    group: 'close',
+    name: 'close is idempotent and a closed store rejects further calls; the rows stay for other handles',
+    async run({ store, reopen }) {
+      const handle = await reopen();
+      await registryOn(handle).register('support', 'one');
+      await handle.close();
+      await handle.close();
+      await assert.rejects(handle.latestVersion('support'), /closed/);
+      await assert.rejects(handle.list(), /closed/);
+      await assert.rejects(registryOn(handle).register('support', 'two'), /closed/);
+      assert.equal(await store.latestVersion('support'), 1);
+    },
+  },
 ];
