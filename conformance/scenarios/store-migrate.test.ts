@@ -13,6 +13,7 @@ import { approvalChain } from '../fixtures/durability/chains.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { PG_TRACE_LATEST_VERSION } from '../../src/tracing/pg-schema.js';
 import { PG_PROMPT_LATEST_VERSION } from '../../src/prompts/store/pg-schema.js';
+import { PG_FORK_FAMILY } from '../../src/forks/pg-fork-store.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
 import { conformance, startCounterServer } from '../harness/index.js';
 
@@ -25,8 +26,15 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
   assert.is(first.code, 0, first.stderr);
   const expected =
     t.backend.kind === 'sqlite'
-      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null }
-      : { store: label, engine: 'postgres', checkpoints: PG_LATEST_VERSION, traces: PG_TRACE_LATEST_VERSION, prompts: PG_PROMPT_LATEST_VERSION };
+      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null }
+      : {
+          store: label,
+          engine: 'postgres',
+          checkpoints: PG_LATEST_VERSION,
+          traces: PG_TRACE_LATEST_VERSION,
+          prompts: PG_PROMPT_LATEST_VERSION,
+          forks: PG_FORK_FAMILY.migrations.length,
+        };
   assert.equal(JSON.parse(first.stdout), expected);
   const again = await t.cli(['store', 'migrate', '--db', store]);
   assert.is(again.code, 0, again.stderr);

@@ -11,14 +11,9 @@
  * engines). Times are TIMESTAMPTZ, written from and read back as the ISO text local.db holds (microseconds, `Z`).
  */
 import type pg from 'pg';
-import { StoreVersionError } from '../../store/errors.js';
-import { migrationPrivilegeError, recordedVersion } from '../../store/pg-schema-version.js';
+import { migrateFamily, type PgFamily, type PgFamilyMigration } from '../../store/pg-family-schema.js';
 
-export interface PgPromptMigration {
-  readonly description: string;
-  /** The statements, for the schema identifier already quoted. */
-  readonly sql: (schema: string) => string;
-}
+export type PgPromptMigration = PgFamilyMigration;
 
 export const PG_PROMPT_MIGRATIONS: readonly PgPromptMigration[] = [
   {
@@ -73,42 +68,14 @@ export const PG_PROMPT_MIGRATIONS: readonly PgPromptMigration[] = [
 /** The prompt schema version this agentkit writes. */
 export const PG_PROMPT_LATEST_VERSION = PG_PROMPT_MIGRATIONS.length;
 
+/** The prompt family's migration list, as the store's family migrator runs it (store/pg-family-schema.ts). */
+export const PG_PROMPT_FAMILY: PgFamily = { name: 'prompts', versionTable: 'prompt_schema_version', tables: 'prompt tables', migrations: PG_PROMPT_MIGRATIONS };
+
 /**
  * Create the schema and apply every pending prompt migration on `pool`, in one transaction under an advisory lock.
  * Idempotent and safe to race. Throws StoreVersionError when the schema is newer than this agentkit, and a one-line
  * ConfigError naming `agentkit store migrate` when the role may not create tables.
  */
 export async function migratePromptSchema(pool: pg.Pool, schema: string): Promise<number> {
-  const s = `"${schema}"`;
-  const what = `Postgres schema "${schema}" (prompts)`;
-  // Current already: no DDL, no lock (store/pg-schema-version.ts).
-  const recorded = await recordedVersion(pool, schema, 'prompt_schema_version');
-  if (recorded === PG_PROMPT_LATEST_VERSION) return PG_PROMPT_LATEST_VERSION;
-  if (recorded !== null && recorded > PG_PROMPT_LATEST_VERSION) throw new StoreVersionError(what, recorded, PG_PROMPT_LATEST_VERSION);
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.prompts.${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.prompt_schema_version (
-      version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const found = (await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.prompt_schema_version`)).rows[0]!.v;
-    if (found > PG_PROMPT_LATEST_VERSION) throw new StoreVersionError(what, found, PG_PROMPT_LATEST_VERSION);
-    for (let version = found + 1; version <= PG_PROMPT_LATEST_VERSION; version++) {
-      const migration = PG_PROMPT_MIGRATIONS[version - 1]!;
-      await client.query(migration.sql(s));
-      await client.query(`INSERT INTO ${s}.prompt_schema_version (version, description) VALUES ($1, $2)`, [version, migration.description]);
-    }
-    await client.query('COMMIT');
-    return PG_PROMPT_LATEST_VERSION;
-  } catch (error) {
-    broken = await client.query('ROLLBACK').then(
-      () => undefined,
-      (rollbackError: unknown) => rollbackError as Error,
-    );
-    throw migrationPrivilegeError(error, 'prompt tables', schema, recorded, PG_PROMPT_LATEST_VERSION) ?? error;
-  } finally {
-    client.release(broken);
-  }
+  return migrateFamily(pool, schema, PG_PROMPT_FAMILY);
 }
