@@ -1,13 +1,13 @@
 /**
  * `eval curate --db <path|url>` (issue 38) on both engines: cases from the agent spans of the store one value names,
- * with the `all` and `failed` filters. A Postgres store holds no favorites, notes or guardrail events yet, so those
- * filters are refused there with one line; the URL's password appears in no output.
+ * with the `all`, `failed`, `favorites` and `noted` filters (annotations marked with `markFavorite`). A Postgres store
+ * holds no guardrail events yet, so that filter is refused there with one line; the URL's password appears in no output.
  */
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { flushTraces, withTraceDestination } from '../../src/index.js';
+import { flushTraces, markFavorite, withTraceDestination } from '../../src/index.js';
 import { deskChain, support } from '../fixtures/evals/agents.js';
 import { conformance, type Backend } from '../harness/index.js';
 
@@ -63,18 +63,32 @@ area.scenario(
     assert.equal([review!.input, review!.expected_output, review!.needs_review, review!.source], ['boom now', '', true, 'curated:failed']);
     assert.match(String(review!.reason), /^failed spans: .*agent\.support/);
 
+    const none = await t.cli(['eval', 'curate', '--db', store, '--filter', 'favorites', '--out', out]);
+    assert.equal([none.code, none.stdout], [0, "No matching agent runs for filter 'favorites'; nothing written\n"], none.stderr);
+    await markFavorite(hosted.trace_id!, { dbPath: store });
+    await markFavorite(root.trace_id!, { dbPath: store, favorite: false, note: 'the capital, checked' });
     const favorites = await t.cli(['eval', 'curate', '--db', store, '--filter', 'favorites', '--out', out]);
+    assert.is(favorites.code, 0, favorites.stderr);
+    assert.equal(
+      (await lines(out)).map((c) => [c.input, c.trace_id, c.source]),
+      [['Capital of France?', hosted.trace_id, 'curated:favorites']],
+    );
+    const noted = await t.cli(['eval', 'curate', '--db', store, '--filter', 'noted', '--out', out]);
+    assert.is(noted.code, 0, noted.stderr);
+    assert.equal(
+      (await lines(out)).map((c) => [c.input, c.trace_id, c.source]),
+      [['Capital of Italy?', root.trace_id, 'curated:noted']],
+    );
     if (t.backend.kind === 'postgres') {
-      assert.equal(favorites, {
+      const guardrail = await t.cli(['eval', 'curate', '--db', store, '--filter', 'guardrail', '--out', out]);
+      assert.equal(guardrail, {
         code: 2,
         stdout: '',
-        stderr: "error: filter 'favorites' needs trace annotations, which a Postgres store does not hold yet; use --filter all or failed\n",
+        stderr: "error: filter 'guardrail' needs guardrail events, which a Postgres store does not hold yet; use --filter all, failed, favorites or noted\n",
       });
       assert.not.ok(existsSync(path.join(t.cwd, '.agentkit')), 'a URL store creates no .agentkit folder');
-    } else {
-      assert.is(favorites.code, 0, favorites.stderr);
     }
-    for (const run of [all, onlyDesk, failed, favorites]) assert.not.ok(`${run.stdout}${run.stderr}`.includes(PASSWORD));
+    for (const run of [all, onlyDesk, failed, none, favorites, noted]) assert.not.ok(`${run.stdout}${run.stderr}`.includes(PASSWORD));
   },
 );
 

@@ -171,7 +171,7 @@ area.scenario(
     const onlyDesk = await t.cli(['eval', 'curate', '--agent', 'desk_agent', '--out', out, '--json']);
     assert.equal(JSON.parse(onlyDesk.stdout), { file: out, written: 1, skipped: 0 });
 
-    markFavorite(root.trace_id!, { dbPath: db });
+    await markFavorite(root.trace_id!, { dbPath: db });
     const favorites = await t.cli(['eval', 'curate', '--filter', 'favorites', '--out', out]);
     assert.is(favorites.stdout, `Wrote 1 case(s) to ${out}\n`);
     const favorite = JSON.parse((await readFile(out, 'utf8')).trim());
@@ -179,7 +179,10 @@ area.scenario(
       [favorite.input, favorite.expected_output, favorite.trace_id, favorite.source],
       ['Capital of Italy?', 'Rome', root.trace_id, 'curated:favorites'],
     );
-    assert.throws(() => markFavorite('0'.repeat(32), { dbPath: db }), /trace '0{32}' not found/);
+    await markFavorite('0'.repeat(32), { dbPath: db }).then(
+      () => assert.unreachable('an unknown trace is refused'),
+      (error: Error) => assert.match(error.message, /trace '0{32}' not found/),
+    );
 
     const failed = await t.cli(['eval', 'curate', '--filter', 'failed', '--out', out, '--append']);
     assert.is(failed.stdout, `Wrote 1 case(s) to ${out} (appended)\n`);

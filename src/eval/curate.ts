@@ -5,6 +5,7 @@
  * mark the case `needs_review` with an empty `expected_output`, the captured `actual_output` and a `reason`.
  * Spans without a captured input (payload capture off) cannot become cases and are counted as skipped.
  */
+import { annotationStoreOf } from '../annotations/index.js';
 import type Database from 'better-sqlite3';
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { localStoreValue, type Where } from '../config/paths.js';
@@ -69,7 +70,10 @@ export async function curate(options: CurateOptions = {}): Promise<CurateResult>
   if (options.sinceHours !== undefined && !(options.sinceHours > 0))
     throw new EvalUsageError(`since must be a positive number of hours, got ${String(options.sinceHours)}`);
   const store = new TraceStore({ dbPath: options.dbPath ?? localStoreValue(options), cwd: options.cwd });
-  if (store.engine === 'sqlite') return store.read((db) => pick(db, filter, options, limit), { cases: [], skipped: 0 });
+  if (store.engine === 'sqlite') {
+    const marked = filter === 'favorites' || filter === 'noted' ? await annotatedIds(store, filter) : [];
+    return store.read((db) => pick(db, filter, options, limit, marked), { cases: [], skipped: 0 });
+  }
   try {
     return await pickPg(store, filter, options, limit);
   } finally {
@@ -77,17 +81,22 @@ export async function curate(options: CurateOptions = {}): Promise<CurateResult>
   }
 }
 
-/** A Postgres store holds spans, not yet favorites, notes or guardrail events (issue 38): `all` and `failed` only. */
+/**
+ * A Postgres store holds spans and annotations (favorites, notes: the annotations owner names the traces), not yet
+ * guardrail events (ADR 0017): every filter but `guardrail`.
+ */
 async function pickPg(store: TraceStore, filter: CurateFilter, options: CurateOptions, limit: number): Promise<CurateResult> {
-  if (filter !== 'all' && filter !== 'failed') {
+  if (filter === 'guardrail') {
     throw new EvalUsageError(
-      `filter '${filter}' needs ${filter === 'guardrail' ? 'guardrail events' : 'trace annotations'}, which a Postgres store does not hold yet; use --filter all or failed`,
+      "filter 'guardrail' needs guardrail events, which a Postgres store does not hold yet; use --filter all, failed, favorites or noted",
     );
   }
+  const traceIds = filter === 'favorites' || filter === 'noted' ? await annotatedIds(store, filter) : undefined;
   const rows = await store.pgAgentSpans({
     agent: options.agent,
     cutoff: options.sinceHours !== undefined ? new Date(Date.now() - options.sinceHours * 3_600_000).toISOString() : undefined,
     failedOnly: filter === 'failed',
+    traceIds,
     limit,
   });
   const reasons = new Map<string, string>();
@@ -97,7 +106,18 @@ async function pickPg(store: TraceStore, filter: CurateFilter, options: CurateOp
   return casesOf(rows, filter, reasons);
 }
 
-function pick(db: Database.Database, filter: CurateFilter, options: CurateOptions, limit: number): CurateResult {
+/** The traces marked favorite, or noted, in `store` (the annotations owner answers). */
+async function annotatedIds(store: TraceStore, filter: 'favorites' | 'noted'): Promise<string[]> {
+  const annotations = annotationStoreOf(store.dbPath);
+  try {
+    return [...(filter === 'favorites' ? await annotations.favorites() : await annotations.noted())];
+  } finally {
+    await annotations.close();
+  }
+}
+
+/** `marked`: the traces `favorites` or `noted` keeps (annotatedIds). */
+function pick(db: Database.Database, filter: CurateFilter, options: CurateOptions, limit: number, marked: readonly string[]): CurateResult {
   const where = ["s.name LIKE 'agent.%'"];
   const params: Record<string, unknown> = { limit };
   if (options.agent !== undefined) {
@@ -108,8 +128,10 @@ function pick(db: Database.Database, filter: CurateFilter, options: CurateOption
     where.push('s.start_time >= @cutoff');
     params.cutoff = new Date(Date.now() - options.sinceHours * 3_600_000).toISOString();
   }
-  if (filter === 'favorites') where.push('s.trace_id IN (SELECT trace_id FROM trace_annotations WHERE favorite = 1)');
-  if (filter === 'noted') where.push("s.trace_id IN (SELECT trace_id FROM trace_annotations WHERE note IS NOT NULL AND note <> '')");
+  if (filter === 'favorites' || filter === 'noted') {
+    where.push('s.trace_id IN (SELECT value FROM json_each(@marked))');
+    params.marked = JSON.stringify(marked);
+  }
   if (filter === 'guardrail')
     where.push(`s.trace_id IN (SELECT trace_id FROM guardrail_events WHERE outcome IN (${FAILING_GUARDRAIL_OUTCOMES.map((o) => `'${o}'`).join(', ')}))`);
   if (filter === 'failed') where.push("s.trace_id IN (SELECT trace_id FROM spans WHERE status = 'ERROR')");

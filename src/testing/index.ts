@@ -10,6 +10,13 @@ export {
   type ContractStore,
 } from '../durability/contract/index.js';
 export {
+  annotationStoreContract,
+  runAnnotationContractCase,
+  type AnnotationContractCase,
+  type AnnotationContractInitializer,
+  type AnnotationContractStore,
+} from '../annotations/contract.js';
+export {
   forkStoreContract,
   runForkContractCase,
   type ForkContractCase,

@@ -234,13 +234,14 @@ export class PgTraceReader {
    * The newest `limit` spans of agent runs (`agent.<name>`), oldest first: optionally of one agent, started at or after
    * `cutoff` (ISO), or only in traces having a span with status ERROR. What `eval curate` reads.
    */
-  async agentSpans(options: { agent?: string; cutoff?: string; failedOnly?: boolean; limit: number }): Promise<AgentSpanRow[]> {
+  async agentSpans(options: { agent?: string; cutoff?: string; failedOnly?: boolean; traceIds?: readonly string[]; limit: number }): Promise<AgentSpanRow[]> {
     if (!(await this.exists())) return [];
     const params: unknown[] = [this.#project, options.limit];
     const where = ["s.name LIKE 'agent.%'"];
     if (options.agent !== undefined) where.push(`s.name = $${params.push(encodePgString(`agent.${options.agent}`))}`);
     if (options.cutoff !== undefined) where.push(`s.start_time >= $${params.push(options.cutoff)}`);
     if (options.failedOnly) where.push(`s.trace_id IN (SELECT trace_id FROM ${this.#s}.spans WHERE project = $1 AND status = 'ERROR')`);
+    if (options.traceIds !== undefined) where.push(`s.trace_id = ANY($${params.push([...options.traceIds])}::text[])`);
     const result = await this.#pool.query<AgentSpanRow>(
       `SELECT s.trace_id, s.span_id, s.name, s.status, ${ISO('s.start_time')} AS start_time, s.attributes FROM ${this.#s}.spans s
        WHERE s.project = $1 AND ${where.join(' AND ')} ORDER BY s.start_time DESC, s.seq DESC LIMIT $2`,

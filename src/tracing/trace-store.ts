@@ -14,6 +14,7 @@ import { CALLER_TRACE_VERSION, schemaVersion, TRACE_KEYS_VERSION } from '../stor
 import { openLocalStore } from '../store/open.js';
 import type { Span, SpanStatus, Trace, TraceSummary } from '../types.js';
 import { flushPendingPg, flushPendingSpans } from './pending-flush.js';
+import { annotationStoreOf } from '../annotations/index.js';
 import { spanFromRow, type SpanRow } from './span-row.js';
 import { resolveMessageDeltas } from './message-deltas.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
@@ -207,23 +208,21 @@ export class TraceStore {
    */
   async prune(olderThan: number | Date, filter: ProcessFilter & PruneKeep = {}): Promise<number> {
     const cutoff = pruneCutoff(olderThan);
-    const keep = filter.keep ?? new Set<string>();
     const pg = this.pg();
+    if (!pg && filter.process !== undefined) throw new ConfigError('pruning by process needs a Postgres store (a SQLite store is written by one host)');
+    // Traces a person marked (a favorite, a note: the annotations owner says which) stay, as do the ones the caller keeps.
+    const keep = new Set([...(filter.keep ?? []), ...(await this.#marked())]);
     if (pg) {
       flushPendingSpans();
       await flushPendingPg();
       return pg.pruneBefore(cutoff, filter, keep);
     }
-    if (filter.process !== undefined) throw new ConfigError('pruning by process needs a Postgres store (a SQLite store is written by one host)');
-    // Traces a person marked (a favorite, a note) or an eval case cites stay, as do the ones the caller keeps.
+    // An eval case's trace stays too (the eval family is read here until it has an owner of its own).
     const ids = (
       await this.read(
         (db) =>
           db
-            .prepare(
-              `SELECT trace_id FROM spans WHERE trace_id NOT IN (SELECT trace_id FROM trace_annotations WHERE favorite = 1 OR coalesce(note, '') <> '')
-               AND trace_id NOT IN (${referencedByEvalCases(db)}) GROUP BY trace_id HAVING min(start_time) < ?`,
-            )
+            .prepare(`SELECT trace_id FROM spans WHERE trace_id NOT IN (${referencedByEvalCases(db)}) GROUP BY trace_id HAVING min(start_time) < ?`)
             .all(cutoff) as Array<{ trace_id: string }>,
         [],
       )
@@ -231,6 +230,17 @@ export class TraceStore {
       .map((row) => row.trace_id)
       .filter((id) => !keep.has(id));
     return this.deleteInBatches(ids);
+  }
+
+  /** The traces a person marked (favorite or noted), from the annotations owner of this store. */
+  async #marked(): Promise<Set<string>> {
+    const annotations = annotationStoreOf(this.#given ?? this.dbPath);
+    try {
+      return await annotations.marked();
+    } finally {
+      // A given store is the caller's to close: only a handle opened here is given back.
+      if (!this.#given) await annotations.close();
+    }
   }
 
   /**
@@ -301,7 +311,7 @@ export class TraceStore {
    * Postgres stores only (a SQLite store's curation reads its file, eval/curate.ts): the newest `limit` agent-run spans,
    * oldest first, as `PgTraceReader.agentSpans`, and the ERROR span names of a trace. ConfigError on a SQLite store.
    */
-  async pgAgentSpans(options: { agent?: string; cutoff?: string; failedOnly?: boolean; limit: number }): Promise<AgentSpanRow[]> {
+  async pgAgentSpans(options: { agent?: string; cutoff?: string; failedOnly?: boolean; traceIds?: readonly string[]; limit: number }): Promise<AgentSpanRow[]> {
     const pg = this.pg();
     if (!pg) throw new ConfigError(`${this.label} is a SQLite store: read its agent spans with read()`);
     flushPendingSpans();

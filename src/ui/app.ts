@@ -19,6 +19,7 @@ import { AgentkitError, NotFoundError } from '../errors.js';
 import { createValidatedApp, type RouteRegistrar } from '../http/validated-app.js';
 import { exportTrace } from '../replay/export-trace.js';
 import { EvalStore } from '../eval/store.js';
+import { annotationStoreOf, type AnnotationStore } from '../annotations/index.js';
 import { forkStoreOf, type ForkStore } from '../forks/index.js';
 import { Replay } from '../replay/replay.js';
 import type { TraceStore } from '../tracing/trace-store.js';
@@ -28,7 +29,6 @@ import { decisionRoutes } from './decision-routes.js';
 import { evalRoutes, evalRunsSince } from './eval-routes.js';
 import { executionState } from './execution-state.js';
 import { ForkRegistry } from './forks.js';
-import { FavoriteStore } from './favorites.js';
 import { loopbackHostOnly, noStoreForApi, sessionUser, UI_OPEN_ROUTES, UI_PAGE_ROUTES, uiAuthenticate, type UiAuth } from './guard.js';
 import { recoveryOverview, recoveryRoutes } from './recovery-routes.js';
 import { replayRoutes } from './replay-routes.js';
@@ -73,9 +73,9 @@ export interface UiAppOptions {
 export function createUiApp(options: UiAppOptions): Express {
   const registry = options.runners instanceof RunnerRegistry ? options.runners : new RunnerRegistry(options.runners ?? []);
   const throttle = options.throttle ?? new LoginThrottle();
-  // On a Postgres store favorites and eval runs are not stored yet (issue 38): they read as none.
+  // On a Postgres store eval runs are not stored yet (ADR 0017): they read as none.
   const file = options.traceStore.engine === 'sqlite' ? options.traceStore.dbPath : null;
-  const favorites = new FavoriteStore(file);
+  const annotations = annotationStoreOf(options.traceStore.dbPath);
   const evals = options.evalStore ?? new EvalStore({ dbPath: file });
   const forks = new ForkRegistry(options.forkStore ?? forkStoreOf(options.traceStore.dbPath), async (traceId, step) =>
     (await Replay.load(traceId, { store: options.traceStore })).forkAt(step),
@@ -94,7 +94,7 @@ export function createUiApp(options: UiAppOptions): Express {
       // Anything else falls through to the contract's JSON 404, never an HTML page.
       if (options.webDir) app.use(webApp(options.webDir));
       authRoutes(app, auth, throttle);
-      traceRoutes(app, options.traceStore, favorites, options.checkpointer, evals);
+      traceRoutes(app, options.traceStore, annotations, options.checkpointer, evals);
       replayRoutes(app, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
       evalRoutes(app, evals);
       durabilityRoutes(app, options.checkpointer, registry, auth);
@@ -104,12 +104,12 @@ export function createUiApp(options: UiAppOptions): Express {
   });
 }
 
-function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: FavoriteStore, checkpointer: Checkpointer, evals: EvalStore): void {
+function traceRoutes(router: RouteRegistrar, store: TraceStore, annotations: AnnotationStore, checkpointer: Checkpointer, evals: EvalStore): void {
   router.get('/api/overview', async (_req: Request, res: Response) => {
     const traces = await store.listTraces({ lastHours: 24 });
     const counts = await executionCounts(checkpointer);
     const recovery = await recoveryOverview(checkpointer);
-    const favored = favorites.all();
+    const favored = await annotations.favorites();
     res.json({
       traces_last_24h: traces.length,
       failing_traces_last_24h: traces.filter((trace) => trace.status === 'ERROR').length,
@@ -129,7 +129,7 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: Favor
       traces = traces.filter((trace) => matching.has(trace.trace_id));
     }
     if (query.status !== undefined) traces = traces.filter((trace) => trace.status === query.status);
-    const favored = favorites.all();
+    const favored = await annotations.favorites();
     if (String(query.favorites) === 'true') traces = traces.filter((trace) => favored.has(trace.trace_id));
     const items = traces.map((trace) => withFavorite(trace, favored));
     res.json({ items, count: items.length } satisfies Schemas['UiTraceList']);
@@ -151,13 +151,13 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, favorites: Favor
   router.get('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
     // 404 for an unknown trace, 409 for a caller's trace of several runs; a caller's trace of one run names it.
     const traceId = await store.resolve(String(req.params.trace_id));
-    res.json({ trace_id: traceId, favorite: favorites.get(traceId) } satisfies Schemas['TraceFavorite']);
+    res.json({ trace_id: traceId, favorite: (await annotations.get(traceId))?.favorite ?? false } satisfies Schemas['TraceFavorite']);
   });
 
   router.put('/api/traces/:trace_id/favorite', async (req: Request, res: Response) => {
     const { favorite } = req.body as Schemas['FavoriteRequest'];
     const traceId = await store.resolve(String(req.params.trace_id));
-    favorites.set(traceId, favorite);
+    await annotations.set(traceId, { favorite });
     res.json({ trace_id: traceId, favorite } satisfies Schemas['TraceFavorite']);
   });
 }
