@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { conformance, startCli, type ScenarioContext } from '../harness/index.js';
 import Type from 'typebox';
-import { Agent, checkpointerFor, interrupt, Replay, ReplayError, tool } from '../../src/index.js';
+import { Agent, checkpointerFor, flushTraces, interrupt, Replay, ReplayError, tool } from '../../src/index.js';
 import { FunctionModel } from '../../src/testing/index.js';
 
 const area = conformance('replay: paused runs');
@@ -141,6 +141,8 @@ area.scenario(
     // An agent defined in code (its function model cannot be rebuilt from the trace), recorded in the variant's store.
     const greeter = new Agent({ name: 'greeter', systemPrompt: 'Greet.', llm: new FunctionModel(() => 'Hello.'), traceDb: t.store! });
     const greeted = await greeter.run('Hi');
+    // The CLI is another process: the trace must be in the store before it reads it.
+    await flushTraces();
     const live = await t.bin(['replay', 'fork', greeted.trace_id!, '--prompt', 'Greet warmly.']);
     assert.equal([live.code, live.stdout], [2, '']);
     assert.match(live.stderr, /^error: agent 'greeter' needs a live model call but its 'function' model cannot be rebuilt from the trace/);
