@@ -3,8 +3,8 @@
  * annotations family's own migration list (store/pg-family-schema.ts). Reads of a schema the family never reached
  * answer empty and create nothing; the first write migrates it.
  */
-import { migrateFamily, type PgFamily } from '../store/pg-family-schema.js';
-import { recordedVersion } from '../store/pg-schema-version.js';
+import type { PgFamily } from '../store/pg-family-schema.js';
+import { PgFamilyTables } from '../store/pg-family-tables.js';
 import type { Store } from '../store/store-handle.js';
 import { decodePgString, encodePgString, pgIsoText } from '../store/pg-text.js';
 import { utcNow } from '../store/time.js';
@@ -42,44 +42,24 @@ const COLUMNS = `trace_id, favorite, note, ${pgIsoText('updated_at')} AS updated
 
 export class PgAnnotationStore implements AnnotationStore {
   readonly label: string;
-  readonly #store: Store;
-  readonly #project: string;
-  #ready: Promise<void> | undefined;
+  readonly #tables: PgFamilyTables;
 
   /** Annotations of `project` ('' for a store of one project) in `store`, a Postgres store this handle closes. */
   constructor(store: Store, project = '') {
-    this.#store = store;
+    this.#tables = new PgFamilyTables(store, PG_ANNOTATION_FAMILY, project);
     this.label = store.label;
-    this.#project = project;
   }
 
   get #s(): string {
-    return `"${this.#store.schema}"`;
+    return this.#tables.s;
   }
 
-  /** The pool, the family migrated (writes). */
-  async #writable() {
-    const pool = this.#store.pool();
-    this.#ready ??= migrateFamily(pool, this.#store.schema!, PG_ANNOTATION_FAMILY).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#ready = undefined;
-        throw error;
-      },
-    );
-    await this.#ready;
-    return pool;
-  }
-
-  /** The pool when the family's tables exist, else null (reads answer empty without creating them). */
-  async #readable() {
-    const pool = this.#store.pool();
-    if (this.#ready) return pool;
-    return (await recordedVersion(pool, this.#store.schema!, PG_ANNOTATION_FAMILY.versionTable)) === null ? null : pool;
+  get #project(): string {
+    return this.#tables.project;
   }
 
   async #ids(where: string): Promise<Set<string>> {
-    const pool = await this.#readable();
+    const pool = await this.#tables.readable();
     if (!pool) return new Set();
     const result = await pool.query<{ trace_id: string }>(`SELECT trace_id FROM ${this.#s}.trace_annotations WHERE project = $1 AND (${where})`, [
       this.#project,
@@ -88,7 +68,7 @@ export class PgAnnotationStore implements AnnotationStore {
   }
 
   async get(traceId: string): Promise<TraceAnnotation | null> {
-    const pool = await this.#readable();
+    const pool = await this.#tables.readable();
     if (!pool) return null;
     const result = await pool.query<AnnotationRow>(`SELECT ${COLUMNS} FROM ${this.#s}.trace_annotations WHERE project = $1 AND trace_id = $2`, [
       this.#project,
@@ -98,7 +78,7 @@ export class PgAnnotationStore implements AnnotationStore {
   }
 
   async set(traceId: string, change: AnnotationChange): Promise<TraceAnnotation> {
-    const pool = await this.#writable();
+    const pool = await this.#tables.writable();
     const result = await pool.query<AnnotationRow>(
       `INSERT INTO ${this.#s}.trace_annotations AS a (project, trace_id, favorite, note, updated_at) VALUES ($1, $2, coalesce($3, FALSE), $4, $6)
        ON CONFLICT (project, trace_id) DO UPDATE SET
@@ -124,7 +104,7 @@ export class PgAnnotationStore implements AnnotationStore {
   }
 
   async close(): Promise<void> {
-    await this.#store.close();
+    await this.#tables.close();
   }
 }
 

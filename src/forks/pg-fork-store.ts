@@ -3,10 +3,12 @@
  * family's own migration list (run once per handle, under the family's advisory lock). JSON columns are the JSON text
  * written, as local.db holds it; times are TIMESTAMPTZ read back as the same ISO text (microseconds, `Z`).
  */
-import { migrateFamily, type PgFamily } from '../store/pg-family-schema.js';
+import type { PgFamily } from '../store/pg-family-schema.js';
+import { PgFamilyTables } from '../store/pg-family-tables.js';
 import type { Store } from '../store/store-handle.js';
 import { pgIsoText } from '../store/pg-text.js';
 import { utcNow } from '../store/time.js';
+import { fromRow, type ForkRow } from './rows.js';
 import type { ForkStore, StoredFork } from './types.js';
 
 /** The forks family's tables on a Postgres store. */
@@ -36,48 +38,26 @@ export const PG_FORK_FAMILY: PgFamily = {
 const ISO = pgIsoText;
 const COLUMNS = `fork_id, trace_id, step, modifications, rerun, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at`;
 
-interface ForkRow {
-  fork_id: string;
-  trace_id: string;
-  step: number;
-  modifications: string;
-  rerun: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 export class PgForkStore implements ForkStore {
   readonly label: string;
-  readonly #store: Store;
-  readonly #project: string;
-  #ready: Promise<void> | undefined;
+  readonly #tables: PgFamilyTables;
 
   /** Forks of `project` ('' for a store of one project) in `store`, a Postgres store this handle closes. */
   constructor(store: Store, project = '') {
-    this.#store = store;
+    this.#tables = new PgFamilyTables(store, PG_FORK_FAMILY, project);
     this.label = store.label;
-    this.#project = project;
   }
 
   get #s(): string {
-    return `"${this.#store.schema}"`;
+    return this.#tables.s;
   }
 
-  async #pool() {
-    const pool = this.#store.pool();
-    this.#ready ??= migrateFamily(pool, this.#store.schema!, PG_FORK_FAMILY).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#ready = undefined;
-        throw error;
-      },
-    );
-    await this.#ready;
-    return pool;
+  get #project(): string {
+    return this.#tables.project;
   }
 
   async create(fork: Pick<StoredFork, 'fork_id' | 'trace_id' | 'step' | 'modifications'>): Promise<StoredFork> {
-    const pool = await this.#pool();
+    const pool = await this.#tables.writable();
     const at = utcNow();
     await pool.query(
       `INSERT INTO ${this.#s}.ui_forks (project, fork_id, trace_id, step, modifications, rerun, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, NULL, $6, $6)`,
@@ -87,13 +67,13 @@ export class PgForkStore implements ForkStore {
   }
 
   async get(forkId: string): Promise<StoredFork | null> {
-    const pool = await this.#pool();
+    const pool = await this.#tables.writable();
     const result = await pool.query<ForkRow>(`SELECT ${COLUMNS} FROM ${this.#s}.ui_forks WHERE project = $1 AND fork_id = $2`, [this.#project, forkId]);
     return result.rows[0] ? fromRow(result.rows[0]) : null;
   }
 
   async update(forkId: string, changes: { modifications?: StoredFork['modifications']; rerun?: StoredFork['rerun'] }): Promise<StoredFork | null> {
-    const pool = await this.#pool();
+    const pool = await this.#tables.writable();
     const result = await pool.query<ForkRow>(
       `UPDATE ${this.#s}.ui_forks SET modifications = coalesce($3, modifications), rerun = CASE WHEN $4 THEN $5 ELSE rerun END, updated_at = $6
        WHERE project = $1 AND fork_id = $2 RETURNING ${COLUMNS}`,
@@ -110,18 +90,6 @@ export class PgForkStore implements ForkStore {
   }
 
   async close(): Promise<void> {
-    await this.#store.close();
+    await this.#tables.close();
   }
-}
-
-function fromRow(row: ForkRow): StoredFork {
-  return {
-    fork_id: row.fork_id,
-    trace_id: row.trace_id,
-    step: row.step,
-    modifications: JSON.parse(row.modifications) as StoredFork['modifications'],
-    rerun: row.rerun === null ? null : (JSON.parse(row.rerun) as StoredFork['rerun']),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }

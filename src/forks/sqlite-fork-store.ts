@@ -1,17 +1,8 @@
 /** Forks in a local.db file (`ui_forks`, local.db v39). Each call opens, uses and closes the store, as favorites do. */
 import { openLocalStore } from '../store/open.js';
 import { utcNow } from '../store/time.js';
+import { fromRow, type ForkRow } from './rows.js';
 import type { ForkStore, StoredFork } from './types.js';
-
-interface ForkRow {
-  fork_id: string;
-  trace_id: string;
-  step: number;
-  modifications: string;
-  rerun: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 export class SqliteForkStore implements ForkStore {
   readonly label: string;
@@ -70,16 +61,4 @@ export class SqliteForkStore implements ForkStore {
   }
 
   async close(): Promise<void> {}
-}
-
-function fromRow(row: ForkRow): StoredFork {
-  return {
-    fork_id: row.fork_id,
-    trace_id: row.trace_id,
-    step: row.step,
-    modifications: JSON.parse(row.modifications) as StoredFork['modifications'],
-    rerun: row.rerun === null ? null : (JSON.parse(row.rerun) as StoredFork['rerun']),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
