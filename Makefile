@@ -1,5 +1,5 @@
 # agentkit: contract generation, build and checks. `make help` lists the targets.
-.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles check-adr-refs check-exports update-exports check-package build typecheck test ci bench
+.PHONY: help install generate check-generated lint-contract format check-format lint check-cycles check-adr-refs check-exports update-exports check-package check-docs build typecheck test ci bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -42,6 +42,9 @@ check-package: ## Pack the built dist/ (npm pack --ignore-scripts) and lint the 
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	npm pack --ignore-scripts --silent --pack-destination "$$dir" >/dev/null && \
 	npx --no-install publint run --strict "$$dir"/agentkit-*.tgz
+
+check-docs: ## Run every shell and TypeScript block of README.md and docs/*.md (built CLI: build first); prints "N blocks run, M marked"
+	node scripts/docs-runner.mjs
 
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs
