@@ -19,17 +19,17 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DocsMarkerError, extractBlocks, summarize } from './docs-blocks.mjs';
+import { createSandbox } from './docs-sandbox.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_TIMEOUT_S = 60;
 /** The repository folders a block sees in its directory (read through links; blocks write only their own files). */
-const LINKED = ['examples', 'conformance', 'scripts', 'test-support', 'docs', 'spec', 'generated', 'src', 'cli', 'dist'];
 const PG_URL = process.env.AGENTKIT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const args = process.argv.slice(2);
@@ -63,49 +63,9 @@ if (list) {
 }
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'agentkit-docs-'));
-const shimDir = path.join(scratch, 'bin');
-mkdirSync(shimDir);
-writeFileSync(path.join(shimDir, 'agentkit'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(root, 'dist/cli/main.js')}" "$@"\n`);
-chmodSync(path.join(shimDir, 'agentkit'), 0o755);
-
-/** A fresh directory for a group: repository links, a node_modules where `agentkit` is this repository, a HOME. */
-function groupDir() {
-  const dir = mkdtempSync(path.join(scratch, 'block-'));
-  for (const name of LINKED) symlinkSync(path.join(root, name), path.join(dir, name));
-  const modules = path.join(dir, 'node_modules');
-  mkdirSync(path.join(modules, '.bin'), { recursive: true });
-  for (const name of readdirSync(path.join(root, 'node_modules'))) {
-    if (name === '.bin' || name.startsWith('.')) continue;
-    symlinkSync(path.join(root, 'node_modules', name), path.join(modules, name));
-  }
-  for (const name of readdirSync(path.join(root, 'node_modules/.bin')))
-    symlinkSync(path.join(root, 'node_modules/.bin', name), path.join(modules, '.bin', name));
-  symlinkSync(root, path.join(modules, 'agentkit'));
-  symlinkSync(path.join(shimDir, 'agentkit'), path.join(modules, '.bin', 'agentkit'));
-  mkdirSync(path.join(dir, '.home'));
-  return dir;
-}
-
-function blockEnv(dir) {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(AGENTKIT_(LOCAL_DB|API_KEY|TARGET|PROJECT|CHECKPOINT_DB_PATH|SERVE_TOKEN)|XDG_.*|.*_API_KEY|https?_proxy|HTTPS?_PROXY)$/.test(name))
-      delete env[name];
-  }
-  return {
-    ...env,
-    HOME: path.join(dir, '.home'),
-    PATH: `${shimDir}${path.delimiter}${env.PATH}`,
-    NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${path.join(root, 'scripts/docs-net-guard.mjs')}`.trim(),
-    npm_config_offline: 'true',
-    npm_config_update_notifier: 'false',
-    npm_config_fund: 'false',
-    npm_config_audit: 'false',
-    FORCE_COLOR: '0',
-    NO_COLOR: '1',
-    AGENTKIT_TEST_PG_URL: PG_URL,
-  };
-}
+const sandbox = createSandbox(scratch);
+const groupDir = () => sandbox.dir();
+const blockEnv = (dir) => sandbox.env(dir);
 
 function killGroup(child) {
   try {

@@ -13,6 +13,10 @@ const lookupOrder = tool({
 
 // Any AI SDK provider package works the same way: anthropic('claude-3-5-haiku-latest'), bedrock(...), google(...).
 // @ai-sdk/openai reads OPENAI_API_KEY (and OPENAI_BASE_URL, when set) itself; agentkit masks the key in errors.
+if (!process.env.OPENAI_API_KEY) {
+  console.error('error: this example calls OpenAI: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)');
+  process.exit(1);
+}
 const agent = new Agent({
   name: 'orders',
   systemPrompt: 'Look the order up with lookup_order, then answer in one sentence.',

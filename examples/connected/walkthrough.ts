@@ -3,7 +3,11 @@ import { AlreadyResumed, Chain, SQLiteCheckpointer, connect, drainReplication, i
 
 // 1. Connect explicitly. With no arguments, connect() uses AGENTKIT_API_KEY / AGENTKIT_TARGET / AGENTKIT_PROJECT,
 //    else the credentials `agentkit connect` saved; it checks the key against the Platform first.
-const connection = await connect();
+//    Without a key or a reachable Platform it stops here with one line (the local Platform: "Try it locally" above).
+const connection = await connect().catch((error: Error) => {
+  console.error(`error: ${error.message}`);
+  process.exit(1);
+});
 console.log(`connected: ${connection.verified}`);
 
 // 2. A refund chain that pauses for a manager's approval.

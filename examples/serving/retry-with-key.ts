@@ -35,7 +35,11 @@ export async function runWithRetries(client: AgentClient, input: string, attempt
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const client = new AgentClient({ baseUrl: process.env.AGENT_URL ?? 'http://127.0.0.1:8000', token: process.env.AGENTKIT_SERVE_TOKEN });
-  const answer = await runWithRetries(client, process.argv[2] ?? 'Where is order 42?');
+  // With no agent served there (started as above), it stops with one line instead of a stack trace.
+  const answer = await runWithRetries(client, process.argv[2] ?? 'Where is order 42?').catch((error: Error) => {
+    console.error(`error: ${error.message} (is an agent served at ${process.env.AGENT_URL ?? 'http://127.0.0.1:8000'}?)`);
+    process.exit(1);
+  });
   console.log(`${answer.status} ${answer.execution_id}: ${answer.output}`);
   // Later, from anywhere: where that execution stands now (needs the token, or a server started with --expose-status).
   const { data } = await client.getRun(answer.execution_id);
