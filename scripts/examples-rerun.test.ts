@@ -127,7 +127,7 @@ for (const example of examples) {
     const dir = sandbox.dir();
     if (need && !need.provide) {
       // Nothing on this machine can stand in for it: it must say so in one line, twice.
-      for (const round of [1, 2]) assertOneErrorLine(await run(dir, `examples/${example}`), need.without);
+      for (const _round of [1, 2]) assertOneErrorLine(await run(dir, `examples/${example}`), need.without);
       return;
     }
     const provided = need?.provide ? await need.provide(dir) : null;
