@@ -74,6 +74,8 @@ test('skip takes one of the three reasons, and nothing else', () => {
   assert.throws(() => parseMarker('skip reason="shows output only"; continue'), /a skipped block takes no other directive/);
   assert.throws(() => parseMarker('retry'), /unknown directive 'retry'/);
   assert.throws(() => parseMarker('timeout=0'), /at least 1 second/);
+  assert.equal(parseMarker('file=support.ts; continue'), { file: 'support.ts', continue: true });
+  assert.throws(() => parseMarker('file=../x.ts'), /unknown directive/);
 });
 
 test('a malformed or stray marker names the file and line', () => {

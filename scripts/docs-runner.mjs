@@ -80,7 +80,7 @@ function start(block, dir, code) {
   let file;
   let argv;
   if (block.kind === 'ts') {
-    file = path.join(dir, `.block-${block.line}.mts`);
+    file = path.join(dir, block.marker.file ?? `.block-${block.line}.mts`);
     writeFileSync(file, code);
     argv = [process.execPath, '--import', 'tsx', file];
   } else {

@@ -37,6 +37,8 @@ export function createSandbox(scratch) {
       symlinkSync(root, path.join(modules, 'agentkit'));
       symlinkSync(path.join(shimDir, 'agentkit'), path.join(modules, '.bin', 'agentkit'));
       mkdirSync(path.join(dir, '.home'));
+      // TypeScript blocks and the files they write are ES modules (top-level await), as in a project of type module.
+      writeFileSync(path.join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
       return dir;
     },
     env(dir) {
