@@ -154,9 +154,10 @@ async function endGroup() {
 }
 
 for (const block of blocks) {
+  // A skipped block is invisible to grouping: a `continue` after it continues the block before it.
+  if (block.marker.skip) continue;
   if (!block.marker.continue) await endGroup();
   if (!group) group = { dir: groupDir(), background: [], schemas: [] };
-  if (block.marker.skip) continue;
   let code = block.code;
   if (block.marker.postgres) {
     const schema = `docs_${randomBytes(6).toString('hex')}`;

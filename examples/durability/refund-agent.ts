@@ -11,6 +11,7 @@
  * then reports the tool's result. Checkpoints go to the local store (./.agentkit/local.db, or AGENTKIT_LOCAL_DB), or
  * to Postgres when DATABASE_URL is set (schema AGENTKIT_PG_SCHEMA, default agentkit).
  */
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import Type from 'typebox';
 import { Agent, PostgresCheckpointer, SQLiteCheckpointer, interrupt, tool, type Checkpointer } from 'agentkit';
@@ -58,7 +59,7 @@ export function refundAgent(): Agent {
   return buildRefundAgent(checkpointer);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const agent = refundAgent();
   const result = await agent.run(process.argv[2] ?? 'Please refund order A-1042 for $5,000');
   console.log(`status: ${result.status}`);

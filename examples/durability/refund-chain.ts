@@ -9,6 +9,7 @@
  * Checkpoints go to the local store (./.agentkit/local.db, or AGENTKIT_LOCAL_DB), or to Postgres when DATABASE_URL
  * is set (schema AGENTKIT_PG_SCHEMA, default agentkit).
  */
+import { realpathSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { Chain, PostgresCheckpointer, SQLiteCheckpointer, idempotent, interrupt, type Checkpointer } from 'agentkit';
@@ -45,7 +46,7 @@ export function refundChain(): Chain {
   return buildRefundChain(checkpointer);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const chain = refundChain();
   const result = await chain.run(process.argv[2] ?? 'refund order A-1042 for $50,000');
   console.log(`status: ${result.status}`);

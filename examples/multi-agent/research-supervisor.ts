@@ -6,6 +6,7 @@
  *
  *   node --conditions=agentkit-source --import tsx examples/multi-agent/research-supervisor.ts
  */
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import Type from 'typebox';
 import { Agent, SQLiteCheckpointer, Supervisor, tool, type Checkpointer } from 'agentkit';
@@ -20,7 +21,7 @@ const lookupFacts = tool({
 });
 
 /** The editor delegates research, then writing, then answers with the draft. */
-const editorModel = () =>
+export const editorModel = () =>
   new FunctionModel((messages) => {
     const results = messages.filter((m) => m.role === 'tool');
     if (results.length === 0) return { toolCalls: [{ name: 'delegate_to_researcher', arguments: { task: 'Find the Q3 facts' } }] };
@@ -35,24 +36,24 @@ const researcherModel = () =>
     return { toolCalls: [{ name: 'lookup_facts', arguments: { topic: 'Q3' } }] };
   });
 
+/** The workers (docs/agents.md imports them with editorModel): a researcher with a lookup tool, a writer. */
+export const researcher = new Agent({ name: 'researcher', llm: researcherModel(), tools: [lookupFacts] });
+export const writer = new Agent({ name: 'writer', llm: new FunctionModel((m) => `In Q3, ${String(m.at(-1)!.content).replace('Write a summary of: ', '')}.`) });
+
 export function buildEditor(checkpointer: Checkpointer): Supervisor {
   return new Supervisor({
     name: 'editor',
     llm: editorModel(),
     systemPrompt: 'You edit the quarterly report.',
     workers: [
-      { role: 'researcher', description: 'finds facts', agent: new Agent({ name: 'researcher', llm: researcherModel(), tools: [lookupFacts] }) },
-      {
-        role: 'writer',
-        description: 'writes prose',
-        agent: new Agent({ name: 'writer', llm: new FunctionModel((m) => `In Q3, ${String(m.at(-1)!.content).replace('Write a summary of: ', '')}.`) }),
-      },
+      { role: 'researcher', description: 'finds facts', agent: researcher },
+      { role: 'writer', description: 'writes prose', agent: writer },
     ],
     checkpointer,
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const editor = buildEditor(new SQLiteCheckpointer());
   const result = await editor.run('Prepare the Q3 summary');
   console.log(`status: ${result.status}`);

@@ -10,6 +10,7 @@
  * The models are FunctionModels (offline, deterministic) deciding from the conversation. Checkpoints go to the local
  * store (./.agentkit/local.db, or AGENTKIT_LOCAL_DB), or to Postgres when DATABASE_URL is set.
  */
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import Type from 'typebox';
 import { Agent, PostgresCheckpointer, SQLiteCheckpointer, Swarm, interrupt, tool, type Checkpointer } from 'agentkit';
@@ -49,15 +50,16 @@ const billingModel = () =>
     return { toolCalls: [{ name: 'issue_credit', arguments: { customer, amount } }] };
   });
 
+/** The members (docs/agents.md imports them): triage routes, billing credits, tech answers. */
+export const triage = new Agent({ name: 'triage', systemPrompt: 'Route the request.', llm: triageModel() });
+export const billing = new Agent({ name: 'billing', systemPrompt: 'Resolve billing requests.', llm: billingModel(), tools: [issueCredit] });
+export const tech = new Agent({ name: 'tech', systemPrompt: 'Resolve technical problems.', llm: new FunctionModel(() => 'Please restart the router.') });
+
 /** The swarm on a given checkpointer. */
 export function buildSupportSwarm(checkpointer: Checkpointer): Swarm {
   return new Swarm({
     name: 'support',
-    agents: [
-      new Agent({ name: 'triage', systemPrompt: 'Route the request.', llm: triageModel() }),
-      new Agent({ name: 'billing', systemPrompt: 'Resolve billing requests.', llm: billingModel(), tools: [issueCredit] }),
-      new Agent({ name: 'tech', systemPrompt: 'Resolve technical problems.', llm: new FunctionModel(() => 'Please restart the router.') }),
-    ],
+    agents: [triage, billing, tech],
     entrypoint: 'triage',
     handoffs: { triage: ['billing', 'tech'], billing: ['triage'], tech: ['triage'] },
     maxHandoffs: 4,
@@ -71,7 +73,7 @@ export function supportSwarm(): Swarm {
   return buildSupportSwarm(url ? new PostgresCheckpointer(url, { schema: process.env.AGENTKIT_PG_SCHEMA ?? 'agentkit' }) : new SQLiteCheckpointer());
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const swarm = supportSwarm();
   const result = await swarm.run(process.argv[2] ?? 'Please credit customer C-7 $250 for the double charge');
   console.log(`status: ${result.status}`);
