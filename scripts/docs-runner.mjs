@@ -99,9 +99,15 @@ function start(block, dir, code) {
       timedOut = true;
       killGroup(child);
     }, timeoutMs);
+    let exit = null;
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // What it left running (`cmd &`) holds its output open: a block's group ends with it, a background's later.
+      if (!block.marker.background) killGroup(child);
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, timedOut, output: () => output });
+      resolve({ ...(exit ?? { code, signal }), timedOut, output: () => output });
     });
   });
   return { child, done, output: () => output };
