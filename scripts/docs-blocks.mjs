@@ -14,6 +14,8 @@
  *                             next block starts once 127.0.0.1:<n> accepts connections
  *   postgres                  every postgres:// URL in the block names a fresh schema on the test server instead
  *   timeout=<seconds>         this block's limit (default 60)
+ *   env <NAME>=<value>        sets a variable (as the reader's shell would have it) for this block and the rest of
+ *                             its group; repeatable
  *   file=<name>               a TypeScript block is written to <name> in its directory (a later `continue` block
  *                             imports it from './<name>'), else to a hidden file of its own
  * A marker that is not followed by a counted block, an unknown directive, or a reason outside SKIP_REASONS throws a
@@ -40,7 +42,7 @@ export class DocsMarkerError extends Error {
 /**
  * Parses one marker comment's directives.
  * @param {string} text the comment's text after `docs-runner:`
- * @returns {{ skip?: string, continue?: boolean, background?: number, postgres?: boolean, timeoutSeconds?: number, file?: string }}
+ * @returns {{ skip?: string, continue?: boolean, background?: number, postgres?: boolean, timeoutSeconds?: number, env?: Record<string, string>, file?: string }}
  * @throws {Error} for an unknown directive, a missing or unknown reason, or a bad number
  */
 export function parseMarker(text) {
@@ -62,10 +64,12 @@ export function parseMarker(text) {
     } else if ((match = /^timeout=(\d+)$/.exec(directive))) {
       marker.timeoutSeconds = Number(match[1]);
       if (marker.timeoutSeconds < 1) throw new Error('timeout must be at least 1 second');
+    } else if ((match = /^env\s+([A-Za-z_][A-Za-z0-9_]*)=(\S*)$/.exec(directive))) {
+      marker.env = { ...marker.env, [match[1]]: match[2] };
     } else if ((match = /^file=([\w.-]+\.m?ts)$/.exec(directive))) {
       marker.file = match[1];
     } else {
-      throw new Error(`unknown directive '${directive}' (known: skip reason="...", continue, background port=N, postgres, timeout=N, file=<name>.ts)`);
+      throw new Error(`unknown directive '${directive}' (known: skip reason="...", continue, background port=N, postgres, timeout=N, env NAME=value, file=<name>.ts)`);
     }
   }
   if (marker.skip && Object.keys(marker).length > 1) throw new Error('a skipped block takes no other directive');

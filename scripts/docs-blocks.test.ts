@@ -75,6 +75,8 @@ test('skip takes one of the three reasons, and nothing else', () => {
   assert.throws(() => parseMarker('retry'), /unknown directive 'retry'/);
   assert.throws(() => parseMarker('timeout=0'), /at least 1 second/);
   assert.equal(parseMarker('file=support.ts; continue'), { file: 'support.ts', continue: true });
+  assert.equal(parseMarker('env A=1; env B_2=x'), { env: { A: '1', B_2: 'x' } });
+  assert.throws(() => parseMarker('env 1A=x'), /unknown directive/);
   assert.throws(() => parseMarker('file=../x.ts'), /unknown directive/);
 });
 

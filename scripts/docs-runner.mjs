@@ -76,7 +76,7 @@ function killGroup(child) {
 }
 
 /** Starts one block in `dir`, its own process group; resolves when it exits or times out (the group is then killed). */
-function start(block, dir, code) {
+function start(block, dir, code, extraEnv) {
   let file;
   let argv;
   if (block.kind === 'ts') {
@@ -88,7 +88,7 @@ function start(block, dir, code) {
     writeFileSync(file, code);
     argv = ['bash', '-eo', 'pipefail', file];
   }
-  const child = spawn(argv[0], argv.slice(1), { cwd: dir, env: blockEnv(dir), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(argv[0], argv.slice(1), { cwd: dir, env: { ...blockEnv(dir), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -163,7 +163,8 @@ for (const block of blocks) {
   // A skipped block is invisible to grouping: a `continue` after it continues the block before it.
   if (block.marker.skip) continue;
   if (!block.marker.continue) await endGroup();
-  if (!group) group = { dir: groupDir(), background: [], schemas: [] };
+  if (!group) group = { dir: groupDir(), background: [], schemas: [], env: {} };
+  Object.assign(group.env, block.marker.env);
   let code = block.code;
   if (block.marker.postgres) {
     const schema = `docs_${randomBytes(6).toString('hex')}`;
@@ -171,7 +172,7 @@ for (const block of blocks) {
     code = withTestPostgres(code, schema);
   }
   const where = `${block.file}:${block.line}`;
-  const running = start(block, group.dir, code);
+  const running = start(block, group.dir, code, group.env);
   if (block.marker.background) {
     group.background.push(running);
     const limit = Date.now() + (block.marker.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000;
