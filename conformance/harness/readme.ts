@@ -1,10 +1,10 @@
 /** Reading the README's runnable blocks, for scenarios that run them as written. */
 
-/** The lines of the first fenced bash block after `heading` (comments and blank lines dropped, `\` joined). */
-export function bashBlock(readme: string, heading: RegExp): string[] {
+/** The lines of the `nth` (from 0) fenced bash block after `heading` (comments and blank lines dropped, `\` joined). */
+export function bashBlock(readme: string, heading: RegExp, nth = 0): string[] {
   const at = heading.exec(readme);
   if (!at) throw new Error(`README has no heading matching ${heading}`);
-  const block = /```bash\n([\s\S]*?)```/.exec(readme.slice(at.index))?.[1];
+  const block = [...readme.slice(at.index).matchAll(/```bash\n([\s\S]*?)```/g)][nth]?.[1];
   if (!block) throw new Error(`README has no bash block after ${heading}`);
   return block
     .replace(/\\\n\s*/g, '')

@@ -1,5 +1,5 @@
 /**
- * The README's quickstart, as written: its first command serves the example agent (run here as the built binary,
+ * The README's quickstart, as written: its Quickstart's first block serves the example agent (run here as the built binary,
  * without the `npm ci` the clone already had, on a free port), then every `curl` and `npx agentkit` line of its
  * "Try it" block runs in order through a real shell against that server. A change to the README or the example that
  * breaks the walkthrough fails here.
@@ -28,11 +28,13 @@ area.scenario(
   },
   async (t) => {
     const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-    const [mainJob, testJob] = bashBlock(readme, /^# agentkit/m);
-    // Both start on a supported Node.js line: scripts/use-node.sh brings one where the machine's is older.
-    assert.match(testJob!, /^\. scripts\/use-node\.sh && npm ci && npm test\b/, 'the second set-up command installs and runs the tests');
-    const serve = /^\. scripts\/use-node\.sh && npm ci && npm run build && npx agentkit (agent serve .*?)\s*(#.*)?$/.exec(mainJob!);
-    assert.ok(serve, `the first set-up command installs, builds and serves an agent: ${mainJob}`);
+    const [install, testJob] = bashBlock(readme, /^# agentkit/m);
+    // The set-up starts on a supported Node.js line: scripts/use-node.sh brings one where the machine's is older.
+    assert.match(install!, /^\. scripts\/use-node\.sh && npm ci && npm run build$/, 'the first set-up command installs and builds');
+    assert.match(testJob!, /^npm test$/, 'the second runs the tests');
+    const [serveLine] = bashBlock(readme, /^## Quickstart/m, 0);
+    const serve = /^npx agentkit (agent serve .*?)\s*(#.*)?$/.exec(serveLine!);
+    assert.ok(serve, `the quickstart's first block serves an agent: ${serveLine}`);
     const argv = serve![1]!.split(/\s+/).filter((arg, i, all) => arg !== '--port' && all[i - 1] !== '--port');
     const env = { ...t.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined } as Record<string, string | undefined>;
     const server = startCli([...argv, '--port', '0'], { cwd: root, env });
@@ -40,21 +42,29 @@ area.scenario(
     const [, url] = await server.waitForStderr(/serving agent '[^']+' on (http:\/\/[^ ]+)/);
     const base = url!.replace('0.0.0.0', '127.0.0.1');
 
-    const lines = bashBlock(readme, /^## Quickstart/m);
+    const lines = bashBlock(readme, /^## Quickstart/m, 1);
     assert.ok(lines.length >= 5, `the quickstart block shows curl and CLI lines: ${lines.join(' | ')}`);
     let executionId = '';
     const outputs: string[] = [];
     for (const line of lines) {
-      assert.match(line, /^(curl|npx agentkit) /, `every quickstart line is a curl or agentkit command: ${line}`);
+      assert.match(line, /^(curl|npx agentkit|id=\$\(sed) /, `every quickstart line is a curl or agentkit command, or keeps the id: ${line}`);
       const command = line
         .replace(/https?:\/\/(localhost|127\.0\.0\.1):8000/g, base)
-        .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `)
-        .replace(/<execution_id>/g, executionId);
-      const { stdout } = await run('/bin/sh', ['-c', command], { cwd: root, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
-      outputs.push(stdout);
+        .replace(/(^|\s)(examples|conformance)\//g, `$1${root}/$2/`)
+        .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `);
+      // Each line in its own shell (in the scenario's directory: stream.txt is written there), so what the
+      // `id=$(...)` line keeps is handed on as the variable it sets.
+      const { stdout, stderr } = await run('/bin/sh', ['-c', `${command}\nprintf '\\nid=%s\\n' "$id"`], {
+        cwd: t.cwd,
+        env: { ...process.env, ...env, id: executionId } as NodeJS.ProcessEnv,
+      });
+      const kept = /\nid=(.*)\n$/.exec(stdout)?.[1];
+      const output = `${stdout.replace(/\nid=.*\n$/, '')}${stderr}`;
+      outputs.push(output);
       const paused =
-        /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout) ?? /"status":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout);
+        /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(output) ?? /"status":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(output);
       if (paused && !executionId) executionId = paused[1]!;
+      if (kept && kept !== executionId) assert.unreachable(`the README's $id (${kept}) is not the paused run's (${executionId})`);
     }
     const all = outputs.join('\n');
     assert.ok(executionId, `a quickstart line paused a run:\n${all}`);

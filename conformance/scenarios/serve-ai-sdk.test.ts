@@ -34,7 +34,7 @@ area.scenario(
   async (t) => {
     if (t.backend.kind !== 'sqlite') throw new Error('the quickstart runs on the local store');
     const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-    const serve = /npx agentkit (agent serve .*?)\s*(#.*)?$/.exec(bashBlock(readme, /^# agentkit/m)[0]!);
+    const serve = /npx agentkit (agent serve .*?)\s*(#.*)?$/.exec(bashBlock(readme, /^## Quickstart/m, 0)[0]!);
     assert.ok(serve?.[1]?.includes(QUICKSTART), `the README serves the quickstart agent: ${serve?.[1]}`);
     const argv = serve![1]!
       .replace(QUICKSTART, SWAPPED)
@@ -48,15 +48,17 @@ area.scenario(
 
     let executionId = '';
     const outputs: string[] = [];
-    for (const line of bashBlock(readme, /^## Quickstart/m)) {
+    for (const line of bashBlock(readme, /^## Quickstart/m, 1)) {
       const command = line
         .replace(/https?:\/\/(localhost|127\.0\.0\.1):8000/g, base)
         .replace(/^npx agentkit /, `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `)
         .replace(QUICKSTART, SWAPPED)
-        .replace(/<execution_id>/g, executionId);
-      const { stdout } = await run('/bin/sh', ['-c', command], { cwd: root, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
-      outputs.push(stdout);
-      const paused = /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(stdout);
+        .replace(/(^|\s)(examples|conformance)\//g, `$1${root}/$2/`);
+      // The README keeps the paused run's id in $id (its stream line shows the stream on stderr).
+      const { stdout, stderr } = await run('/bin/sh', ['-c', command], { cwd: t.cwd, env: { ...process.env, ...env, id: executionId } as NodeJS.ProcessEnv });
+      const output = `${stdout}${stderr}`;
+      outputs.push(output);
+      const paused = /"type":"paused"[^\n]*"execution_id":"([0-9a-f-]{36})"/.exec(output);
       if (paused && !executionId) executionId = paused[1]!;
     }
     const [answered, streamed] = outputs;
