@@ -69,7 +69,9 @@ export function parseMarker(text) {
     } else if ((match = /^file=([\w.-]+\.m?ts)$/.exec(directive))) {
       marker.file = match[1];
     } else {
-      throw new Error(`unknown directive '${directive}' (known: skip reason="...", continue, background port=N, postgres, timeout=N, env NAME=value, file=<name>.ts)`);
+      throw new Error(
+        `unknown directive '${directive}' (known: skip reason="...", continue, background port=N, postgres, timeout=N, env NAME=value, file=<name>.ts)`,
+      );
     }
   }
   if (marker.skip && Object.keys(marker).length > 1) throw new Error('a skipped block takes no other directive');
