@@ -43,8 +43,9 @@ check-package: ## Pack the built dist/ (npm pack --ignore-scripts) and lint the 
 	npm pack --ignore-scripts --silent --pack-destination "$$dir" >/dev/null && \
 	npx --no-install publint run --strict "$$dir"/agentkit-*.tgz
 
-check-docs: ## Run every shell and TypeScript block of README.md and docs/*.md (built CLI: build first); prints "N blocks run, M marked"
+check-docs: ## Run every shell and TypeScript block of README.md and docs/*.md, then every example twice (built CLI: build first)
 	node scripts/docs-runner.mjs
+	node --import tsx scripts/examples-rerun.check.ts
 
 build: ## Compile src/, cli/ and generated/ to dist/
 	node scripts/build.mjs

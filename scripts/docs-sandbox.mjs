@@ -1,5 +1,5 @@
 /**
- * The directory a docs block or an example runs in (scripts/docs-runner.mjs, scripts/examples-rerun.test.ts): links
+ * The directory a docs block or an example runs in (scripts/docs-runner.mjs, scripts/examples-rerun.check.ts): links
  * to the repository's folders (examples/, conformance/, scripts/, ...; read, never written), a node_modules/ of links
  * in which `agentkit` is this repository, a HOME of its own, and an environment in which `agentkit` and
  * `npx agentkit` are the built CLI (dist/cli/main.js), Node processes may connect to loopback only

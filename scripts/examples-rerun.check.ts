@@ -1,5 +1,6 @@
 /**
- * Every example under examples/ runs twice in a row in one fresh directory (the docs runner's sandbox: the repository
+ * `make check-docs`, second half (a uvu file run on its own, not by `npm test`: it takes a minute or two, and the
+ * docs step of .ci/run is where docs and examples are checked): every example under examples/ runs twice in a row in one fresh directory (the docs runner's sandbox: the repository
  * linked in, `agentkit` resolving to it, loopback only) and exits 0 both times: ids are fresh and set-up is
  * idempotent (docs/adr/0061-docs-that-run.md). An example that needs something outside the machine is run with it
  * (the local Platform, a served agent) and, without it, must stop with one `error:` line naming it, never a stack trace.
