@@ -10,7 +10,8 @@
  * `postgres` blocks get a fresh schema on AGENTKIT_TEST_PG_URL, dropped afterwards.
  *
  *   node scripts/docs-runner.mjs                 every doc
- *   node scripts/docs-runner.mjs docs/kb.md      only these docs (the 15% rule is still checked over them)
+ *   node scripts/docs-runner.mjs docs/kb.md      only these docs (paths from the repository root, or absolute; the 15% rule
+ *                                                is still checked over them)
  *   node scripts/docs-runner.mjs --list          print the blocks and their markers, run nothing
  *
  * Prints a line per failing block (doc, line, exit, the tail of its output), then exactly
@@ -46,7 +47,7 @@ const docs = only.length
 
 let blocks;
 try {
-  blocks = docs.flatMap((doc) => extractBlocks(doc, readFileSync(path.join(root, doc), 'utf8')));
+  blocks = docs.flatMap((doc) => extractBlocks(doc, readFileSync(path.resolve(root, doc), 'utf8')));
 } catch (error) {
   if (!(error instanceof DocsMarkerError)) throw error;
   process.stderr.write(`error: ${error.message}\n`);
