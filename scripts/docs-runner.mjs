@@ -13,6 +13,7 @@
  *   node scripts/docs-runner.mjs docs/kb.md      only these docs (paths from the repository root, or absolute; the 15% rule
  *                                                is still checked over them)
  *   node scripts/docs-runner.mjs --list          print the blocks and their markers, run nothing
+ *   node scripts/docs-runner.mjs --verbose ...   also print every block's output as it ends
  *
  * Prints a line per failing block (doc, line, exit, the tail of its output), then exactly
  * `N blocks run, M marked (reasons: ...)`. Exits 1 when a block failed or when more than 15% of the blocks are
@@ -35,6 +36,7 @@ const PG_URL = process.env.AGENTKIT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.
 
 const args = process.argv.slice(2);
 const list = args.includes('--list');
+const verbose = args.includes('--verbose');
 const only = args.filter((a) => !a.startsWith('--'));
 const docs = only.length
   ? only
@@ -194,6 +196,7 @@ for (const block of blocks) {
   }
   const result = await running.done;
   killGroup(running.child);
+  if (verbose) process.stdout.write(`--- ${where} (exit ${result.code ?? result.signal})\n${result.output()}`);
   if (result.timedOut || result.code !== 0) {
     const why = result.timedOut ? `timed out after ${block.marker.timeoutSeconds ?? DEFAULT_TIMEOUT_S}s` : `exit ${result.code ?? result.signal}`;
     failures.push({ where, why, output: result.output() });
