@@ -128,7 +128,7 @@ area.scenario('help: value names on every command, never #0; the command list fi
 
 area.scenario('docs/cli.md: the error examples print what the page shows', { backends: ['sqlite'], surfaces: ['cli'] }, async (t) => {
   const page = await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../docs/cli.md'), 'utf8');
-  const block = page.slice(page.indexOf('## Errors')).match(/```bash\n([\s\S]*?)```/)![1]!;
+  const block = page.slice(page.indexOf('## Errors')).match(/```(?:console|bash)\n([\s\S]*?)```/)![1]!;
   const lines = block.trimEnd().split('\n');
   let checked = 0;
   for (let i = 0; i < lines.length; i += 2) {
