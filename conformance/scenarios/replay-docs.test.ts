@@ -1,6 +1,7 @@
 /**
  * docs/replay.md's walkthrough is examples/replay/walkthrough.ts, character for character, and it runs as written:
- * in a fresh directory with its own local store, it prints what the page says it prints and saves its test case.
+ * in a fresh directory, on a local store or a Postgres one (AGENTKIT_LOCAL_DB), it prints what the page says it prints
+ * and saves its test case (a per-host file either way).
  */
 import * as assert from 'uvu/assert';
 import { readFile } from 'node:fs/promises';
@@ -14,7 +15,7 @@ const EXAMPLE = path.join(root, 'examples/replay/walkthrough.ts');
 
 area.scenario(
   'docs/replay.md walkthrough runs: summary, steps, a safe rerun with a changed prompt, diverged_at 1, a saved case',
-  { backends: ['sqlite'], timeoutMs: 30_000 },
+  { timeoutMs: 30_000, storeEnv: true },
   async (t) => {
     const page = await readFile(path.join(root, 'docs/replay.md'), 'utf8');
     const block = /## Walkthrough[\s\S]*?```ts\n([\s\S]*?)```/.exec(page)?.[1];
