@@ -1,7 +1,7 @@
 /**
  * docs/fleet.md, run (issue 38): three `agent serve` replicas of the quickstart on one Postgres schema, each named
- * by `service.instance.id`; a fourth process lists all their traces, filters by replica, replays replica 2's trace
- * and lists pending approvals; the working directory and HOME are read-only and no `.agentkit` appears.
+ * by `service.instance.id`; a fourth process lists all their traces, filters by replica, replays and forks replica 2's
+ * trace and lists pending approvals; the working directory and HOME are read-only and no `.agentkit` appears.
  */
 import * as assert from 'uvu/assert';
 import { chmod, mkdir, readdir } from 'node:fs/promises';
@@ -60,6 +60,12 @@ area.scenario(
     const shown = await cli(['replay', 'show', traceIds[1]!, '--db', store]);
     assert.is(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, `Trace: ${traceIds[1]}`);
+    // Forked and rerun here, a host that never ran it: recorded mode answers the model from replica 2's trace.
+    const forked = await cli(['replay', 'fork', traceIds[1]!, '--step', '1', '--agent', QUICKSTART, '--db', store, '--json']);
+    assert.is(forked.code, 0, forked.stderr);
+    const report = JSON.parse(forked.stdout) as { status: string; original_output: unknown; new_output: unknown; new_trace_id?: string };
+    assert.is(report.status, 'completed');
+    assert.equal(report.new_output, report.original_output, 'an unchanged fork answers as the original did');
     const pending = await cli(['list-pending', '--db', store]);
     assert.is(pending.code, 0, pending.stderr);
     assert.equal(await readdir(work), [], 'no .agentkit (or anything else) in the working directory');
