@@ -208,8 +208,7 @@ export class EvalCompareCommand extends AgentkitCommand {
     const tolerance = Number(this.tolerance);
     if (!(tolerance >= 0 && tolerance <= 1)) throw new UsageError(`--tolerance must be between 0 and 1, got ${tolerance}`);
     const store = evalStore(this);
-    const baseline = store.resolveRun(this.baseline);
-    const candidate = store.resolveRun(this.candidate);
+    const [baseline, candidate] = await closing(store, async () => [await store.resolveRun(this.baseline), await store.resolveRun(this.candidate)]);
     const comparison = compareRuns(baseline, candidate, { tolerance });
     if (this.json) this.out(JSON.stringify(comparison, null, 2));
     else for (const line of comparisonText(comparison, baseline, candidate)) this.out(line);
@@ -315,10 +314,11 @@ export class EvalExportCommand extends AgentkitCommand {
     if (this.status === this.dryRun) throw new UsageError('give exactly one of --status and --dry-run');
     const store = evalStore(this);
     if (this.dryRun) {
-      this.out(JSON.stringify(exportPreview(store, { limit: Number(this.limit), runId: this.runRef }), null, 2));
+      const preview = await closing(store, () => exportPreview(store, { limit: Number(this.limit), runId: this.runRef }));
+      this.out(JSON.stringify(preview, null, 2));
       return;
     }
-    const posture = exportPosture(store, { env: this.context.env });
+    const posture = await closing(store, () => exportPosture(store, { env: this.context.env }));
     if (this.json) {
       this.out(JSON.stringify(posture, null, 2));
       return;
@@ -329,6 +329,15 @@ export class EvalExportCommand extends AgentkitCommand {
     this.out(`Eval export: ${posture.enabled ? 'enabled' : `disabled (${posture.disabled_by})`}`);
     this.out(`Queued runs: ${posture.queued_runs}`);
     this.out('Nothing was sent: this command only inspects.');
+  }
+}
+
+/** `fn`'s result, the store closed after (a Postgres store's pool would keep the process alive). */
+async function closing<T>(store: EvalStore, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } finally {
+    await store.close();
   }
 }
 

@@ -3,9 +3,8 @@
  * rows written while not connected stay on this machine; this sends those of the current project, on request.
  */
 import { Command, Option, UsageError } from 'clipanion';
-import path from 'node:path';
 import { localStore } from '../../src/config/paths.js';
-import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
+import { parseStoreValue, storeLabel, storeValue } from '../../src/config/store-value.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { credentialsPath, loadCredentials } from '../../src/platform/credentials.js';
@@ -24,7 +23,7 @@ export class PlatformPushCommand extends AgentkitCommand {
     details: [
       "Rows written while not connected are local-only: connecting never sends them. This sends the local-only checkpoint rows of the current project (the saved connection's project; none means the key's default project) from the store `--db` names (default `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`), oldest first, and marks them sent: a second push sends nothing new.",
       '`--since` keeps rows written at or after an ISO time (`2026-11-28T09:00:00Z`) or within a duration back from now (`90s`, `30m`, `12h`, `7d`, `2w`). `--dry-run` lists exactly the rows that would leave the machine (execution, checkpoint, node, status, time) and sends nothing. `--json` prints `{ project, dry_run, sent, rejected, rows }`.',
-      "`--evals` also sends the local-only eval runs of that project (runs persisted while not connected), with the payload `agentkit eval export --dry-run` prints (verdicts and trace ids, never a case's input or output); eval runs live in a SQLite store, so with a Postgres `--db` they are read from `AGENTKIT_LOCAL_DB` (else `./.agentkit/local.db`). `--json` then adds `eval_runs: { sent, rejected, runs }`.",
+      "`--evals` also sends the local-only eval runs of that project (runs persisted while not connected), with the payload `agentkit eval export --dry-run` prints (verdicts and trace ids, never a case's input or output); read from the same store (a file or a Postgres `--db`; ADR 0064). `--json` then adds `eval_runs: { sent, rejected, runs }`.",
       'Exits 1 when not connected or when the Platform refuses or cannot be reached (rows already sent stay sent).',
     ].join('\n\n'),
     examples: [
@@ -75,12 +74,16 @@ export class PlatformPushCommand extends AgentkitCommand {
         await store.close();
       }
     }
-    // Eval runs are kept in a SQLite store: the one --db names, else the local store.
-    const local = localStore({ env, cwd });
-    const evalFile = ref.engine === 'sqlite' ? ref.path : local.engine === 'sqlite' ? local.path : path.join(cwd, '.agentkit', 'local.db');
-    const evals: EvalPushResult | null = this.evals
-      ? await pushLocalEvalRuns(new EvalStore({ dbPath: evalFile }), connection, { since, dryRun: this.dryRun })
-      : null;
+    // Eval runs are in the same store (ADR 0064).
+    let evals: EvalPushResult | null = null;
+    if (this.evals) {
+      const evalStore = new EvalStore({ dbPath: ref.engine === 'sqlite' ? ref.path : storeValue(ref) });
+      try {
+        evals = await pushLocalEvalRuns(evalStore, connection, { since, dryRun: this.dryRun });
+      } finally {
+        await evalStore.close();
+      }
+    }
     if (this.json) {
       this.out(
         JSON.stringify({
@@ -100,7 +103,7 @@ export class PlatformPushCommand extends AgentkitCommand {
       this.out(`would send ${result.rows.length} row(s) of project ${project} from ${store} to ${credentials.target} (dry run: nothing sent)`);
       for (const row of result.rows) this.out(`  ${row.execution_id}  ${row.checkpoint_id}  ${row.node_id}  ${row.status}  ${row.created_at}`);
       if (evals) {
-        this.out(`would send ${evals.runs.length} eval run(s) of project ${project} from ${evalFile}`);
+        this.out(`would send ${evals.runs.length} eval run(s) of project ${project} from ${store}`);
         for (const run of evals.runs) this.out(`  ${run.run_id}  ${run.run_name ?? '-'}  ${run.dataset_name}  ${run.started_at}`);
       }
       return 0;
@@ -112,7 +115,7 @@ export class PlatformPushCommand extends AgentkitCommand {
     for (const [id, reason] of Object.entries(result.rejected)) this.out(`  refused ${id}: ${reason}`);
     if (evals) {
       const refused = Object.keys(evals.rejected).length;
-      this.out(`sent ${evals.sent} eval run(s) of project ${project} from ${evalFile}${refused > 0 ? `; ${refused} refused` : ''}`);
+      this.out(`sent ${evals.sent} eval run(s) of project ${project} from ${store}${refused > 0 ? `; ${refused} refused` : ''}`);
       for (const [id, reason] of Object.entries(evals.rejected)) this.out(`  refused ${id}: ${reason}`);
     }
     return 0;

@@ -39,7 +39,7 @@ area.scenario(
     disconnect();
     const before = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'offline' });
     assert.is(before.synced, true, 'local-only: stored as never to be sent');
-    assert.is(new EvalStore({ dbPath }).unsyncedRuns().total, 0, 'nothing queued');
+    assert.is((await new EvalStore({ dbPath }).unsyncedRuns()).total, 0, 'nothing queued');
 
     const result = await connect({ apiKey: KEY, target: platform.url, project: 'evals-demo' });
     assert.is(result.verified, true);
@@ -51,7 +51,7 @@ area.scenario(
     assert.is(stored[0]!.project, 'evals-demo');
     const body = stored[0]!.body;
     const local = new EvalStore({ dbPath });
-    assert.equal(body, JSON.parse(JSON.stringify(exportPayload(local.resolveRun(run.run_id)))), 'the same payload --dry-run prints');
+    assert.equal(body, JSON.parse(JSON.stringify(exportPayload(await local.resolveRun(run.run_id)))), 'the same payload --dry-run prints');
     assert.equal([body.run_name, body.gate_outcome, body.thresholds, body.total_cases], ['nightly', 'passed', ['exact_match.pass_rate=0.5'], 2]);
     const cases = body.cases as Array<{ trace_id: string | null; per_scorer: unknown }>;
     assert.equal(
@@ -67,7 +67,7 @@ area.scenario(
     for (const text of [SECRET_INPUT, SECRET_INPUT.toUpperCase(), SECRET_EXPECTED, 'narwhal', 'NARWHAL', 'axolotl']) {
       assert.not.ok(raw.includes(text), `no case text on the Platform (${text})`);
     }
-    assert.is(local.unsyncedRuns().total, 0, 'marked synced after the 2xx');
+    assert.is((await local.unsyncedRuns()).total, 0, 'marked synced after the 2xx');
 
     // Disabled by connect({ exportEvals: false }): stored synced, nothing sent.
     await connect({ apiKey: KEY, target: platform.url, exportEvals: false });
@@ -82,7 +82,7 @@ area.scenario(
       1,
       'nothing more reached the Platform',
     );
-    assert.is(local.unsyncedRuns().total, 0);
+    assert.is((await local.unsyncedRuns()).total, 0);
   },
 );
 
@@ -101,7 +101,7 @@ area.scenario('an unreachable Platform keeps the run queued; the next run sends 
   process.on('warning', onWarning);
   t.defer(() => process.off('warning', onWarning));
   const first = await evaluate(shout, dataset, ['exact_match'], options);
-  assert.is(new EvalStore({ dbPath: t.backend.dbPath }).unsyncedRuns().total, 1, 'kept');
+  assert.is((await new EvalStore({ dbPath: t.backend.dbPath }).unsyncedRuns()).total, 1, 'kept');
   const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port, dbName: 'platform2.db' });
   t.defer(() => back.stop());
   const second = await evaluate(shout, dataset, ['exact_match'], options);
@@ -202,7 +202,7 @@ area.scenario(
     assert.ok(push.stdout.includes(`sent 1 eval run(s) of project (default) from ${dbPath}`), push.stdout);
     const sent = back.read((s) => s.evalRuns().find((r) => r.body.run_id === offline.run_id));
     assert.ok(sent, 'the pushed run reached the Platform');
-    assert.equal(sent!.body, JSON.parse(JSON.stringify(exportPayload(new EvalStore({ dbPath }).resolveRun(offline.run_id)))), 'the export payload');
+    assert.equal(sent!.body, JSON.parse(JSON.stringify(exportPayload(await new EvalStore({ dbPath }).resolveRun(offline.run_id)))), 'the export payload');
     const again = JSON.parse((await t.cli(['platform', 'push', '--evals', '--db', dbPath, '--json'], { env })).stdout);
     assert.equal([again.eval_runs.sent, again.eval_runs.runs], [0, []], 'a second push sends nothing new');
     const without = JSON.parse((await t.cli(['platform', 'push', '--db', dbPath, '--json'], { env })).stdout);

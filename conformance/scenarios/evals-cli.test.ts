@@ -66,7 +66,7 @@ area.scenario(
     ]);
     assert.is(run.code, 0, run.stderr + run.stdout);
     assert.is(run.stderr, '', 'no progress bar when stderr is not a terminal');
-    const stored = new EvalStore({ dbPath: dbOf(t) }).resolveRun('nightly');
+    const stored = await new EvalStore({ dbPath: dbOf(t) }).resolveRun('nightly');
     const lines = run.stdout.split('\n');
     assert.is(lines[0], `Eval run ${stored.run_id} (nightly): support on cases.jsonl`);
     assert.is(lines[1], `5 cases, 5 scored, 0 errored (error rate 0.000); saved to ${dbOf(t)}`);
@@ -114,7 +114,7 @@ area.scenario(
     const sha = (await git(t.cwd, ['rev-parse', 'HEAD'])).trim();
     const again = await t.cli(['eval', 'run', '--agent', target('support'), '--dataset', file, '--run-name', 'in-git']);
     assert.is(again.code, 0, again.stderr);
-    const inGit = new EvalStore({ dbPath: dbOf(t) }).resolveRun('in-git');
+    const inGit = await new EvalStore({ dbPath: dbOf(t) }).resolveRun('in-git');
     assert.equal([inGit.git_sha, inGit.git_branch], [sha, 'release-7'], 'git commit and branch of the checkout the eval ran in');
   },
 );
@@ -246,7 +246,7 @@ area.scenario(
     });
     const concurrency = await t.cli([...base, '--concurrency', '0']);
     assert.is(concurrency.code, 2);
-    assert.is(new EvalStore({ dbPath: dbOf(t) }).listRuns().length, 0, 'nothing ran');
+    assert.is((await new EvalStore({ dbPath: dbOf(t) }).listRuns()).length, 0, 'nothing ran');
   },
 );
 
@@ -305,7 +305,7 @@ area.scenario(
       ['exact_match', 'polite'],
     );
     assert.equal(fnReport.cases[0].per_scorer.polite, { passed: false, score: 0, reason: 'politeness' });
-    assert.is(new EvalStore({ dbPath: dbOf(t) }).getRun(fnReport.run_id), null, '--no-persist stores nothing');
+    assert.is(await new EvalStore({ dbPath: dbOf(t) }).getRun(fnReport.run_id), null, '--no-persist stores nothing');
   },
 );
 
@@ -374,7 +374,7 @@ area.scenario(
     assert.is(run.code, 1, run.stderr + run.stdout);
     assert.is(run.stderr, '');
     assert.ok(run.stdout.includes('  exact_match.pass_rate=0.8 >= 0.9: FAIL'), run.stdout);
-    assert.is(new EvalStore({ dbPath: dbOf(t) }).resolveRun('bin').scorecard.total_cases, 5);
+    assert.is((await new EvalStore({ dbPath: dbOf(t) }).resolveRun('bin')).scorecard.total_cases, 5);
   },
 );
 

@@ -38,7 +38,7 @@ area.scenario(
     );
     const body = JSON.parse(await readFile(report, 'utf8'));
     assert.equal([body.schema_version, body.run_name, body.gate.outcome], [1, 'ci', 'passed']);
-    assert.is(new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('ci').run_id, body.run_id);
+    assert.is((await new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('ci')).run_id, body.run_id);
   },
 );
 
@@ -59,7 +59,7 @@ area.scenario(
       '  contains.pass_rate=0.8 >= 0.6: PASS',
       '  overall.pass_rate=0.7333 >= 0.6: PASS',
     ]);
-    const saved = new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('example');
+    const saved = await new EvalStore({ dbPath: t.env.AGENTKIT_LOCAL_DB }).resolveRun('example');
     assert.is(lines.at(-1), `run ${saved.run_id} saved to ${t.env.AGENTKIT_LOCAL_DB}`);
     assert.is(saved.agent_name, 'support');
   },

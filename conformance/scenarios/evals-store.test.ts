@@ -46,8 +46,8 @@ area.scenario(
     assert.is((await t.cli(['eval', 'run', '--agent', target('support'), '--dataset', file, '--run-name', 'base'])).code, 0);
     assert.is((await t.cli(['eval', 'run', '--agent', target('supportV2'), '--dataset', file, '--run-name', 'cand'])).code, 0);
     const store = new EvalStore({ dbPath: dbOf(t) });
-    const base = store.resolveRun('base');
-    const cand = store.resolveRun('cand');
+    const base = await store.resolveRun('base');
+    const cand = await store.resolveRun('cand');
 
     const regressed = await t.cli(['eval', 'compare', 'base', 'cand']);
     assert.is(regressed.code, 1, regressed.stderr + regressed.stdout);
@@ -106,7 +106,7 @@ area.scenario(
     assert.is((await run('support', 'exact_match', 'exact')).code, 0);
     assert.is((await run('support', 'contains', 'contains')).code, 0);
     const store = new EvalStore({ dbPath: dbOf(t) });
-    const [both, exact, contains] = ['both', 'exact', 'contains'].map((n) => store.resolveRun(n));
+    const [both, exact, contains] = await Promise.all(['both', 'exact', 'contains'].map((n) => store.resolveRun(n)));
 
     const partial = await t.cli(['eval', 'compare', 'both', 'exact']);
     assert.is(partial.code, 0, partial.stderr);
@@ -251,7 +251,7 @@ area.scenario(
     ]);
     const run = await t.cli(['eval', 'run', '--agent', target('shout'), '--dataset', file, '--fail-under', 'exact_match=0.5', '--run-name', 'exported']);
     assert.is(run.code, 0, run.stderr);
-    const stored = new EvalStore({ dbPath: dbOf(t) }).resolveRun('exported');
+    const stored = await new EvalStore({ dbPath: dbOf(t) }).resolveRun('exported');
     assert.is(stored.cases[0]!.actual_output, distinctive.toUpperCase(), 'the store keeps the output locally');
 
     const home = path.join(t.cwd, 'home');
@@ -316,7 +316,7 @@ area.scenario(
     await writeFile(path.join(home, '.agentkit', 'credentials.toml'), 'api_key = "k"\n', { mode: 0o600 });
     const fromFile = await t.cli(['eval', 'export', '--status'], { env });
     assert.ok(fromFile.stdout.startsWith('Connected: yes (source: file)\nEval export: enabled\n'), fromFile.stdout);
-    const byConnect = exportPosture(new EvalStore({ dbPath: dbOf(t) }), { env: { HOME: home }, exportEvals: false });
+    const byConnect = await exportPosture(new EvalStore({ dbPath: dbOf(t) }), { env: { HOME: home }, exportEvals: false });
     assert.equal([byConnect.enabled, byConnect.disabled_by], [false, 'connect({ exportEvals: false })']);
 
     const neither = await t.cli(['eval', 'export'], { env });

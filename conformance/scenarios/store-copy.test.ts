@@ -2,12 +2,13 @@
  * `agentkit store copy --from <local.db> --to <postgres URL>` (issue 38): a local store with a paused execution (its
  * idempotent charge already made), a completed chain and an agent's trace moves into a Postgres schema; the paused run
  * resumes there without charging again; the traces read the same; its prompts (versions, labels, fragments) are read
- * from the target with their numbers and times (ADR 0062); a second copy adds nothing; bad values are refused
+ * from the target with their numbers and times (ADR 0062); its eval runs read the same there, each with its export
+ * state (ADR 0064); a second copy adds nothing; bad values are refused
  * with one line and a password is never printed.
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { Agent, PostgresCheckpointer, PromptRegistry, SQLiteCheckpointer, TraceStore, flushTraces } from '../../src/index.js';
+import { Agent, EvalStore, PostgresCheckpointer, PromptRegistry, SQLiteCheckpointer, TraceStore, evaluate, flushTraces } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
 import { conformance, startCounterServer } from '../harness/index.js';
@@ -21,6 +22,7 @@ interface CopyJson {
   checkpoints: { executions: number; checkpoints: number; pending: number; idempotency: number };
   spans: { read: number; written: number; traces: number; redaction_key: string };
   prompts: { prompts: number; versions: number; labels: number; fragments: number };
+  evals: { runs: number; cases: number };
   left_in_file: Record<string, number>;
 }
 
@@ -53,6 +55,27 @@ area.scenario(
     await localPrompts.register('support', 'v1 {{@tone}}');
     await localPrompts.register('support', 'v2 {{@tone}}', { labels: ['production'] });
 
+    // Eval runs: one local-only (run while not connected), one queued for export, one already pushed.
+    const ran = await evaluate(
+      (input: unknown) => String(input).toUpperCase(),
+      [
+        { input: 'a', expected_output: 'A' },
+        { input: 'b', expected_output: 'x' },
+      ],
+      ['exact_match'],
+      {
+        dbPath: source,
+        runName: 'nightly',
+      },
+    );
+    await flushTraces();
+    const { error_rate: _rate, persisted: _persisted, db_path: _db, ...record } = ran;
+    const localEvals = new EvalStore({ dbPath: source });
+    const renamed = (id: string) => ({ ...record, run_id: id, cases: record.cases.map((c) => ({ ...c, case_id: `${id}-${c.case_id}` })) });
+    await localEvals.saveRun({ ...renamed('queued-run'), synced: false });
+    await localEvals.saveRun(renamed('pushed-run'));
+    await localEvals.markPushed(['pushed-run']);
+
     const first = await t.cli(['store', 'copy', '--from', source, '--to', target, '--json']);
     assert.is(first.code, 0, first.stderr);
     const copied = JSON.parse(first.stdout) as CopyJson;
@@ -66,6 +89,20 @@ area.scenario(
     assert.not.match(first.stdout, /password|secret/);
     assert.equal(copied.prompts, { prompts: 1, versions: 2, labels: 1, fragments: 1 });
     assert.is(copied.left_in_file.prompts, undefined, 'prompts no longer stay in the file');
+    assert.equal(copied.evals, { runs: 3, cases: 6 });
+    assert.is(copied.left_in_file['eval runs'], undefined, 'eval runs no longer stay in the file');
+    const sharedEvals = new EvalStore({ dbPath: target });
+    t.defer(() => sharedEvals.close());
+    for (const id of [ran.run_id, 'queued-run', 'pushed-run']) assert.equal(await sharedEvals.getRun(id), await localEvals.getRun(id), id);
+    assert.equal(
+      (await sharedEvals.localOnlyRuns('')).map((r) => r.run_id),
+      [ran.run_id],
+      'only the local-only run is left for platform push --evals',
+    );
+    assert.equal(
+      (await sharedEvals.unsyncedRuns()).runs.map((r) => r.run_id),
+      ['queued-run'],
+    );
     const sharedPrompts = new PromptRegistry({ dbPath: target });
     t.defer(() => sharedPrompts.close());
     assert.equal(
@@ -81,6 +118,7 @@ area.scenario(
     assert.match(second.stdout, /executions: 3 read; 0 checkpoint rows, 0 pending interrupts, 0 idempotency records new/);
     assert.match(second.stdout, new RegExp(`0 of ${copied.spans.read} span rows new; redaction key same`));
     assert.match(second.stdout, /prompts: 0 prompts, 0 versions, 0 labels, 0 fragments new/);
+    assert.match(second.stdout, /eval runs: 0 runs, 0 cases new/);
 
     // The target holds the same history, and the paused run resumes there: the charge is not made again.
     const remote = new PostgresCheckpointer(t.backend.url, { schema: t.backend.schema });

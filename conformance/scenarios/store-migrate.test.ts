@@ -14,6 +14,7 @@ import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { PG_TRACE_LATEST_VERSION } from '../../src/tracing/pg-schema.js';
 import { PG_PROMPT_LATEST_VERSION } from '../../src/prompts/store/pg-schema.js';
 import { PG_FORK_FAMILY } from '../../src/forks/pg-fork-store.js';
+import { PG_EVAL_FAMILY } from '../../src/eval/pg-eval-store.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
 import { conformance, startCounterServer } from '../harness/index.js';
 
@@ -26,7 +27,7 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
   assert.is(first.code, 0, first.stderr);
   const expected =
     t.backend.kind === 'sqlite'
-      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null }
+      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null, evals: null }
       : {
           store: label,
           engine: 'postgres',
@@ -34,6 +35,7 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
           traces: PG_TRACE_LATEST_VERSION,
           prompts: PG_PROMPT_LATEST_VERSION,
           forks: PG_FORK_FAMILY.migrations.length,
+          evals: PG_EVAL_FAMILY.migrations.length,
         };
   assert.equal(JSON.parse(first.stdout), expected);
   const again = await t.cli(['store', 'migrate', '--db', store]);
@@ -61,6 +63,10 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
       'prompt_labels',
       'prompt_fragments',
       'prompt_schema_version',
+      'ui_forks',
+      'eval_runs',
+      'eval_cases',
+      'eval_schema_version',
     ])
       assert.ok(tables.includes(table), `${table} in ${tables.join(', ')}`);
   } finally {

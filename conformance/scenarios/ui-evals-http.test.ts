@@ -75,8 +75,8 @@ area.scenario(
     await evaluate(support, QUESTIONS, ['exact_match'], { runName: 'base', dbPath: db, cwd: t.cwd, gate });
     await evaluate(supportV2, QUESTIONS, ['exact_match'], { runName: 'cand', dbPath: db, cwd: t.cwd, gate });
     const store = new EvalStore({ dbPath: db });
-    const base = store.resolveRun('base');
-    const cand = store.resolveRun('cand');
+    const base = await store.resolveRun('base');
+    const cand = await store.resolveRun('cand');
 
     const list = await get('/api/eval-runs');
     assert.is(list.status, 200);
@@ -87,7 +87,7 @@ area.scenario(
       'newest first',
     );
     const listed = list.body.items[1];
-    assert.equal({ ...listed }, JSON.parse(JSON.stringify(store.listRuns({ runName: 'base' })[0])));
+    assert.equal({ ...listed }, JSON.parse(JSON.stringify((await store.listRuns({ runName: 'base' }))[0])));
     assert.is(listed.gate.outcome, 'passed');
     assert.is(list.body.items[0].gate.outcome, 'failed');
     assert.equal(

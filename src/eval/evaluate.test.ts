@@ -150,23 +150,25 @@ test('evaluate: errored cases never end the run, scorers see every case, runs pe
   assert.is(trace.spans[0]!.attributes['eval.run_id'], results.run_id);
 
   const store = new EvalStore({ dbPath });
-  const stored = store.getRun(results.run_id)!;
+  const stored = (await store.getRun(results.run_id))!;
   const { error_rate: _e, persisted, db_path: _d, ...record } = results;
   assert.ok(persisted);
   assert.equal(stored, record);
-  assert.equal(store.resolveRun('unit').run_id, results.run_id);
+  assert.equal((await store.resolveRun('unit')).run_id, results.run_id);
   assert.equal(
-    store.listRuns().map((r) => r.run_id),
+    (await store.listRuns()).map((r) => r.run_id),
     [results.run_id],
   );
-  assert.throws(
-    () => store.resolveRun('nope'),
-    (e: Error) => e instanceof EvalError && e.message === `eval run 'nope' not found in ${dbPath} (neither a run id nor a run name)`,
+  const missing = await store.resolveRun('nope').then(
+    () => null,
+    (e: Error) => e,
   );
+  assert.ok(missing instanceof EvalError);
+  assert.is(missing.message, `eval run 'nope' not found in ${dbPath} (neither a run id nor a run name)`);
 
   const unsaved = await evaluate((input: unknown) => String(input), [{ input: 'z', expected_output: 'z' }], ['exact_match'], { dbPath, persist: false });
   assert.is(unsaved.persisted, false);
-  assert.is(store.getRun(unsaved.run_id), null);
+  assert.is(await store.getRun(unsaved.run_id), null);
 });
 
 test('evaluate: an Agent target that throws is an errored case that still names the trace it left', async ({ dir }) => {
@@ -239,7 +241,7 @@ test('compare: pairs by ordinal then input, excludes errored pairs, flags regres
     { dbPath, runName: 'cand' },
   );
   const store = new EvalStore({ dbPath });
-  const c = compareRuns(store.resolveRun('base'), store.resolveRun('cand'), { tolerance: 0.1 });
+  const c = compareRuns(await store.resolveRun('base'), await store.resolveRun('cand'), { tolerance: 0.1 });
   assert.is(c.compared, 19);
   assert.is(c.excluded_errored, 1);
   assert.equal(c.unmatched, { baseline: 0, candidate: 1 });
@@ -249,9 +251,13 @@ test('compare: pairs by ordinal then input, excludes errored pairs, flags regres
   assert.equal(c.regressed[0]!.scorers, ['exact_match']);
   assert.equal(c.improved, []);
   assert.ok(c.delta_ci95 && c.delta_ci95[0] < c.overall.delta && c.delta_ci95[1] <= 0, JSON.stringify(c.delta_ci95));
-  assert.equal(compareRuns(store.resolveRun('base'), store.resolveRun('cand'), { tolerance: 0.1 }).delta_ci95, c.delta_ci95, 'the interval is reproducible');
-  assert.not.ok(compareRuns(store.resolveRun('base'), store.resolveRun('cand'), { tolerance: 0.25 }).regression, 'within the tolerance');
-  const reverse = compareRuns(store.resolveRun('cand'), store.resolveRun('base'));
+  assert.equal(
+    compareRuns(await store.resolveRun('base'), await store.resolveRun('cand'), { tolerance: 0.1 }).delta_ci95,
+    c.delta_ci95,
+    'the interval is reproducible',
+  );
+  assert.not.ok(compareRuns(await store.resolveRun('base'), await store.resolveRun('cand'), { tolerance: 0.25 }).regression, 'within the tolerance');
+  const reverse = compareRuns(await store.resolveRun('cand'), await store.resolveRun('base'));
   assert.is(reverse.improved.length, 4);
   assert.not.ok(reverse.regression);
   assert.is(baseline.scorecard.overall_pass_rate, 1);

@@ -83,7 +83,6 @@ export async function evaluate(
   const loaded = loadDataset(dataset, { cwd, name: options.datasetName });
   const runner = adaptTarget(target);
   const dbPath = options.dbPath ?? localDbPath({ env: options.env, cwd });
-  // Refuses a Postgres store before any case runs: eval runs are kept in a SQLite file only (issue 38).
   const evalStore = options.persist !== false ? new EvalStore({ dbPath }) : undefined;
   const runId = randomUUID().replace(/-/g, '');
   const startedAt = utcNow();
@@ -133,10 +132,15 @@ export async function evaluate(
     const { error_rate: _rate, persisted: _persisted, db_path: _db, ...record } = results;
     const store = evalStore;
     // The project in effect now goes with the run (ADR 0054): the export sends it there, whenever it drains.
-    store.saveRun(record, currentRunProject(options.env ?? process.env));
-    results.persisted = true;
-    // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).
-    const exported = await sendQueuedRuns(store, options.env ?? process.env);
+    let exported: Awaited<ReturnType<typeof sendQueuedRuns>>;
+    try {
+      await store.saveRun(record, currentRunProject(options.env ?? process.env));
+      results.persisted = true;
+      // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).
+      exported = await sendQueuedRuns(store, options.env ?? process.env);
+    } finally {
+      await store.close();
+    }
     if (exported?.error) process.emitWarning(`eval export: ${exported.error}; the run stays queued`, { code: 'AGENTKIT_EVAL_EXPORT' });
     if (exported && exported.rejected.length > 0) {
       process.emitWarning(`eval export: the Platform refused ${exported.rejected.map((r) => `${r.id} (${r.reason})`).join(', ')}`, {

@@ -25,7 +25,7 @@ export interface PostureOptions {
 }
 
 /** The export posture against `store`. Reads the environment and the credentials file's presence only. */
-export function exportPosture(store: EvalStore, options: PostureOptions = {}): ExportPosture {
+export async function exportPosture(store: EvalStore, options: PostureOptions = {}): Promise<ExportPosture> {
   const env = options.env ?? process.env;
   const credentials = path.join(options.home ?? env.HOME ?? os.homedir(), '.agentkit', 'credentials.toml');
   const source = env.AGENTKIT_API_KEY ? 'env' : existsSync(credentials) ? 'file' : null;
@@ -44,7 +44,7 @@ export function exportPosture(store: EvalStore, options: PostureOptions = {}): E
     credentials_file: credentials,
     enabled: disabledBy === null,
     disabled_by: disabledBy,
-    queued_runs: store.unsyncedRuns(0).total,
+    queued_runs: (await store.unsyncedRuns(0)).total,
   };
 }
 
@@ -84,7 +84,7 @@ export function exportPayload(run: EvalRunRecord): ExportedEvalRun {
 }
 
 /** What a send would carry now: the oldest queued runs (at most `limit`, default 10), or the one run `runId`. */
-export function exportPreview(store: EvalStore, options: { limit?: number; runId?: string } = {}): EvalExportPreview {
-  if (options.runId !== undefined) return { runs: [exportPayload(store.resolveRun(options.runId))] };
-  return { runs: store.unsyncedRuns(options.limit ?? 10).runs.map(exportPayload) };
+export async function exportPreview(store: EvalStore, options: { limit?: number; runId?: string } = {}): Promise<EvalExportPreview> {
+  if (options.runId !== undefined) return { runs: [exportPayload(await store.resolveRun(options.runId))] };
+  return { runs: (await store.unsyncedRuns(options.limit ?? 10)).runs.map(exportPayload) };
 }

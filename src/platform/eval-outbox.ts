@@ -48,20 +48,17 @@ async function drain(store: EvalStore, connection: Connection): Promise<EvalExpo
   const outcome: EvalExportOutcome = { sent: 0, rejected: [], error: null };
   const skipped = new Set<string>();
   for (;;) {
-    const runs = store
-      .unsyncedRuns(BATCH + skipped.size)
-      .runs.filter((run) => !skipped.has(run.run_id))
-      .slice(0, BATCH);
+    const runs = (await store.unsyncedRuns(BATCH + skipped.size)).runs.filter((run) => !skipped.has(run.run_id)).slice(0, BATCH);
     if (runs.length === 0) return outcome;
     // Each run goes to the project stamped when it was written (ADR 0054): a batch holds one project's runs.
     const project = runs[0]!.project_id ?? '';
     const batch = runs.filter((run) => (run.project_id ?? '') === project);
     try {
       const result = await client.ingestEvalRuns(batch.map(exportPayload), project || null);
-      store.markSynced(result.accepted);
+      await store.markSynced(result.accepted);
       outcome.sent += result.accepted.length;
       // A run the Platform refuses on payload grounds would be refused again: it leaves the queue, with its reason.
-      store.markSynced(result.rejected.map((r) => r.id));
+      await store.markSynced(result.rejected.map((r) => r.id));
       outcome.rejected.push(...result.rejected);
       const answered = new Set([...result.accepted, ...result.rejected.map((r) => r.id)]);
       for (const run of batch) if (!answered.has(run.run_id)) skipped.add(run.run_id);

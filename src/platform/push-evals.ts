@@ -36,7 +36,7 @@ export async function pushLocalEvalRuns(
   options: { since?: string | null; dryRun?: boolean } = {},
 ): Promise<EvalPushResult> {
   const project = connection.project ?? '';
-  const runs = store.localOnlyRuns(project, options.since ?? null);
+  const runs = await store.localOnlyRuns(project, options.since ?? null);
   const result: EvalPushResult = {
     runs: runs.map((r) => ({ run_id: r.run_id, run_name: r.run_name, dataset_name: r.dataset_name, started_at: r.started_at })),
     sent: 0,
@@ -48,7 +48,7 @@ export async function pushLocalEvalRuns(
     const batch = runs.slice(i, i + BATCH);
     const answer = await client.ingestEvalRuns(batch.map(exportPayload), project || null);
     const refused = answer.rejected.map((r) => r.id);
-    store.markPushed([...answer.accepted, ...refused]);
+    await store.markPushed([...answer.accepted, ...refused]);
     result.sent += answer.accepted.length;
     for (const r of answer.rejected) result.rejected[r.id] = r.reason;
     if (answer.accepted.length === 0 && refused.length === 0) {

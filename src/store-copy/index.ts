@@ -2,7 +2,7 @@
  * `copyStore` (`agentkit store copy --from <path> --to <url>`, issue 38): move an existing local.db into a Postgres
  * store once. Copies the families a Postgres store holds: every execution (checkpoints, decision rows, pending
  * interrupts, idempotency records; ./checkpoints.ts), every span with the redaction key (tracing/copy-spans.ts), and
- * the prompt family (prompts/store/copy.ts).
+ * the prompt family (prompts/store/copy.ts) and the eval runs with their cases (eval/copy.ts).
  * Families a Postgres store does not hold yet stay in the file and are reported (`left_in_file`).
  *
  * Idempotent and resumable: run again, it adds only what is missing. The source is opened as any agentkit command
@@ -20,6 +20,7 @@ import { openStore } from '../store/store-handle.js';
 import { copySpans, type SpanCopyResult } from '../tracing/copy-spans.js';
 import { copyCheckpoints, type CheckpointCopyResult } from './checkpoints.js';
 import { copyPrompts, type PromptCopyResult } from '../prompts/store/copy.js';
+import { copyEvalRuns, type EvalCopyResult } from '../eval/copy.js';
 
 export interface StoreCopyResult {
   /** The source file and the target, as messages name them (no password). */
@@ -29,6 +30,8 @@ export interface StoreCopyResult {
   spans: SpanCopyResult;
   /** Prompt rows the target did not hold yet. */
   prompts: PromptCopyResult;
+  /** Eval runs (and their cases) the target did not hold yet. */
+  evals: EvalCopyResult;
   /** Families the target does not hold, with their row counts in the source (they stay in the file). */
   left_in_file: Record<string, number>;
 }
@@ -64,13 +67,15 @@ export async function copyStore(from: string, to: string, options: StoreCopyOpti
     const db = openLocalStore(source.path);
     let left_in_file: Record<string, number>;
     let prompts: PromptCopyResult;
+    let evals: EvalCopyResult;
     try {
       prompts = await copyPrompts(db, store);
+      evals = await copyEvalRuns(db, source.path, store);
       left_in_file = fileOnlyRows(db);
     } finally {
       db.close();
     }
-    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, left_in_file };
+    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, evals, left_in_file };
   } finally {
     await fromCheckpointer.close();
     await toCheckpointer.close();

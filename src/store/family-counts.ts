@@ -1,6 +1,6 @@
 /**
  * Row counts of the table families of a local store that a Postgres store does not hold yet (issue 39 brings them;
- * prompts came first, ADR 0062):
+ * prompts came first, ADR 0062, then eval runs, ADR 0064):
  * what `agentkit store copy` reports as left in the file. The store module owns local.db's schema ladder, so the
  * table names live here.
  */
@@ -11,7 +11,6 @@ export const FILE_ONLY_FAMILIES: Readonly<Record<string, string>> = {
   'guardrail events': 'guardrail_events',
   attachments: 'attachments',
   'favorites and notes': 'trace_annotations',
-  'eval runs': 'eval_runs',
 };
 
 /** Families of `FILE_ONLY_FAMILIES` with at least one row in `db`, with their counts. */

@@ -17,6 +17,14 @@ export {
   type AnnotationContractStore,
 } from '../annotations/contract.js';
 export {
+  evalStoreContract,
+  runEvalContractCase,
+  type EvalContractCase,
+  type EvalContractInitializer,
+  type EvalContractStore,
+} from '../eval/store-contract.js';
+export type { EvalRunStore } from '../eval/store-types.js';
+export {
   forkStoreContract,
   runForkContractCase,
   type ForkContractCase,

@@ -73,10 +73,9 @@ export interface UiAppOptions {
 export function createUiApp(options: UiAppOptions): Express {
   const registry = options.runners instanceof RunnerRegistry ? options.runners : new RunnerRegistry(options.runners ?? []);
   const throttle = options.throttle ?? new LoginThrottle();
-  // On a Postgres store eval runs are not stored yet (ADR 0017): they read as none.
-  const file = options.traceStore.engine === 'sqlite' ? options.traceStore.dbPath : null;
+  // Eval runs (ADR 0064) and favorites (ADR 0065) are read from the trace store's own store, file or Postgres.
   const annotations = annotationStoreOf(options.traceStore.dbPath);
-  const evals = options.evalStore ?? new EvalStore({ dbPath: file });
+  const evals = options.evalStore ?? new EvalStore({ dbPath: options.traceStore.dbPath });
   const forks = new ForkRegistry(options.forkStore ?? forkStoreOf(options.traceStore.dbPath), async (traceId, step) =>
     (await Replay.load(traceId, { store: options.traceStore })).forkAt(step),
   );
@@ -115,7 +114,7 @@ function traceRoutes(router: RouteRegistrar, store: TraceStore, annotations: Ann
       failing_traces_last_24h: traces.filter((trace) => trace.status === 'ERROR').length,
       pending_approvals_count: counts.pending,
       failed_executions_count: counts.failed,
-      eval_runs_last_7d: evalRunsSince(evals, 7),
+      eval_runs_last_7d: await evalRunsSince(evals, 7),
       recent_traces: traces.slice(0, 10).map((trace) => withFavorite(trace, favored)),
       ...recovery,
     } satisfies Schemas['Overview'] & { recent_traces: Schemas['UiTraceSummary'][] });
