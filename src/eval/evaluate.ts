@@ -19,6 +19,7 @@ import { buildScorecard, errorRate } from './scorecard.js';
 import type { Scorer, ScorerVerdict } from './scorer.js';
 import { queueRunForExport, currentRunProject, sendQueuedRuns } from './export-hook.js';
 import { EvalStore } from './store.js';
+import { flushTraces } from '../tracing/setup.js';
 import { adaptTarget, type EvalTarget } from './target.js';
 
 /** Progress after each finished case. */
@@ -104,6 +105,9 @@ export async function evaluate(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, loaded.cases.length)) }, worker));
 
+  // The cases' traces are in the store before the run is: a process that lists the run (the UI on a shared Postgres
+  // store, written asynchronously) can open every case's trace, and a CLI run ends with nothing left to write.
+  await flushTraces();
   const scorecard: Scorecard = buildScorecard(names, cases);
   const gate: GateResult | null = options.gate ? decideGate(scorecard, rules, maxErrorRate) : null;
   const { git_sha, git_branch } = await provenance;
