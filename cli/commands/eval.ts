@@ -36,7 +36,7 @@ import { namedStore } from '../store-path.js';
 import { progressBar } from '../eval/progress.js';
 import { comparisonText, scorecardText } from '../eval/render.js';
 
-const dbDescription = 'Store (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
+const dbDescription = 'Store: a file path or a postgres://...?schema= URL (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)';
 
 /** `eval run --agent <spec> --dataset <file> --scorers <list> [--fail-under <rule>]... ...` */
 export class EvalRunCommand extends AgentkitCommand {
@@ -50,7 +50,7 @@ export class EvalRunCommand extends AgentkitCommand {
       "Scorers: `exact_match`, `contains`, `regex_match` (`--pattern`, else the case's `pattern`, else its expected output), `json_valid`, `llm_judge` and `faithfulness` (both need `--judge-model`; faithfulness reads each case's `context`/`contexts`), and custom scorers named as targets (`./scorers.ts:polite`, a function `(input, output, expected, case) => { score, passed, reason }` or a `{ name, score }` object).",
       'Rules (`--fail-under`, repeatable): `<scorer|overall>.<pass_rate|avg_score>=<value>`; a bare `<scorer>=<value>` means its pass_rate. A case whose agent throws or pauses, or whose scorer breaks, is errored: unscored, and counted in the error rate.',
       'Exit codes: 0 the gate passed; 1 it failed (a rule missed); 3 the run is invalid (error rate above `--max-error-rate`, nothing scored, or an eval error such as an unknown scorer or an unreadable dataset); 2 usage errors (missing flag, malformed rule, a rule naming a scorer the run does not use). Precedence: invalid > failed > passed.',
-      'The run is saved in the local store (unless `--no-persist`) with git commit and branch. `--json <path>` writes the report (`schema_version: 1`, `run_id`, `run_name`, `scorecard`, `gate`, `cases`); `--json -` prints it on stdout instead of the scorecard. A progress bar is drawn on stderr only when it is a terminal.',
+      "The run is saved (unless `--no-persist`) with git commit and branch in the store `--db` names: a file, or a fleet's Postgres store (`postgres://user@host/db?schema=<name>`), where `agentkit ui --db` and `eval compare --db` of any host list and compare it; the cases' traces go to the same store. `--json <path>` writes the report (`schema_version: 1`, `run_id`, `run_name`, `scorecard`, `gate`, `cases`); `--json -` prints it on stdout instead of the scorecard. A progress bar is drawn on stderr only when it is a terminal.",
     ].join('\n\n'),
     examples: [
       [
@@ -189,6 +189,7 @@ export class EvalCompareCommand extends AgentkitCommand {
     description: 'Compare two stored eval runs, baseline first, and flag a regression',
     details: [
       'Each run is named by its run id, or by a run name (the latest run of that name). Cases are paired by ordinal when both runs hold the same input there, then by input; pairs with an errored case on either side are left out. Prints per-scorer and overall pass-rate deltas, a 95% paired-bootstrap interval of the overall delta (so a team sees when a drop could be noise), and the cases that regressed and improved.',
+      '`--db` names the store holding the runs: a file or a Postgres URL (runs written there by CI or any other process).',
       'Only the scorers both runs used are compared; scorers only one run used are named (`baseline_only_scorers`, `candidate_only_scorers` in JSON) and the overall pass rates are recomputed over the shared ones.',
       "Exit codes: 1 when the candidate's overall pass rate falls below the baseline's by more than `--tolerance` (default 0); 3 when a run is not found or the runs share no scorer; 2 usage errors; 0 otherwise. `--json` prints the comparison as JSON.",
     ].join('\n\n'),

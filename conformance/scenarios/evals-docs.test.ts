@@ -65,4 +65,32 @@ area.scenario(
   },
 );
 
+area.scenario(
+  'the shared-store block of docs/evals.md runs as written: two runs on a Postgres store, compared by a third command',
+  { rows: ['cli:eval run', 'cli:eval compare'], backends: ['postgres'], surfaces: ['cli'], timeoutMs: 90_000 },
+  async (t) => {
+    const doc = await readFile(path.join(root, 'docs/evals.md'), 'utf8');
+    const block = /### On a shared store[\s\S]*?```bash\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(block, 'docs/evals.md has a bash block under "On a shared store"');
+    assert.match(block!, /^STORE='postgres:\/\/[^']+'\n/);
+    const script = block!
+      .replace(/^STORE='[^']+'/, `STORE=${JSON.stringify(t.store!)}`)
+      .replaceAll('npx agentkit ', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `);
+    const env = { ...process.env, ...t.env, OPENAI_API_KEY: '', NO_COLOR: '1' } as NodeJS.ProcessEnv;
+    const { stdout } = await run('/bin/sh', ['-e', '-c', script], { cwd: root, env });
+    assert.match(stdout, /is current: checkpoints v\d+, traces v\d+, prompts v\d+, forks v\d+, evals v1\n/);
+    assert.match(stdout, /Baseline: {2}\w+ \(release\)\nCandidate: \w+ \(nightly\)\n/);
+    assert.match(stdout, /\nOK: overall pass rate did not fall beyond the tolerance 0\n/);
+    const store = new EvalStore({ dbPath: t.store! });
+    t.defer(() => store.close());
+    assert.equal(
+      (await store.listRuns()).map((r) => [r.run_name, r.gate?.outcome]),
+      [
+        ['nightly', 'passed'],
+        ['release', 'passed'],
+      ],
+    );
+  },
+);
+
 area.run();
