@@ -11,6 +11,7 @@ import { AgentkitCommand } from '../base.js';
 import { pruneAge } from '../prune-age.js';
 import { namedStore } from '../store-path.js';
 import { unfinishedExecutionTraces } from '../durability/prune-keep.js';
+import { EvalStore } from '../../src/eval/store.js';
 import { outputWidth, table } from '../table.js';
 import { ID_FORMS, resolveTraceId } from '../ids.js';
 import { cutList, cutNotice, parseLimit } from '../list-cut.js';
@@ -119,7 +120,7 @@ export class TracesPruneCommand extends AgentkitCommand {
     description: 'Delete the traces of runs that started before a given age',
     details: [
       "Deletes each run's trace (its spans, guardrail events, attachments and favorite mark) when the run started longer ago than `--older-than` (a duration: `30d`, `12h`, `90m`, `45s`) or `--older-than-hours`. Runs are judged one by one, by their own start: two runs recorded under one caller's trace id are separate traces here.",
-      'Never pruned, whatever their age: the traces of an execution that is paused (a pending interrupt) or not over (it holds a lease: running, or waiting for recovery), and, in a SQLite store, traces marked favorite or carrying a note, and traces an eval case cites.',
+      'Never pruned, whatever their age: the traces of an execution that is paused (a pending interrupt) or not over (it holds a lease: running, or waiting for recovery), traces marked favorite or carrying a note, and traces an eval case cites.',
       'Prints `pruned <n> trace(s)`; `--json` prints `{ pruned }`. The store is `--db` (a file or a `postgres://...?schema=<name>` URL), else `AGENTKIT_LOCAL_DB`, else `./.agentkit/local.db`; the default store may not exist yet (nothing to prune); a `--db` file that does not exist is refused. Traces are deleted in short batches (Postgres: a few hundred per statement; SQLite: one short write transaction per batch, sized to stay near 200 ms), so no lock is held for long; `--process` keeps the deletion to traces one process wrote.',
     ].join('\n\n'),
     examples: [
@@ -144,6 +145,15 @@ export class TracesPruneCommand extends AgentkitCommand {
     let pruned: number;
     try {
       const keep = await unfinishedExecutionTraces(this.db === undefined ? undefined : store.dbPath, this.context);
+      // Traces an eval case cites stay; the eval family's owner names them (a SQLite prune checks them in its own DELETE).
+      if (store.engine === 'postgres') {
+        const evals = new EvalStore({ dbPath: store.dbPath });
+        try {
+          for (const id of await evals.citedTraceIds()) keep.add(id);
+        } finally {
+          await evals.close();
+        }
+      }
       pruned = await store.prune(ageMs, { keep, ...(this.process === undefined ? {} : { process: this.process }) });
     } finally {
       await store.close();

@@ -1,9 +1,10 @@
 /**
  * `traces prune` retention (issue 38) on both engines: the traces of a paused execution stay whatever their age, and
- * go once it is over; on SQLite a favorite stays too. Everything else older than the cutoff goes.
+ * go once it is over; a trace an eval case cites stays (the eval runs live in the same store, ADR 0064); on SQLite a
+ * favorite stays too. Everything else older than the cutoff goes.
  */
 import * as assert from 'uvu/assert';
-import { Agent, flushTraces, markFavorite, withTraceDestination } from '../../src/index.js';
+import { Agent, evaluate, flushTraces, markFavorite, withTraceDestination } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { approvalChain } from '../fixtures/durability/chains.js';
 import { checkpointerFor, conformance } from '../harness/index.js';
@@ -24,6 +25,8 @@ area.scenario(
       (await new Agent({ name, systemPrompt: 'Answer.', llm: new ScriptedModel([{ text: 'ok' }]), traceDb: store }).run('hi')).trace_id!;
     const plain = await finished('plain');
     const favorite = await finished('favorite');
+    const evalRun = await evaluate((input: unknown) => String(input), [{ input: 'a', expected_output: 'a' }], ['exact_match'], { dbPath: store, cwd: t.cwd });
+    const cited = evalRun.cases[0]!.trace_id!;
     await flushTraces();
     await markFavorite(favorite, { dbPath: store });
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -34,6 +37,7 @@ area.scenario(
     assert.is((await t.cli(['traces', 'export', paused.trace_id!, '--db', store])).code, 0, 'the paused execution keeps its trace');
     assert.is((await t.cli(['traces', 'export', plain, '--db', store])).code, 1, 'an old finished run goes');
     assert.is((await t.cli(['traces', 'export', favorite, '--db', store])).code, 0, 'a favorite stays');
+    assert.is((await t.cli(['traces', 'export', cited, '--db', store])).code, 0, 'a trace an eval case cites stays');
 
     const resumed = await withTraceDestination(store, () => chain.resume('exec-keep', { resumeValue: { approved: true, metadata: {} } }));
     assert.is(resumed.status, 'completed');

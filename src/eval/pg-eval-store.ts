@@ -235,6 +235,14 @@ export class PgEvalRunStore implements EvalRunStore {
     ]);
   }
 
+  async citedTraceIds(): Promise<string[]> {
+    const pool = await this.#pool();
+    const rows = await pool.query<{ trace_id: string }>(`SELECT DISTINCT trace_id FROM ${this.#s}.eval_cases WHERE project = $1 AND trace_id IS NOT NULL`, [
+      this.#project,
+    ]);
+    return rows.rows.map((r) => r.trace_id);
+  }
+
   async close(): Promise<void> {
     await this.#store.close();
   }

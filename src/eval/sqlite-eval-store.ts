@@ -103,6 +103,13 @@ export class SqliteEvalRunStore implements EvalRunStore {
     });
   }
 
+  async citedTraceIds(): Promise<string[]> {
+    return this.read(
+      (db) => (db.prepare('SELECT DISTINCT trace_id FROM eval_cases WHERE trace_id IS NOT NULL').all() as Array<{ trace_id: string }>).map((r) => r.trace_id),
+      [],
+    );
+  }
+
   async close(): Promise<void> {}
 
   private read<T>(fn: (db: Database.Database) => T, empty: T): T {

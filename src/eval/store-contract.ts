@@ -232,6 +232,19 @@ export const evalStoreContract: readonly EvalContractCase[] = [
     },
   },
   {
+    group: 'traces',
+    name: 'the trace ids the cases cite are listed once each; an errored case without a trace cites none',
+    async run({ store }) {
+      assert.deepEqual(await store.citedTraceIds(), []);
+      await store.saveRun(run('t1'));
+      const again = run('t2', { offsetSeconds: 10 });
+      await store.saveRun(again);
+      const expected = [...new Set([...run('t1').cases, ...again.cases].map((c) => c.trace_id).filter((id) => id !== null))].sort();
+      assert.equal(expected.length, 2);
+      assert.deepEqual((await store.citedTraceIds()).sort(), expected);
+    },
+  },
+  {
     group: 'shared',
     name: 'a run saved through one handle is listed, read and marked through another (another process)',
     async run({ store, reopen }) {

@@ -25,6 +25,8 @@ export interface EvalRunStore {
   markPushed(runIds: readonly string[]): Promise<void>;
   /** Mark runs exported (synced). Unknown ids are ignored. */
   markSynced(runIds: readonly string[]): Promise<void>;
+  /** The distinct trace ids the stored cases cite (a trace prune keeps them), in no particular order. */
+  citedTraceIds(): Promise<string[]>;
   /** Give back connections (a Postgres store's pool hold). Idempotent. */
   close(): Promise<void>;
 }

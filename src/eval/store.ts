@@ -110,6 +110,11 @@ export class EvalStore implements EvalRunStore {
     if (runIds.length > 0) await this.#store?.markSynced(runIds);
   }
 
+  /** The distinct trace ids the stored cases cite: `agentkit traces prune` keeps those traces. */
+  async citedTraceIds(): Promise<string[]> {
+    return (await this.#store?.citedTraceIds()) ?? [];
+  }
+
   /** Give back the Postgres pool hold, if any. Idempotent; a later call opens the store again. */
   async close(): Promise<void> {
     const engine = this.#engine;
