@@ -33,6 +33,7 @@ import { validator } from '../../generated/schemas/resources.js';
 import { withSavedConnection } from '../../src/platform/index.js';
 import { AgentkitCommand } from '../base.js';
 import { namedStore } from '../store-path.js';
+import { redactStoreValue } from '../../src/config/store-value.js';
 import { progressBar } from '../eval/progress.js';
 import { comparisonText, scorecardText } from '../eval/render.js';
 
@@ -135,7 +136,7 @@ export class EvalRunCommand extends AgentkitCommand {
     const report = runReport(results);
     if (!validator('EvalRunReport').Check(report)) throw new EvalError('internal: the report does not match the EvalRunReport contract');
     if (this.json === '-') this.out(JSON.stringify(report, null, 2));
-    else for (const line of scorecardText(results, gate, results.persisted ? results.db_path : null)) this.out(line);
+    else for (const line of scorecardText(results, gate, results.persisted ? redactStoreValue(results.db_path) : null)) this.out(line);
     if (this.failUnder.length === 0) {
       // The spec's exit 0 stands; a CI step without a rule must still say that it gated nothing (issue 51).
       const example = results.scorecard.metrics[0]?.name ?? 'exact_match';

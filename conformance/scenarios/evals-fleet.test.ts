@@ -27,7 +27,8 @@ area.scenario(
   'a run CI wrote with eval run --db is listed and compared by a UI process on the store and by eval compare in a third process',
   { rows: ['cli:eval run', 'cli:eval compare'], surfaces: ['cli'], timeoutMs: 120_000 },
   async (t) => {
-    const store = t.store!;
+    // On Postgres the URL carries a password (the test server trusts loopback): no output may show it.
+    const store = t.store!.replace(/^postgres:\/\/postgres@/, 'postgres://postgres:s3cr3t-pw@');
     const dataset = path.join(t.cwd, 'cases.jsonl');
     await writeFile(dataset, `${QUESTIONS.map((q) => JSON.stringify(q)).join('\n')}\n`);
 
@@ -48,6 +49,7 @@ area.scenario(
     ]);
     assert.is(ci.code, 0, ci.stderr + ci.stdout);
     assert.match(ci.stdout, /exact_match\.pass_rate=1 >= 0\.75: PASS/);
+    assert.match(ci.stdout, /; saved to /);
 
     // Process 2, the UI on the same store: it lists CI's run.
     const ui = startCli(['ui', '--db', store, '--no-auth', '--no-open', '--port', '0'], { cwd: t.cwd, env: t.env });
@@ -105,11 +107,13 @@ area.scenario(
     assert.is(text.code, 1, text.stderr);
     assert.ok(text.stdout.includes(`Baseline:  ${baselineId} (baseline)\nCandidate: ${candidate.run_id} (candidate)\n`), text.stdout);
     assert.match(text.stdout, /\nREGRESSION: overall pass rate fell by /);
-    assert.not.match(text.stdout + text.stderr, /:[^@/\s]*@/, 'no password printed');
+    for (const output of [ci.stdout, ci.stderr, json.stdout, json.stderr, text.stdout, text.stderr, ui.stderr(), ui.stdout()])
+      assert.not.ok(output.includes('s3cr3t-pw'), `no password printed: ${output}`);
 
     const missing = await t.bin(['eval', 'compare', 'baseline', 'no-such-run', '--db', store]);
     assert.is(missing.code, 3);
     assert.match(missing.stderr, /^error: eval run 'no-such-run' not found in /);
+    assert.not.ok(missing.stderr.includes('s3cr3t-pw'), missing.stderr);
   },
 );
 
