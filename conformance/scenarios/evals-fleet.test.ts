@@ -100,7 +100,8 @@ area.scenario(
     assert.is(compared.body.regression, true);
 
     // Process 3: eval compare prints the same comparison and exits 1 on the regression.
-    const json = await t.bin(['eval', 'compare', 'baseline', 'candidate', '--db', store, '--json']);
+    // The store named by AGENTKIT_LOCAL_DB instead of --db, as a fleet host's environment names it.
+    const json = await t.bin(['eval', 'compare', 'baseline', 'candidate', '--json'], { env: { ...t.env, AGENTKIT_LOCAL_DB: store } });
     assert.is(json.code, 1, json.stderr);
     assert.equal(JSON.parse(json.stdout), compared.body);
     const text = await t.bin(['eval', 'compare', 'baseline', candidate.run_id, '--db', store]);

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { GateResult, Scorecard } from '../../generated/types/resources.js';
-import { localDbPath } from '../config/paths.js';
+import { localStore } from '../config/paths.js';
+import { storeValue } from '../config/store-value.js';
 import { ConfigError } from '../errors.js';
 import { utcNow } from '../store/time.js';
 import { loadDataset, type DatasetSource, type EvalDatasetCase } from './dataset.js';
@@ -40,7 +41,10 @@ export interface EvaluateOptions {
   agentName?: string;
   /** Store the run in the local store (default true). */
   persist?: boolean;
-  /** The store (default `AGENTKIT_LOCAL_DB` in `env`, else `./.agentkit/local.db` under `cwd`); traces of function targets go there too. */
+  /**
+   * The store: a file path or a `postgres://...?schema=` URL (default `AGENTKIT_LOCAL_DB` in `env`, else
+   * `./.agentkit/local.db` under `cwd`); the run and its cases' traces go there.
+   */
   dbPath?: string;
   env?: Record<string, string | undefined>;
   /** Where relative dataset paths resolve and git provenance is read (default the process's). */
@@ -83,7 +87,7 @@ export async function evaluate(
   const cwd = options.cwd ?? process.cwd();
   const loaded = loadDataset(dataset, { cwd, name: options.datasetName });
   const runner = adaptTarget(target);
-  const dbPath = options.dbPath ?? localDbPath({ env: options.env, cwd });
+  const dbPath = options.dbPath ?? storeValue(localStore({ env: options.env, cwd }));
   const evalStore = options.persist !== false ? new EvalStore({ dbPath }) : undefined;
   const runId = randomUUID().replace(/-/g, '');
   const startedAt = utcNow();

@@ -5,8 +5,8 @@
  * whole in one transaction (never a run without its cases). Every method is async (ADR 0064): a Postgres store is
  * read over the network, and a run written by one process (CI) is listed and compared by any other on that store.
  */
-import { localDbPath, type Where } from '../config/paths.js';
-import { isStoreUrl, redactStoreValue } from '../config/store-value.js';
+import { localStore, type Where } from '../config/paths.js';
+import { isStoreUrl, redactStoreValue, storeValue } from '../config/store-value.js';
 import { openStore, type Store } from '../store/store-handle.js';
 import { EvalError } from './errors.js';
 import { PgEvalRunStore } from './pg-eval-store.js';
@@ -39,7 +39,7 @@ export class EvalStore implements EvalRunStore {
   #engine: EvalRunStore | null | undefined;
 
   constructor(options: EvalStoreOptions = {}) {
-    this.dbPath = options.dbPath === null ? null : (options.dbPath ?? localDbPath(options));
+    this.dbPath = options.dbPath === null ? null : (options.dbPath ?? storeValue(localStore(options)));
     this.label = this.dbPath === null ? '(no store)' : isStoreUrl(this.dbPath) ? redactStoreValue(this.dbPath) : this.dbPath;
   }
 
