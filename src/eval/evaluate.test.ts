@@ -11,7 +11,8 @@ import { loadDataset } from './dataset.js';
 import { EvalError } from './errors.js';
 import { evaluate } from './evaluate.js';
 import { scorer } from './scorer.js';
-import { EvalStore } from './store.js';
+import { EvalStore, type EvalRunStore } from './store.js';
+import { SqliteEvalRunStore } from './sqlite-eval-store.js';
 
 const test = suite<{ dir: string }>('evaluate', { state: { dir: '' } });
 
@@ -262,6 +263,47 @@ test('compare: pairs by ordinal then input, excludes errored pairs, flags regres
   assert.not.ok(reverse.regression);
   assert.is(baseline.scorecard.overall_pass_rate, 1);
   assert.is(candidate.scorecard.errored, 1);
+});
+
+test('evaluate({ evalStore }) saves through an EvalRunStore of your own and leaves it open', async ({ dir }) => {
+  const saved: string[] = [];
+  const inner = new SqliteEvalRunStore(path.join(dir, 'own.db'));
+  let closed = 0;
+  // A third party's store: here one that records what it is asked to save and delegates the rest.
+  const own: EvalRunStore = {
+    label: 'my-store',
+    saveRun: async (run, project) => {
+      saved.push(run.run_id);
+      await inner.saveRun(run, project);
+    },
+    listRuns: (options) => inner.listRuns(options),
+    getRun: (id) => inner.getRun(id),
+    unsyncedRuns: (limit) => inner.unsyncedRuns(limit),
+    localOnlyRuns: (project, since) => inner.localOnlyRuns(project, since),
+    markPushed: (ids) => inner.markPushed(ids),
+    markSynced: (ids) => inner.markSynced(ids),
+    citedTraceIds: () => inner.citedTraceIds(),
+    close: async () => {
+      closed++;
+    },
+  };
+  const store = new EvalStore({ runStore: own, dbPath: path.join(dir, 'local.db') });
+  const results = await evaluate((input: unknown) => String(input), [{ input: 'a', expected_output: 'a' }], ['exact_match'], {
+    dbPath: path.join(dir, 'local.db'),
+    evalStore: store,
+    runName: 'own',
+  });
+  assert.equal(saved, [results.run_id]);
+  assert.is(closed, 0, 'a given store is not closed by evaluate');
+  assert.is((await store.resolveRun('own')).run_id, results.run_id);
+  assert.is(store.label, 'my-store');
+  const missing = await store.resolveRun('nope').then(
+    () => null,
+    (e: Error) => e.message,
+  );
+  assert.is(missing, "eval run 'nope' not found in my-store (neither a run id nor a run name)");
+  await store.close();
+  assert.is(closed, 1);
 });
 
 test.run();

@@ -41,6 +41,8 @@ export interface EvaluateOptions {
   agentName?: string;
   /** Store the run in the local store (default true). */
   persist?: boolean;
+  /** Where the run is saved instead of a store on `dbPath` (e.g. one over an `EvalRunStore` of your own); not closed here. */
+  evalStore?: EvalStore;
   /**
    * The store: a file path or a `postgres://...?schema=` URL (default `AGENTKIT_LOCAL_DB` in `env`, else
    * `./.agentkit/local.db` under `cwd`); the run and its cases' traces go there.
@@ -88,7 +90,7 @@ export async function evaluate(
   const loaded = loadDataset(dataset, { cwd, name: options.datasetName });
   const runner = adaptTarget(target);
   const dbPath = options.dbPath ?? storeValue(localStore({ env: options.env, cwd }));
-  const evalStore = options.persist !== false ? new EvalStore({ dbPath }) : undefined;
+  const evalStore = options.persist !== false ? (options.evalStore ?? new EvalStore({ dbPath })) : undefined;
   const runId = randomUUID().replace(/-/g, '');
   const startedAt = utcNow();
   const provenance = gitProvenance(cwd, options.env ?? process.env);
@@ -147,7 +149,7 @@ export async function evaluate(
       // Connected mode: send the queued runs now (never fails the run; what is not accepted stays queued).
       exported = await sendQueuedRuns(store, options.env ?? process.env);
     } finally {
-      await store.close();
+      if (store !== options.evalStore) await store.close();
     }
     if (exported?.error) process.emitWarning(`eval export: ${exported.error}; the run stays queued`, { code: 'AGENTKIT_EVAL_EXPORT' });
     if (exported && exported.rejected.length > 0) {

@@ -22,6 +22,8 @@ export interface EvalStoreOptions extends Where {
    * `./.agentkit/local.db` under `cwd`); `null`: no store (reads are empty, writes refused).
    */
   dbPath?: string | null;
+  /** An `EvalRunStore` of your own (checked with `evalStoreContract`) instead of a store on `dbPath`; `close()` closes it. */
+  runStore?: EvalRunStore;
 }
 
 /** The eval run store of `store` (an opened store, or a value: a file path or a `postgres://...?schema=` URL). */
@@ -37,15 +39,17 @@ export class EvalStore implements EvalRunStore {
   /** How messages name the store (a URL's password redacted). */
   readonly label: string;
   #engine: EvalRunStore | null | undefined;
+  readonly #given: EvalRunStore | undefined;
 
   constructor(options: EvalStoreOptions = {}) {
     this.dbPath = options.dbPath === null ? null : (options.dbPath ?? storeValue(localStore(options)));
-    this.label = this.dbPath === null ? '(no store)' : isStoreUrl(this.dbPath) ? redactStoreValue(this.dbPath) : this.dbPath;
+    this.label = options.runStore?.label ?? (this.dbPath === null ? '(no store)' : isStoreUrl(this.dbPath) ? redactStoreValue(this.dbPath) : this.dbPath);
+    this.#given = options.runStore;
   }
 
   /** The engine, opened on first use (connects to nothing until a call needs it). */
   get #store(): EvalRunStore | null {
-    if (this.#engine === undefined) this.#engine = this.dbPath === null ? null : evalRunStoreOf(this.dbPath);
+    if (this.#engine === undefined) this.#engine = this.#given ?? (this.dbPath === null ? null : evalRunStoreOf(this.dbPath));
     return this.#engine;
   }
 
