@@ -1,8 +1,8 @@
 /**
  * The eval commands that read the store: `eval compare` (regression beyond the tolerance, named cases, interval, run
  * not found), `eval curate` (cases from root and chain-hosted agent spans, favorites, failures for review, window,
- * append), `eval export --status | --dry-run` (posture, never a case's input or output). SQLite: evals and traces
- * live in local.db.
+ * append), `eval export --status | --dry-run` (posture, never a case's input or output). Compare runs on both engines
+ * (AGENTKIT_LOCAL_DB naming the file or the Postgres schema); curate and export on SQLite.
  */
 import * as assert from 'uvu/assert';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -18,9 +18,9 @@ const area = conformance('evals: compare, curate, export');
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/evals/agents.ts');
 const target = (attr: string) => `${fixture}:${attr}`;
 
+/** The variant's store: a local.db file, or a Postgres schema (eval runs live in either, ADR 0064). */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('evals live in the local store');
-  return t.backend.dbPath;
+  return t.store!;
 }
 
 async function writeDataset(t: ScenarioContext, rows: object[], name = 'cases.jsonl'): Promise<string> {
@@ -40,12 +40,13 @@ const QUESTIONS = [
 
 area.scenario(
   'eval compare: a regression beyond the tolerance exits 1 and names the regressed cases; within it exits 0',
-  { rows: ['cli:eval compare'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:eval compare'], storeEnv: true, surfaces: ['cli'] },
   async (t) => {
     const file = await writeDataset(t, QUESTIONS);
     assert.is((await t.cli(['eval', 'run', '--agent', target('support'), '--dataset', file, '--run-name', 'base'])).code, 0);
     assert.is((await t.cli(['eval', 'run', '--agent', target('supportV2'), '--dataset', file, '--run-name', 'cand'])).code, 0);
     const store = new EvalStore({ dbPath: dbOf(t) });
+    t.defer(() => store.close());
     const base = await store.resolveRun('base');
     const cand = await store.resolveRun('cand');
 
@@ -97,7 +98,7 @@ area.scenario(
 
 area.scenario(
   'eval compare: only shared scorers are compared and the others named; no shared scorer exits 3 naming both sets',
-  { rows: ['cli:eval compare'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:eval compare'], storeEnv: true, surfaces: ['cli'] },
   async (t) => {
     const file = await writeDataset(t, QUESTIONS.slice(0, 5));
     const run = (agent: string, scorers: string, name: string) =>
@@ -106,6 +107,7 @@ area.scenario(
     assert.is((await run('support', 'exact_match', 'exact')).code, 0);
     assert.is((await run('support', 'contains', 'contains')).code, 0);
     const store = new EvalStore({ dbPath: dbOf(t) });
+    t.defer(() => store.close());
     const [both, exact, contains] = await Promise.all(['both', 'exact', 'contains'].map((n) => store.resolveRun(n)));
 
     const partial = await t.cli(['eval', 'compare', 'both', 'exact']);
@@ -242,7 +244,7 @@ area.scenario(
 
 area.scenario(
   'eval export: --status shows the posture and the queue; --dry-run prints the payload without any case input or output',
-  { rows: ['cli:eval export'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:eval export'], storeEnv: true, surfaces: ['cli'] },
   async (t) => {
     const distinctive = 'zebra-quartz-7781 what is my account number';
     const file = await writeDataset(t, [
@@ -251,7 +253,9 @@ area.scenario(
     ]);
     const run = await t.cli(['eval', 'run', '--agent', target('shout'), '--dataset', file, '--fail-under', 'exact_match=0.5', '--run-name', 'exported']);
     assert.is(run.code, 0, run.stderr);
-    const stored = await new EvalStore({ dbPath: dbOf(t) }).resolveRun('exported');
+    const evals = new EvalStore({ dbPath: dbOf(t) });
+    t.defer(() => evals.close());
+    const stored = await evals.resolveRun('exported');
     assert.is(stored.cases[0]!.actual_output, distinctive.toUpperCase(), 'the store keeps the output locally');
 
     const home = path.join(t.cwd, 'home');
@@ -316,7 +320,7 @@ area.scenario(
     await writeFile(path.join(home, '.agentkit', 'credentials.toml'), 'api_key = "k"\n', { mode: 0o600 });
     const fromFile = await t.cli(['eval', 'export', '--status'], { env });
     assert.ok(fromFile.stdout.startsWith('Connected: yes (source: file)\nEval export: enabled\n'), fromFile.stdout);
-    const byConnect = await exportPosture(new EvalStore({ dbPath: dbOf(t) }), { env: { HOME: home }, exportEvals: false });
+    const byConnect = await exportPosture(evals, { env: { HOME: home }, exportEvals: false });
     assert.equal([byConnect.enabled, byConnect.disabled_by], [false, 'connect({ exportEvals: false })']);
 
     const neither = await t.cli(['eval', 'export'], { env });
