@@ -1,8 +1,8 @@
 /**
  * `agentkit eval run` as a CI gate on real agent targets: every exit code (0 passed, 1 failed, 3 invalid, 2 usage),
  * every threshold rule form, the error-rate guard, replay's regression-test JSONL used as is, CSV datasets, the JSON
- * report, custom and LLM-judge scorers, and the progress bar's silence off a terminal. Eval runs live in local.db,
- * so these run on SQLite.
+ * report, custom and LLM-judge scorers, and the progress bar's silence off a terminal. The stored run and its traces
+ * are checked on both engines (ADR 0064); the gate's arithmetic does not depend on the store, so the rest run on SQLite.
  */
 import * as assert from 'uvu/assert';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -20,9 +20,9 @@ const git = async (cwd: string, args: string[]) => (await promisify(execFile)('g
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/evals/agents.ts');
 const target = (attr: string) => `${fixture}:${attr}`;
 
+/** The variant's store: a local.db file, or a Postgres schema (eval runs live in either, ADR 0064). */
 function dbOf(t: ScenarioContext): string {
-  if (t.backend.kind !== 'sqlite') throw new Error('eval runs live in the local store');
-  return t.backend.dbPath;
+  return t.store!;
 }
 
 /** Five answerable questions (one the agent gets wrong when asked for "Capital of Spain?") and `errors` failing ones. */
@@ -42,7 +42,7 @@ async function dataset(t: ScenarioContext, name = 'cases.jsonl', errors = 0): Pr
 
 area.scenario(
   'exit 0: the gate passes; the scorecard, the stored run, trace ids and the JSON report',
-  { rows: ['cli:eval run', 'error:eval-exit-codes'], backends: ['sqlite'], surfaces: ['cli'] },
+  { rows: ['cli:eval run', 'error:eval-exit-codes'], storeEnv: true, surfaces: ['cli'] },
   async (t) => {
     const file = await dataset(t);
     const report = path.join(t.cwd, 'report.json');
@@ -66,7 +66,9 @@ area.scenario(
     ]);
     assert.is(run.code, 0, run.stderr + run.stdout);
     assert.is(run.stderr, '', 'no progress bar when stderr is not a terminal');
-    const stored = await new EvalStore({ dbPath: dbOf(t) }).resolveRun('nightly');
+    const evals = new EvalStore({ dbPath: dbOf(t) });
+    t.defer(() => evals.close());
+    const stored = await evals.resolveRun('nightly');
     const lines = run.stdout.split('\n');
     assert.is(lines[0], `Eval run ${stored.run_id} (nightly): support on cases.jsonl`);
     assert.is(lines[1], `5 cases, 5 scored, 0 errored (error rate 0.000); saved to ${dbOf(t)}`);
@@ -100,7 +102,9 @@ area.scenario(
       ],
     );
     assert.equal(body.cases[4].per_scorer.exact_match, { passed: false, score: 0, reason: 'output differs from the expected output' });
-    const trace = await new TraceStore({ dbPath: dbOf(t) }).getTrace(body.cases[0]!.trace_id!);
+    const traces = new TraceStore({ dbPath: dbOf(t) });
+    t.defer(() => traces.close());
+    const trace = await traces.getTrace(body.cases[0]!.trace_id!);
     assert.is(trace.name, 'agent.support', 'each case records the trace of its agent run, in the eval store');
     assert.is(trace.spans[0]!.attributes['agent.input'], 'What is 2+2?');
     assert.equal(stored.gate, body.gate);
@@ -114,7 +118,7 @@ area.scenario(
     const sha = (await git(t.cwd, ['rev-parse', 'HEAD'])).trim();
     const again = await t.cli(['eval', 'run', '--agent', target('support'), '--dataset', file, '--run-name', 'in-git']);
     assert.is(again.code, 0, again.stderr);
-    const inGit = await new EvalStore({ dbPath: dbOf(t) }).resolveRun('in-git');
+    const inGit = await evals.resolveRun('in-git');
     assert.equal([inGit.git_sha, inGit.git_branch], [sha, 'release-7'], 'git commit and branch of the checkout the eval ran in');
   },
 );
