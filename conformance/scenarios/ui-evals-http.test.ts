@@ -1,14 +1,13 @@
 /**
- * The local UI's eval routes over HTTP, read from the eval store of the local store: runs newest first (run name
+ * The UI's eval routes over HTTP, read from the eval store of the store it serves (a local.db file or a Postgres
+ * schema): runs newest first (run name
  * filter, limit), one run with its cases in ordinal order (404 unknown), two runs compared exactly as the SDK's
  * `compareRuns` (and `agentkit eval compare`) compares them (references by id or name; 404 unknown; 400 missing),
  * `eval_runs_last_7d` on the overview, and 401 without a session.
  */
 import * as assert from 'uvu/assert';
-import path from 'node:path';
-import { conformance, type ScenarioContext } from '../harness/index.js';
+import { checkpointerFor, conformance } from '../harness/index.js';
 import { support, supportV2 } from '../fixtures/evals/agents.js';
-import { SQLiteCheckpointer } from '../../src/durability/sqlite-checkpointer.js';
 import { compareRuns } from '../../src/eval/compare.js';
 import { evaluate } from '../../src/eval/evaluate.js';
 import { EvalStore } from '../../src/eval/store.js';
@@ -26,10 +25,6 @@ const QUESTIONS = [
   { input: 'Colour of the sky?', expected_output: 'Blue' },
   { input: 'boom once', expected_output: 'x' },
 ];
-
-function localDb(t: ScenarioContext): string {
-  return t.backend.kind === 'sqlite' ? t.backend.dbPath : path.join(t.cwd, '.agentkit', 'local.db');
-}
 
 async function session(url: string): Promise<(route: string) => Promise<{ status: number; body: Record<string, any> }>> {
   const status = await fetch(`${url}/api/auth/status`);
@@ -52,14 +47,20 @@ async function session(url: string): Promise<(route: string) => Promise<{ status
 
 area.scenario(
   'eval runs: list, one run with its cases, compare two runs, overview count; 404, 400, 401',
-  { rows: ['route:GET /api/overview'], backends: ['sqlite'], surfaces: ['http'], timeoutMs: 40_000 },
+  { rows: ['route:GET /api/overview'], surfaces: ['http'], timeoutMs: 40_000 },
   async (t) => {
-    const db = localDb(t);
-    const checkpointer = new SQLiteCheckpointer(db);
+    // A local.db file or a Postgres schema: the UI reads eval runs from either (ADR 0064).
+    const db = t.store!;
+    const checkpointer = checkpointerFor(t.backend);
     t.defer(() => checkpointer.close());
+    const traceStore = new TraceStore({ dbPath: db });
+    t.defer(() => traceStore.close());
+    const store = new EvalStore({ dbPath: db });
+    t.defer(() => store.close());
     const app = createUiApp({
       checkpointer,
-      traceStore: new TraceStore({ dbPath: db }),
+      traceStore,
+      evalStore: store,
       auth: { mode: 'password', file: await newAuthFile('admin', 'correct horse') },
     });
     const server = await t.serve(app);
@@ -74,7 +75,6 @@ area.scenario(
     const gate = { failUnder: ['exact_match.pass_rate=0.8'] };
     await evaluate(support, QUESTIONS, ['exact_match'], { runName: 'base', dbPath: db, cwd: t.cwd, gate });
     await evaluate(supportV2, QUESTIONS, ['exact_match'], { runName: 'cand', dbPath: db, cwd: t.cwd, gate });
-    const store = new EvalStore({ dbPath: db });
     const base = await store.resolveRun('base');
     const cand = await store.resolveRun('cand');
 
