@@ -8,7 +8,7 @@ export { faithfulness, type FaithfulnessOptions } from './faithfulness.js';
 export { BUILTIN_SCORERS, resolveScorers, type ScorerOptions, type ScorerSpec } from './registry.js';
 export { buildScorecard, errorRate } from './scorecard.js';
 export { checkRuleNames, decideGate, gateExitCode, parseRule, type GateRule } from './gate.js';
-export { EvalStore, type EvalRunStore, type EvalStoreOptions } from './store.js';
+export { EvalStore, evalRunStoreOf, type EvalRunStore, type EvalStoreOptions } from './store.js';
 export type { EvalCaseRecord, EvalRunRecord, EvalRunSummary } from './records.js';
 export { compareRuns, type CompareOptions, type EvalComparison, type FlippedCase, type MetricDelta } from './compare.js';
 export { curate, writeJsonl, CURATE_FILTERS, type CurateFilter, type CurateOptions, type CurateResult, type CuratedCase } from './curate.js';
