@@ -8,7 +8,19 @@
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { Agent, EvalStore, PostgresCheckpointer, PromptRegistry, SQLiteCheckpointer, TraceStore, evaluate, flushTraces } from '../../src/index.js';
+import {
+  Agent,
+  EvalStore,
+  PostgresCheckpointer,
+  PromptRegistry,
+  SQLiteCheckpointer,
+  TraceStore,
+  evaluate,
+  flushTraces,
+  markFavorite,
+} from '../../src/index.js';
+import { annotationStoreOf } from '../../src/annotations/index.js';
+import { forkStoreOf } from '../../src/forks/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { approvalChain, fiveSteps } from '../fixtures/durability/chains.js';
 import { conformance, startCounterServer } from '../harness/index.js';
@@ -23,6 +35,8 @@ interface CopyJson {
   spans: { read: number; written: number; traces: number; redaction_key: string };
   prompts: { prompts: number; versions: number; labels: number; fragments: number };
   evals: { runs: number; cases: number };
+  annotations: number;
+  forks: number;
   left_in_file: Record<string, number>;
 }
 
@@ -75,6 +89,16 @@ area.scenario(
     await localEvals.saveRun({ ...renamed('queued-run'), synced: false });
     await localEvals.saveRun(renamed('pushed-run'));
     await localEvals.markPushed(['pushed-run']);
+    // A favorite with a note and a UI replay fork, written through their owners.
+    const marked = await markFavorite(ran.cases[0]!.trace_id!, { dbPath: source, note: 'a good answer' });
+    const localForks = forkStoreOf(source);
+    t.defer(() => localForks.close());
+    const madeFork = await localForks.create({
+      fork_id: 'fork-1',
+      trace_id: ran.cases[0]!.trace_id!,
+      step: 0,
+      modifications: { prompt: 'Be brief.', input: null, tool_responses: [], llm_params: null, mode: 'recorded', allow_side_effects: false },
+    });
 
     const first = await t.cli(['store', 'copy', '--from', source, '--to', target, '--json']);
     assert.is(first.code, 0, first.stderr);
@@ -91,6 +115,12 @@ area.scenario(
     assert.is(copied.left_in_file.prompts, undefined, 'prompts no longer stay in the file');
     assert.equal(copied.evals, { runs: 3, cases: 6 });
     assert.is(copied.left_in_file['eval runs'], undefined, 'eval runs no longer stay in the file');
+    assert.equal([copied.annotations, copied.forks, copied.left_in_file['favorites and notes']], [1, 1, undefined]);
+    const sharedAnnotations = annotationStoreOf(target);
+    const sharedForks = forkStoreOf(target);
+    t.defer(() => Promise.all([sharedAnnotations.close(), sharedForks.close()]));
+    assert.equal(await sharedAnnotations.all(), [marked], 'the favorite and its note, with their time');
+    assert.equal(await sharedForks.all(), [madeFork], 'the fork, with its modifications and times');
     const sharedEvals = new EvalStore({ dbPath: target });
     t.defer(() => sharedEvals.close());
     for (const id of [ran.run_id, 'queued-run', 'pushed-run']) assert.equal(await sharedEvals.getRun(id), await localEvals.getRun(id), id);
@@ -119,6 +149,7 @@ area.scenario(
     assert.match(second.stdout, new RegExp(`0 of ${copied.spans.read} span rows new; redaction key same`));
     assert.match(second.stdout, /prompts: 0 prompts, 0 versions, 0 labels, 0 fragments new/);
     assert.match(second.stdout, /eval runs: 0 runs, 0 cases new/);
+    assert.match(second.stdout, /favorites and notes: 0 new; UI replay forks: 0 new/);
 
     // The target holds the same history, and the paused run resumes there: the charge is not made again.
     const remote = new PostgresCheckpointer(t.backend.url, { schema: t.backend.schema });

@@ -92,6 +92,38 @@ export const annotationStoreContract: readonly AnnotationContractCase[] = [
       }
     },
   },
+  {
+    group: 'import',
+    name: 'all() lists every annotation; importRows adds the missing ones as they are (updated_at kept), never overwrites, and counts what it added',
+    async run({ store, reopen }) {
+      await store.set(T1, { favorite: true, note: 'kept' });
+      const rows = [
+        { trace_id: T1, favorite: false, note: 'would overwrite', updated_at: '2026-01-02T03:04:05.000006Z' },
+        { trace_id: T2, favorite: true, note: 'copied \u0000 note', updated_at: '2026-01-02T03:04:05.000007Z' },
+        { trace_id: T3, favorite: false, note: null, updated_at: '2026-01-02T03:04:05.000008Z' },
+      ];
+      assert.equal(await store.importRows(rows), 2);
+      assert.equal(await store.importRows(rows), 0, 'a second import adds nothing');
+      const other = await reopen();
+      try {
+        const all = await other.all();
+        assert.deepEqual(
+          all.map((a) => [a.trace_id, a.favorite, a.note]),
+          [
+            [T1, true, 'kept'],
+            [T2, true, 'copied \u0000 note'],
+            [T3, false, null],
+          ],
+        );
+        assert.deepEqual(
+          all.slice(1).map((a) => a.updated_at),
+          ['2026-01-02T03:04:05.000007Z', '2026-01-02T03:04:05.000008Z'],
+        );
+      } finally {
+        await other.close();
+      }
+    },
+  },
 ];
 
 /** Run one case against a fresh store from `initializer`, destroying the store afterwards; rejects on failure. */

@@ -103,6 +103,31 @@ export class PgAnnotationStore implements AnnotationStore {
     return this.#ids("coalesce(note, '') <> ''");
   }
 
+  async all(): Promise<TraceAnnotation[]> {
+    const pool = await this.#tables.readable();
+    if (!pool) return [];
+    const result = await pool.query<AnnotationRow>(`SELECT ${COLUMNS} FROM ${this.#s}.trace_annotations WHERE project = $1 ORDER BY trace_id`, [this.#project]);
+    return result.rows.map(fromRow);
+  }
+
+  async importRows(rows: readonly TraceAnnotation[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const pool = await this.#tables.writable();
+    const result = await pool.query(
+      `INSERT INTO ${this.#s}.trace_annotations (project, trace_id, favorite, note, updated_at)
+       SELECT $1, * FROM unnest($2::text[], $3::boolean[], $4::text[], $5::timestamptz[])
+       ON CONFLICT (project, trace_id) DO NOTHING`,
+      [
+        this.#project,
+        rows.map((row) => row.trace_id),
+        rows.map((row) => row.favorite),
+        rows.map((row) => (row.note === null ? null : encodePgString(row.note))),
+        rows.map((row) => row.updated_at),
+      ],
+    );
+    return result.rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     await this.#tables.close();
   }

@@ -81,6 +81,20 @@ export class SqliteAnnotationStore implements AnnotationStore {
     return this.#ids("coalesce(note, '') <> ''");
   }
 
+  async all(): Promise<TraceAnnotation[]> {
+    return this.#read((db) => (db.prepare('SELECT * FROM trace_annotations ORDER BY trace_id').all() as AnnotationRow[]).map(fromRow), []);
+  }
+
+  async importRows(rows: readonly TraceAnnotation[]): Promise<number> {
+    const db = openLocalStore(this.path);
+    try {
+      const insert = db.prepare('INSERT INTO trace_annotations (trace_id, favorite, note, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (trace_id) DO NOTHING');
+      return db.transaction(() => rows.reduce((added, row) => added + insert.run(row.trace_id, row.favorite ? 1 : 0, row.note, row.updated_at).changes, 0))();
+    } finally {
+      db.close();
+    }
+  }
+
   async close(): Promise<void> {}
 }
 

@@ -38,6 +38,13 @@ export interface AnnotationStore {
   marked(): Promise<Set<string>>;
   /** Ids of the traces with a non-empty note. */
   noted(): Promise<Set<string>>;
+  /** Every annotation, by trace id (a store copy reads them). */
+  all(): Promise<TraceAnnotation[]>;
+  /**
+   * Add the given annotations as they are (their `updated_at` kept) where the store holds none for that trace; an
+   * existing annotation is left as it is. Returns how many were added (a store copy, run again, adds 0).
+   */
+  importRows(rows: readonly TraceAnnotation[]): Promise<number>;
   /** Give back connections. Idempotent. */
   close(): Promise<void>;
 }

@@ -115,6 +115,25 @@ export const forkStoreContract: readonly ForkContractCase[] = [
       }
     },
   },
+  {
+    group: 'import',
+    name: 'all() lists every fork; importRows adds the missing ones as they are (times kept), never overwrites, and counts what it added',
+    async run({ store, reopen }) {
+      const mine = await store.create(fork('fork-mine'));
+      const copied: StoredFork[] = [
+        { ...fork('fork-mine'), step: 9, rerun: null, created_at: '2026-01-01T00:00:00.000001Z', updated_at: '2026-01-01T00:00:00.000001Z' },
+        { ...fork('fork-copied'), modifications: CHANGED, rerun: RERUN, created_at: '2026-01-01T00:00:00.000002Z', updated_at: '2026-01-01T00:00:00.000003Z' },
+      ];
+      assert.equal(await store.importRows(copied), 1);
+      assert.equal(await store.importRows(copied), 0, 'a second import adds nothing');
+      const other = await reopen();
+      try {
+        assert.deepEqual(await other.all(), [copied[1], mine], 'oldest first; the existing fork is kept as it was');
+      } finally {
+        await other.close();
+      }
+    },
+  },
 ];
 
 /** Run one case against a fresh store from `initializer`, destroying the store afterwards; rejects on failure. */

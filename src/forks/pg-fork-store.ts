@@ -89,6 +89,34 @@ export class PgForkStore implements ForkStore {
     return result.rows[0] ? fromRow(result.rows[0]) : null;
   }
 
+  async all(): Promise<StoredFork[]> {
+    const pool = await this.#tables.readable();
+    if (!pool) return [];
+    const result = await pool.query<ForkRow>(`SELECT ${COLUMNS} FROM ${this.#s}.ui_forks WHERE project = $1 ORDER BY created_at, fork_id`, [this.#project]);
+    return result.rows.map(fromRow);
+  }
+
+  async importRows(forks: readonly StoredFork[]): Promise<number> {
+    if (forks.length === 0) return 0;
+    const pool = await this.#tables.writable();
+    const result = await pool.query(
+      `INSERT INTO ${this.#s}.ui_forks (project, fork_id, trace_id, step, modifications, rerun, created_at, updated_at)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[])
+       ON CONFLICT (project, fork_id) DO NOTHING`,
+      [
+        this.#project,
+        forks.map((f) => f.fork_id),
+        forks.map((f) => f.trace_id),
+        forks.map((f) => f.step),
+        forks.map((f) => JSON.stringify(f.modifications)),
+        forks.map((f) => (f.rerun === null ? null : JSON.stringify(f.rerun))),
+        forks.map((f) => f.created_at),
+        forks.map((f) => f.updated_at),
+      ],
+    );
+    return result.rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     await this.#tables.close();
   }

@@ -1,4 +1,5 @@
 /** Forks in a local.db file (`ui_forks`, local.db v39). Each call opens, uses and closes the store, as favorites do. */
+import { existsSync } from 'node:fs';
 import { openLocalStore } from '../store/open.js';
 import { utcNow } from '../store/time.js';
 import { fromRow, type ForkRow } from './rows.js';
@@ -55,6 +56,44 @@ export class SqliteForkStore implements ForkStore {
           forkId,
         ) as ForkRow | undefined;
       return row ? fromRow(row) : null;
+    } finally {
+      db.close();
+    }
+  }
+
+  async all(): Promise<StoredFork[]> {
+    if (!existsSync(this.path)) return [];
+    const db = openLocalStore(this.path, { readonly: true });
+    try {
+      return (db.prepare('SELECT * FROM ui_forks ORDER BY created_at, fork_id').all() as ForkRow[]).map(fromRow);
+    } finally {
+      db.close();
+    }
+  }
+
+  async importRows(forks: readonly StoredFork[]): Promise<number> {
+    const db = openLocalStore(this.path);
+    try {
+      const insert = db.prepare(
+        `INSERT INTO ui_forks (fork_id, trace_id, step, modifications, rerun, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (fork_id) DO NOTHING`,
+      );
+      return db.transaction(() =>
+        forks.reduce(
+          (added, f) =>
+            added +
+            insert.run(
+              f.fork_id,
+              f.trace_id,
+              f.step,
+              JSON.stringify(f.modifications),
+              f.rerun === null ? null : JSON.stringify(f.rerun),
+              f.created_at,
+              f.updated_at,
+            ).changes,
+          0,
+        ),
+      )();
     } finally {
       db.close();
     }

@@ -41,6 +41,13 @@ export interface ForkStore {
   get(forkId: string): Promise<StoredFork | null>;
   /** Replace the given fields (and `updated_at`); the fork as stored after, or null when there is none. */
   update(forkId: string, changes: { modifications?: StoredFork['modifications']; rerun?: StoredRerun | null }): Promise<StoredFork | null>;
+  /** Every fork, oldest first (a store copy reads them). */
+  all(): Promise<StoredFork[]>;
+  /**
+   * Add the given forks as they are (their times kept) where the store holds none with that id; an existing fork is
+   * left as it is. Returns how many were added (a store copy, run again, adds 0).
+   */
+  importRows(forks: readonly StoredFork[]): Promise<number>;
   /** Give back connections (a Postgres store's pool hold). Idempotent. */
   close(): Promise<void>;
 }

@@ -2,7 +2,8 @@
  * `copyStore` (`agentkit store copy --from <path> --to <url>`, issue 38): move an existing local.db into a Postgres
  * store once. Copies the families a Postgres store holds: every execution (checkpoints, decision rows, pending
  * interrupts, idempotency records; ./checkpoints.ts), every span with the redaction key (tracing/copy-spans.ts), and
- * the prompt family (prompts/store/copy.ts) and the eval runs with their cases (eval/copy.ts).
+ * the prompt family (prompts/store/copy.ts), the eval runs with their cases (eval/copy.ts), favorites and notes
+ * (annotations/) and UI replay forks (forks/).
  * Families a Postgres store does not hold yet stay in the file and are reported (`left_in_file`).
  *
  * Idempotent and resumable: run again, it adds only what is missing. The source is opened as any agentkit command
@@ -20,6 +21,8 @@ import { openStore } from '../store/store-handle.js';
 import { copySpans, type SpanCopyResult } from '../tracing/copy-spans.js';
 import { copyCheckpoints, type CheckpointCopyResult } from './checkpoints.js';
 import { copyPrompts, type PromptCopyResult } from '../prompts/store/copy.js';
+import { annotationStoreOf } from '../annotations/index.js';
+import { forkStoreOf } from '../forks/index.js';
 import { copyEvalRuns, type EvalCopyResult } from '../eval/copy.js';
 
 export interface StoreCopyResult {
@@ -32,6 +35,10 @@ export interface StoreCopyResult {
   prompts: PromptCopyResult;
   /** Eval runs (and their cases) the target did not hold yet. */
   evals: EvalCopyResult;
+  /** Favorites and notes the target did not hold yet (annotations/). */
+  annotations: number;
+  /** UI replay forks the target did not hold yet (forks/). */
+  forks: number;
   /** Families the target does not hold, with their row counts in the source (they stay in the file). */
   left_in_file: Record<string, number>;
 }
@@ -41,6 +48,19 @@ export interface StoreCopyOptions {
   cwd?: string;
   /** Progress: the phase and how far it got (executions, then span rows). */
   onProgress?: (phase: 'checkpoints' | 'spans', done: number) => void;
+}
+
+/** Copy every row of a family owner's `from` into `to` (rows it holds already are kept); both closed after. */
+async function copyRows<Row>(
+  from: { all(): Promise<Row[]>; close(): Promise<void> },
+  to: { importRows(rows: readonly Row[]): Promise<number>; close(): Promise<void> },
+): Promise<number> {
+  try {
+    return await to.importRows(await from.all());
+  } finally {
+    await from.close();
+    await to.close();
+  }
 }
 
 /**
@@ -75,7 +95,9 @@ export async function copyStore(from: string, to: string, options: StoreCopyOpti
     } finally {
       db.close();
     }
-    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, evals, left_in_file };
+    const annotations = await copyRows(annotationStoreOf(source.path), annotationStoreOf(to));
+    const forks = await copyRows(forkStoreOf(source.path), forkStoreOf(to));
+    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, evals, annotations, forks, left_in_file };
   } finally {
     await fromCheckpointer.close();
     await toCheckpointer.close();

@@ -10,7 +10,6 @@ import type Database from 'better-sqlite3';
 export const FILE_ONLY_FAMILIES: Readonly<Record<string, string>> = {
   'guardrail events': 'guardrail_events',
   attachments: 'attachments',
-  'favorites and notes': 'trace_annotations',
 };
 
 /** Families of `FILE_ONLY_FAMILIES` with at least one row in `db`, with their counts. */
