@@ -1,31 +1,46 @@
 /**
- * Knowledge base commands: `kb list`, `status`, `add`, `delete`, `clear` (the spec's) and `kb search`. Bases live
- * under `.agentkit/kb/<name>/` beside the local store unless `--path` names another root.
+ * Knowledge base commands: `kb list`, `status`, `add`, `delete`, `clear` (the spec's) and `kb search`. On a SQLite
+ * store bases live under `.agentkit/kb/<name>/` beside it unless `--path` names another root; on a Postgres store
+ * (`--db` or `AGENTKIT_LOCAL_DB` a URL) they are in the store, and `--path` is refused (exit 2).
  */
 import { Command, Option, UsageError } from 'clipanion';
 import path from 'node:path';
 import * as t from 'typanion';
-import { defaultKbRoot, describeEmbedder, KnowledgeBase, listKnowledgeBases, SEARCH_MODES, type AddProgress, type SearchMode } from '../../src/index.js';
+import { localStore } from '../../src/config/paths.js';
+import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
+import { describeEmbedder, KnowledgeBase, kbCatalogOf, listKnowledgeBases, SEARCH_MODES, type AddProgress, type SearchMode } from '../../src/index.js';
 import { cutList, cutNotice, parseLimit } from '../list-cut.js';
 import { AgentkitCommand } from '../base.js';
+import { namedStore } from '../store-path.js';
 import { outputWidth, table } from '../table.js';
 
 abstract class KbCommand extends AgentkitCommand {
-  root = Option.String('--path', { description: 'Directory holding the bases (default .agentkit/kb/ beside the local store)' });
+  root = Option.String('--path', {
+    description: 'Directory holding the bases as files (default .agentkit/kb/ beside the local store; not with a Postgres store)',
+  });
+  db = Option.String('--db', {
+    description:
+      'Store: a file (bases under kb/ beside it) or a postgres://...?schema=<name> URL (bases in the store) (default AGENTKIT_LOCAL_DB, else ./.agentkit/local.db)',
+  });
 
-  protected rootDir(): string {
+  /** Where the bases are: `--path`, `--db`, the environment. `--path` with a Postgres store is a usage error. */
+  protected where(): { root?: string; dbPath?: string; env: Record<string, string | undefined>; cwd: string } {
     const { env, cwd } = this.context;
-    return this.root === undefined ? defaultKbRoot({ env, cwd }) : path.resolve(cwd, this.root);
+    const dbPath = namedStore(cwd, this.db, { readOnly: false });
+    const store = dbPath !== undefined ? parseStoreValue(dbPath, cwd) : localStore({ env, cwd });
+    if (this.root !== undefined && store.engine === 'postgres')
+      throw new UsageError(`--path cannot be used with the Postgres store ${storeLabel(store)}: its knowledge bases are in the store`);
+    return { root: this.root === undefined ? undefined : path.resolve(cwd, this.root), dbPath, env, cwd };
   }
 
   /** Open a base; `create` only for `add`. Closed by `use`. */
   protected async use<T>(name: string, create: boolean, fn: (kb: KnowledgeBase) => Promise<T>): Promise<T> {
-    const { env, cwd } = this.context;
-    const kb = new KnowledgeBase(name, { root: this.rootDir(), env, cwd, create });
+    const kb = new KnowledgeBase(name, { ...this.where(), create });
     try {
+      await kb.ready();
       return await fn(kb);
     } finally {
-      kb.close();
+      await kb.close();
     }
   }
 }
@@ -38,10 +53,11 @@ export class KbListCommand extends KbCommand {
     category: 'Knowledge bases',
     description: 'List knowledge bases',
     details:
-      "Lists the bases under the root (`.agentkit/kb/` beside the local store, or `--path`): name, documents, chunks, size, path. Prints `No knowledge bases in <root>.` when there are none. `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }` with each base's status.",
+      "Lists the bases under the root (`.agentkit/kb/` beside the local store, or `--path`), or of the Postgres store `--db` (or `AGENTKIT_LOCAL_DB`) names: name, documents, chunks, size, path. Prints `No knowledge bases in <root>.` when there are none. `--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }` with each base's status.",
     examples: [
       ['List bases', '$0 kb list'],
       ['List bases under another root', '$0 kb list --path data/kb --json'],
+      ['List the bases of a shared Postgres store', "$0 kb list --db 'postgres://app@db:5432/prod?schema=agentkit'"],
     ],
   });
 
@@ -50,8 +66,8 @@ export class KbListCommand extends KbCommand {
 
   async run(): Promise<void> {
     const limit = parseLimit(this.limit);
-    const root = this.rootDir();
-    const all = await listKnowledgeBases(root);
+    const where = this.where();
+    const all = await listKnowledgeBases(where);
     // The whole list is small (a folder of bases, the prompt names); it is read whole and cut here.
     const { items, more } = cutList(all, limit);
     if (this.json) {
@@ -60,7 +76,7 @@ export class KbListCommand extends KbCommand {
     }
     if (more) this.err(cutNotice(items.length));
     if (items.length === 0) {
-      this.out(`No knowledge bases in ${root}.`);
+      this.out(`No knowledge bases in ${kbPlace(where)}.`);
       return;
     }
     const rows = items.map((s) => [s.name, String(s.documents), String(s.chunks), formatBytes(s.size_bytes), s.path]);
@@ -192,7 +208,7 @@ export class KbSearchCommand extends KbCommand {
     category: 'Knowledge bases',
     description: 'Search a knowledge base',
     details:
-      "Prints the best chunks, best first: score, source, heading or page, and the text (first 300 characters; `--json` prints whole results with offsets). `--mode` is `keyword` (FTS5/BM25, no key), `vector` or `hybrid`; the default is the base's. No hit prints `No results.`",
+      "Prints the best chunks, best first: score, source, heading or page, and the text (first 300 characters; `--json` prints whole results with offsets). `--mode` is `keyword` (FTS5/BM25 on a file, tsvector/ts_rank_cd on Postgres; no key), `vector` or `hybrid`; the default is the base's. No hit prints `No results.`",
     examples: [
       ['Search', '$0 kb search "refund window" --name docs'],
       ['Top 10 as JSON', '$0 kb search "refund window" --name docs --top-k 10 --json'],
@@ -228,6 +244,13 @@ export class KbSearchCommand extends KbCommand {
       this.out(`   ${text.length > 300 ? `${text.slice(0, 300)}...` : text}`);
     }
   }
+}
+
+/** How messages name the place of the bases: the root directory, or the store (password redacted). */
+function kbPlace(where: Parameters<typeof kbCatalogOf>[0]): string {
+  const catalog = kbCatalogOf(where);
+  void catalog.close();
+  return catalog.where;
 }
 
 function formatBytes(bytes: number): string {

@@ -1,5 +1,5 @@
 /**
- * Search over one base's store. Keyword: SQLite FTS5 with BM25 (the heading weighs twice the text; Porter stemming,
+ * Search over one base's SQLite file (the Postgres base's search is in ./pg-kb-store.ts). Keyword: SQLite FTS5 with BM25 (the heading weighs twice the text; Porter stemming,
  * so `refund` finds `refunds`), query words OR-ed so a chunk with more of them ranks higher. Vector: cosine
  * similarity (vectors are unit length, so a dot product) over every stored vector, held in one Float32Array reloaded
  * when the base's generation changes. Hybrid: 3 x topK candidates from each, scores min-max normalised per list, then
@@ -43,9 +43,14 @@ interface Row {
 const COLUMNS = 'c.id, c.content, c.heading, c.page, c.ordinal, c.start_char, c.end_char, d.source';
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/** The distinct words of a free-text query, lower-cased (letters and digits only: nothing a query syntax reads). */
+export function queryWords(query: string): string[] {
+  return [...new Set(query.toLowerCase().match(WORD) ?? [])];
+}
+
 /** The FTS5 expression for a free-text query (each word quoted, OR-ed), or null when it has no word. */
 export function ftsQuery(query: string): string | null {
-  const words = [...new Set(query.toLowerCase().match(WORD) ?? [])];
+  const words = queryWords(query);
   return words.length === 0 ? null : words.map((w) => `"${w}"`).join(' OR ');
 }
 

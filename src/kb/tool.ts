@@ -60,6 +60,7 @@ class KnowledgeBaseTool extends Tool {
   async execute(args: JsonObject): Promise<unknown> {
     const query = String(args.query ?? '');
     const topK = typeof args.top_k === 'number' ? args.top_k : (this.options.topK ?? 4);
+    await this.kb.ready();
     const mode = this.options.mode ?? this.kb.defaultMode;
     return withSpan(`retrieval.${this.kb.name}`, {}, async (span) => {
       span.setAttributes({ [RETRIEVAL_ATTR.query]: query, [RETRIEVAL_ATTR.mode]: mode, [RETRIEVAL_ATTR.kb]: this.kb.name });

@@ -31,6 +31,7 @@ export {
   type ForkContractInitializer,
   type ForkContractStore,
 } from '../forks/contract.js';
+export { kbStoreContract, runKbContractCase, type KbContractCase, type KbContractInitializer, type KbContractStore } from '../kb/contract.js';
 export {
   promptStoreContract,
   runPromptContractCase,
