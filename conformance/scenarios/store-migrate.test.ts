@@ -13,6 +13,7 @@ import { approvalChain } from '../fixtures/durability/chains.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { PG_TRACE_LATEST_VERSION } from '../../src/tracing/pg-schema.js';
 import { PG_PROMPT_LATEST_VERSION } from '../../src/prompts/store/pg-schema.js';
+import { PG_KB_FAMILY } from '../../src/kb/pg-kb-store.js';
 import { PG_FORK_FAMILY } from '../../src/forks/pg-fork-store.js';
 import { PG_EVAL_FAMILY } from '../../src/eval/pg-eval-store.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
@@ -27,7 +28,7 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
   assert.is(first.code, 0, first.stderr);
   const expected =
     t.backend.kind === 'sqlite'
-      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null, evals: null }
+      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null, evals: null, kb: null }
       : {
           store: label,
           engine: 'postgres',
@@ -36,6 +37,7 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
           prompts: PG_PROMPT_LATEST_VERSION,
           forks: PG_FORK_FAMILY.migrations.length,
           evals: PG_EVAL_FAMILY.migrations.length,
+          kb: PG_KB_FAMILY.migrations.length,
         };
   assert.equal(JSON.parse(first.stdout), expected);
   const again = await t.cli(['store', 'migrate', '--db', store]);
@@ -67,6 +69,10 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
       'eval_runs',
       'eval_cases',
       'eval_schema_version',
+      'kb_bases',
+      'kb_documents',
+      'kb_chunks',
+      'kb_schema_version',
     ])
       assert.ok(tables.includes(table), `${table} in ${tables.join(', ')}`);
   } finally {
