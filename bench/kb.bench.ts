@@ -8,14 +8,21 @@
  *    straight into a base's tables): `kb.search(query, { mode: 'keyword', topK: 4 })` p50 and p99 over 500 queries
  *    of 1-3 words, next to the raw FTS5 query on the same table (`... MATCH ? ORDER BY rank LIMIT 4`), the floor.
  *    Target: p99 under 20 ms.
+ * 3. The same base on both engines (issue 39): 100,000 chunks written through the owner (`KbStore.replaceDocument`,
+ *    2,000 documents of 50 chunks, the local embedder's 256-dim vectors) into a SQLite file and a Postgres schema,
+ *    then the 30 committed queries of bench/kb-queries.json, 10 rounds each after a warm-up round: keyword p50/p99 on
+ *    both (target on Postgres: p99 at most 30 ms), the mean overlap of Postgres's top 5 with SQLite's (same source and
+ *    ordinal; target at least 3), and vector search latency on both (exact cosine; no target). Postgres uses
+ *    AGENTKIT_TEST_PG_URL (default the local test server) in a scratch schema dropped afterwards.
  *
- *   node scripts/bench.mjs kb
+ *   node scripts/bench.mjs kb              (node scripts/bench.mjs kb --engines: part 3 only)
  */
 import Database from 'better-sqlite3';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ftsQuery, KnowledgeBase } from '../src/index.js';
+import { ftsQuery, HashingEmbedder, kbCatalogOf, KnowledgeBase, type SearchResult } from '../src/index.js';
+import { withScratchSchema } from './lib/pg-scratch.js';
 import { prng as random } from '../src/prng.js';
 
 const FILES = 2000;
@@ -160,10 +167,94 @@ async function search(dir: string): Promise<void> {
   );
 }
 
+/** Write the same 100,000 chunks into the base `engines` through the owner. */
+async function fillBase(where: { root?: string; dbPath?: string }): Promise<number> {
+  const catalog = kbCatalogOf({ ...where, env: {} });
+  const store = catalog.open('engines');
+  await store.init(true, { chunk_size: 1000, overlap: 150 });
+  const embedder = new HashingEmbedder();
+  const rand = random(23);
+  const start = performance.now();
+  const perDoc = 50;
+  for (let d = 0; d < CHUNKS / perDoc; d++) {
+    const texts = Array.from({ length: perDoc }, () => Array.from({ length: 3 + Math.floor(rand() * 4) }, () => sentence(rand)).join(' '));
+    const headings = texts.map(() => `Section ${word(rand)}`);
+    const vectors = await embedder.embed(texts.map((t, i) => `${headings[i]}\n${t}`));
+    await store.replaceDocument(
+      { source: `/bench/doc-${d}.md`, format: 'markdown', content_hash: `hash-${d}`, size_bytes: 0, chars: 0 },
+      texts.map((content, c) => ({ ordinal: c, content, heading: headings[c]!, page: null, start_char: 0, end_char: content.length, embedding: vectors[c]! })),
+      embedder.spec,
+    );
+  }
+  await catalog.close();
+  return (performance.now() - start) / 1000;
+}
+
+interface EngineRun {
+  keyword: number[];
+  vector: number[];
+  top5: string[][];
+}
+
+async function measure(where: { root?: string; dbPath?: string }, queries: readonly string[]): Promise<EngineRun> {
+  const kb = new KnowledgeBase('engines', { ...where, env: {}, create: false });
+  await kb.ready();
+  const key = (h: SearchResult) => `${h.source}#${h.ordinal}`;
+  const top5: string[][] = [];
+  for (const q of queries) top5.push((await kb.search(q, { mode: 'keyword', topK: 5 })).map(key));
+  const keyword: number[] = [];
+  for (let round = 0; round < 10; round++) {
+    for (const q of queries) {
+      const t = performance.now();
+      await kb.search(q, { mode: 'keyword', topK: 4 });
+      keyword.push(performance.now() - t);
+    }
+  }
+  const vector: number[] = [];
+  for (const q of queries.slice(0, 10)) {
+    const t = performance.now();
+    await kb.search(q, { mode: 'vector', topK: 4 });
+    vector.push(performance.now() - t);
+  }
+  await kb.close();
+  return { keyword: keyword.sort((a, b) => a - b), vector: vector.sort((a, b) => a - b), top5 };
+}
+
+async function engines(dir: string): Promise<void> {
+  const { queries } = JSON.parse(await readFile(new URL('./kb-queries.json', import.meta.url), 'utf8')) as { queries: string[] };
+  const root = path.join(dir, 'engines');
+  const sqliteBuild = await fillBase({ root });
+  const sqlite = await measure({ root }, queries);
+  const outcome = await withScratchSchema(async (url, schema) => {
+    const dbPath = `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`;
+    const build = await fillBase({ dbPath });
+    return { build, run: await measure({ dbPath }, queries) };
+  });
+  const ms = (v: number) => `${v.toFixed(2)} ms`;
+  console.log(`same base on both engines: ${CHUNKS} chunks, ${queries.length} committed queries x 10 rounds, top 4 (overlap: top 5)`);
+  console.log(
+    `  SQLite:   built in ${sqliteBuild.toFixed(1)} s; keyword p50 ${ms(percentile(sqlite.keyword, 50))}, p99 ${ms(percentile(sqlite.keyword, 99))}; vector p50 ${ms(percentile(sqlite.vector, 50))} (first call loads the vectors)`,
+  );
+  if (typeof outcome === 'string') {
+    console.log(`  Postgres: ${outcome}`);
+    return;
+  }
+  const pgRun = outcome.run;
+  const overlap = pgRun.top5.reduce((n, top, i) => n + top.filter((k) => sqlite.top5[i]!.includes(k)).length, 0) / queries.length;
+  console.log(
+    `  Postgres: built in ${outcome.build.toFixed(1)} s; keyword p50 ${ms(percentile(pgRun.keyword, 50))}, p99 ${ms(percentile(pgRun.keyword, 99))} (target p99 <= 30 ms); vector p50 ${ms(percentile(pgRun.vector, 50))}, max ${ms(pgRun.vector.at(-1)!)} (exact cosine in SQL, no target)`,
+  );
+  console.log(`  overlap:  mean ${overlap.toFixed(2)} of Postgres's top 5 in SQLite's top 5 (target >= 3)`);
+}
+
 const dir = await mkdtemp(path.join(tmpdir(), 'agentkit-kb-bench-'));
+const only = process.argv.includes('--engines');
 try {
-  await ingest(dir);
-  await search(dir);
+  if (!only) {
+    await ingest(dir);
+    await search(dir);
+  }
+  await engines(dir);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
