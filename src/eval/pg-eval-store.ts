@@ -12,6 +12,7 @@ import { decodePgString, encodePgString, pgIsoText } from '../store/pg-text.js';
 import type { EvalRunRecord, EvalRunSummary } from './records.js';
 import { caseOf, type CaseRow, runColumns, type RunRow, summaryOf } from './store-rows.js';
 import type { EvalRunStore } from './store-types.js';
+import { inPgTransaction } from '../store/pg-transaction.js';
 
 /** The eval family's tables on a Postgres store. */
 export const PG_EVAL_FAMILY: PgFamily = {
@@ -107,10 +108,7 @@ export class PgEvalRunStore implements EvalRunStore {
 
   async saveRun(run: EvalRunRecord, projectId: string = run.project_id ?? ''): Promise<void> {
     const pool = await this.#pool();
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    await inPgTransaction(pool, async (client) => {
       const c = runColumns(run);
       await client.query(
         `INSERT INTO ${this.#s}.eval_runs (project, run_id, run_name, dataset_name, agent_name, scorers, started_at, finished_at, total_cases,
@@ -160,16 +158,7 @@ export class PgEvalRunStore implements EvalRunStore {
           ],
         );
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      broken = await client.query('ROLLBACK').then(
-        () => undefined,
-        (rollbackError: unknown) => rollbackError as Error,
-      );
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   async listRuns(options: { runName?: string; limit?: number } = {}): Promise<EvalRunSummary[]> {

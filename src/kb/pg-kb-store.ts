@@ -18,6 +18,7 @@ import { utcNow } from '../store/time.js';
 import type { EmbedderSpec } from './embedder.js';
 import type { KbCatalog, KbChunkInput, KbCounts, KbDocumentInput, KbDocumentRef, KbMeta, KbSourceRow, KbStore } from './kb-store.js';
 import { queryWords, type SearchResult } from './search.js';
+import { inPgTransaction } from '../store/pg-transaction.js';
 
 /** The knowledge-base family's tables on a Postgres store. */
 export const PG_KB_FAMILY: PgFamily = {
@@ -325,25 +326,13 @@ export class PgKbStore implements KbStore {
    */
   async #write<T>(work: (client: pg.PoolClient) => Promise<T>, changed: (result: T) => boolean = () => true): Promise<T> {
     const pool = await this.#t.writable();
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    return inPgTransaction(pool, async (client) => {
       const base = await client.query(`SELECT 1 FROM ${this.#t.s}.kb_bases b WHERE ${this.#key('b')} FOR UPDATE`, this.#params);
       if (base.rowCount === 0) throw new NotFoundError('not_found', `knowledge base '${this.#name}' no longer exists in ${this.#catalog.where}`);
       const result = await work(client);
       if (changed(result)) await client.query(`UPDATE ${this.#t.s}.kb_bases b SET updated_at = $3 WHERE ${this.#key('b')}`, [...this.#params, utcNow()]);
-      await client.query('COMMIT');
       return result;
-    } catch (error) {
-      broken = await client.query('ROLLBACK').then(
-        () => undefined,
-        (rollbackError: unknown) => rollbackError as Error,
-      );
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 }
 

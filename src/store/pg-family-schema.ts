@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import { StoreVersionError } from './errors.js';
 import { migrationPrivilegeError, recordedVersion } from './pg-schema-version.js';
+import { inPgTransaction } from './pg-transaction.js';
 
 export interface PgFamilyMigration {
   readonly description: string;
@@ -38,31 +39,23 @@ export async function migrateFamily(pool: pg.Pool, schema: string, family: PgFam
   const recorded = await recordedVersion(pool, schema, family.versionTable);
   if (recorded === latest) return latest;
   if (recorded !== null && recorded > latest) throw new StoreVersionError(what, recorded, latest);
-  const client = await pool.connect();
-  let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.${family.name}.${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.${family.versionTable} (
-      version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const found = (await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.${family.versionTable}`)).rows[0]!.v;
-    if (found > latest) throw new StoreVersionError(what, found, latest);
-    for (let version = found + 1; version <= latest; version++) {
-      const migration = family.migrations[version - 1]!;
-      await client.query(migration.sql(s));
-      await client.query(`INSERT INTO ${s}.${family.versionTable} (version, description) VALUES ($1, $2)`, [version, migration.description]);
-    }
-    await client.query('COMMIT');
-    return latest;
+    return await inPgTransaction(pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentkit.${family.name}.${schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.${family.versionTable} (
+        version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const found = (await client.query<{ v: number }>(`SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.${family.versionTable}`)).rows[0]!.v;
+      if (found > latest) throw new StoreVersionError(what, found, latest);
+      for (let version = found + 1; version <= latest; version++) {
+        const migration = family.migrations[version - 1]!;
+        await client.query(migration.sql(s));
+        await client.query(`INSERT INTO ${s}.${family.versionTable} (version, description) VALUES ($1, $2)`, [version, migration.description]);
+      }
+      return latest;
+    });
   } catch (error) {
-    broken = await client.query('ROLLBACK').then(
-      () => undefined,
-      (rollbackError: unknown) => rollbackError as Error,
-    );
     throw migrationPrivilegeError(error, family.tables, schema, recorded, latest) ?? error;
-  } finally {
-    client.release(broken);
   }
 }
 

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { encodePgString } from '../../store/pg-text.js';
 import type { Store } from '../../store/store-handle.js';
 import { migratePromptSchema } from './pg-schema.js';
+import { inPgTransaction } from '../../store/pg-transaction.js';
 
 /** Rows the target did not hold yet, per table. */
 export interface PromptCopyResult {
@@ -51,10 +52,7 @@ export async function copyPrompts(source: Database.Database, target: Store, proj
   await migratePromptSchema(pool, schema);
   const s = `"${schema}"`;
   const text = (value: string) => encodePgString(value);
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  return inPgTransaction(pool, async (client) => {
     const added = async (sql: string, params: unknown[]) => ((await client.query(sql, params)).rowCount ?? 0) > 0;
     for (const f of rows.fragments) {
       if (
@@ -113,15 +111,6 @@ export async function copyPrompts(source: Database.Database, target: Store, proj
       )
         result.labels++;
     }
-    await client.query('COMMIT');
     return result;
-  } catch (error) {
-    broken = await client.query('ROLLBACK').then(
-      () => undefined,
-      (rollbackError: unknown) => rollbackError as Error,
-    );
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }

@@ -19,6 +19,7 @@ import type { PromptVersionRecord } from '../prompt-version.js';
 import { migratePromptSchema } from './pg-schema.js';
 import { recordedVersion } from '../../store/pg-schema-version.js';
 import { type AddVersionInput, type AddVersionResult, type FragmentLookup, type PromptStore, type PromptSummary, sameContent } from './types.js';
+import { inPgTransaction } from '../../store/pg-transaction.js';
 
 /** A TIMESTAMPTZ column as local.db's text: ISO-8601 UTC with microseconds. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -297,23 +298,10 @@ export class PostgresPromptStore implements PromptStore {
   /** Run `fn` in one transaction on one pooled connection; rolled back when it throws. */
   async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const pool = await this.#migrated();
-    const client = await pool.connect().catch((error: unknown) => {
-      throw asStorageError(error, this.label);
-    });
-    let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
+      return await inPgTransaction(pool, fn);
     } catch (error) {
-      broken = await client.query('ROLLBACK').then(
-        () => undefined,
-        (rollbackError: unknown) => rollbackError as Error,
-      );
       throw asStorageError(error, this.label);
-    } finally {
-      client.release(broken);
     }
   }
 
