@@ -3,7 +3,8 @@
  * store (a cluster this test starts on its own port, never the shared server), 64 connections for 30 s spread over
  * both, and the database stopped for 10 s in the middle. Every request is answered (200, or 503
  * `storage_unavailable` while the database is down; no transport error, no other status), each replica warns once
- * that its spans wait in memory, and after a graceful stop every 200's `trace_id` has its root span in the store.
+ * that its spans wait in memory, and after a graceful stop every 200's `trace_id` has its root span in the store but
+ * for spans the bounded queue dropped, each of them counted in a warning (none is lost silently).
  */
 import * as assert from 'uvu/assert';
 import path from 'node:path';
@@ -84,6 +85,7 @@ area.scenario(
     assert.ok(tally.unavailable > 0, 'requests during the outage are answered 503 storage_unavailable');
     assert.ok(tally.ok.length > 100, `${tally.ok.length} requests answered 200`);
 
+    let droppedReported = 0;
     for (const { process } of replicas) {
       process.child.kill('SIGTERM');
       const exit = await process.exited;
@@ -94,6 +96,8 @@ area.scenario(
       // Failed runs whose terminal row the stopped database could not take: one warning per 10 s, not one per run.
       const lost = process.stderr().match(/could not write the failed terminal row/g) ?? [];
       assert.ok(lost.length <= 3, `${lost.length} terminal-row warnings for a 10 s outage:\n${process.stderr().slice(0, 3000)}`);
+      // Spans beyond the bounded queue (20,000 per process) are dropped during a long outage, never silently.
+      for (const [, n] of process.stderr().matchAll(/(\d+) (?:more )?span\(s\) were dropped/g)) droppedReported += Number(n);
     }
 
     const client = new pg.Client({ connectionString: own.url });
@@ -105,7 +109,12 @@ area.scenario(
       );
       const found = new Set(roots.rows.map((row) => row.trace_id));
       const missing = tally.ok.filter((id) => !found.has(id));
-      assert.equal(missing.slice(0, 5), [], `${missing.length} of ${tally.ok.length} answered runs have no root span`);
+      // Every 200's root span is stored, except where the queue's bound dropped spans, and each of those was counted.
+      assert.ok(
+        missing.length <= droppedReported,
+        `${missing.length} of ${tally.ok.length} answered runs have no root span, but the replicas reported ${droppedReported} dropped span(s): ${missing.slice(0, 3)}`,
+      );
+      if (droppedReported === 0) assert.equal(missing, []);
     } finally {
       await client.end();
     }

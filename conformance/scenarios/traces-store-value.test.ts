@@ -262,6 +262,42 @@ area.scenario('Postgres down: a run still answers; one warning, counted once', {
   await sink.close().catch(() => undefined);
 });
 
+area.scenario('spans beyond the bound while a backlog is written are dropped with a count, never silently', { backends: ['postgres'] }, async (t) => {
+  if (t.backend.kind !== 'postgres') return;
+  const warnings: string[] = [];
+  const sink = new PgSpanSink(
+    parseStoreValue(storeValueOf(t.backend)) as Extract<ReturnType<typeof parseStoreValue>, { engine: 'postgres' }>,
+    (m) => warnings.push(m),
+    {
+      maxQueued: 3,
+    },
+  );
+  const row = (id: string) => ({
+    span_id: id.repeat(16),
+    trace_id: 'b'.repeat(32),
+    parent_span_id: null,
+    name: 'x',
+    start_time: '2026-01-01T00:00:00.000001Z',
+    end_time: null,
+    status: 'UNSET' as const,
+    attributes: '{}',
+    events: '[]',
+  });
+  // The queue holds 3; the writer has not written any when 2 more arrive: they are dropped.
+  sink.enqueue([row('1'), row('2'), row('3')]);
+  sink.enqueue([row('4'), row('5')]);
+  await sink.close();
+  assert.is(sink.dropped, 2);
+  assert.equal(
+    warnings.map((w) => w.replace(/store \S+/, 'store S')),
+    ['agentkit tracing: 2 more span(s) were dropped for the Postgres store S while its backlog was written'],
+  );
+  assert.not.ok(warnings[0]!.includes(PASSWORD), warnings[0]);
+  const reader = new TraceStore({ dbPath: storeValueOf(t.backend) });
+  t.defer(() => reader.close());
+  assert.is((await reader.spans('b'.repeat(32))).length, 3, 'the 3 queued spans are written');
+});
+
 area.scenario('a run, then shutdownTracing() at once: its spans are written before the Postgres sink closes', { backends: ['postgres'] }, async (t) => {
   const store = storeValueOf(t.backend);
   const agent = new Agent({ name: 'stop_at_once', systemPrompt: 'Answer.', llm: new ScriptedModel([{ text: 'Done.' }]), traceDb: store });

@@ -5,7 +5,8 @@
  *
  * Never in a run's way: `enqueue` only queues (no I/O, never throws). While the database does not answer, rows wait
  * (at most `maxQueued`; beyond that new rows are dropped and counted) and one warning says so, once per outage; a
- * second one says how many were dropped when writing resumes. `flush()` (graceful stop) writes what waits, trying
+ * second one says how many were dropped when writing resumes, and a third how many more were dropped while the backlog
+ * was written (the queue still full), if any. `flush()` (graceful stop) writes what waits, trying
  * once. Each row references the writing process (`processes`: service name, host, pid, instance id).
  *
  * Spans arrive encoded (`enqueueEncoded`) and are decoded, credential-shaped text masked, with the store's keyed hash
@@ -179,6 +180,12 @@ export class PgSpanSink {
       }
       this.#queue.splice(0, batch.length);
       if (this.#down) this.#recovered();
+    }
+    // Spans that arrived while the queue was still full after an outage (the backlog draining) are lost too: say how
+    // many once the backlog is written, so no span is ever dropped without a count.
+    if (!this.#down && this.#droppedNow > 0) {
+      this.#warn(`agentkit tracing: ${this.#droppedNow} more span(s) were dropped for the Postgres store ${this.#label} while its backlog was written`);
+      this.#droppedNow = 0;
     }
   }
 
