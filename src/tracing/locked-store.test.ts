@@ -237,6 +237,8 @@ test('the batched writer, thread: past maxQueued spans waiting for a locked stor
     assert.is(writer.dropped, 60);
   } finally {
     writer.close();
+    // process.emitWarning delivers on a later tick: let the last ones arrive before listening stops.
+    await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarning);
   }
   const text = warnings.join('\n');
