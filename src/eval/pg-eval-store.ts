@@ -6,7 +6,8 @@
  * as local.db's rowid does.
  */
 import type pg from 'pg';
-import { migrateFamily, type PgFamily } from '../store/pg-family-schema.js';
+import type { PgFamily } from '../store/pg-family-schema.js';
+import { PgFamilyTables } from '../store/pg-family-tables.js';
 import type { Store } from '../store/store-handle.js';
 import { decodePgString, encodePgString, pgIsoText } from '../store/pg-text.js';
 import type { EvalRunRecord, EvalRunSummary } from './records.js';
@@ -78,32 +79,25 @@ const RUN_COLUMNS = `run_id, run_name, dataset_name, agent_name, scorers, ${pgIs
 
 export class PgEvalRunStore implements EvalRunStore {
   readonly label: string;
-  readonly #store: Store;
-  readonly #project: string;
-  #ready: Promise<void> | undefined;
+  readonly #tables: PgFamilyTables;
 
   /** Eval runs of `project` ('' for a store of one project) in `store`, a Postgres store this handle closes. */
   constructor(store: Store, project = '') {
-    this.#store = store;
+    this.#tables = new PgFamilyTables(store, PG_EVAL_FAMILY, project);
     this.label = store.label;
-    this.#project = project;
   }
 
   get #s(): string {
-    return `"${this.#store.schema}"`;
+    return this.#tables.s;
   }
 
-  async #pool(): Promise<pg.Pool> {
-    const pool = this.#store.pool();
-    this.#ready ??= migrateFamily(pool, this.#store.schema!, PG_EVAL_FAMILY).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#ready = undefined;
-        throw error;
-      },
-    );
-    await this.#ready;
-    return pool;
+  get #project(): string {
+    return this.#tables.project;
+  }
+
+  /** The pool, the eval family migrated (once per handle). */
+  #pool(): Promise<pg.Pool> {
+    return this.#tables.writable();
   }
 
   async saveRun(run: EvalRunRecord, projectId: string = run.project_id ?? ''): Promise<void> {
@@ -233,7 +227,7 @@ export class PgEvalRunStore implements EvalRunStore {
   }
 
   async close(): Promise<void> {
-    await this.#store.close();
+    await this.#tables.close();
   }
 
   async #withCases(pool: pg.Pool, row: RunRow): Promise<EvalRunRecord> {
