@@ -3,7 +3,12 @@
  * `@opentelemetry/exporter-trace-otlp-http` sends), keeps every request as received, and reads the spans back flat,
  * each with its resource's attributes, ids in hex and attribute values decoded.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startFakeProvider, type FakeProvider } from '../conformance/harness/fake-provider.js';
+import { shutdownTracing } from '../src/tracing/setup.js';
+import type { TimedSuite } from './uvu.js';
 
 export interface ReceivedSpan {
   resource: Record<string, unknown>;
@@ -108,4 +113,23 @@ function valueOf(value: AnyValue): unknown {
 /** An id as hex, whether the exporter sent hex or base64. */
 function hex(id: string): string {
   return /^[0-9a-f]+$/.test(id) && (id.length === 32 || id.length === 16) ? id : Buffer.from(id, 'base64').toString('hex');
+}
+
+/**
+ * Hooks for a suite whose runs export to a receiver of its own: before all, a temp dir (`dir`) and a receiver
+ * (`receiver`) named by `OTEL_EXPORTER_OTLP_ENDPOINT` (read when tracing is set up, by the file's first run); after
+ * all, tracing shut down (its exporter flushed), the variable cleared, the receiver closed and the dir removed.
+ */
+export function withOtlpReceiver<S extends { dir: string; receiver: OtlpReceiver }>(test: TimedSuite<S>, prefix: string): void {
+  test.before(async (s) => {
+    s.dir = await mkdtemp(path.join(tmpdir(), prefix));
+    s.receiver = await startOtlpReceiver();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = s.receiver.url;
+  });
+  test.after(async (s) => {
+    await shutdownTracing();
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    await s.receiver?.close();
+    if (s.dir) await rm(s.dir, { recursive: true, force: true });
+  });
 }

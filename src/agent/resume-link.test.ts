@@ -4,34 +4,21 @@
  * records the decision. Real SQLite store and checkpointer in a temp dir, a real OTLP/HTTP receiver on 127.0.0.1.
  */
 import * as assert from 'uvu/assert';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Type } from 'typebox';
-import { startOtlpReceiver, type OtlpReceiver } from '../../test-support/otlp-receiver.js';
+import { type OtlpReceiver, withOtlpReceiver } from '../../test-support/otlp-receiver.js';
 import { suite } from '../../test-support/uvu.js';
 import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
 import { interrupt } from '../durability/interrupt.js';
 import { FunctionModel } from '../testing/index.js';
 import { tool } from '../tools/index.js';
-import { flushTraces, shutdownTracing } from '../tracing/setup.js';
+import { flushTraces } from '../tracing/setup.js';
 import { TraceStore } from '../tracing/trace-store.js';
 import { Agent } from './agent.js';
 
 const test = suite<{ dir: string; receiver: OtlpReceiver }>('agent: a resume links to its pause', { state: {} as { dir: string; receiver: OtlpReceiver } });
 
-test.before(async (s) => {
-  s.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-resume-link-'));
-  s.receiver = await startOtlpReceiver();
-  // Read when tracing is set up (this file's process sets it up with its first run).
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = s.receiver.url;
-});
-test.after(async (s) => {
-  await shutdownTracing();
-  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  await s.receiver?.close();
-  if (s.dir) await rm(s.dir, { recursive: true, force: true });
-});
+withOtlpReceiver(test, 'agentkit-resume-link-');
 
 test('the resume root starts with a link to the pause root; the resumed call records the decision', async (s) => {
   const db = path.join(s.dir, 'local.db');
