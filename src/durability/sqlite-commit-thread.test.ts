@@ -16,7 +16,8 @@ test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-commit-thread-'));
 });
 test.afterEach(async (ctx) => {
-  await rm(ctx.dir, { recursive: true, force: true });
+  // The commit thread's connection may still be closing (its -wal and -shm files come and go): retry a busy removal.
+  await rm(ctx.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 
 const EXECUTIONS = Array.from({ length: 6 }, (_, i) => `exec-${i}`);
