@@ -208,7 +208,7 @@ export class KbSearchCommand extends KbCommand {
     category: 'Knowledge bases',
     description: 'Search a knowledge base',
     details:
-      "Prints the best chunks, best first: score, source, heading or page, and the text (first 300 characters; `--json` prints whole results with offsets). `--mode` is `keyword` (FTS5/BM25 on a file, tsvector/ts_rank_cd on Postgres; no key), `vector` or `hybrid`; the default is the base's. No hit prints `No results.`",
+      "Prints the best chunks, best first: score, source, heading or page, and the text (first 300 characters; `--json` prints whole results with offsets). `--mode` is `keyword` (BM25: FTS5 on a file, tsvector on Postgres; no key), `vector` or `hybrid`; the default is the base's. No hit prints `No results.`",
     examples: [
       ['Search', '$0 kb search "refund window" --name docs'],
       ['Top 10 as JSON', '$0 kb search "refund window" --name docs --top-k 10 --json'],

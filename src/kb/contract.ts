@@ -173,6 +173,42 @@ export const kbStoreContract: readonly KbContractCase[] = [
   },
   {
     group: 'keyword',
+    name: "hits are ranked by BM25 as FTS5's bm25(1.0, 2.0): a rare word outweighs a common one, a repeated word counts, a shorter chunk ranks higher",
+    async run({ catalog }) {
+      const kb = await opened(catalog, 'docs');
+      const common = Array.from({ length: 8 }, (_, i) => chunk(i, 'lantern lantern pebble stone river'));
+      await kb.replaceDocument(
+        doc('/d/rank.md'),
+        [
+          ...common,
+          chunk(8, 'quartz pebble stone river wood'),
+          chunk(9, 'meadow meadow meadow river stone'),
+          chunk(10, 'meadow river stone wood bark'),
+          chunk(11, 'harbor'),
+          chunk(12, 'harbor river stone wood bark pebble lake hill'),
+        ],
+        SPEC,
+      );
+      assert.equal((await kb.keyword('lantern quartz', 3))[0]!.ordinal, 8, 'the rare word outweighs the common word said twice');
+      assert.deepEqual(
+        (await kb.keyword('meadow', 10)).map((h) => h.ordinal),
+        [9, 10],
+        'three times ranks above once',
+      );
+      const harbor = await kb.keyword('harbor', 10);
+      assert.deepEqual(
+        harbor.map((h) => h.ordinal),
+        [11, 12],
+        'the shorter chunk ranks first',
+      );
+      // 13 chunks of 64 words in all; 'harbor' is in 2 of them; chunk 11 is one word long.
+      const idf = Math.log((13 - 2 + 0.5) / (2 + 0.5));
+      const expected = (idf * 2.2) / (1 + 1.2 * (0.25 + (0.75 * 1) / (64 / 13)));
+      assert.ok(Math.abs(harbor[0]!.score - expected) < 1e-9, `score ${harbor[0]!.score} is BM25's ${expected}`);
+    },
+  },
+  {
+    group: 'keyword',
     name: 'text holding NUL and U+E000 round-trips exactly and is found by its words',
     async run({ catalog }) {
       const kb = await opened(catalog, 'docs');

@@ -4,7 +4,8 @@
  *
  * Keyword search: a stored `tsvector` (english: stemmed, so `refund` finds `refunds`; the heading weighted A, the text
  * B) under a GIN index, the query's words OR-ed as in the SQLite base's FTS5 search (./search.ts `queryWords`), ranked
- * by `ts_rank_cd` with A weighing twice B. Vector search: exact cosine in SQL over each chunk's `real[]` vector (no
+ * by BM25 as FTS5 computes it (`bm25(1.0, 2.0)`: k1 1.2, b 0.75, a heading occurrence weighing twice a text one, each
+ * chunk's length its `tokens`), so both engines rank alike (docs/adr/0072-kb-ranking-bm25-on-postgres.md). Vector search: exact cosine in SQL over each chunk's `real[]` vector (no
  * extension). Text is NUL-safe (store/pg-text.ts). Writes to one base lock its `kb_bases` row, so processes ingesting
  * into one base at once take turns and never interleave a document's chunks.
  */
@@ -17,7 +18,7 @@ import type { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
 import type { EmbedderSpec } from './embedder.js';
 import type { KbCatalog, KbChunkInput, KbCounts, KbDocumentInput, KbDocumentRef, KbMeta, KbSourceRow, KbStore } from './kb-store.js';
-import { queryWords, type SearchResult } from './search.js';
+import { queryWords, tokenCount, type SearchResult } from './search.js';
 import { inPgTransaction } from '../store/pg-transaction.js';
 
 /** The knowledge-base family's tables on a Postgres store. */
@@ -75,11 +76,66 @@ export const PG_KB_FAMILY: PgFamily = {
         CREATE INDEX kb_chunks_document ON ${s}.kb_chunks (project, kb, document_id, ordinal);
         CREATE INDEX kb_chunks_tsv ON ${s}.kb_chunks USING GIN (tsv);`,
     },
+    {
+      description: 'v2 tokens on kb_chunks and kb_documents: chunk lengths for BM25 ranking (counted for rows already stored)',
+      sql: (s) => `
+        ALTER TABLE ${s}.kb_chunks ADD COLUMN tokens INTEGER;
+        UPDATE ${s}.kb_chunks SET tokens = (SELECT count(*) FROM regexp_matches(coalesce(heading, '') || ' ' || content, '[[:alnum:]]+', 'g'));
+        ALTER TABLE ${s}.kb_chunks ALTER COLUMN tokens SET NOT NULL;
+        ALTER TABLE ${s}.kb_documents ADD COLUMN tokens BIGINT;
+        UPDATE ${s}.kb_documents d SET tokens = coalesce((SELECT sum(c.tokens) FROM ${s}.kb_chunks c
+          WHERE c.project = d.project AND c.kb = d.kb AND c.document_id = d.id), 0);
+        ALTER TABLE ${s}.kb_documents ALTER COLUMN tokens SET NOT NULL;`,
+    },
   ],
 };
 
-/** ts_rank_cd weights {D, C, B, A}: the heading (A) weighs twice the text (B), as FTS5's bm25(1.0, 2.0). */
-const RANK_WEIGHTS = '{0.1, 0.2, 0.5, 1.0}';
+/**
+ * Keyword hits ranked by BM25 as SQLite's FTS5 computes `bm25(1.0, 2.0)` (k1 1.2, b 0.75; a term's weighted frequency
+ * counts a heading occurrence twice; IDF `ln((N - n + 0.5) / (n + 0.5))`, at least 1e-6). `$3` the OR-ed tsquery
+ * text, `$5` the query words, `$4` topK, `$6` how many candidates the exact pass rescores.
+ *
+ * Two passes, because per-row work is what costs here (every matched chunk is read): the first reads each term's
+ * matches once through the GIN index, noting only whether the term is in the heading and the text (one `@@` each);
+ * that gives every term's document frequency (all chunks holding a term are matched) and a presence score, which
+ * ranks like BM25 except where a term repeats in a chunk. The second rescores the best `$6` by their true weighted
+ * frequencies from the tsvector's positions, and orders them exactly. Numbers are float8 throughout (numeric
+ * arithmetic over thousands of rows costs milliseconds).
+ */
+function keywordSql(s: string): string {
+  const bm25 = (w: string, tokens: string) => `i.idf * (${w} * 2.2::float8) / (${w} + 1.2::float8 * (0.25::float8 + 0.75::float8 * ${tokens} / b.avgdl))`;
+  return `
+    WITH terms AS MATERIALIZED (
+      SELECT DISTINCT l.lexeme AS lex FROM unnest($5::text[]) AS w(word), unnest(to_tsvector('english'::regconfig, w.word)) AS l
+    ), tq AS MATERIALIZED (
+      SELECT lex, quote_literal(lex)::tsquery AS q, (quote_literal(lex) || ':A')::tsquery AS qa, (quote_literal(lex) || ':B')::tsquery AS qb FROM terms
+    ), base AS MATERIALIZED (
+      SELECT sum(d.chunk_count)::float8 AS n, sum(d.tokens)::float8 / nullif(sum(d.chunk_count), 0) AS avgdl
+      FROM ${s}.kb_documents d WHERE d.project = $1 AND d.kb = $2
+    ), matched AS MATERIALIZED (
+      SELECT c.id, c.tokens, tq.lex, CASE WHEN c.tsv @@ tq.qa THEN 2 + (c.tsv @@ tq.qb)::int ELSE 1 END AS w
+      FROM tq CROSS JOIN LATERAL (
+        SELECT c.id, c.tokens, c.tsv FROM ${s}.kb_chunks c WHERE c.project = $1 AND c.kb = $2 AND c.tsv @@ tq.q) c
+      WHERE $3::text IS NOT NULL
+    ), idf AS MATERIALIZED (
+      SELECT m.lex, greatest(1e-6::float8, ln((b.n - count(*) + 0.5::float8) / (count(*) + 0.5::float8))) AS idf
+      FROM matched m, base b GROUP BY m.lex, b.n
+    ), rough AS (
+      SELECT m.id FROM matched m JOIN idf i USING (lex), base b
+      GROUP BY m.id ORDER BY sum(${bm25('m.w', 'm.tokens')}) DESC, m.id LIMIT $6
+    ), exact AS (
+      SELECT c.id, sum(${bm25('t.wtf', 'c.tokens')}) AS score
+      FROM rough r JOIN ${s}.kb_chunks c ON c.project = $1 AND c.kb = $2 AND c.id = r.id
+      CROSS JOIN LATERAL (
+        SELECT u.lexeme, (SELECT sum(CASE x WHEN 'A' THEN 2 ELSE 1 END) FROM unnest(u.weights) AS x)::float8 AS wtf FROM unnest(c.tsv) AS u) t
+      JOIN idf i ON i.lex = t.lexeme, base b
+      GROUP BY c.id ORDER BY score DESC, c.id LIMIT $4
+    )
+    SELECT ${COLUMNS}, h.score FROM exact h
+    JOIN ${s}.kb_chunks c ON c.project = $1 AND c.kb = $2 AND c.id = h.id
+    JOIN ${s}.kb_documents d ON d.project = $1 AND d.kb = $2 AND d.id = c.document_id
+    ORDER BY h.score DESC, c.id`;
+}
 const COLUMNS = 'c.id, c.content, c.heading, c.page, c.ordinal, c.start_char, c.end_char, d.source';
 
 interface HitRow {
@@ -182,21 +238,22 @@ export class PgKbStore implements KbStore {
       await client.query(`UPDATE ${s}.kb_bases b SET embedder = $3 WHERE ${this.#key('b')} AND embedder IS NULL`, [...this.#params, JSON.stringify(embedder)]);
       const source = encodePgString(doc.source);
       const removed = await client.query(`DELETE FROM ${s}.kb_documents d WHERE ${this.#key('d')} AND source = $3`, [...this.#params, source]);
+      const tokens = chunks.map((c) => tokenCount(`${c.heading ?? ''} ${c.content}`));
       const inserted = await client.query<{ id: string }>(
-        `INSERT INTO ${s}.kb_documents (project, kb, source, format, content_hash, size_bytes, chars, chunk_count, added_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-        [...this.#params, source, doc.format, doc.content_hash, doc.size_bytes, doc.chars, chunks.length, utcNow()],
+        `INSERT INTO ${s}.kb_documents (project, kb, source, format, content_hash, size_bytes, chars, chunk_count, tokens, added_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+        [...this.#params, source, doc.format, doc.content_hash, doc.size_bytes, doc.chars, chunks.length, tokens.reduce((n, t) => n + t, 0), utcNow()],
       );
       const id = inserted.rows[0]!.id;
       // One statement per batch of chunks: arrays of columns unnested row by row (embeddings as one JSON array).
       for (let at = 0; at < chunks.length; at += 500) {
         const batch = chunks.slice(at, at + 500);
         await client.query(
-          `INSERT INTO ${s}.kb_chunks (project, kb, document_id, ordinal, content, heading, page, start_char, end_char, embedding)
-           SELECT $1, $2, $3, u.ordinal, u.content, u.heading, u.page, u.start_char, u.end_char,
+          `INSERT INTO ${s}.kb_chunks (project, kb, document_id, ordinal, content, heading, page, start_char, end_char, tokens, embedding)
+           SELECT $1, $2, $3, u.ordinal, u.content, u.heading, u.page, u.start_char, u.end_char, u.tokens,
                   ARRAY(SELECT jsonb_array_elements_text(u.embedding)::real)
-           FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::jsonb[])
-             AS u(ordinal, content, heading, page, start_char, end_char, embedding)`,
+           FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::int[], $11::jsonb[])
+             AS u(ordinal, content, heading, page, start_char, end_char, tokens, embedding)`,
           [
             ...this.#params,
             id,
@@ -206,6 +263,7 @@ export class PgKbStore implements KbStore {
             batch.map((c) => c.page),
             batch.map((c) => c.start_char),
             batch.map((c) => c.end_char),
+            tokens.slice(at, at + 500),
             batch.map((c) => JSON.stringify(Array.from(c.embedding))),
           ],
         );
@@ -265,17 +323,13 @@ export class PgKbStore implements KbStore {
     if (words.length === 0) return [];
     const pool = await this.#t.writable();
     // Each word a quoted tsquery term (words hold letters and digits only), OR-ed; the english config stems them.
-    const result = await pool.query<HitRow>(
-      `SELECT ${COLUMNS}, h.score FROM (
-         SELECT c.id, ts_rank_cd('${RANK_WEIGHTS}'::float4[], c.tsv, q.q) AS score
-         FROM ${this.#t.s}.kb_chunks c, to_tsquery('english'::regconfig, $3) AS q(q)
-         WHERE ${this.#key('c')} AND c.tsv @@ q.q
-         ORDER BY score DESC, c.id LIMIT $4) h
-       JOIN ${this.#t.s}.kb_chunks c ON ${this.#key('c')} AND c.id = h.id
-       JOIN ${this.#t.s}.kb_documents d ON ${this.#key('d')} AND d.id = c.document_id
-       ORDER BY h.score DESC, c.id`,
-      [...this.#params, words.map((w) => `'${w}'`).join(' | '), topK],
-    );
+    const result = await pool.query<HitRow>(keywordSql(this.#t.s), [
+      ...this.#params,
+      words.map((w) => `'${w}'`).join(' | '),
+      topK,
+      words,
+      Math.max(50, topK * 4),
+    ]);
     return result.rows.map(toResult);
   }
 

@@ -48,6 +48,14 @@ export function queryWords(query: string): string[] {
   return [...new Set(query.toLowerCase().match(WORD) ?? [])];
 }
 
+/**
+ * How many words `text` holds, as FTS5's unicode61 tokenizer counts them: a chunk's length in BM25 (the Postgres
+ * engine stores it per chunk; SQLite's FTS5 counts its own).
+ */
+export function tokenCount(text: string): number {
+  return text.match(WORD)?.length ?? 0;
+}
+
 /** The FTS5 expression for a free-text query (each word quoted, OR-ed), or null when it has no word. */
 export function ftsQuery(query: string): string | null {
   const words = queryWords(query);
