@@ -16,9 +16,9 @@ export class StoreCopyCommand extends AgentkitCommand {
     category: 'Stores',
     description: 'Copy a local store file into a Postgres store, once and idempotently',
     details: [
-      'Copies what a Postgres store holds from the local store `--from` (a SQLite local.db) into `--to` (a `postgres://user@host:port/db?schema=<name>` URL): every execution (checkpoints with their ids and times, decision rows, pending interrupts so paused runs stay resumable, idempotency records so side effects never run again), every span, with the key of the hashes stored beside masked values (taken over when the target holds no spans yet), every prompt with its versions, labels and fragments (what the target already holds under the same name, number or label is kept as the target has it), and every eval run with its cases (a run id the target holds is kept as it is; a run keeps its project and export state). Copied rows are never sent to the Platform by the target.',
+      'Copies what a Postgres store holds from the local store `--from` (a SQLite local.db) into `--to` (a `postgres://user@host:port/db?schema=<name>` URL): every execution (checkpoints with their ids and times, decision rows, pending interrupts so paused runs stay resumable, idempotency records so side effects never run again), every span, with the key of the hashes stored beside masked values (taken over when the target holds no spans yet), every prompt with its versions, labels and fragments (what the target already holds under the same name, number or label is kept as the target has it), every eval run with its cases (a run id the target holds is kept as it is; a run keeps its project and export state), and every knowledge base kept as files beside the local store (`kb/<name>/kb.sqlite`), document by document with its chunks and vectors as stored (nothing is re-read or embedded again; a document the target holds with the same content hash is kept; a base the target holds with another embedder or other chunk settings is skipped and named). Copied rows are never sent to the Platform by the target.',
       'Run it again, or after a stop, and it adds only what is missing. Families a Postgres store does not hold yet (favorites and notes, guardrail events, attachments) stay in the file; the summary names those that have rows. Copy before the replicas start writing to the target. The source is opened as every command opens it (an older local.db is migrated first). A password in the URL is never printed; prefer PGPASSWORD or ~/.pgpass.',
-      'Prints a summary; `--json` prints `{ from, to, checkpoints: { executions, checkpoints, pending, idempotency }, spans: { read, written, traces, redaction_key }, prompts: { prompts, versions, labels, fragments }, evals: { runs, cases }, annotations, forks, left_in_file }`.',
+      'Prints a summary; `--json` prints `{ from, to, checkpoints: { executions, checkpoints, pending, idempotency }, spans: { read, written, traces, redaction_key }, prompts: { prompts, versions, labels, fragments }, evals: { runs, cases }, annotations, forks, kb: { bases, documents, chunks, skipped }, left_in_file }`.',
     ].join('\n\n'),
     examples: [
       ['Move the local store to Postgres', "$0 store copy --from .agentkit/local.db --to 'postgres://app@db:5432/prod?schema=agentkit'"],
@@ -50,6 +50,8 @@ export class StoreCopyCommand extends AgentkitCommand {
     this.out(`  prompts: ${p.prompts} prompts, ${p.versions} versions, ${p.labels} labels, ${p.fragments} fragments new`);
     this.out(`  eval runs: ${result.evals.runs} runs, ${result.evals.cases} cases new`);
     this.out(`  favorites and notes: ${result.annotations} new; UI replay forks: ${result.forks} new`);
+    this.out(`  knowledge bases: ${result.kb.bases} read; ${result.kb.documents} documents, ${result.kb.chunks} chunks new`);
+    for (const { base, reason } of result.kb.skipped) this.out(`  note: knowledge base '${base}' was not copied: ${reason}`);
     if (s.redaction_key === 'differs') {
       this.out('  note: the target already had spans under another redaction key; replays of copied traces do not match masked arguments');
     }

@@ -7,7 +7,9 @@
  * with one line and a password is never printed.
  */
 import * as assert from 'uvu/assert';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { KnowledgeBase } from '../../src/kb/index.js';
 import {
   Agent,
   EvalStore,
@@ -37,6 +39,7 @@ interface CopyJson {
   evals: { runs: number; cases: number };
   annotations: number;
   forks: number;
+  kb: { bases: number; documents: number; chunks: number; skipped: Array<{ base: string; reason: string }> };
   left_in_file: Record<string, number>;
 }
 
@@ -100,6 +103,22 @@ area.scenario(
       modifications: { prompt: 'Be brief.', input: null, tool_responses: [], llm_params: null, mode: 'recorded', allow_side_effects: false },
     });
 
+    // Knowledge bases kept as files beside the source: one to copy, one the target already holds with other settings.
+    const docs = path.join(t.cwd, 'docs');
+    await mkdir(docs, { recursive: true });
+    await writeFile(path.join(docs, 'refunds.md'), '# Refunds\nRefunds are possible within 30 days.\n\n## Gift cards\nGift cards cannot be refunded.\n');
+    await writeFile(path.join(docs, 'shipping.txt'), 'Shipping takes two business days.\n');
+    const helpdesk = new KnowledgeBase('helpdesk', { dbPath: source, env: {} });
+    assert.is((await helpdesk.add(docs)).failed, 0);
+    const localHits = await helpdesk.search('gift card refund', { mode: 'keyword', topK: 3 });
+    await helpdesk.close();
+    const other = new KnowledgeBase('other', { dbPath: source, env: {} });
+    await other.add(path.join(docs, 'shipping.txt'));
+    await other.close();
+    const otherThere = new KnowledgeBase('other', { dbPath: target, env: {}, chunkSize: 400, overlap: 40 });
+    await otherThere.ready();
+    await otherThere.close();
+
     const first = await t.cli(['store', 'copy', '--from', source, '--to', target, '--json']);
     assert.is(first.code, 0, first.stderr);
     const copied = JSON.parse(first.stdout) as CopyJson;
@@ -116,6 +135,21 @@ area.scenario(
     assert.equal(copied.evals, { runs: 3, cases: 6 });
     assert.is(copied.left_in_file['eval runs'], undefined, 'eval runs no longer stay in the file');
     assert.equal([copied.annotations, copied.forks, copied.left_in_file['favorites and notes']], [1, 1, undefined]);
+    assert.equal(copied.kb.bases, 2);
+    assert.is(copied.kb.documents, 2);
+    assert.ok(copied.kb.chunks >= 2, `chunks copied: ${copied.kb.chunks}`);
+    assert.equal(
+      copied.kb.skipped.map((s) => s.base),
+      ['other'],
+    );
+    assert.match(copied.kb.skipped[0]!.reason, /^the target's base cuts chunks of 400 \(overlap 40\), the file's of 1000 \(overlap 150\)$/);
+    const sharedKb = new KnowledgeBase('helpdesk', { dbPath: target, env: {}, create: false });
+    const sharedHits = await sharedKb.search('gift card refund', { mode: 'keyword', topK: 3 });
+    const vectorHits = await sharedKb.search('gift card refund', { mode: 'vector', topK: 3 });
+    await sharedKb.close();
+    const key = (h: { source: string; ordinal: number }) => `${path.basename(h.source)}#${h.ordinal}`;
+    assert.equal(sharedHits.map(key), localHits.map(key), 'the copied base answers as the file did');
+    assert.is(vectorHits.length, 3, 'vectors were copied: vector search needs no re-embedding');
     const sharedAnnotations = annotationStoreOf(target);
     const sharedForks = forkStoreOf(target);
     t.defer(() => Promise.all([sharedAnnotations.close(), sharedForks.close()]));
@@ -150,6 +184,8 @@ area.scenario(
     assert.match(second.stdout, /prompts: 0 prompts, 0 versions, 0 labels, 0 fragments new/);
     assert.match(second.stdout, /eval runs: 0 runs, 0 cases new/);
     assert.match(second.stdout, /favorites and notes: 0 new; UI replay forks: 0 new/);
+    assert.match(second.stdout, /knowledge bases: 2 read; 0 documents, 0 chunks new/);
+    assert.match(second.stdout, /note: knowledge base 'other' was not copied: the target's base cuts chunks of 400/);
 
     // The target holds the same history, and the paused run resumes there: the charge is not made again.
     const remote = new PostgresCheckpointer(t.backend.url, { schema: t.backend.schema });

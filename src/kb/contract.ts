@@ -109,6 +109,29 @@ export const kbStoreContract: readonly KbContractCase[] = [
     },
   },
   {
+    group: 'documents',
+    name: 'a stored document reads back whole: its row, its chunks in order with headings, pages and vectors; NUL-safe',
+    async run({ catalog }) {
+      const kb = await opened(catalog, 'docs');
+      assert.equal(await kb.readDocument('/d/none.md'), undefined);
+      const input = { source: '/d/r\u0000.md', format: 'pdf', content_hash: 'h9', size_bytes: 12345, chars: 678 };
+      const chunks = [
+        { ...chunk(1, 'second \u0000 part', 'Head\u0000'), page: 2, embedding: unit(0, 1, 0) },
+        { ...chunk(0, 'first part', null), page: 1, embedding: unit(0.6, 0.8, 0) },
+      ];
+      await kb.replaceDocument(input, chunks, SPEC);
+      const read = await kb.readDocument(input.source);
+      assert.ok(read, 'the document is found by its source');
+      assert.deepEqual(read.doc, input);
+      assert.deepEqual(
+        read.chunks.map((c) => ({ ...c, embedding: Array.from(c.embedding) })),
+        [chunks[1]!, chunks[0]!].map((c) => ({ ...c, embedding: Array.from(c.embedding) })),
+        'chunks in ordinal order, every field as written',
+      );
+      assert.ok(read.chunks.every((c) => c.embedding instanceof Float32Array));
+    },
+  },
+  {
     group: 'keyword',
     name: 'words are OR-ed and stemmed, more matching words rank higher, the heading weighs more than the text, topK holds',
     async run({ catalog }) {

@@ -47,6 +47,12 @@ export interface KbChunkInput {
   embedding: Float32Array;
 }
 
+/** A stored document as `replaceDocument` takes it back. */
+export interface KbStoredDocument {
+  doc: KbDocumentInput;
+  chunks: KbChunkInput[];
+}
+
 /** One source in a base. */
 export interface KbSourceRow {
   source: string;
@@ -79,6 +85,8 @@ export interface KbStore {
    * Answers whether a document was replaced.
    */
   replaceDocument(doc: KbDocumentInput, chunks: readonly KbChunkInput[], embedder: EmbedderSpec): Promise<boolean>;
+  /** The stored document of `source` whole: its row and its chunks in order, with their vectors (to copy a base). */
+  readDocument(source: string): Promise<KbStoredDocument | undefined>;
   /** Remove the document of `source` and every document under the directory `source` (+ `sep`); what was removed. */
   deleteSources(source: string, sep: string): Promise<KbCounts>;
   /** Remove every document and chunk and forget the embedder; what was removed. */

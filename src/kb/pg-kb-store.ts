@@ -17,7 +17,7 @@ import { decodePgString, encodePgString, pgIsoText } from '../store/pg-text.js';
 import type { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
 import type { EmbedderSpec } from './embedder.js';
-import type { KbCatalog, KbChunkInput, KbCounts, KbDocumentInput, KbDocumentRef, KbMeta, KbSourceRow, KbStore } from './kb-store.js';
+import type { KbCatalog, KbChunkInput, KbCounts, KbDocumentInput, KbDocumentRef, KbMeta, KbSourceRow, KbStore, KbStoredDocument } from './kb-store.js';
 import { queryWords, tokenCount, type SearchResult } from './search.js';
 import { inPgTransaction } from '../store/pg-transaction.js';
 
@@ -269,6 +269,34 @@ export class PgKbStore implements KbStore {
         );
       }
       return (removed.rowCount ?? 0) > 0;
+    });
+  }
+
+  async readDocument(source: string): Promise<KbStoredDocument | undefined> {
+    const pool = await this.#t.writable();
+    // One snapshot: the document and its chunks as one write left them.
+    return inPgTransaction(pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const found = await client.query<KbDocumentInput & { id: string; size_bytes: string; chars: string }>(
+        `SELECT id, source, format, content_hash, size_bytes, chars FROM ${this.#t.s}.kb_documents d WHERE ${this.#key('d')} AND source = $3`,
+        [...this.#params, encodePgString(source)],
+      );
+      const row = found.rows[0];
+      if (!row) return undefined;
+      const chunks = await client.query<Omit<KbChunkInput, 'embedding'> & { embedding: number[] | null }>(
+        `SELECT ordinal, content, heading, page, start_char, end_char, embedding FROM ${this.#t.s}.kb_chunks c
+         WHERE ${this.#key('c')} AND document_id = $3 ORDER BY ordinal`,
+        [...this.#params, row.id],
+      );
+      return {
+        doc: { source, format: row.format, content_hash: row.content_hash, size_bytes: Number(row.size_bytes), chars: Number(row.chars) },
+        chunks: chunks.rows.map((c) => ({
+          ...c,
+          content: decodePgString(c.content),
+          heading: c.heading === null ? null : decodePgString(c.heading),
+          embedding: Float32Array.from(c.embedding ?? []),
+        })),
+      };
     });
   }
 

@@ -18,6 +18,7 @@ import {
   type KbMeta,
   type KbSourceRow,
   type KbStore,
+  type KbStoredDocument,
 } from './kb-store.js';
 import { keywordSearch, VectorCache, type SearchResult } from './search.js';
 import { bumpGeneration, getMeta, KB_FILE, openKbStore, setMeta } from './store.js';
@@ -121,6 +122,25 @@ export class SqliteKbStore implements KbStore {
         return current !== undefined;
       })
       .immediate();
+  }
+
+  async readDocument(source: string): Promise<KbStoredDocument | undefined> {
+    const db = this.#open();
+    return db.transaction(() => {
+      const row = db.prepare('SELECT id, source, format, content_hash, size_bytes, chars FROM documents WHERE source = ?').get(source) as
+        | (KbDocumentInput & { id: number })
+        | undefined;
+      if (!row) return undefined;
+      const { id, ...doc } = row;
+      const chunks = db
+        .prepare('SELECT ordinal, content, heading, page, start_char, end_char, embedding FROM chunks WHERE document_id = ? ORDER BY ordinal')
+        .all(id) as Array<Omit<KbChunkInput, 'embedding'> & { embedding: Buffer | null }>;
+      // A copy of each blob: a Float32Array needs 4-byte alignment, which a Buffer slice does not promise.
+      return {
+        doc,
+        chunks: chunks.map((c) => ({ ...c, embedding: c.embedding ? new Float32Array(new Uint8Array(c.embedding).buffer) : new Float32Array(0) })),
+      };
+    })();
   }
 
   async deleteSources(source: string, sep: string): Promise<KbCounts> {

@@ -3,7 +3,7 @@
  * store once. Copies the families a Postgres store holds: every execution (checkpoints, decision rows, pending
  * interrupts, idempotency records; ./checkpoints.ts), every span with the redaction key (tracing/copy-spans.ts), and
  * the prompt family (prompts/store/copy.ts), the eval runs with their cases (eval/copy.ts), favorites and notes
- * (annotations/) and UI replay forks (forks/).
+ * (annotations/), UI replay forks (forks/) and the knowledge bases kept as files beside it (kb/copy.ts).
  * Families a Postgres store does not hold yet stay in the file and are reported (`left_in_file`).
  *
  * Idempotent and resumable: run again, it adds only what is missing. The source is opened as any agentkit command
@@ -24,6 +24,8 @@ import { copyPrompts, type PromptCopyResult } from '../prompts/store/copy.js';
 import { annotationStoreOf } from '../annotations/index.js';
 import { forkStoreOf } from '../forks/index.js';
 import { copyEvalRuns, type EvalCopyResult } from '../eval/copy.js';
+import { copyKnowledgeBases, type KbCopyResult } from '../kb/copy.js';
+import { kbCatalogOf } from '../kb/knowledge-base.js';
 
 export interface StoreCopyResult {
   /** The source file and the target, as messages name them (no password). */
@@ -39,6 +41,8 @@ export interface StoreCopyResult {
   annotations: number;
   /** UI replay forks the target did not hold yet (forks/). */
   forks: number;
+  /** Knowledge bases kept as files beside the source (`kb/<name>/kb.sqlite`): documents the target did not hold. */
+  kb: KbCopyResult;
   /** Families the target does not hold, with their row counts in the source (they stay in the file). */
   left_in_file: Record<string, number>;
 }
@@ -97,7 +101,16 @@ export async function copyStore(from: string, to: string, options: StoreCopyOpti
     }
     const annotations = await copyRows(annotationStoreOf(source.path), annotationStoreOf(to));
     const forks = await copyRows(forkStoreOf(source.path), forkStoreOf(to));
-    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, evals, annotations, forks, left_in_file };
+    const fromKb = kbCatalogOf({ dbPath: source.path, env: {} });
+    const toKb = kbCatalogOf({ dbPath: to, env: {}, cwd });
+    let kb: KbCopyResult;
+    try {
+      kb = await copyKnowledgeBases(fromKb, toKb);
+    } finally {
+      await fromKb.close();
+      await toKb.close();
+    }
+    return { from: storeLabel(source), to: storeLabel(target), checkpoints, spans, prompts, evals, annotations, forks, kb, left_in_file };
   } finally {
     await fromCheckpointer.close();
     await toCheckpointer.close();
