@@ -298,6 +298,51 @@ area.scenario('spans beyond the bound while a backlog is written are dropped wit
   assert.is((await reader.spans('b'.repeat(32))).length, 3, 'the 3 queued spans are written');
 });
 
+area.scenario(
+  'a full queue keeps root spans: each takes the place of the newest waiting child span, counted as dropped',
+  { backends: ['postgres'] },
+  async (t) => {
+    if (t.backend.kind !== 'postgres') return;
+    const warnings: string[] = [];
+    const sink = new PgSpanSink(
+      parseStoreValue(storeValueOf(t.backend)) as Extract<ReturnType<typeof parseStoreValue>, { engine: 'postgres' }>,
+      (m) => warnings.push(m),
+      { maxQueued: 3 },
+    );
+    const span = (trace: string, id: string, parent: string | null) => ({
+      span_id: id.repeat(16),
+      trace_id: trace.repeat(32),
+      parent_span_id: parent === null ? null : parent.repeat(16),
+      name: parent === null ? 'root' : 'child',
+      start_time: '2026-01-01T00:00:00.000001Z',
+      end_time: '2026-01-01T00:00:00.000002Z',
+      status: 'OK' as const,
+      attributes: '{}',
+      events: '[]',
+    });
+    // Three children of two runs fill the queue before anything is written; then both runs end (their roots), and one
+    // more child arrives.
+    sink.enqueue([span('c', '1', '8'), span('c', '2', '8'), span('d', '3', '9')]);
+    sink.enqueue([span('c', '8', null), span('d', '9', null)]);
+    sink.enqueue([span('d', '4', '9')]);
+    assert.is(sink.pending, 3, 'the bound holds');
+    await sink.close();
+    assert.is(sink.dropped, 3, 'two children gave their places to the roots, the last child found the queue full of them');
+    assert.equal(
+      warnings.map((w) => w.replace(/store \S+/, 'store S')),
+      ['agentkit tracing: 3 more span(s) were dropped for the Postgres store S while its backlog was written'],
+    );
+    const reader = new TraceStore({ dbPath: storeValueOf(t.backend) });
+    t.defer(() => reader.close());
+    assert.equal((await reader.spans('c'.repeat(32))).map((s) => s.name).sort(), ['child', 'root'], 'run c keeps its first child and its root');
+    assert.equal(
+      (await reader.spans('d'.repeat(32))).map((s) => s.name),
+      ['root'],
+      'run d is listed: its root was kept',
+    );
+  },
+);
+
 area.scenario('a run, then shutdownTracing() at once: its spans are written before the Postgres sink closes', { backends: ['postgres'] }, async (t) => {
   const store = storeValueOf(t.backend);
   const agent = new Agent({ name: 'stop_at_once', systemPrompt: 'Answer.', llm: new ScriptedModel([{ text: 'Done.' }]), traceDb: store });

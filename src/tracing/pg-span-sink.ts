@@ -4,7 +4,8 @@
  * `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING`, so a batch retried after a lost reply is harmless.
  *
  * Never in a run's way: `enqueue` only queues (no I/O, never throws). While the database does not answer, rows wait
- * (at most `maxQueued`; beyond that new rows are dropped and counted) and one warning says so, once per outage; a
+ * (at most `maxQueued`; beyond that new rows are dropped and counted, except a root span, which takes the place of the
+ * newest waiting child span: an answered run's trace stays listed, short of a child) and one warning says so, once per outage; a
  * second one says how many were dropped when writing resumes, and a third how many more were dropped while the backlog
  * was written (the queue still full), if any. `flush()` (graceful stop) writes what waits, trying
  * once. Each row references the writing process (`processes`: service name, host, pid, instance id).
@@ -63,6 +64,8 @@ export class PgSpanSink {
   readonly #maxAttributesChars: number;
   readonly #project: string;
   #queue: SpanRow[] = [];
+  /** Rows at the head of the queue in the statement being written (never evicted: they are removed once written). */
+  #inFlight = 0;
   #writing: Promise<void> | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   #ready: Promise<number> | undefined;
@@ -122,13 +125,29 @@ export class PgSpanSink {
 
   #push(rows: readonly SpanRow[]): void {
     for (const row of rows) {
-      if (this.pending >= this.#maxQueued) {
+      if (this.pending >= this.#maxQueued && !(row.parent_span_id === null && this.#evictChild())) {
         this.dropped++;
         this.#droppedNow++;
         continue;
       }
       this.#queue.push(row);
     }
+  }
+
+  /**
+   * Make room for a root span: the newest waiting child span gives up its place (counted as dropped). A run's root
+   * ends last, after its children, so in an outage it is the row that arrives to a full queue; without it the trace
+   * would be missing from every list. False when no child waits outside the statement being written.
+   */
+  #evictChild(): boolean {
+    for (let i = this.#queue.length - 1; i >= this.#inFlight; i--) {
+      if (this.#queue[i]!.parent_span_id === null) continue;
+      this.#queue.splice(i, 1);
+      this.dropped++;
+      this.#droppedNow++;
+      return true;
+    }
+    return false;
   }
 
   /** Write what waits now (one attempt if the store fails); resolves when done. Never rejects. */
@@ -167,6 +186,7 @@ export class PgSpanSink {
       this.#decodeWaiting();
       const batch = this.#queue.slice(0, this.#batchRows);
       if (batch.length === 0) continue;
+      this.#inFlight = batch.length;
       try {
         await insertSpanRows(
           this.#store.pool(),
@@ -175,9 +195,11 @@ export class PgSpanSink {
           batch,
         );
       } catch (error) {
+        this.#inFlight = 0;
         this.#failed(error);
         return;
       }
+      this.#inFlight = 0;
       this.#queue.splice(0, batch.length);
       if (this.#down) this.#recovered();
     }
