@@ -7,6 +7,7 @@
  *              --as const + typebox/schema--> generated/schemas/<service>.ts (runtime validators, static types)
  *              --openapi-fetch--> generated/clients/<service>.ts (+ the SSE reader for event-stream routes)
  *              --error models--> generated/errors.ts (code -> HTTP status, per service)
+ *   spec/otlp/*.proto --protobufjs--> generated/otlp/trace-descriptor.ts (OTLP trace messages as reflection JSON)
  *
  * Usage: node scripts/generate.mjs [--out <dir>]   (default: generated/)
  * The output is deterministic: the same spec always yields byte-identical files, which `make check-generated`
@@ -18,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, NodeHost, resolveCompilerOptions, formatDiagnostic } from '@typespec/compiler';
 import openapiTS, { astToString } from 'openapi-typescript';
+import protobuf from 'protobufjs';
 import YAML from 'yaml';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,6 +61,8 @@ async function main() {
     }
     await writeFile(path.join(outDir, 'clients', 'sse.ts'), HEADER + (await readFile(path.join(root, 'scripts/templates/sse.ts'), 'utf8')));
     await writeFile(path.join(outDir, 'errors.ts'), errorsModule(docs));
+    await mkdir(path.join(outDir, 'otlp'), { recursive: true });
+    await writeFile(path.join(outDir, 'otlp', 'trace-descriptor.ts'), otlpDescriptorModule());
     await writeFile(path.join(outDir, 'README.md'), readme());
   } finally {
     await rm(openapiDir, { recursive: true, force: true });
@@ -286,6 +290,28 @@ export const httpErrors = ${JSON.stringify(sorted, null, 2)} as const;
 `;
 }
 
+/** The .proto files under spec/otlp/ that OTLP trace ingestion needs; their imports are resolved from spec/otlp/. */
+const OTLP_PROTOS = ['opentelemetry/proto/collector/trace/v1/trace_service.proto', 'google/rpc/status.proto'];
+
+/**
+ * The OTLP trace messages (spec/otlp/, docs/adr/0070) as protobufjs reflection JSON, field names in lowerCamelCase
+ * as OTLP JSON writes them. The Platform builds its decoder from this at run time, so no .proto file is read then.
+ */
+function otlpDescriptorModule() {
+  const protoRoot = path.join(root, 'spec/otlp');
+  const reflection = new protobuf.Root();
+  reflection.resolvePath = (_origin, target) => path.join(protoRoot, target);
+  reflection.loadSync(OTLP_PROTOS, { keepCase: false });
+  reflection.resolveAll();
+  return `${HEADER.replace('spec/. Do not edit: change the TypeSpec', 'spec/otlp/*.proto. Do not edit: change the .proto files')}
+/**
+ * protobufjs reflection JSON of the OTLP trace export messages and google.rpc.Status (load with Root.fromJSON).
+ * Not typed as protobufjs' INamespace: its field type lacks \`protoName\` (the .proto's name, which ProtoJSON reads).
+ */
+export const otlpTraceDescriptor = ${JSON.stringify(reflection.toJSON(), null, 2)};
+`;
+}
+
 function readme() {
   return `# generated/
 
@@ -300,6 +326,7 @@ temporary directory and fails on any difference, missing file or stray file.
 | \`schemas/<service>.ts\` | the document \`as const\`; \`validator(name)\` compiles a typebox/schema validator per component |
 | \`clients/<service>.ts\` | typed openapi-fetch clients; event-stream routes get a reader yielding validated events |
 | \`errors.ts\` | every error code, and every HTTP error model with its status |
+| \`otlp/trace-descriptor.ts\` | the OTLP trace messages of \`spec/otlp/*.proto\` as protobufjs reflection JSON |
 `;
 }
 
