@@ -39,19 +39,13 @@ export function sendAccepted(res: Response, encoding: PayloadEncoding, rejected:
 }
 
 /**
- * Answer `status` with a google.rpc.Status carrying `message`; `retryAfterSeconds` adds `Retry-After` (429, 503).
- * `close` asks the client to close the connection (the body was not read to its end).
+ * Answer `status` with a google.rpc.Status carrying `message`; `retryAfterSeconds` adds `Retry-After` (429, 503),
+ * in whole seconds, at least 1. No `Connection: close`: Node would destroy the socket right after the answer, and a
+ * client still sending its body would see a reset instead of the answer.
  */
-export function sendStatus(
-  res: Response,
-  encoding: PayloadEncoding,
-  status: number,
-  message: string,
-  options: { retryAfterSeconds?: number; close?: boolean } = {},
-): void {
+export function sendStatus(res: Response, encoding: PayloadEncoding, status: number, message: string, retryAfterSeconds?: number): void {
   res.status(status);
-  if (options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(options.retryAfterSeconds))));
-  if (options.close) res.setHeader('Connection', 'close');
+  if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
   send(res, encoding, RpcStatus, { code: rpcCode(status), message });
 }
 

@@ -6,6 +6,7 @@
  * decode is refused whole with 400; a span whose id is not valid hex decodes with a one-byte id and is rejected alone
  * (span-mapping.ts).
  */
+import protobuf from 'protobufjs';
 import protojson from 'protobufjs/ext/protojson.js';
 import { ExportTraceServiceRequest, TO_OBJECT, type OtlpTraceRequest } from './messages.js';
 import { OtlpRefusal } from './refusal.js';
@@ -20,12 +21,26 @@ export function payloadEncoding(contentType: string | undefined): PayloadEncodin
   return null;
 }
 
-/** Decode `body` (already un-gzipped) as `encoding`; throws OtlpRefusal 400 naming what is wrong. */
-export function decodeTraceRequest(body: Buffer, encoding: PayloadEncoding): OtlpTraceRequest {
+/**
+ * Decode `body` (already un-gzipped) as `encoding`. Throws OtlpRefusal 400 naming what is wrong, and 413 when the
+ * request carries more than `maxSpans` spans: counted before any message object is built (on the wire for protobuf,
+ * on the parsed document for JSON), so refusing a large batch costs no more memory than its body.
+ */
+export function decodeTraceRequest(body: Buffer, encoding: PayloadEncoding, maxSpans: number): OtlpTraceRequest {
+  let message: protobuf.Message;
   try {
-    const message = encoding === 'protobuf' ? ExportTraceServiceRequest.decode(body) : fromOtlpJson(body);
+    if (encoding === 'protobuf') {
+      refuseOverMany(countWireSpans(body), maxSpans);
+      message = ExportTraceServiceRequest.decode(body);
+    } else {
+      const document: unknown = JSON.parse(body.toString('utf8'));
+      refuseOverMany(countJsonSpans(document), maxSpans);
+      hexIdsToBase64(document);
+      message = protojson.fromJson(ExportTraceServiceRequest, document, { ignoreUnknownFields: true });
+    }
     return ExportTraceServiceRequest.toObject(message, TO_OBJECT) as OtlpTraceRequest;
   } catch (error) {
+    if (error instanceof OtlpRefusal) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new OtlpRefusal(
       400,
@@ -39,10 +54,52 @@ function oneLine(text: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }
 
-function fromOtlpJson(body: Buffer) {
-  const document: unknown = JSON.parse(body.toString('utf8'));
-  hexIdsToBase64(document);
-  return protojson.fromJson(ExportTraceServiceRequest, document, { ignoreUnknownFields: true });
+function refuseOverMany(count: number, maxSpans: number): void {
+  if (count > maxSpans) throw new OtlpRefusal(413, `the request carries ${count} spans; the limit is ${maxSpans} per request: send smaller batches`);
+}
+
+const LENGTH_DELIMITED = 2;
+
+/**
+ * The spans of a binary ExportTraceServiceRequest, read off the wire without decoding them: field 1
+ * (resource_spans) holds field 2 (scope_spans), which holds field 2 (spans). Throws on a malformed body.
+ */
+function countWireSpans(body: Uint8Array): number {
+  let count = 0;
+  forEachField(protobuf.Reader.create(body), body.length, 1, (resource) =>
+    forEachField(resource, messageEnd(resource), 2, (scope) =>
+      forEachField(scope, messageEnd(scope), 2, (span) => {
+        count++;
+        span.skip(span.uint32());
+      }),
+    ),
+  );
+  return count;
+}
+
+/** Where the length-delimited field at the reader ends (reads its length prefix). */
+function messageEnd(reader: protobuf.Reader): number {
+  const length = reader.uint32();
+  return reader.pos + length;
+}
+
+/** Call `onField` with the reader at each length-delimited field `field` before `end`; skip every other field. */
+function forEachField(reader: protobuf.Reader, end: number, field: number, onField: (reader: protobuf.Reader) => void): void {
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    if (tag >>> 3 === field && (tag & 7) === LENGTH_DELIMITED) onField(reader);
+    else reader.skipType(tag & 7);
+  }
+  if (reader.pos !== end) throw new Error('a length-delimited field runs past its message');
+}
+
+/** The spans of a parsed OTLP JSON document (either field name spelling). */
+function countJsonSpans(document: unknown): number {
+  let count = 0;
+  if (typeof document !== 'object' || document === null) return 0;
+  for (const resource of objects(read(document as Record<string, unknown>, 'resourceSpans', 'resource_spans')))
+    for (const scope of objects(read(resource, 'scopeSpans', 'scope_spans'))) count += Array.isArray(scope.spans) ? scope.spans.length : 0;
+  return count;
 }
 
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;

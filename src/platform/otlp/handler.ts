@@ -18,8 +18,8 @@ import { sendAccepted, sendStatus } from './answers.js';
 import { decodeTraceRequest, payloadEncoding, type PayloadEncoding } from './decode.js';
 import { resolveOtlpLimits, type OtlpLimits } from './limits.js';
 import { OtlpRefusal } from './refusal.js';
-import { bodyEncoding, decodeBody, readBody } from './request-body.js';
-import { countSpans, mapTraceRequest, type RejectedSpan } from './span-mapping.js';
+import { bodyEncoding, decodeBody, discardRest, readBody } from './request-body.js';
+import { mapTraceRequest, type RejectedSpan } from './span-mapping.js';
 
 /** Who sent a request: at least the project its key writes to (the server may add the key's id for `throttle`). */
 export interface OtlpPrincipal {
@@ -77,23 +77,20 @@ export function createOtlpTracesHandler<P extends OtlpPrincipal>(options: OtlpIn
     const encoding = payloadEncoding(req.headers['content-type']);
     void ingest(req, res, encoding).catch((error: unknown) => {
       if (res.headersSent) return;
-      if (error instanceof OtlpRefusal) {
-        // A body left unread (too large, or never read) is not drained: the connection closes after the answer.
-        sendStatus(res, encoding ?? 'json', error.status, error.message, { retryAfterSeconds: error.retryAfterSeconds, close: !req.complete });
-        if (!req.complete) res.once('finish', () => req.destroy());
-        return;
-      }
-      if (findStorageError(error)) {
-        sendStatus(res, encoding ?? 'json', 503, 'the Platform store is unavailable; retry later', {
-          retryAfterSeconds: storageRetryAfter,
-          close: !req.complete,
-        });
-        return;
-      }
-      options.onServerError?.(error);
-      sendStatus(res, encoding ?? 'json', 500, 'the Platform failed to handle the request', { close: !req.complete });
+      const refusal = asRefusal(error);
+      if (refusal.status === 500) options.onServerError?.(error);
+      sendStatus(res, encoding ?? 'json', refusal.status, refusal.message, refusal.retryAfterSeconds);
+      // A body left unread (too large, or refused before reading) is dropped, within a bound (see discardRest).
+      if (!req.complete) res.once('finish', () => discardRest(req, limits.maxBodyBytes));
     });
   };
+
+  /** What to answer for `error`: a refusal as it is, a storage outage 503, anything else 500 without its message. */
+  function asRefusal(error: unknown): OtlpRefusal {
+    if (error instanceof OtlpRefusal) return error;
+    if (findStorageError(error)) return new OtlpRefusal(503, 'the Platform store is unavailable; retry later', storageRetryAfter);
+    return new OtlpRefusal(500, 'the Platform failed to handle the request');
+  }
 
   async function ingest(req: Request, res: Response, encoding: PayloadEncoding | null): Promise<void> {
     const principal = await options.authenticate(req);
@@ -107,10 +104,7 @@ export function createOtlpTracesHandler<P extends OtlpPrincipal>(options: OtlpIn
       );
     const compression = bodyEncoding(req.headers['content-encoding']);
     const body = await decodeBody(await readBody(req, limits.maxBodyBytes), compression, limits.maxDecodedBytes);
-    const request = decodeTraceRequest(body, encoding);
-    const count = countSpans(request);
-    if (count > limits.maxSpansPerRequest)
-      throw new OtlpRefusal(413, `the request carries ${count} spans; the limit is ${limits.maxSpansPerRequest} per request: send smaller batches`);
+    const request = decodeTraceRequest(body, encoding, limits.maxSpansPerRequest);
     const { spans, rejected } = mapTraceRequest(request, limits, now());
     const foreign = foreignProject(spans, principal.project);
     if (foreign !== null)
@@ -119,13 +113,7 @@ export function createOtlpTracesHandler<P extends OtlpPrincipal>(options: OtlpIn
         `forbidden: a span names project '${foreign.slice(0, 100)}' in ${PROJECT_ATTRIBUTE}; this key writes to project '${principal.project}' only`,
       );
     if (spans.length > 0) {
-      let stored: { rejected: RejectedSpan[] };
-      try {
-        stored = await options.write(principal.project, spans);
-      } catch (error) {
-        if (findStorageError(error)) throw new OtlpRefusal(503, 'the Platform store is unavailable; retry later', storageRetryAfter);
-        throw error;
-      }
+      const stored = await options.write(principal.project, spans);
       rejected.push(...stored.rejected);
     }
     sendAccepted(res, encoding, rejected);

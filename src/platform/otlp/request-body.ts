@@ -25,7 +25,7 @@ function tooLarge(what: string, limit: number): OtlpRefusal {
  * The body of `req`, at most `maxBytes`. A declared Content-Length over the cap is refused before a byte is read;
  * otherwise bytes are counted as they arrive and reading stops (the request is paused, nothing more is buffered) as
  * soon as they pass the cap. Rejects with OtlpRefusal 413 over the cap, 400 when the client aborts mid-body.
- * After a refusal the caller answers and closes the connection (the rest of the body is never read).
+ * After a refusal the caller answers and then `discardRest`s the body.
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
@@ -67,6 +67,29 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
 }
 
 /**
+ * After an answer to a request whose body was not read to its end: read and drop what still arrives (a client reads
+ * the answer once it has sent its body, or stops sending when it sees it), and destroy the connection once more than
+ * `maxBytes` were dropped, so a client that keeps sending costs neither memory nor unbounded bandwidth. Destroying at
+ * once instead would reset the connection before many clients have read the answer.
+ */
+export function discardRest(req: IncomingMessage, maxBytes: number): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > maxBytes) req.destroy();
+  });
+  req.on('error', () => undefined);
+  req.resume();
+}
+
+/**
+ * zlib's output chunk when inflating: large enough that a bomb's 32 MiB are a hundred-odd allocations, each above
+ * malloc's mmap threshold so its memory goes back to the system when collected (zlib's default 16 KiB chunks are
+ * thousands of small heap blocks, slower to inflate and kept by the heap).
+ */
+const INFLATE_CHUNK_BYTES = 256 * 1024;
+
+/**
  * `body` decoded per `encoding`: as is, or gunzipped (concatenated gzip members included) into at most `maxBytes`.
  * zlib stops inflating once its output passes `maxBytes`, so the allocation is bounded by the cap, not by what the
  * body would inflate to. Rejects with OtlpRefusal 413 past the cap and 400 for data that is not gzip.
@@ -76,7 +99,7 @@ export function decodeBody(body: Buffer, encoding: BodyEncoding, maxBytes: numbe
     return body.length > maxBytes ? Promise.reject(tooLarge('holds', maxBytes)) : Promise.resolve(body);
   }
   return new Promise((resolve, reject) => {
-    gunzip(body, { maxOutputLength: maxBytes }, (error, inflated) => {
+    gunzip(body, { maxOutputLength: maxBytes, chunkSize: INFLATE_CHUNK_BYTES }, (error, inflated) => {
       if (!error) resolve(inflated);
       else if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) reject(tooLarge('inflates to', maxBytes));
       else reject(new OtlpRefusal(400, `the request body is not valid gzip: ${error.message}`));

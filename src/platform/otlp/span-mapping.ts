@@ -29,13 +29,6 @@ const STATUS = ['UNSET', 'OK', 'ERROR'] as const;
 
 class Rejection extends Error {}
 
-/** Every span of `request`, across resources and scopes. */
-export function countSpans(request: OtlpTraceRequest): number {
-  let count = 0;
-  for (const resource of request.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) count += scope.spans?.length ?? 0;
-  return count;
-}
-
 /**
  * Map every span of `request` under `limits`; `nowMs` is the receiving clock (the future bound is relative to it).
  * Never throws for bad span data: each bad span is returned in `rejected`.
