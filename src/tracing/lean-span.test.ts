@@ -184,10 +184,12 @@ test('OTLP gets spans redacted like local.db: the span itself when clean, a reda
   assert.is(exportable(clean), clean);
   const leaky = lean(agentkitTracer().startSpan('chain.leaky', { attributes: { prompt: 'use sk-abcdefghijklmnopqrstuv', tags: ['Bearer abcdefghijkl'] } }));
   leaky.recordException(new Error('rejected key sk-abcdefghijklmnopqrstuv'));
+  leaky.setStatus({ code: SpanStatusCode.ERROR, message: 'rejected key sk-abcdefghijklmnopqrstuv' });
   leaky.end();
   const view = exportable(leaky);
   assert.equal(view.attributes, { prompt: `use ${REDACTED}`, tags: [`Bearer ${REDACTED}`] });
   assert.is(view.events[0]!.attributes!['exception.message'], `rejected key ${REDACTED}`);
+  assert.equal(view.status, { code: SpanStatusCode.ERROR, message: `rejected key ${REDACTED}` });
   assert.is(view.name, 'chain.leaky');
   assert.equal(view.spanContext(), leaky.spanContext());
   assert.equal(view.startTime, leaky.startTime);

@@ -8,7 +8,7 @@
 import { TraceFlags, type Attributes, type AttributeValue, type Context } from '@opentelemetry/api';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
 import { genAiAttributes } from './genai.js';
-import { isSecretKeyCached, mayHoldSecretText, redactAttributes } from './redact.js';
+import { isSecretKeyCached, maskSecrets, mayHoldSecretText, redactAttributes } from './redact.js';
 
 const MAX_HELD = 2048;
 
@@ -78,18 +78,22 @@ function needsRedaction(attributes: Attributes | undefined): boolean {
 /**
  * `span` as it may leave the process: itself when it is not one of agentkit's agent, model or tool spans and nothing
  * in it needs redacting (the common case for other instrumentation), else a view of it whose attributes are the GenAI
- * conventions' (genai.ts) and whose attributes and events are redacted (keys and credential-shaped text, as local.db
- * gets them). The view inherits everything else from the span (its prototype is the span), so exporters read it as
- * the span itself.
+ * conventions' (genai.ts) and whose attributes, events and status message are redacted (keys, registered secrets and
+ * credential-shaped text, as local.db gets them; a failed step's status message quotes its error, which may quote a
+ * secret). The view inherits everything else from the span (its prototype is the span), so exporters read it as the
+ * span itself.
  */
 export function exportable(span: ReadableSpan): ReadableSpan {
   const translated = genAiAttributes(span);
   const source = translated ?? span.attributes;
   const attributes = needsRedaction(source) ? redactAttributes(source) : translated;
   const events = span.events.some((e) => needsRedaction(e.attributes));
-  if (!attributes && !events) return span;
+  const statusMessage = span.status.message;
+  const status = statusMessage !== undefined && mayHoldSecretText(statusMessage);
+  if (!attributes && !events && !status) return span;
   const view = Object.create(span) as { -readonly [K in keyof ReadableSpan]: ReadableSpan[K] };
   if (attributes) Object.defineProperty(view, 'attributes', { value: attributes });
+  if (status) Object.defineProperty(view, 'status', { value: { ...span.status, message: maskSecrets(statusMessage) } });
   if (events)
     Object.defineProperty(view, 'events', {
       value: span.events.map((e): TimedEvent => (e.attributes ? { ...e, attributes: redactAttributes(e.attributes) } : e)),
