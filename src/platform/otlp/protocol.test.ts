@@ -4,9 +4,13 @@
  * (400, 403, 415, 429, 503) with a google.rpc.Status in the request's encoding.
  */
 import * as assert from 'uvu/assert';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import express from 'express';
 import { startIngestServer, type IngestServer } from '../../../test-support/otlp-ingest-server.js';
 import { suite } from '../../../test-support/uvu.js';
+import { createOtlpTracesHandler } from './handler.js';
 import { ExportTraceServiceRequest, ExportTraceServiceResponse, RpcStatus } from './messages.js';
 
 const NOW_MS = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -331,6 +335,40 @@ test('throttled: 429 with Retry-After; storage down: 503 with Retry-After; both 
 
   server!.fault = false;
   assert.is((await postJson(server!, jsonRequest([jsonSpan(1)]))).status, 200, 'the retry succeeds once the store is back');
+});
+
+test('mounted after a body parser, the handler answers 500 and reports the misuse instead of hanging', async () => {
+  const faults: unknown[] = [];
+  const app = express();
+  app.use(express.json());
+  app.post(
+    '/v1/traces',
+    createOtlpTracesHandler({ authenticate: () => ({ project: 'alpha' }), write: async () => ({ rejected: [] }), onServerError: (e) => faults.push(e) }),
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(jsonRequest([jsonSpan(1)])) });
+    assert.is(response.status, 500);
+    assert.equal(await response.json(), { code: 13, message: 'the Platform failed to handle the request' });
+    assert.match(String((faults[0] as Error).message), /mount it before any body parser/);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+test('an attribute named __proto__ is stored as an ordinary key', async ({ server }) => {
+  const map = { kvlistValue: { values: [{ key: 'polluted', value: { boolValue: true } }] } };
+  const answer = await postJson(server!, jsonRequest([jsonSpan(1, { attributes: [{ key: '__proto__', value: map }] })]));
+  assert.is(answer.status, 200);
+  const attributes = server!.stored[0]!.span.attributes;
+  assert.ok(Object.hasOwn(attributes, '__proto__'));
+  assert.equal(Object.getOwnPropertyDescriptor(attributes, '__proto__')!.value, { polluted: true });
+  assert.is(Object.getPrototypeOf(attributes), Object.prototype, 'the map did not become the prototype');
+  assert.is(attributes.polluted, undefined);
 });
 
 test.run();

@@ -25,9 +25,12 @@ function tooLarge(what: string, limit: number): OtlpRefusal {
  * The body of `req`, at most `maxBytes`. A declared Content-Length over the cap is refused before a byte is read;
  * otherwise bytes are counted as they arrive and reading stops (the request is paused, nothing more is buffered) as
  * soon as they pass the cap. Rejects with OtlpRefusal 413 over the cap, 400 when the client aborts mid-body.
- * After a refusal the caller answers and then `discardRest`s the body.
+ * After a refusal the caller answers and then `discardRest`s the body. Rejects with a plain Error (a server fault)
+ * when the stream was consumed before (the handler was mounted after a body parser).
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  // A body parser mounted before the handler already read the stream; waiting for its end would hang the request.
+  if (req.readableEnded) return Promise.reject(new Error('the request body was read before the OTLP handler ran: mount it before any body parser'));
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge('declares', maxBytes));
   return new Promise((resolve, reject) => {
