@@ -2,8 +2,8 @@
  * The Platform's OTLP trace handler (src/platform/otlp/) mounted alone on a small Express app on 127.0.0.1, with an
  * in-memory store: what tests send with real OpenTelemetry exporters (or raw HTTP) lands in `stored`, by project.
  * Keys: `key-alpha` writes to project `alpha`, `key-beta` to `beta`, `key-readonly` is refused 403 (no
- * `traces:write`); no or another key is 401. `fault` makes the next writes throw a storage outage, and `throttle`
- * makes requests answer 429.
+ * `traces:write`); no or another key is 401. `fault` makes writes throw a storage outage (`failingWrites` the next
+ * few only), and `throttle` makes requests answer 429.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +23,8 @@ export interface IngestServer {
   writes: number;
   /** When set, `write` throws a storage outage. */
   fault: boolean;
+  /** How many of the next writes throw a storage outage (an outage that ends by itself). */
+  failingWrites: number;
   /** When set, every request is throttled with this many seconds. */
   throttle: number | null;
   /** Span ids `write` refuses (as a store would a duplicate), with the reason. */
@@ -33,10 +35,12 @@ export interface IngestServer {
 const KEYS: Record<string, string> = { 'key-alpha': 'alpha', 'key-beta': 'beta' };
 
 /** Start the handler with `limits` over the defaults; `now` fixes the receiving clock. */
-export async function startIngestServer(options: { limits?: Partial<OtlpLimits>; now?: () => number } = {}): Promise<IngestServer> {
-  const state = { stored: [], requests: [], writes: 0, fault: false, throttle: null, refuse: new Map() } as Pick<
+export async function startIngestServer(
+  options: { limits?: Partial<OtlpLimits>; now?: () => number; storageRetryAfterSeconds?: number } = {},
+): Promise<IngestServer> {
+  const state = { stored: [], requests: [], writes: 0, fault: false, failingWrites: 0, throttle: null, refuse: new Map() } as Pick<
     IngestServer,
-    'stored' | 'requests' | 'writes' | 'fault' | 'throttle' | 'refuse'
+    'stored' | 'requests' | 'writes' | 'fault' | 'failingWrites' | 'throttle' | 'refuse'
   >;
   const app = express();
   app.post(
@@ -52,6 +56,7 @@ export async function startIngestServer(options: { limits?: Partial<OtlpLimits>;
     createOtlpTracesHandler({
       limits: options.limits,
       now: options.now,
+      storageRetryAfterSeconds: options.storageRetryAfterSeconds,
       authenticate(req) {
         const key = req.header('x-api-key');
         if (key === 'key-readonly') return { status: 403, code: 'forbidden', detail: 'this key has no traces:write scope' };
@@ -61,17 +66,21 @@ export async function startIngestServer(options: { limits?: Partial<OtlpLimits>;
       throttle: () => state.throttle,
       async write(project, spans) {
         state.writes++;
-        if (state.fault) throw new StorageUnavailableError('the trace store is unavailable: the connection failed; retry later');
-        const rejected: RejectedSpan[] = [];
-        for (const span of spans) {
-          const reason = state.refuse.get(span.span_id);
-          if (reason) rejected.push({ span_id: span.span_id, reason });
-          else state.stored.push({ project, span });
-        }
-        return { rejected };
+        if (state.failingWrites > 0) state.failingWrites--;
+        else if (!state.fault) return store(project, spans);
+        throw new StorageUnavailableError('the trace store is unavailable: the connection failed; retry later');
       },
     }),
   );
+  function store(project: string, spans: IngestedSpan[]): { rejected: RejectedSpan[] } {
+    const rejected: RejectedSpan[] = [];
+    for (const span of spans) {
+      const reason = state.refuse.get(span.span_id);
+      if (reason) rejected.push({ span_id: span.span_id, reason });
+      else state.stored.push({ project, span });
+    }
+    return { rejected };
+  }
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -16,7 +16,8 @@ import { suite } from '../../../test-support/uvu.js';
 const test = suite<{ server: IngestServer | undefined }>('platform otlp: spans from a plain OpenTelemetry SDK app', { state: { server: undefined } });
 
 test.before(async (ctx) => {
-  ctx.server = await startIngestServer();
+  // Retry-After 1 s on a storage outage: the exporters' retry is exercised without a long wait.
+  ctx.server = await startIngestServer({ storageRetryAfterSeconds: 1 });
 });
 test.after(async (ctx) => {
   await ctx.server?.close();
@@ -146,6 +147,24 @@ test('the exporters see a refused key as a failed export: no key 401, a key with
     }
   }
   assert.is(server!.stored.length, 0);
+});
+
+test("the exporters retry after a 503's Retry-After, and the span is stored once the store is back", async ({ server }) => {
+  for (const flavour of [FLAVOURS[0]!, FLAVOURS[2]!]) {
+    server!.stored.length = 0;
+    server!.requests.length = 0;
+    server!.failingWrites = 1;
+    const result = await exportOne(flavour.exporter(server!.url, 'key-alpha'));
+    assert.is(result.code, ExportResultCode.SUCCESS, flavour.label);
+    assert.equal(
+      server!.requests.map((r) => r.status),
+      [503, 200],
+    );
+    assert.equal(
+      server!.stored.map((s) => s.span.name),
+      ['one'],
+    );
+  }
 });
 
 test('a second key writes under its own project', async ({ server }) => {
