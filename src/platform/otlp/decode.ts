@@ -8,6 +8,7 @@
  */
 import protobuf from 'protobufjs';
 import protojson from 'protobufjs/ext/protojson.js';
+import { maskCredentials } from '../../config/redact.js';
 import { ExportTraceServiceRequest, TO_OBJECT, type OtlpTraceRequest } from './messages.js';
 import { OtlpRefusal } from './refusal.js';
 
@@ -49,8 +50,9 @@ export function decodeTraceRequest(body: Buffer, encoding: PayloadEncoding, maxS
   }
 }
 
+/** A parser's message as one short line; it may quote the body, so registered secrets and credential shapes are masked. */
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ');
+  const line = maskCredentials(text).replace(/\s+/g, ' ');
   return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }
 
