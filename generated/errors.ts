@@ -51,6 +51,7 @@ export const errorCodes = [
   "eval_error",
   "invalid_api_key",
   "forbidden",
+  "rate_limited",
   "checkpoint_not_found",
   "platform_error",
   "usage_error",
@@ -73,6 +74,12 @@ export const httpErrors = [
     "model": "ClaimAlreadyResumedError",
     "status": 409,
     "code": "already_resumed"
+  },
+  {
+    "service": "platform",
+    "model": "EvalRunNotFoundError",
+    "status": 404,
+    "code": "not_found"
   },
   {
     "service": "platform",
@@ -103,6 +110,18 @@ export const httpErrors = [
     "model": "PlatformTraceNotFoundError",
     "status": 404,
     "code": "trace_not_found"
+  },
+  {
+    "service": "platform",
+    "model": "RateLimitedError",
+    "status": 429,
+    "code": "rate_limited"
+  },
+  {
+    "service": "platform",
+    "model": "StorageUnavailableError",
+    "status": 503,
+    "code": "storage_unavailable"
   },
   {
     "service": "platform",

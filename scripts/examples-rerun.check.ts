@@ -5,7 +5,7 @@
  * idempotent (docs/adr/0061-docs-that-run.md). An example that needs something outside the machine is run with it
  * (the local Platform, a served agent) and, without it, must stop with one `error:` line naming it, never a stack trace.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,19 +82,14 @@ const NEEDS: Record<string, { without: RegExp; provide?: (dir: string) => Promis
   'connected/walkthrough.ts': {
     without: /AGENTKIT_API_KEY/,
     provide: async (dir) => {
-      const platform = await serve(dir, [
-        process.execPath,
-        '--import',
-        'tsx',
-        'conformance/platform/main.ts',
-        '--port',
-        '0',
-        '--api-key',
-        'ak_dev_0123456789',
-        '--db',
-        ':memory:',
-      ]);
-      return { env: { AGENTKIT_API_KEY: 'ak_dev_0123456789', AGENTKIT_TARGET: platform.url }, stop: () => kill(platform.child) };
+      // The Platform the package ships (`agentkit platform serve`), with a key made by `platform keys create`.
+      const cli = path.join(root, 'dist/cli/main.js');
+      const db = path.join(dir, 'platform.db');
+      const scopes = ['checkpoints:read', 'checkpoints:write', 'claims', 'evals:write', 'evals:read'].flatMap((s) => ['--scope', s]);
+      const created = spawnSync(process.execPath, [cli, 'platform', 'keys', 'create', '--db', db, '--project', 'default', ...scopes], { encoding: 'utf8' });
+      if (created.status !== 0) throw new Error(`platform keys create failed: ${created.stderr}`);
+      const platform = await serve(dir, [cli, 'platform', 'serve', '--port', '0', '--db', db]);
+      return { env: { AGENTKIT_API_KEY: created.stdout.trim(), AGENTKIT_TARGET: platform.url }, stop: () => kill(platform.child) };
     },
   },
   'serving/retry-with-key.ts': {

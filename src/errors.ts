@@ -69,6 +69,7 @@ export const errorTable = {
   eval_error: { status: 400, exit: 3 },
   invalid_api_key: { status: 401, exit: 1 },
   forbidden: { status: 403, exit: 1 },
+  rate_limited: { status: 429, exit: 1 },
   checkpoint_not_found: { status: 404, exit: 1 },
   platform_error: { status: 502, exit: 1 },
   usage_error: { status: 400, exit: 2 },

@@ -316,6 +316,30 @@ export const commands: readonly CommandEntry[] = [
     load: async (): Loaded => (await import('./platform.js')).PlatformPushCommand,
   },
   {
+    paths: [['platform', 'serve']],
+    category: 'Platform',
+    description: "Serve the Platform (connected mode's control plane) on a SQLite file or a Postgres store",
+    load: async (): Loaded => (await import('./platform-serve.js')).PlatformServeCommand,
+  },
+  {
+    paths: [['platform', 'keys', 'create']],
+    category: 'Platform',
+    description: 'Make an API key of a project with the given scopes (printed once)',
+    load: async (): Loaded => (await import('./platform-keys.js')).PlatformKeysCreateCommand,
+  },
+  {
+    paths: [['platform', 'keys', 'list']],
+    category: 'Platform',
+    description: 'List the API keys (prefix, project, scopes, created, revoked; never the key)',
+    load: async (): Loaded => (await import('./platform-keys.js')).PlatformKeysListCommand,
+  },
+  {
+    paths: [['platform', 'keys', 'revoke']],
+    category: 'Platform',
+    description: 'Revoke an API key by its id or prefix (effective on its next request)',
+    load: async (): Loaded => (await import('./platform-keys.js')).PlatformKeysRevokeCommand,
+  },
+  {
     paths: [['auth', 'env']],
     category: 'Platform',
     description: 'Print shell exports of AGENTKIT_API_KEY, AGENTKIT_TARGET and AGENTKIT_PROJECT',

@@ -40,7 +40,8 @@ async function setUp(t: ScenarioContext) {
   const paused = await approvalChain(hostA, { counterUrl: counter.url }).run({ amount: 120 }, { executionId: 'refund-42' });
   assert.is(paused.status, 'paused');
   assert.is((await drainReplication(hostA))?.outcome, 'drained');
-  const runEnds = () => platform.read((s) => s.checkpoints().filter((r) => r.body.execution_id === 'refund-42' && r.body.step_type === 'run_end').length);
+  const runEnds = async () =>
+    await platform.read((s) => s.checkpoints().filter((r) => r.body.execution_id === 'refund-42' && r.body.step_type === 'run_end').length);
   /** Stop the Platform; the returned function starts it again on the same port and database. */
   const outage = async () => {
     const port = platform.port;
@@ -66,20 +67,16 @@ area.scenario('host B decides first: stale host A gets AlreadyResumed naming B, 
     .resume('refund-42', { resumeValue: { approved: false, metadata: {} }, approver: 'bob' })
     .catch((e: unknown) => e);
   assert.instance(stale, AlreadyResumed);
-  const claim = platform.read((s) => s.claims())[0]!;
+  const claim = (await platform.read((s) => s.claims()))[0]!;
   assert.is(
     (stale as Error).message,
     `execution 'refund-42' was already resumed: decided by alice (sdk) on host ${claim.host} at ${claim.decided_at} (the Platform holds that decision)`,
   );
   assert.equal(await hostA.listPendingInterrupts(), [], 'the stale host lists nothing pending');
   assert.is(counter.count('/finalize'), 1, 'the side effect ran once');
-  assert.is(
-    platform.read((s) => s.claims().length),
-    1,
-    'one decision on the Platform',
-  );
+  assert.is(await platform.read((s) => s.claims().length), 1, 'one decision on the Platform');
   await drainReplication(hostA);
-  assert.is(runEnds(), 1, 'one run_end on the Platform');
+  assert.is(await runEnds(), 1, 'one run_end on the Platform');
 });
 
 area.scenario('host A decides first: host B, restoring afterwards, gets AlreadyResumed; the side effect runs once', { timeoutMs: 60_000 }, async (t) => {
@@ -98,9 +95,9 @@ area.scenario('host A decides first: host B, restoring afterwards, gets AlreadyR
   assert.equal(await hostB.listPendingInterrupts(), []);
   assert.equal(await hostA.listPendingInterrupts(), []);
   assert.is(counter.count('/finalize'), 1);
-  assert.ok(platform.read((s) => s.claims().length) <= 1, 'at most one decision on the Platform');
+  assert.ok((await platform.read((s) => s.claims().length)) <= 1, 'at most one decision on the Platform');
   await drainReplication(hostB);
-  assert.is(runEnds(), 1, 'one run_end on the Platform');
+  assert.is(await runEnds(), 1, 'one run_end on the Platform');
 });
 
 area.scenario(
@@ -128,16 +125,12 @@ area.scenario(
       attempts.map((a) => (typeof a === 'string' ? a : (a as Error).message)).join(' | '),
     );
     assert.is(counter.count('/finalize'), 1, 'the side effect ran once');
-    assert.is(
-      platform.read((s) => s.claims().length),
-      1,
-      'one decision on the Platform',
-    );
+    assert.is(await platform.read((s) => s.claims().length), 1, 'one decision on the Platform');
     for (const host of hosts) {
       await drainReplication(host);
       assert.equal(await host.listPendingInterrupts(), [], 'nothing pending');
     }
-    assert.is(runEnds(), 1, 'one run_end on the Platform');
+    assert.is(await runEnds(), 1, 'one run_end on the Platform');
   },
 );
 
@@ -231,7 +224,7 @@ area.scenario(
     const platform = await restart();
     const drained = await drainReplication(hostA);
     assert.equal(drained?.quarantined, {}, 'no other decision: accepted');
-    const claims = platform.read((s) => s.claims());
+    const claims = await platform.read((s) => s.claims());
     assert.equal(
       claims.map((c) => [c.execution_id, c.decision.decided_by.principal]),
       [['refund-42', 'carol']],

@@ -57,13 +57,10 @@ area.scenario(
     const winners = outcomes.filter((o) => o.won);
     assert.is(winners.length, 1);
     assert.ok(outcomes.every((o) => o.record.claim_id === winners[0]!.record.claim_id));
-    assert.equal(
-      platform.read((s) => s.claims().map((c) => [c.execution_id, c.claim_id])),
-      [
-        ['refund-42', 'claim-b'],
-        ['refund-race', winners[0]!.record.claim_id],
-      ],
-    );
+    assert.equal(await platform.read((s) => s.claims().map((c) => [c.execution_id, c.claim_id])), [
+      ['refund-42', 'claim-b'],
+      ['refund-race', winners[0]!.record.claim_id],
+    ]);
   },
 );
 
@@ -98,10 +95,7 @@ area.scenario(
     const outcome = await client.claimExecution('lost-1', claim('claim-lost', 'host-a', 'alice', true));
     assert.is(outcome.won, true, 'the retry met its own claim: you won');
     assert.is(claims, 2, 'the first answer was lost, the retry answered');
-    assert.equal(
-      platform.read((s) => s.claims().map((c) => [c.claim_id, c.host])),
-      [['claim-lost', 'host-a']],
-    );
+    assert.equal(await platform.read((s) => s.claims().map((c) => [c.claim_id, c.host])), [['claim-lost', 'host-a']]);
     const other = await new PlatformClient({ apiKey: KEY, target: platform.url }).claimExecution('lost-1', claim('claim-late', 'host-b', 'bob', false));
     assert.equal([other.won, other.record.claim_id], [false, 'claim-lost']);
   },

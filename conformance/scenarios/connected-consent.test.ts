@@ -14,6 +14,7 @@ import { checkpointerFor, conformance, spawnNode, startPlatform } from '../harne
 
 const area = conformance('connected: consent at write time and platform push');
 const KEY = 'ak_consent_0123456789abcdef';
+const BETA_KEY = 'ak_consent_beta_0123456789';
 
 area.scenario(
   'rows recorded before connecting stay local until pushed; queued rows keep the project they were written under',
@@ -22,7 +23,12 @@ area.scenario(
     disconnect();
     t.defer(() => disconnect());
     const store = t.store!;
-    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    // A key names its project (issue 42): one key per project.
+    const keys = [
+      { key: KEY, project: 'alpha' },
+      { key: BETA_KEY, project: 'beta' },
+    ];
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: keys });
     t.defer(() => platform.stop());
     const env = { HOME: `${t.cwd}/home`, AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: platform.url };
 
@@ -44,11 +50,17 @@ area.scenario(
     assert.is((await checkpointer.fetchUnsynced(100)).length, during, 'queued while connected');
     disconnect();
 
-    // Back, and now connected under project beta: the queued rows still go to alpha; the earlier runs stay here.
-    const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port: platform.port });
+    // Back, and now connected under project beta: the queued rows still go to alpha, which beta's key may not write
+    // (403: they stay queued); an alpha key sends them. The earlier runs stay here.
+    const back = await startPlatform({ dir: t.cwd, apiKeys: keys, port: platform.port });
     t.defer(() => back.stop());
-    await connect({ apiKey: KEY, target: back.url, project: 'beta' });
+    await connect({ apiKey: BETA_KEY, target: back.url, project: 'beta' });
     // The alpha connection's own retry may send them first: either way they go to the project stamped on them.
+    const refused = await drainReplication(checkpointer);
+    assert.ok(['refused', 'drained'].includes(refused?.outcome ?? ''), `beta's key drains nothing of alpha (${refused?.outcome})`);
+    assert.ok(await back.read((s) => s.checkpoints().every((r) => r.project === 'alpha')), 'no row went to beta');
+    disconnect();
+    await connect({ apiKey: KEY, target: back.url, project: 'alpha' });
     const drained = await drainReplication(checkpointer);
     assert.is(drained?.outcome, 'drained');
     // On Postgres a drain skips rows another drain has claimed (that retry): wait for it to commit.
@@ -57,9 +69,9 @@ area.scenario(
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     disconnect();
-    const sent = () => back.read((s) => s.checkpoints().map((r) => [r.body.execution_id as string, r.project]));
+    const sent = async () => await back.read((s) => s.checkpoints().map((r) => [r.body.execution_id as string, r.project]));
     assert.equal(
-      sent(),
+      await sent(),
       Array.from({ length: during }, () => ['during-alpha', 'alpha']),
       'the project stamped at write time',
     );
@@ -84,7 +96,7 @@ area.scenario(
       text.stdout,
       new RegExp(`^would send ${before.length} row\\(s\\) of project \\(default\\) from .* to ${back.url} \\(dry run: nothing sent\\)\\n`),
     );
-    assert.is(sent().length, during, 'a dry run sends nothing');
+    assert.is((await sent()).length, during, 'a dry run sends nothing');
 
     // --since: a time after every row lists none; a duration covering them lists all; a bad value is a usage error.
     const future = await t.cli(['platform', 'push', '--dry-run', '--db', store, '--json', '--since', '2999-01-01T00:00:00Z'], { env });
@@ -95,29 +107,25 @@ area.scenario(
     assert.is(bad.code, 2);
     assert.match(bad.stderr, /--since 'yesterday' is neither an ISO time/);
 
-    // Push sends them (to the connection's project: the default); a second push sends nothing new.
+    // Push sends them (to the connection's project: the default, which is the key's: alpha); a second push sends nothing new.
     const push = await t.cli(['platform', 'push', '--db', store], { env });
     assert.is(push.code, 0, push.stderr);
     assert.match(push.stdout, new RegExp(`^sent ${before.length} row\\(s\\) of project \\(default\\) from `));
-    const pushed = back.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
+    const pushed = await back.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
     assert.equal(pushed.slice(during), before);
     assert.equal(
-      back.read((s) =>
+      await back.read((s) =>
         s
           .checkpoints()
           .slice(during)
           .map((r) => r.project),
       ),
-      before.map(() => null),
+      before.map(() => 'alpha'),
     );
     const again = await t.cli(['platform', 'push', '--db', store, '--json'], { env });
     assert.is(again.code, 0, again.stderr);
     assert.equal([JSON.parse(again.stdout).sent, JSON.parse(again.stdout).rows], [0, []]);
-    assert.is(
-      back.read((s) => s.checkpoints().length),
-      during + before.length,
-      'nothing sent twice',
-    );
+    assert.is(await back.read((s) => s.checkpoints().length), during + before.length, 'nothing sent twice');
 
     // Not connected: push says so and exits 1.
     const offline = await t.cli(['platform', 'push', '--db', store], { env: { HOME: `${t.cwd}/home` } });
@@ -170,7 +178,7 @@ area.scenario(
       ['drained', 'drained'],
     );
     assert.is(results[0]!.synced + results[1]!.synced, 1000, `rows sent by the two drains: ${results.map((r) => r.synced).join(' + ')}`);
-    assert.equal(platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string)).sort(), [...ids].sort());
+    assert.equal((await platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string))).sort(), [...ids].sort());
     assert.is((await checkpointer.fetchUnsynced(10)).length, 0);
   },
 );

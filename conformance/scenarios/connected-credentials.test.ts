@@ -43,11 +43,7 @@ area.scenario(
     assert.is(statSync(file).mode & 0o777, 0o600);
     assert.is(statSync(path.dirname(file)).mode & 0o777, 0o700);
     assert.equal({ ...parse(readFileSync(file, 'utf8')) }, { api_key: KEY, target: platform.url, project: 'support' });
-    assert.equal(
-      platform.read((s) => s.requests().map((r) => r.route)),
-      ['GET /public/v1/auth/check'],
-      'verified first',
-    );
+    assert.equal(await platform.read((s) => s.requests().map((r) => r.route)), ['GET /public/v1/auth/check'], 'verified first');
 
     const status = await t.cli(['auth', 'status'], { env });
     assert.is(status.code, 0);
@@ -144,7 +140,7 @@ area.scenario(
     assert.is(good.code, 0, good.stderr);
     assert.match(good.stdout, /^Connected \(source: env, verified\)\n/);
     assert.equal(
-      platform.read((s) => s.requests().map((r) => r.route)),
+      await platform.read((s) => s.requests().map((r) => r.route)),
       ['GET /public/v1/auth/check'],
       'the accepted --verify is logged (refused keys are not: their 401 above came from the Platform)',
     );
@@ -153,11 +149,7 @@ area.scenario(
     assert.is(noTarget.code, 2, noTarget.stderr);
     assert.match(noTarget.stderr, /^error: no Platform target given or configured: pass --target <url> \(or set AGENTKIT_TARGET\)/);
     assert.not.ok(existsSync(path.join(home, '.agentkit', 'credentials.toml')), 'nothing saved');
-    assert.equal(
-      platform.read((s) => s.requests().length),
-      1,
-      'nothing dialled',
-    );
+    assert.equal(await platform.read((s) => s.requests().length), 1, 'nothing dialled');
 
     // Once a target is saved, reconnecting without --target uses it.
     assert.is((await t.cli(['connect', '--api-key', KEY, '--target', platform.url], { env: { HOME: home } })).code, 0);

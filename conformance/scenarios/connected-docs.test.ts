@@ -35,17 +35,13 @@ area.scenario(
       assert.is(run.code, 0, run.stderr);
       assert.is(run.stdout, printed, `round ${round}`);
     }
-    const rows = platform.read((s) => s.checkpoints().map((r) => r.body.execution_id as string));
+    const rows = await platform.read((s) => s.checkpoints().map((r) => r.body.execution_id as string));
     const executions = [...new Set(rows)];
     assert.is(executions.length, 2, 'one execution per round');
     assert.ok(executions.every((id) => /^refund-[0-9a-f]{8}$/.test(id)));
-    const runEnds = platform.read((s) => s.checkpoints().filter((r) => r.body.step_type === 'run_end').length);
+    const runEnds = await platform.read((s) => s.checkpoints().filter((r) => r.body.step_type === 'run_end').length);
     assert.is(runEnds, 2, 'one run_end per round on the Platform');
-    assert.is(
-      platform.read((s) => s.claims().length),
-      2,
-      'one decision per round',
-    );
+    assert.is(await platform.read((s) => s.claims().length), 2, 'one decision per round');
     for (const host of ['host-a', 'host-b']) {
       const store = new SQLiteCheckpointer(path.join(t.cwd, '.agentkit', `${host}.db`));
       try {

@@ -15,6 +15,7 @@ import { conformance, startPlatform } from '../harness/index.js';
 const area = conformance('connected: eval export');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEY = 'ak_evals_0123456789abcdef';
+const BETA_KEY = 'ak_evals_beta_0123456789';
 const SECRET_INPUT = 'INPUT-narwhal-7731';
 const SECRET_EXPECTED = 'EXPECTED-axolotl-5120';
 
@@ -29,7 +30,7 @@ area.scenario(
   { backends: ['sqlite'], timeoutMs: 40_000 },
   async (t) => {
     if (t.backend.kind !== 'sqlite') throw new Error('sqlite only');
-    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [{ key: KEY, project: 'evals-demo' }] });
     t.defer(() => platform.stop());
     t.defer(() => disconnect());
     const dbPath = t.backend.dbPath;
@@ -46,7 +47,7 @@ area.scenario(
     const run = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'nightly' });
     assert.is(run.synced, false, 'queued while connected');
 
-    const stored = platform.read((s) => s.evalRuns());
+    const stored = await platform.read((s) => s.evalRuns());
     assert.is(stored.length, 1, 'only the run persisted while connected');
     assert.is(stored[0]!.project, 'evals-demo');
     const body = stored[0]!.body;
@@ -63,7 +64,7 @@ area.scenario(
       run.cases.map((c) => c.trace_id),
     );
     assert.ok(cases.every((c) => typeof c.trace_id === 'string'));
-    const raw = platform.read((s) => JSON.stringify(s.db.prepare('SELECT * FROM eval_runs').all()));
+    const raw = await platform.read((s) => JSON.stringify(s.evalRuns()));
     for (const text of [SECRET_INPUT, SECRET_INPUT.toUpperCase(), SECRET_EXPECTED, 'narwhal', 'NARWHAL', 'axolotl']) {
       assert.not.ok(raw.includes(text), `no case text on the Platform (${text})`);
     }
@@ -77,11 +78,7 @@ area.scenario(
     await connect({ apiKey: KEY, target: platform.url });
     const envOff = await evaluate(shout, dataset, ['exact_match'], { ...options, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '0' } });
     assert.is(envOff.synced, true);
-    assert.is(
-      platform.read((s) => s.evalRuns().length),
-      1,
-      'nothing more reached the Platform',
-    );
+    assert.is(await platform.read((s) => s.evalRuns().length), 1, 'nothing more reached the Platform');
     assert.is((await local.unsyncedRuns()).total, 0);
   },
 );
@@ -105,7 +102,7 @@ area.scenario('an unreachable Platform keeps the run queued; the next run sends 
   const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port, dbName: 'platform2.db' });
   t.defer(() => back.stop());
   const second = await evaluate(shout, dataset, ['exact_match'], options);
-  assert.equal(back.read((s) => s.evalRuns().map((r) => r.body.run_id)).sort(), [first.run_id, second.run_id].sort());
+  assert.equal((await back.read((s) => s.evalRuns().map((r) => r.body.run_id))).sort(), [first.run_id, second.run_id].sort());
   assert.ok(
     warnings.some((w) => /eval export: Platform at .* is unreachable/.test(w)),
     warnings.join('\n'),
@@ -116,7 +113,7 @@ area.scenario(
   '`agentkit eval run` with saved credentials exports the run; AGENTKIT_EXPORT_EVALS=0 sends nothing',
   { backends: ['sqlite'], surfaces: ['cli'], timeoutMs: 40_000 },
   async (t) => {
-    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [{ key: KEY, project: 'ci' }] });
     t.defer(() => platform.stop());
     const env = { HOME: path.join(t.cwd, 'home'), AGENTKIT_EXPORT_EVALS: '' };
     assert.is((await t.cli(['connect', '--api-key-stdin', '--target', platform.url, '--project', 'ci'], { env, stdin: KEY })).code, 0);
@@ -125,7 +122,7 @@ area.scenario(
     const agent = `${path.join(root, 'conformance/fixtures/evals/agents.ts')}:shout`;
     const run = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'from-cli'], { env });
     assert.is(run.code, 0, run.stderr);
-    const stored = platform.read((s) => s.evalRuns());
+    const stored = await platform.read((s) => s.evalRuns());
     assert.equal(
       stored.map((r) => [r.body.run_name, r.project]),
       [['from-cli', 'ci']],
@@ -135,11 +132,7 @@ area.scenario(
 
     const off = await t.cli(['eval', 'run', '--agent', agent, '--dataset', file, '--run-name', 'opted-out'], { env: { ...env, AGENTKIT_EXPORT_EVALS: '0' } });
     assert.is(off.code, 0, off.stderr);
-    assert.is(
-      platform.read((s) => s.evalRuns().length),
-      1,
-      'nothing sent with export disabled',
-    );
+    assert.is(await platform.read((s) => s.evalRuns().length), 1, 'nothing sent with export disabled');
     assert.is(JSON.parse((await t.cli(['eval', 'export', '--status', '--json'], { env })).stdout).queued_runs, 0, 'and never queued');
   },
 );
@@ -150,7 +143,12 @@ area.scenario(
   async (t) => {
     // A local.db file or a Postgres schema: eval runs, their export state and the push live in either (ADR 0064).
     const dbPath = t.store!;
-    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    // A key names its project (issue 42): one key per project.
+    const keys = [
+      { key: KEY, project: 'alpha' },
+      { key: BETA_KEY, project: 'beta' },
+    ];
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: keys });
     t.defer(() => platform.stop());
     t.defer(() => disconnect());
     const options = { dbPath, cwd: t.cwd, env: { ...process.env, AGENTKIT_EXPORT_EVALS: '', AGENTKIT_PROJECT: '' } };
@@ -161,19 +159,23 @@ area.scenario(
     await connect({ apiKey: KEY, target: `http://127.0.0.1:${port}`, project: 'alpha' });
     const queued = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'queued-alpha' });
     assert.is(queued.synced, false);
-    // Drained later under project "beta": it still goes to alpha.
-    const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], port, dbName: 'platform2.db' });
+    // Later under project "beta": beta's key may not write alpha's run (403), so it stays queued while beta's run
+    // goes; under alpha again, it goes to alpha.
+    const back = await startPlatform({ dir: t.cwd, apiKeys: keys, port, dbName: 'platform2.db' });
     t.defer(() => back.stop());
-    await connect({ apiKey: KEY, target: back.url, project: 'beta' });
+    await connect({ apiKey: BETA_KEY, target: back.url, project: 'beta' });
     const underBeta = await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'beta-run' });
-    assert.equal(
-      back.read((s) => s.evalRuns().map((r) => [r.body.run_name, r.project])).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
-      [
-        ['beta-run', 'beta'],
-        ['queued-alpha', 'alpha'],
-      ],
-    );
+    const stored = async () =>
+      (await back.read((s) => s.evalRuns().map((r) => [r.body.run_name, r.project]))).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.equal(await stored(), [['beta-run', 'beta']]);
     assert.is(underBeta.synced, false);
+    await connect({ apiKey: KEY, target: back.url, project: 'alpha' });
+    await evaluate(shout, dataset, ['exact_match'], { ...options, runName: 'alpha-2' });
+    assert.equal(await stored(), [
+      ['alpha-2', 'alpha'],
+      ['beta-run', 'beta'],
+      ['queued-alpha', 'alpha'],
+    ]);
 
     // Persisted while not connected: local-only; only a push sends it, to the current project's runs.
     disconnect();
@@ -188,11 +190,7 @@ area.scenario(
       [[offline.run_id, 'offline']],
     );
     assert.is(listed.eval_runs.sent, 0);
-    assert.is(
-      back.read((s) => s.evalRuns().length),
-      2,
-      'a dry run sends nothing',
-    );
+    assert.is(await back.read((s) => s.evalRuns().length), 3, 'a dry run sends nothing');
 
     const text = await t.cli(['platform', 'push', '--evals', '--dry-run', '--db', dbPath], { env });
     assert.ok(text.stdout.includes(`would send 1 eval run(s) of project (default) from ${dbPath}\n  ${offline.run_id}  offline  `), text.stdout);
@@ -200,7 +198,7 @@ area.scenario(
     const push = await t.cli(['platform', 'push', '--evals', '--db', dbPath], { env });
     assert.is(push.code, 0, push.stderr);
     assert.ok(push.stdout.includes(`sent 1 eval run(s) of project (default) from ${dbPath}`), push.stdout);
-    const sent = back.read((s) => s.evalRuns().find((r) => r.body.run_id === offline.run_id));
+    const sent = await back.read((s) => s.evalRuns().find((r) => r.body.run_id === offline.run_id));
     assert.ok(sent, 'the pushed run reached the Platform');
     const evals = new EvalStore({ dbPath });
     t.defer(() => evals.close());

@@ -27,7 +27,6 @@ import {
 import { ensureTracing, flushTraces, TraceStore } from '../../src/tracing/index.js';
 import { withSpan, withTraceDestination } from '../../src/tracing/spans.js';
 import { fiveSteps } from '../fixtures/durability/chains.js';
-import { keyFingerprint } from '../platform/store.js';
 import { conformance, startPlatform } from '../harness/index.js';
 
 const area = conformance('connected: jobScope and Replay.fromPlatform');
@@ -41,7 +40,10 @@ area.scenario(
   { backends: ['sqlite'], timeoutMs: 150_000 },
   async (t) => {
     const keys = Array.from({ length: JOBS }, (_, i) => keyOf(i));
-    const platform = await startPlatform({ dir: t.cwd, apiKeys: [...keys, 'ak_global_key_0000000'] });
+    const platform = await startPlatform({
+      dir: t.cwd,
+      apiKeys: [...keys.map((key, i) => ({ key, project: `project-${i}` })), { key: 'ak_global_key_0000000', project: 'global' }],
+    });
     t.defer(() => platform.stop());
     t.defer(() => disconnect());
     await connect({ apiKey: 'ak_global_key_0000000', target: platform.url, project: 'global' });
@@ -89,19 +91,19 @@ area.scenario(
     );
     assert.is(resolveConnection()!.project, 'global');
 
-    const rows = platform.read((s) => s.checkpoints());
+    const rows = await platform.read((s) => s.checkpoints());
     assert.is(
       rows.length,
       results.reduce((n, r) => n + r.rows, 0),
     );
     for (const row of rows) {
       const i = Number(/^job-exec-(\d+)$/.exec(row.body.execution_id as string)![1]);
-      assert.equal([row.key_id, row.project], [keyFingerprint(keyOf(i)), `project-${i}`], `rows of job ${i} went with its key`);
+      assert.equal([row.key_id, row.project], [platform.keyId(keyOf(i)), `project-${i}`], `rows of job ${i} went with its key`);
     }
-    const ingests = platform.read((s) => s.requests()).filter((r) => r.route === 'POST /public/v1/checkpoints/ingest');
+    const ingests = (await platform.read((s) => s.requests())).filter((r) => r.route === 'POST /public/v1/checkpoints/ingest');
     assert.ok(ingests.length >= JOBS);
     assert.ok(
-      ingests.every((r) => keys.some((k) => keyFingerprint(k) === r.key_id)),
+      ingests.every((r) => keys.some((k) => platform.keyId(k) === r.key_id)),
       'no ingest used the global key',
     );
   },
@@ -175,32 +177,33 @@ area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trac
   t.defer(() => platform.stop());
   t.defer(() => disconnect());
   const traceId = '0123456789abcdef0123456789abcdef';
-  platform.read((s) =>
-    s.putTrace({
-      trace_id: traceId,
-      name: 'agent.desk',
-      spans: [
-        {
-          id: 'a1',
-          name: 'agent.desk',
-          status: 'OK',
-          input: { 'agent.input': 'refund 42' },
-          output: { 'agent.output': 'done' },
-          start_time: '2026-01-01T00:00:00.000000Z',
-          end_time: '2026-01-01T00:00:01.000000Z',
-        },
-        {
-          id: 'b2',
-          name: 'tool.refund',
-          status: 'OK',
-          input: { 'tool.input': '{"order":42}' },
-          output: { 'tool.output': 'ok' },
-          start_time: '2026-01-01T00:00:00.500000Z',
-          end_time: null,
-        },
-      ],
-    } as never),
-  );
+  // Stored as OTLP ingestion stores them: a root span and its child, with their attributes.
+  const span = (span_id: string, parent: string | null, name: string, attributes: Record<string, string>, start: string, end: string | null) => ({
+    trace_id: traceId,
+    span_id,
+    parent_span_id: parent,
+    name,
+    kind: 1,
+    start_time: start,
+    end_time: end,
+    status: 'OK' as const,
+    status_message: null,
+    attributes,
+    events: [],
+    resource: { 'service.name': 'desk' },
+    scope: 'agentkit',
+  });
+  await platform.putSpans([
+    span(
+      'a1a1a1a1a1a1a1a1',
+      null,
+      'agent.desk',
+      { 'agent.input': 'refund 42', 'agent.output': 'done' },
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:01.000Z',
+    ),
+    span('b2b2b2b2b2b2b2b2', 'a1a1a1a1a1a1a1a1', 'tool.refund', { 'tool.input': '{"order":42}', 'tool.output': 'ok' }, '2026-01-01T00:00:00.500Z', null),
+  ]);
   const offline = await Replay.fromPlatform(traceId).catch((e: unknown) => e);
   assert.instance(offline, ReplayError);
   assert.match((offline as Error).message, /needs connected mode: call connect\(\) first/);
@@ -214,11 +217,19 @@ area.scenario('Replay.fromPlatform loads a Platform trace as steps; unknown trac
   assert.equal(
     replay.steps().map((s) => [s.step, s.span_name, s.span_id]),
     [
-      [0, 'agent.desk', 'a1'],
-      [1, 'tool.refund', 'b2'],
+      [0, 'agent.desk', 'a1a1a1a1a1a1a1a1'],
+      [1, 'tool.refund', 'b2b2b2b2b2b2b2b2'],
     ],
   );
   assert.equal(replay.inspect(1).input, { 'tool.input': { order: 42 } });
+  assert.equal(
+    replay.trace.spans.map((s) => [s.span_id, s.parent_span_id, s.attributes['tool.output'] ?? null]),
+    [
+      ['a1a1a1a1a1a1a1a1', null, null],
+      ['b2b2b2b2b2b2b2b2', 'a1a1a1a1a1a1a1a1', 'ok'],
+    ],
+    'parent links and attributes kept from the Platform',
+  );
   const missing = await Replay.fromPlatform('f'.repeat(32)).catch((e: unknown) => e);
   assert.instance(missing, NotFoundError);
   assert.is((missing as NotFoundError).code, 'trace_not_found');

@@ -87,7 +87,7 @@ area.scenario('a live run is not continued elsewhere; after its silence one host
   assert.instance(stale, AlreadyResumed);
   assert.match((stale as Error).message, /^execution 'slow-1' already finished elsewhere \(its run_end of \S+ is on the Platform\)/);
   assert.is(counter.count('/refund'), 1, 'the side effect ran once');
-  const runEnds = platform.read((s) => s.checkpoints().filter((r) => r.body.execution_id === 'slow-1' && r.body.step_type === 'run_end').length);
+  const runEnds = await platform.read((s) => s.checkpoints().filter((r) => r.body.execution_id === 'slow-1' && r.body.step_type === 'run_end').length);
   assert.is(runEnds, 1, 'one run_end on the Platform');
 
   crash(new Error('host A crashed'));

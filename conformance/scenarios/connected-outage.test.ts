@@ -78,7 +78,7 @@ area.scenario(
     const back = await startPlatform({ dir: t.cwd, apiKeys: [KEY], maxRowBytes: 8192, port });
     t.defer(() => back.stop());
     await waitFor('the outbox to drain by itself', async () => (await checkpointer.fetchUnsynced(1)).length === 0);
-    const received = back.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
+    const received = await back.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
     assert.equal([...received].sort(), [...expected].sort(), 'every row arrived once; the rejected one did not');
     const reasons = await quarantineReasons(t);
     assert.equal(Object.keys(reasons), [big.checkpoint_id]);
@@ -102,7 +102,7 @@ area.scenario(
     const checkpointer = checkpointerFor(t.backend) as Checkpointer & ReplicatingCheckpointer;
     t.defer(() => checkpointer.close());
     const row = (execution: string, i: number) => ({ execution_id: execution, chain_name: 'c', node_id: `n${i}`, state_snapshot: { i } });
-    const received = () => platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
+    const received = async () => await platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id as string));
 
     // 450 rows written before the pass (more than two batches of 200): all of them go in one pass.
     const backlog: string[] = [];
@@ -110,7 +110,7 @@ area.scenario(
       backlog.push(...(await checkpointer.putWrites(Array.from({ length: 50 }, (_, j) => row('backlog', i + j)))).map((r) => r.checkpoint_id));
     const first = await drainOnce(checkpointer, connection);
     assert.equal([first.outcome, first.synced], ['drained', 450]);
-    assert.equal(received(), backlog, 'oldest first, every row once');
+    assert.equal(await received(), backlog, 'oldest first, every row once');
 
     // Three rows, and a step that writes while the pass is reading: the pass sends the three it read and stops.
     // One after another: concurrent puts may commit in any order on a pooled Postgres connection, and the outbox sends
@@ -142,7 +142,7 @@ area.scenario(
     });
     const second = await drainOnce(writing, connection);
     assert.equal([second.outcome, second.synced], ['drained', 3]);
-    assert.equal(received(), [...backlog, ...before.map((r) => r.checkpoint_id)]);
+    assert.equal(await received(), [...backlog, ...before.map((r) => r.checkpoint_id)]);
     assert.equal(
       (await checkpointer.fetchUnsynced(10)).map((u) => u.checkpoint.checkpoint_id),
       [during],
@@ -150,7 +150,7 @@ area.scenario(
     );
     const third = await drainOnce(checkpointer, connection);
     assert.equal([third.outcome, third.synced], ['drained', 1]);
-    assert.equal(received().at(-1), during);
+    assert.equal((await received()).at(-1), during);
   },
 );
 
@@ -166,10 +166,7 @@ area.scenario('a refused key stops the drain with every row kept', { timeoutMs: 
   assert.is(result?.outcome, 'refused');
   assert.match(result!.error!, /^Invalid API key: the Platform at .* refused it \(401\)$/);
   assert.is((await checkpointer.fetchUnsynced(100)).length, (await checkpointer.list('refused')).length);
-  assert.is(
-    platform.read((s) => s.checkpoints().length),
-    0,
-  );
+  assert.is(await platform.read((s) => s.checkpoints().length), 0);
 });
 
 area.run();

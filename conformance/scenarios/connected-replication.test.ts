@@ -74,7 +74,7 @@ area.scenario(
     const drained = await drainReplication(a);
     assert.is(drained?.outcome, 'drained');
     const local = await a.list('exec-cli');
-    const remote = platform.read((s) => s.checkpoints().map((r) => r.body)).filter((r) => r.execution_id === 'exec-cli');
+    const remote = (await platform.read((s) => s.checkpoints().map((r) => r.body))).filter((r) => r.execution_id === 'exec-cli');
     assert.equal(
       remote.map((r) => [r.checkpoint_id, r.node_id, r.status]),
       local.map((r) => [r.checkpoint_id, r.node_id, r.status]),
@@ -118,13 +118,13 @@ area.scenario(
       ],
       'restored interrupted row, decision, rest of the run',
     );
-    const sentBack = platform.read((s) => s.checkpoints().map((r) => r.body)).filter((r) => r.execution_id === 'exec-cli');
+    const sentBack = (await platform.read((s) => s.checkpoints().map((r) => r.body))).filter((r) => r.execution_id === 'exec-cli');
     assert.is(sentBack.length, local.length + 4, 'the resume replicated its new rows, not the restored ones again');
 
     // Host C: 16 resumers race on a fresh store; restore happens once and exactly one claims the pause.
     await connect({ apiKey: KEY, target: platform.url });
     const hostC = await newStore(t, 'host-c');
-    const remoteRace = platform.read((s) => (s.checkpointHistory('exec-race') as Array<{ checkpoint_id: string }>).map((r) => r.checkpoint_id));
+    const remoteRace = await platform.read((s) => (s.checkpointHistory('exec-race') as Array<{ checkpoint_id: string }>).map((r) => r.checkpoint_id));
     const handles = Array.from({ length: 4 }, () => open(hostC));
     for (const handle of handles) t.defer(() => handle.close());
     const outcomes = await Promise.all(
@@ -338,12 +338,8 @@ area.scenario(
     const second = open(store);
     t.defer(() => second.close());
     assert.is((await second.list('leftover')).length, written.length);
-    await waitFor('the leftover rows to reach the Platform', () => platform.read((s) => s.checkpoints().length) === written.length);
-    assert.equal(
-      platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id)),
-      written,
-      'every row, oldest first',
-    );
+    await waitFor('the leftover rows to reach the Platform', async () => (await platform.read((s) => s.checkpoints().length)) === written.length);
+    assert.equal(await platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id)), written, 'every row, oldest first');
     await waitFor('the rows to be marked synced', async () => (await (second as SQLiteCheckpointer).fetchUnsynced(100)).length === 0);
   },
 );
@@ -369,11 +365,8 @@ area.scenario('connect() alone flushes the default local store a previous proces
     await later.exited;
   });
   await later.waitForLine((line) => line === 'connected', 20_000);
-  await waitFor('the default store to be flushed', () => platform.read((s) => s.checkpoints().length) === written.length);
-  assert.equal(
-    platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id)),
-    written,
-  );
+  await waitFor('the default store to be flushed', async () => (await platform.read((s) => s.checkpoints().length)) === written.length);
+  assert.equal(await platform.read((s) => s.checkpoints().map((r) => r.body.checkpoint_id)), written);
   const check = new SQLiteCheckpointer(dbPath);
   t.defer(() => check.close());
   await waitFor('the rows to be marked synced', async () => (await check.fetchUnsynced(100)).length === 0);

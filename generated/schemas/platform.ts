@@ -83,12 +83,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -155,12 +184,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -245,12 +303,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -325,6 +412,25 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
@@ -334,10 +440,133 @@ export const doc = {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
+                }
+              }
+            }
           }
         },
         "tags": [
           "Checkpoints"
+        ]
+      }
+    },
+    "/public/v1/eval/runs": {
+      "get": {
+        "operationId": "listEvalRuns",
+        "summary": "List eval runs",
+        "description": "The eval runs of the key's project, newest first (at most `limit`, default 50).",
+        "parameters": [
+          {
+            "name": "X-API-Key",
+            "in": "header",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "format": "int32",
+              "minimum": 1,
+              "maximum": 500
+            },
+            "explode": false
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EvalRunList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request does not match the contract: unknown field, wrong type, missing field, bad parameter.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ValidationFailedError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "The API key is missing or invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InvalidApiKeyError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The key is valid but lacks the scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForbiddenError"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Evals"
         ]
       }
     },
@@ -397,12 +626,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -421,6 +679,115 @@ export const doc = {
             }
           }
         }
+      }
+    },
+    "/public/v1/eval/runs/{run_id}": {
+      "get": {
+        "operationId": "getEvalRun",
+        "summary": "Read an eval run",
+        "description": "One eval run of the key's project, as exported.",
+        "parameters": [
+          {
+            "name": "X-API-Key",
+            "in": "header",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "run_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request has succeeded.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExportedEvalRun"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "The API key is missing or invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InvalidApiKeyError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The key is valid but lacks the scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ForbiddenError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "The Platform holds no eval run with this id in the key's project.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EvalRunNotFoundError"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Evals"
+        ]
       }
     },
     "/public/v1/executions/{execution_id}/claim": {
@@ -497,12 +864,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -597,12 +993,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -627,7 +1052,7 @@ export const doc = {
       "get": {
         "operationId": "getTrace",
         "summary": "Fetch a trace",
-        "description": "Fetch a trace for `Replay.fromPlatform`.",
+        "description": "Fetch a trace of the key's project for `Replay.fromPlatform`: its spans with attributes and parent links.",
         "parameters": [
           {
             "name": "X-API-Key",
@@ -687,12 +1112,41 @@ export const doc = {
               }
             }
           },
+          "429": {
+            "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "integer",
+                  "format": "int32"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RateLimitedError"
+                }
+              }
+            }
+          },
           "500": {
             "description": "An unexpected failure on the server. The detail never carries secrets or stack traces.",
             "content": {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/InternalError"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageUnavailableError"
                 }
               }
             }
@@ -923,6 +1377,40 @@ export const doc = {
         },
         "description": "Body of an eval run ingest.",
         "additionalProperties": false
+      },
+      "EvalRunList": {
+        "type": "object",
+        "required": [
+          "runs"
+        ],
+        "properties": {
+          "runs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExportedEvalRun"
+            }
+          }
+        },
+        "description": "The eval runs of a project, newest first."
+      },
+      "EvalRunNotFoundError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "not_found"
+            ]
+          }
+        },
+        "description": "The Platform holds no eval run with this id in the key's project."
       },
       "ExecutionClaim": {
         "type": "object",
@@ -1356,9 +1844,28 @@ export const doc = {
                 "type": "null"
               }
             ]
+          },
+          "parent_span_id": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The parent span's id; null for a root. Absent from Platforms older than issue 42."
+          },
+          "attributes": {
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/JsonObject"
+              }
+            ],
+            "description": "Every attribute of the span. Absent from Platforms older than issue 42."
           }
         },
-        "description": "A span as the Platform returns it: payloads split into input and output; parent links are not kept."
+        "description": "A span as the Platform returns it: its parent link and every attribute; `input` and `output` repeat the attributes\nnamed `*.input` / `*.output` (for clients older than `attributes`)."
       },
       "PlatformTrace": {
         "type": "object",
@@ -1408,6 +1915,25 @@ export const doc = {
           }
         },
         "description": "The Platform holds no trace with this id."
+      },
+      "RateLimitedError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "rate_limited"
+            ]
+          }
+        },
+        "description": "The key sent more requests than its rate allows (`agentkit platform serve --rate`, per key, shared by replicas on a\nPostgres store); retry after `Retry-After` seconds."
       },
       "RejectedRow": {
         "type": "object",
@@ -1483,6 +2009,25 @@ export const doc = {
           "resume"
         ],
         "description": "What kind of step a checkpoint row records. Rows written before local schema v20 have none (null)."
+      },
+      "StorageUnavailableError": {
+        "type": "object",
+        "required": [
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "enum": [
+              "storage_unavailable"
+            ]
+          }
+        },
+        "description": "The storage backend (database) is unreachable or dropped the connection mid-request. Retry later; the detail\nnames no internal address."
       },
       "Timestamp": {
         "type": "string",

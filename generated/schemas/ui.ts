@@ -2987,6 +2987,7 @@ export const doc = {
           "eval_error",
           "invalid_api_key",
           "forbidden",
+          "rate_limited",
           "checkpoint_not_found",
           "platform_error",
           "usage_error",

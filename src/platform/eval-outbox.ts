@@ -10,6 +10,7 @@ import { setEvalRunExporter, type EvalExportOutcome } from '../eval/export-hook.
 import { exportPayload } from '../eval/export.js';
 import type { EvalStore } from '../eval/store.js';
 import { clientFor, exportEvalsEnabled, resolveConnection, type Connection } from './current-connection.js';
+import { PlatformForbiddenError } from './errors.js';
 
 export type { EvalExportOutcome };
 
@@ -64,7 +65,10 @@ async function drain(store: EvalStore, connection: Connection): Promise<EvalExpo
       for (const run of batch) if (!answered.has(run.run_id)) skipped.add(run.run_id);
     } catch (error) {
       outcome.error = (error as Error).message;
-      return outcome;
+      // A key names its project (issue 42): a project this key may not write is refused (403) while the runs of
+      // other projects still go; the refused ones stay queued for a key of their project.
+      if (!(error instanceof PlatformForbiddenError)) return outcome;
+      for (const run of batch) skipped.add(run.run_id);
     }
   }
 }

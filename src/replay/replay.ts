@@ -91,12 +91,14 @@ export class Replay {
     const spans: Span[] = remote.spans.map((s) => ({
       span_id: s.id,
       trace_id: remote.trace_id,
-      parent_span_id: null,
+      // Parent links and every attribute when the Platform sends them (issue 42), so a rerun keeps the tree; an older
+      // Platform sends payloads only, and the spans stay flat.
+      parent_span_id: s.parent_span_id ?? null,
       name: s.name,
       status: (['OK', 'ERROR', 'UNSET'].includes(s.status) ? s.status : 'UNSET') as Span['status'],
       start_time: s.start_time,
       end_time: s.end_time,
-      attributes: { ...s.input, ...s.output },
+      attributes: s.attributes ?? { ...s.input, ...s.output },
       events: [],
     }));
     return new Replay({ trace_id: remote.trace_id, name: remote.name ?? spans[0]?.name ?? '', spans } as unknown as TraceInput, options);

@@ -1,14 +1,7 @@
 /** Whether a bind address is reachable only from this machine, and the startup warning when it is not. */
-import { isIP } from 'node:net';
+import { isLoopback } from '../http/loopback.js';
 
-/** True for `localhost`, 127.0.0.0/8 and `::1` (also IPv4-mapped). */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || /^::ffff:127\./.test(h);
-  return false;
-}
+export { isLoopback };
 
 /**
  * The warning printed at startup, or null when there is nothing to warn about. Non-loopback without a token is

@@ -39,6 +39,13 @@ export {
   type PromptContractInitializer,
   type PromptContractStore,
 } from '../prompts/contract/index.js';
+export {
+  platformStoreContract,
+  runPlatformContractCase,
+  type PlatformContractCase,
+  type PlatformContractInitializer,
+  type PlatformContractStore,
+} from '../platform/server/contract/index.js';
 export { ScriptedModel, ScriptExhaustedError } from './scripted-model.js';
 export { FunctionModel, type TurnFunction } from './function-model.js';
 export { DeterministicModel, type DeterministicModelOptions, type ReceivedRequest } from './deterministic-model.js';
