@@ -69,6 +69,8 @@ export interface StartPlatformOptions {
   /** `--rate` (default 0 here: scenarios that do not test the limit are not throttled). */
   rate?: number;
   burst?: number;
+  /** The store value to serve (a scenario's own `t.store`), instead of one made from `dir` and `dbName`. */
+  store?: string;
 }
 
 /** The store value for `dir` and `dbName`: a file, or a Postgres schema of its own. */
@@ -89,7 +91,7 @@ async function withStore<T>(db: string, work: (store: PlatformStore) => Promise<
 }
 
 export async function startPlatform(options: StartPlatformOptions): Promise<LocalPlatform> {
-  const db = platformStoreValue(options.dir, options.dbName);
+  const db = options.store ?? platformStoreValue(options.dir, options.dbName);
   const ids = new Map<string, string>();
   await withStore(db, async (store) => {
     const secret = await store.serverSecret();

@@ -32,7 +32,7 @@ area.scenario(
         cwd: t.cwd,
         env: { ...process.env, ...t.env, HOME: t.cwd, AGENTKIT_API_KEY: 'ak_dev_0123456789', AGENTKIT_TARGET: platform.url },
       });
-      assert.is(run.code, 0, run.stderr);
+      assert.is(run.code, 0, `${run.stderr}\nPLATFORM: ${platform.child.stderr()}`);
       assert.is(run.stdout, printed, `round ${round}`);
     }
     const rows = await platform.read((s) => s.checkpoints().map((r) => r.body.execution_id as string));

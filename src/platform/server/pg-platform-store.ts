@@ -3,7 +3,8 @@
  * on first use through the shared family handle (store/pg-family-tables.ts), so replicas on one store share every row.
  * Claims are one `INSERT ... ON CONFLICT DO NOTHING` then a read in one transaction; leases lock the execution's row
  * (`SELECT ... FOR UPDATE` after making sure it exists); a rate token is one conditional upsert, so replicas share each
- * key's bucket (ADR 0068). Connection failures surface as StorageUnavailableError (HTTP 503).
+ * key's bucket (ADR 0068). Times are ISO text compared byte-wise (`COLLATE "C"`, as SQLite compares them). Connection
+ * failures surface as StorageUnavailableError (HTTP 503).
  */
 import type pg from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -137,7 +138,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   async latestCheckpoint(project: string, executionId: string): Promise<CheckpointInput | null> {
     const rows = await this.#read<{ body: string }>(
-      `SELECT body FROM ${this.#s}.platform_checkpoints WHERE project = $1 AND execution_id = $2 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+      `SELECT body FROM ${this.#s}.platform_checkpoints WHERE project = $1 AND execution_id = $2 ORDER BY created_at COLLATE "C" DESC, seq DESC LIMIT 1`,
       [project, executionId],
     );
     return rows[0] ? (JSON.parse(rows[0].body) as CheckpointInput) : null;
@@ -145,7 +146,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   async checkpointHistory(project: string, executionId: string): Promise<CheckpointInput[]> {
     const rows = await this.#read<{ body: string }>(
-      `SELECT body FROM ${this.#s}.platform_checkpoints WHERE project = $1 AND execution_id = $2 ORDER BY created_at ASC, seq ASC`,
+      `SELECT body FROM ${this.#s}.platform_checkpoints WHERE project = $1 AND execution_id = $2 ORDER BY created_at COLLATE "C" ASC, seq ASC`,
       [project, executionId],
     );
     return rows.map((row) => JSON.parse(row.body) as CheckpointInput);
@@ -305,7 +306,7 @@ export class PostgresPlatformStore implements PlatformStore {
   async traceSpans(project: string, traceId: string): Promise<IngestedSpan[]> {
     const rows = await this.#read(
       `SELECT trace_id, span_id, parent_span_id, name, kind, start_time, end_time, status, status_message, attributes, events, resource, scope
-       FROM ${this.#s}.platform_spans WHERE project = $1 AND trace_id = $2 ORDER BY start_time, seq`,
+       FROM ${this.#s}.platform_spans WHERE project = $1 AND trace_id = $2 ORDER BY start_time COLLATE "C", seq`,
       [project, traceId],
     );
     return (rows as Parameters<typeof spanOf>[0][]).map(spanOf);
