@@ -78,7 +78,7 @@ area.scenario(
       .replaceAll('npx agentkit ', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} `);
     const env = { ...process.env, ...t.env, OPENAI_API_KEY: '', NO_COLOR: '1' } as NodeJS.ProcessEnv;
     const { stdout } = await run('/bin/sh', ['-e', '-c', script], { cwd: root, env });
-    assert.match(stdout, /is current: checkpoints v\d+, traces v\d+, prompts v\d+, forks v\d+, evals v1, kb v\d+\n/);
+    assert.match(stdout, /is current: checkpoints v\d+, traces v\d+, prompts v\d+, forks v\d+, evals v1, kb v\d+, platform v\d+\n/);
     assert.match(stdout, /Baseline: {2}\w+ \(release\)\nCandidate: \w+ \(nightly\)\n/);
     assert.match(stdout, /\nOK: overall pass rate did not fall beyond the tolerance 0\n/);
     const store = new EvalStore({ dbPath: t.store! });

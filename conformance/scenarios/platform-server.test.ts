@@ -192,6 +192,9 @@ area.scenario(
         ['bbbbbbbbbbbbbbbb', 'aaaaaaaaaaaaaaaa', { 'tool.input': '{}', n: 3 }, { 'tool.input': '{}' }, {}],
       ],
     );
+    // SIGTERM closes it cleanly.
+    platform.child.process.kill('SIGTERM');
+    assert.equal(await platform.child.exit(), { code: 0, signal: null });
   },
 );
 

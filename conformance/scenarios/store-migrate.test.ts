@@ -17,6 +17,7 @@ import { PG_KB_FAMILY } from '../../src/kb/pg-kb-store.js';
 import { PG_FORK_FAMILY } from '../../src/forks/pg-fork-store.js';
 import { PG_EVAL_FAMILY } from '../../src/eval/pg-eval-store.js';
 import { parseStoreValue, storeLabel } from '../../src/config/store-value.js';
+import { PG_PLATFORM_FAMILY } from '../../src/platform/server/pg-schema.js';
 import { conformance, startCounterServer } from '../harness/index.js';
 
 const area = conformance('store: migrate');
@@ -28,7 +29,7 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
   assert.is(first.code, 0, first.stderr);
   const expected =
     t.backend.kind === 'sqlite'
-      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null, evals: null, kb: null }
+      ? { store: label, engine: 'sqlite', checkpoints: LATEST_SCHEMA_VERSION, traces: null, prompts: null, forks: null, evals: null, kb: null, platform: null }
       : {
           store: label,
           engine: 'postgres',
@@ -38,6 +39,7 @@ area.scenario('store migrate brings the store to this version, idempotently', { 
           forks: PG_FORK_FAMILY.migrations.length,
           evals: PG_EVAL_FAMILY.migrations.length,
           kb: PG_KB_FAMILY.migrations.length,
+          platform: PG_PLATFORM_FAMILY.migrations.length,
         };
   assert.equal(JSON.parse(first.stdout), expected);
   const again = await t.cli(['store', 'migrate', '--db', store]);

@@ -64,12 +64,15 @@ export class PostgresPlatformStore implements PlatformStore {
   readonly label: string;
   readonly #tables: PgFamilyTables;
   readonly #s: string;
+  /** How outage errors (HTTP 503 bodies) name this store: the schema, never the server's address. */
+  readonly #outageName: string;
 
   /** The Platform tables of a Postgres store; `close()` releases the handle. */
   constructor(store: Store) {
     this.#tables = new PgFamilyTables(store, PG_PLATFORM_FAMILY);
     this.label = store.label;
     this.#s = this.#tables.s;
+    this.#outageName = `the Platform store (Postgres schema "${store.schema}")`;
   }
 
   async serverSecret(): Promise<Buffer> {
@@ -368,7 +371,7 @@ export class PostgresPlatformStore implements PlatformStore {
       if (!pool) return [];
       return (await pool.query(sql, params)).rows as R[];
     } catch (error) {
-      throw asStorageError(error, this.label);
+      throw asStorageError(error, this.#outageName);
     }
   }
 
@@ -376,7 +379,7 @@ export class PostgresPlatformStore implements PlatformStore {
     try {
       return await work(await this.#tables.writable());
     } catch (error) {
-      throw asStorageError(error, this.label);
+      throw asStorageError(error, this.#outageName);
     }
   }
 
