@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import pg from 'pg';
 import { createApiKey, verifyApiKey } from '../../src/platform/server/api-keys.js';
 import { openPlatformStore } from '../../src/platform/server/open-platform-store.js';
 import type {
@@ -19,6 +20,7 @@ import type {
   StoredRow,
 } from '../../src/platform/server/store-types.js';
 import type { IngestedSpan } from '../../src/platform/server/ingested-span.js';
+import { testPgUrl } from './postgres.js';
 import { spawnNode, type NodeChild } from './processes.js';
 
 /** Every scope a test key gets unless it names its own (`admin` aside, so route scopes still apply). */
@@ -73,12 +75,29 @@ export interface StartPlatformOptions {
   store?: string;
 }
 
+/** The Postgres schemas this process's Platforms used (dropped by `dropPlatformSchemas`). */
+const schemas = new Set<string>();
+
 /** The store value for `dir` and `dbName`: a file, or a Postgres schema of its own. */
 export function platformStoreValue(dir: string, dbName = 'platform.db'): string {
   if (process.env.AGENTKIT_TEST_PLATFORM_STORE !== 'postgres') return path.join(dir, dbName);
-  const url = new URL(process.env.AGENTKIT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
-  url.searchParams.set('schema', `pf_${createHash('sha256').update(path.join(dir, dbName)).digest('hex').slice(0, 24)}`);
+  const url = new URL(testPgUrl());
+  const schema = `pf_${createHash('sha256').update(path.join(dir, dbName)).digest('hex').slice(0, 24)}`;
+  schemas.add(schema);
+  url.searchParams.set('schema', schema);
   return url.toString();
+}
+
+/** Drop the Postgres schemas of this process's Platforms (conformance/harness/run.ts, once every scenario ended). */
+export async function dropPlatformSchemas(): Promise<void> {
+  if (schemas.size === 0) return;
+  const client = new pg.Client({ connectionString: testPgUrl() });
+  await client.connect();
+  try {
+    for (const schema of schemas) if (/^pf_[0-9a-f]{24}$/.test(schema)) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 async function withStore<T>(db: string, work: (store: PlatformStore) => Promise<T>): Promise<T> {

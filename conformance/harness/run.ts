@@ -28,6 +28,8 @@ for (const [index, file] of files.entries()) {
   await import(pathToFileURL(path.resolve(file)).href);
 }
 await (uvu as unknown as { exec(bail?: boolean): Promise<void> }).exec(false);
+// The Platforms' own Postgres schemas (AGENTKIT_TEST_PLATFORM_STORE=postgres), once every scenario stopped its Platform.
+if (process.env.AGENTKIT_TEST_PLATFORM_STORE === 'postgres') await (await import('./platform.js')).dropPlatformSchemas();
 
 const recordsFile = process.env.AGENTKIT_COVERAGE_RECORDS;
 if (recordsFile) {
