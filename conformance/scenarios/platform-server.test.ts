@@ -238,7 +238,7 @@ area.scenario(
 );
 
 area.scenario(
-  'the rate limit answers 429 with Retry-After once a key spent its burst; other keys are not affected',
+  'the rate limit answers 429 with Retry-After once a key spent its burst, on every replica of the store; other keys are not affected',
   { surfaces: ['http'], timeoutMs: 60_000 },
   async (t) => {
     const platform = await startPlatform({
@@ -252,7 +252,13 @@ area.scenario(
       ],
     });
     t.defer(() => platform.stop());
-    for (let i = 0; i < 3; i++) assert.is((await call(platform, KEY_A, 'GET', '/auth/check')).status, 200, `request ${i} within the burst`);
+    // A second replica on the same store shares each key's bucket (ADR 0068).
+    const replica = await startPlatform({ dir: t.cwd, store: t.store!, rate: 0.1, burst: 3, apiKeys: [{ key: KEY_A, project: 'a' }] });
+    t.defer(() => replica.stop());
+    for (const [i, server] of [platform, replica, platform].entries()) {
+      assert.is((await call(server, KEY_A, 'GET', '/auth/check')).status, 200, `request ${i} within the burst`);
+    }
+    assert.is((await call(replica, KEY_A, 'GET', '/auth/check')).status, 429, 'the burst is spent across replicas');
     const limited = await call(platform, KEY_A, 'GET', '/auth/check');
     assert.equal([limited.status, limited.body.code], [429, 'rate_limited']);
     const retryAfter = Number(limited.headers.get('retry-after'));
