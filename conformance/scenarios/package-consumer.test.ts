@@ -275,4 +275,52 @@ area.scenario(
 
 area.scenario('a CommonJS consumer does the same, loading agentkit through require()', options, (t) => consumerScenario(t, 'commonjs'));
 
+area.scenario(
+  "the installed package's `npx agentkit platform serve` serves its store (SQLite or Postgres) with a key made by `npx agentkit platform keys create`",
+  { surfaces: ['cli'], timeoutMs: 240_000 },
+  async (t) => {
+    const dir = path.join(t.cwd, 'platform');
+    await consumerProject(dir, 'module');
+    const env = offline();
+    const created = await exec(
+      'npx',
+      [
+        '--no',
+        'agentkit',
+        'platform',
+        'keys',
+        'create',
+        '--db',
+        t.store!,
+        '--project',
+        'tarball',
+        '--scope',
+        'checkpoints:read',
+        '--scope',
+        'checkpoints:write',
+      ],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    const key = created.stdout.trim();
+    assert.match(key, /^akp_[0-9a-f]{8}_/);
+    const server = startCli(['platform', 'serve', '--db', t.store!, '--port', '0'], {
+      cwd: dir,
+      env,
+      bin: path.join(dir, 'node_modules/agentkit/dist/cli/main.js'),
+    });
+    t.defer(() => server.kill());
+    const [, url] = await server.waitForStderr(/serving .* on (http:\/\/127\.0\.0\.1:\d+)\n/, 60_000);
+    assert.is(server.stdout(), `${url}\n`, 'the bound URL is the first line on stdout');
+    const check = await fetch(`${url}/public/v1/auth/check`, { headers: { 'X-API-Key': key } });
+    assert.equal([check.status, ((await check.json()) as { project_id: string }).project_id], [200, 'tarball']);
+    const missing = await fetch(`${url}/public/v1/checkpoints/nothing/latest`, { headers: { 'X-API-Key': key } });
+    assert.equal([missing.status, ((await missing.json()) as { code: string }).code], [404, 'checkpoint_not_found']);
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0);
+  },
+);
+
 area.run();
