@@ -25,6 +25,7 @@ const TOKENS: Record<string, string> = {
   anthropic: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
   xai: 'xai-AbCdEfGhIjKlMnOpQrSt',
   groq: 'gsk_AbCdEfGhIjKlMnOpQrStUv',
+  'agentkit-platform': 'akp_0a1b2c3d_dFJX4HrTnRc-GuLm8otD_i3Ey2NjCPEd97lEzhRTW40',
   'url-password': 'postgres://app:s3cretPw@db.internal:5432/prod',
 };
 
@@ -38,7 +39,7 @@ test('every documented shape is masked, inside text and at its edges', () => {
   }
   assert.is(maskCredentialShapes('Authorization: Bearer abc.def-ghi_jkl'), 'Authorization: Bearer [REDACTED]', 'the scheme word stays');
   assert.is(maskCredentialShapes('Basic dXNlcjpwYXNzd29yZA=='), 'Basic [REDACTED]');
-  assert.is(CREDENTIAL_SHAPES.length, 11);
+  assert.is(CREDENTIAL_SHAPES.length, 12);
   assert.is(maskCredentialShapes('postgres://app:pw@db/prod?schema=x'), 'postgres://app:[REDACTED]@db/prod?schema=x', 'user and host stay');
   assert.is(maskCredentialShapes('https://example.com/a:b@c'), 'https://example.com/a:b@c', 'a colon in a path is no password');
 });

@@ -23,6 +23,8 @@ export const CREDENTIAL_SHAPES: readonly Shape[] = [
   { name: 'sk-key', pattern: String.raw`\bsk-[A-Za-z0-9_-]{16,}`, prefixes: ['sk-'] },
   { name: 'xai-key', pattern: String.raw`\bxai-[A-Za-z0-9_-]{16,}`, prefixes: ['xai-'] },
   { name: 'groq-key', pattern: String.raw`\bgsk_[A-Za-z0-9]{16,}`, prefixes: ['gsk_'] },
+  // An agentkit Platform API key (`agentkit platform keys create`, docs/adr/0067): `akp_`, 8 hex, `_`, 43 base64url.
+  { name: 'agentkit-platform-key', pattern: String.raw`\bakp_[0-9a-f]{8}_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])`, prefixes: ['akp_'] },
   // GitHub: classic tokens (personal, OAuth, user-to-server, server-to-server, refresh) and fine-grained ones.
   { name: 'github-token', pattern: String.raw`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`, prefixes: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
   { name: 'github-pat', pattern: String.raw`\bgithub_pat_[A-Za-z0-9_]{22,255}\b`, prefixes: ['github_pat_'] },
