@@ -275,7 +275,7 @@ function printable(path: string): string {
 }
 
 /** The request was accepted (routed, authenticated, not over the cap): now let an `Expect: 100-continue` client send. */
-const continueWhenAccepted: RequestHandler = (req, res, next) => {
+export const continueWhenAccepted: RequestHandler = (req, res, next) => {
   const flags = req as unknown as Record<symbol, boolean>;
   if (flags[AWAITING_CONTINUE]) {
     flags[AWAITING_CONTINUE] = false;

@@ -4,10 +4,15 @@
  * storage faults). A request's key is checked against the store on every request (no cache: a revoked key gets 401 on
  * its next request), then the route's scope (403), then the key's rate (429 with `Retry-After`). The project comes
  * from the key only: a body naming another project is refused with 403, and every read and write is of that project.
+ *
+ * `POST /v1/traces` is OTLP/HTTP trace ingestion (src/platform/otlp/, its messages in spec/otlp/; ADRs 0070, 0071): the
+ * path exporters post to, outside `/public/v1` and the OpenAPI document (its body is protobuf or OTLP JSON, read by the
+ * OTLP handler itself, before any JSON parser), behind the same key check, the `traces:write` scope and the same rate.
  */
-import type { Express, Request, Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { doc } from '../../../generated/schemas/platform.js';
-import { createValidatedApp, type AuthFailure } from '../../http/validated-app.js';
+import { continueWhenAccepted, createValidatedApp, type AuthFailure } from '../../http/validated-app.js';
+import { createOtlpTracesHandler } from '../otlp/index.js';
 import { verifyApiKey } from './api-keys.js';
 import { platformTrace } from './platform-trace.js';
 import { allows } from './route-scopes.js';
@@ -65,35 +70,50 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
     return true;
   };
 
-  return createValidatedApp({
+  /**
+   * Who may make the request `routeKey` names: the key's row, or the refusal (401 unknown or revoked, 403 a scope the
+   * key lacks). Nothing cached: a revoked key is refused on its next request.
+   */
+  const admit = async (req: Request, routeKey: string | undefined): Promise<StoredApiKey | AuthFailure | null> => {
+    const presented = req.headers['x-api-key'];
+    if (typeof presented !== 'string' || presented === '') return INVALID_KEY;
+    const check = await verifyApiKey(store, await serverSecret(), presented);
+    if (!check.valid) return INVALID_KEY;
+    if (routeKey === undefined) return null;
+    const { key } = check;
+    if (!allows(key.scopes, routeKey)) {
+      return { status: 403, code: 'forbidden', detail: `this API key's scopes (${key.scopes.join(', ')}) do not allow ${routeKey}` };
+    }
+    return key;
+  };
+
+  /** Seconds the key must wait (its bucket is empty), or null. */
+  const throttled = async (key: StoredApiKey): Promise<number | null> => {
+    if (rate <= 0) return null;
+    const decision = await store.takeRateToken(key.project, key.id, rate, burst);
+    return decision.allowed ? null : Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  };
+
+  const api = createValidatedApp({
     doc,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
     jsonLimits: { maxKeys: 1_000_000 },
     ...(options.onServerError ? { onServerError: options.onServerError } : {}),
     async authenticate(req, route) {
-      const presented = req.headers['x-api-key'];
-      if (typeof presented !== 'string' || presented === '') return INVALID_KEY;
-      const check = await verifyApiKey(store, await serverSecret(), presented);
-      if (!check.valid) return INVALID_KEY;
-      if (!route) return null;
-      const { key } = check;
-      if (!allows(key.scopes, route.key)) {
-        return { status: 403, code: 'forbidden', detail: `this API key's scopes (${key.scopes.join(', ')}) do not allow ${route.key}` };
-      }
-      if (rate > 0) {
-        const decision = await store.takeRateToken(key.project, key.id, rate, burst);
-        if (!decision.allowed) {
-          const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-          return {
-            status: 429,
-            code: 'rate_limited',
-            detail: `this API key is over its rate of ${rate} requests a second; retry after ${seconds}s`,
-            headers: { 'Retry-After': String(seconds) },
-          };
-        }
+      const admitted = await admit(req, route?.key);
+      if (admitted === null || 'status' in admitted) return admitted;
+      const key = admitted;
+      const wait = await throttled(key);
+      if (wait !== null) {
+        return {
+          status: 429,
+          code: 'rate_limited',
+          detail: `this API key is over its rate of ${rate} requests a second; retry after ${wait}s`,
+          headers: { 'Retry-After': String(wait) },
+        };
       }
       (req as unknown as Record<symbol, StoredApiKey>)[KEY] = key;
-      if (options.logRequests) await store.recordRequest({ project: key.project, route: route.key, key_id: key.id, at: new Date().toISOString() });
+      if (options.logRequests) await store.recordRequest({ project: key.project, route: route!.key, key_id: key.id, at: new Date().toISOString() });
       return null;
     },
     routes(app) {
@@ -225,7 +245,31 @@ export function createPlatformApp(options: PlatformAppOptions): Express {
       });
     },
   });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.post(
+    OTLP_TRACES_PATH,
+    // A client waiting for `100 Continue` gets it here: the handler reads the body itself (a refused one is drained
+    // within a bound, ADR 0071).
+    continueWhenAccepted,
+    createOtlpTracesHandler<StoredApiKey>({
+      async authenticate(req) {
+        const admitted = await admit(req, `POST ${OTLP_TRACES_PATH}`);
+        return admitted === null || 'status' in admitted ? (admitted ?? INVALID_KEY) : admitted;
+      },
+      throttle: (key) => throttled(key),
+      write: (project, spans) => store.putSpans(project, spans),
+      ...(options.onServerError ? { onServerError: options.onServerError } : {}),
+    }),
+  );
+  app.use(api);
+  return app;
 }
+
+/** Where OTLP/HTTP exporters post spans (the OTLP default path; `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`). */
+export const OTLP_TRACES_PATH = '/v1/traces';
 
 /**
  * A decision row written with `--offline-decision` (its `metadata.node_output.offline_decision` names the host) claims

@@ -16,6 +16,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, PlatformScope | null>> = {
   'GET /public/v1/eval/runs': 'evals:read',
   'GET /public/v1/eval/runs/{run_id}': 'evals:read',
   'GET /public/v1/traces/{trace_id}': 'checkpoints:read',
+  'POST /v1/traces': 'traces:write',
 };
 
 /** True when `scopes` allow the route `routeKey` (`METHOD /path`); a route missing from the table needs `admin`. */
