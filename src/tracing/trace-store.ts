@@ -524,6 +524,7 @@ function summaries(
   const waiting = pausedIn(
     db,
     rows.map((r) => r.trace_id),
+    since,
   );
   return rows.map((row) => {
     const root = roots.get(row.trace_id);
@@ -544,14 +545,19 @@ function summaries(
  * Of `traceIds`, the runs still waiting for a person: a parentless span marked paused (docs/adr/0059) and no resume
  * root naming the trace as the one it resumed. Paused runs are few: the second look-up is per paused trace.
  */
-function pausedIn(db: Database.Database, traceIds: readonly string[]): Set<string> {
+function pausedIn(db: Database.Database, traceIds: readonly string[], since?: string): Set<string> {
   const paused = new Set<string>();
   let candidates: string[];
   if (traceIds.length > 64) {
-    // A listing: one pass over the parentless rows beats a probe per trace.
+    // A listing: one pass over the parentless rows beats a probe per trace. A listing by time (`since`: every span of
+    // a listed trace started then or later) reads only the window's through the partial index of local.db v37, not
+    // every parentless row of the store (1,000,000 spans: 900 ms down to the window's share).
     const wanted = new Set(traceIds);
+    const window = since === undefined ? '' : ' AND start_time >= ?';
     candidates = (
-      db.prepare(`SELECT DISTINCT trace_id FROM spans WHERE parent_span_id IS NULL AND attributes LIKE ?`).all(PAUSED_PATTERN) as Array<{ trace_id: string }>
+      db
+        .prepare(`SELECT DISTINCT trace_id FROM spans WHERE parent_span_id IS NULL${window} AND attributes LIKE ?`)
+        .all(...(since === undefined ? [] : [since]), PAUSED_PATTERN) as Array<{ trace_id: string }>
     )
       .map((r) => r.trace_id)
       .filter((id) => wanted.has(id));

@@ -1,6 +1,7 @@
 /** Reading: `listTraces` windows and summaries, `getTrace` order, `search`, `resolve` and `runsCalledBy`. */
 import assert from 'node:assert/strict';
 import { AmbiguousTraceError, NotFoundError } from '../../errors.js';
+import { PAUSED, RESUMED_FROM, RUN_STATUS_ATTR } from '../run-status.js';
 import { HOUR, MINUTE, newTraceId, spanRow } from './fixtures.js';
 import type { TraceContractCase } from './types.js';
 
@@ -31,6 +32,32 @@ export const readCases: TraceContractCase[] = [
       );
       assert.equal((await traces.listTraces({ lastHours: 4 })).length, 5);
       await assert.rejects(traces.listTraces({ lastHours: 0 }), /lastHours must be a positive number/);
+    },
+  },
+  {
+    group: 'listTraces',
+    name: 'a listing of many traces marks the paused run (and not one resumed since, nor one paused before the window)',
+    async run({ traces, write }) {
+      const paused = newTraceId();
+      const resumedRun = newTraceId();
+      const old = newTraceId();
+      const marked = JSON.stringify({ [RUN_STATUS_ATTR]: PAUSED });
+      const rows = Array.from({ length: 70 }, (_, i) => spanRow(newTraceId(), `agent.run_${i}`, (i + 1) * 1000));
+      rows.push(spanRow(paused, 'agent.waiting', 30 * MINUTE, { attributes: marked }));
+      rows.push(spanRow(resumedRun, 'agent.was_waiting', 40 * MINUTE, { attributes: marked }));
+      rows.push(spanRow(newTraceId(), 'agent.resume', 20 * MINUTE, { attributes: JSON.stringify({ [RESUMED_FROM.traceId]: resumedRun }) }));
+      rows.push(spanRow(old, 'agent.old_pause', 3 * HOUR, { attributes: marked }));
+      await write(rows);
+      const listed = await traces.listTraces({ lastHours: 1 });
+      assert.equal(listed.length, 73, 'more than 64 traces: the listing path');
+      assert.deepEqual(
+        listed.filter((t) => t.run_status === 'paused').map((t) => t.trace_id),
+        [paused],
+      );
+      assert.deepEqual(
+        (await traces.listTraces({ lastHours: 4 })).filter((t) => t.run_status === 'paused').map((t) => t.trace_id),
+        [paused, old],
+      );
     },
   },
   {
