@@ -29,7 +29,9 @@ import {
   type StoredRow,
   endedExecutions,
   isRoot,
+  SPAN_COLUMNS,
   spanProblem,
+  spanValues,
 } from './store-types.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -278,30 +280,19 @@ export class PostgresPlatformStore implements PlatformStore {
       return !problem;
     });
     if (accepted.length === 0) return { rejected };
+    // One statement for the batch (an OTLP request holds up to thousands of spans): one array per column, unnested.
+    const rows = accepted.map(spanValues);
+    const columns = SPAN_COLUMNS.map((_, i) => rows.map((row) => row[i]));
+    const types = SPAN_COLUMNS.map((column) => (column === 'kind' ? 'int' : 'text'));
     await this.#transaction(async (client) => {
-      for (const span of accepted) {
-        await client.query(
-          `INSERT INTO ${this.#s}.platform_spans (project, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, status, status_message,
-             attributes, events, resource, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-           ON CONFLICT (project, trace_id, span_id) DO NOTHING`,
-          [
-            project,
-            span.trace_id,
-            span.span_id,
-            span.parent_span_id,
-            span.name,
-            span.kind,
-            span.start_time,
-            span.end_time,
-            span.status,
-            span.status_message,
-            JSON.stringify(span.attributes),
-            JSON.stringify(span.events),
-            JSON.stringify(span.resource),
-            span.scope,
-          ],
-        );
-      }
+      await client.query(
+        `INSERT INTO ${this.#s}.platform_spans (project, ${SPAN_COLUMNS.join(', ')})
+         SELECT $1, ${SPAN_COLUMNS.map((c) => `u.${c}`).join(', ')}
+         FROM unnest(${types.map((type, i) => `$${i + 2}::${type}[]`).join(', ')}) WITH ORDINALITY AS u(${SPAN_COLUMNS.join(', ')}, n)
+         ORDER BY u.n
+         ON CONFLICT (project, trace_id, span_id) DO NOTHING`,
+        [project, ...columns],
+      );
     });
     return { rejected };
   }

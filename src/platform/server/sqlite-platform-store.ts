@@ -24,7 +24,9 @@ import {
   type StoredRow,
   endedExecutions,
   isRoot,
+  SPAN_COLUMNS,
   spanProblem,
+  spanValues,
 } from './store-types.js';
 
 interface KeyRow {
@@ -270,33 +272,12 @@ export class SQLitePlatformStore implements PlatformStore {
 
   async putSpans(project: string, spans: readonly IngestedSpan[]): Promise<{ rejected: Array<{ span_id: string; reason: string }> }> {
     const rejected: Array<{ span_id: string; reason: string }> = [];
-    const insert = this.db.prepare(
-      `INSERT OR IGNORE INTO platform_spans (project, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, status, status_message,
-         attributes, events, resource, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const insert = this.db.prepare(`INSERT OR IGNORE INTO platform_spans (project, ${SPAN_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(SPAN_COLUMNS.length)})`);
     this.db.transaction(() => {
       for (const span of spans) {
         const problem = spanProblem(span);
-        if (problem) {
-          rejected.push({ span_id: span.span_id, reason: problem });
-          continue;
-        }
-        insert.run(
-          project,
-          span.trace_id,
-          span.span_id,
-          span.parent_span_id,
-          span.name,
-          span.kind,
-          span.start_time,
-          span.end_time,
-          span.status,
-          span.status_message,
-          JSON.stringify(span.attributes),
-          JSON.stringify(span.events),
-          JSON.stringify(span.resource),
-          span.scope,
-        );
+        if (problem) rejected.push({ span_id: span.span_id, reason: problem });
+        else insert.run(project, ...spanValues(span));
       }
     })();
     return { rejected };

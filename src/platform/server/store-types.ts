@@ -178,7 +178,51 @@ export function spanProblem(span: IngestedSpan): string | null {
   if (!TRACE_ID.test(span.trace_id) || /^0+$/.test(span.trace_id)) return 'trace_id must be 32 lowercase hex characters, not all zeros';
   if (!SPAN_ID.test(span.span_id) || /^0+$/.test(span.span_id)) return 'span_id must be 16 lowercase hex characters, not all zeros';
   if (span.parent_span_id !== null && !SPAN_ID.test(span.parent_span_id)) return 'parent_span_id must be 16 lowercase hex characters or null';
+  // Postgres text holds no NUL; JSON columns escape it (`\u0000`), these three are stored as sent.
+  for (const [field, text] of [
+    ['name', span.name],
+    ['status message', span.status_message],
+    ['scope name', span.scope],
+  ] as const) {
+    if (text?.includes('\u0000')) return `the span's ${field} holds a NUL character`;
+  }
   return null;
+}
+
+/** The `platform_spans` columns after `project`, in the order `spanValues` gives a span's values (both engines). */
+export const SPAN_COLUMNS = [
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'name',
+  'kind',
+  'start_time',
+  'end_time',
+  'status',
+  'status_message',
+  'attributes',
+  'events',
+  'resource',
+  'scope',
+] as const;
+
+/** A span's values for `SPAN_COLUMNS`: the JSON columns as text. */
+export function spanValues(span: IngestedSpan): Array<string | number | null> {
+  return [
+    span.trace_id,
+    span.span_id,
+    span.parent_span_id,
+    span.name,
+    span.kind,
+    span.start_time,
+    span.end_time,
+    span.status,
+    span.status_message,
+    JSON.stringify(span.attributes),
+    JSON.stringify(span.events),
+    JSON.stringify(span.resource),
+    span.scope,
+  ];
 }
 
 /** The executions whose root `run_end` is among `rows` (a root row has no agent path, or one without `/`). */

@@ -221,11 +221,31 @@ export const platformCases: readonly PlatformContractCase[] = [
       const { rejected } = await store.putSpans('alpha', [
         span(TRACE_B, 'XYZ', null, '2026-01-01T00:00:00.000Z'),
         span('0'.repeat(32), 'cccccccccccccccc', null, 't'),
+        { ...span(TRACE_B, 'eeeeeeeeeeeeeeee', null, '2026-01-01T00:00:00.000Z'), name: 'nul\u0000name' },
       ]);
       assert.deepEqual(
-        rejected.map((r) => r.span_id),
-        ['XYZ', 'cccccccccccccccc'],
+        rejected.map((r) => [r.span_id, r.reason.startsWith('trace_id') || r.reason.startsWith('span_id') || r.reason]),
+        [
+          ['XYZ', true],
+          ['cccccccccccccccc', true],
+          ['eeeeeeeeeeeeeeee', "the span's name holds a NUL character"],
+        ],
       );
+      // A batch in one write: 600 spans of one trace, read back in start order.
+      const many = Array.from({ length: 600 }, (_, i) =>
+        span(TRACE_B, (i + 1).toString(16).padStart(16, '0'), null, new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString(), {
+          i,
+          text: 'nul \u0000 in JSON',
+        }),
+      );
+      assert.deepEqual(await store.putSpans('alpha', many), { rejected: [] });
+      assert.deepEqual(
+        (await store.traceSpans('alpha', TRACE_B)).map((s) => s.attributes.i),
+        many.map((_, i) => i),
+        'a large batch is stored whole, NUL inside attributes included',
+      );
+      assert.equal((await store.traceSpans('alpha', TRACE_B))[0]!.attributes.text, 'nul \u0000 in JSON');
+      await store.putSpans('alpha', []);
       await store.putSpans('beta', [span(TRACE_A, 'dddddddddddddddd', null, '2026-01-01T00:00:00.000Z')]);
       const spans = await store.traceSpans('alpha', TRACE_A);
       assert.deepEqual(spans, [root, child], 'as first stored, in start order, every field back');
@@ -234,7 +254,6 @@ export const platformCases: readonly PlatformContractCase[] = [
         ['dddddddddddddddd'],
       );
       assert.deepEqual(await store.traceSpans('gamma', TRACE_A), []);
-      assert.deepEqual(await store.traceSpans('alpha', TRACE_B), []);
     },
   },
   {
