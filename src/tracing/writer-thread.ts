@@ -13,6 +13,9 @@ import { startWorkerModule, workerModuleUrl } from '../store/worker-module.js';
 import { writePriorityBuffer } from '../store/write-priority.js';
 import type { StoreBatch } from './store-writer.js';
 
+/** How long a closed writer thread may take to end by itself before it is terminated. */
+const CLOSE_GRACE_MS = 2000;
+
 /** `secrets`: values registered on the main thread since the last batch; the thread masks spans with its own copy. */
 export type WriterMessage = { type: 'batch'; seq: number; batches: StoreBatch[]; secrets?: string[] } | { type: 'close'; seq: number };
 
@@ -159,11 +162,19 @@ export class WriterThread {
     }
   }
 
-  /** Write what is pending, close the thread's connections and stop it. */
+  /**
+   * Write what is pending, close the thread's connections and let the thread end. It ends by itself once its
+   * connections are closed: terminating it could stop a WAL keeper it started (a thread of its own) while that one is
+   * still loading the native SQLite module, which aborts the whole process (a fatal N-API error, seen at exit on
+   * Node 22 and 26). It keeps the process alive until then, for at most `CLOSE_GRACE_MS`, then it is terminated.
+   */
   close(): void {
     if (!this.usable) return;
     this.worker.postMessage({ type: 'close', seq: ++this.posted } satisfies WriterMessage);
     this.waitSync();
-    void this.worker.terminate();
+    this.worker.ref();
+    const worker = this.worker;
+    const deadline = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS).unref();
+    worker.once('exit', () => clearTimeout(deadline));
   }
 }
