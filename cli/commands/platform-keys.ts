@@ -3,6 +3,7 @@
  * printed once, when made; the store keeps its HMAC-SHA-256 and its lookup prefix only.
  */
 import { Command, Option } from 'clipanion';
+import { cutList, cutNotice, parseLimit } from '../list-cut.js';
 import { createApiKey, resolveKeys } from '../../src/platform/server/api-keys.js';
 import { openPlatformStore } from '../../src/platform/server/open-platform-store.js';
 import { PLATFORM_SCOPES, type PlatformStore, type StoredApiKey } from '../../src/platform/server/store-types.js';
@@ -68,17 +69,22 @@ export class PlatformKeysListCommand extends KeysCommand {
   static override usage = Command.Usage({
     category: 'Platform',
     description: 'List the API keys (prefix, project, scopes, created, revoked; never the key)',
-    details: '`--json` prints an array of `{ id, prefix, project, scopes, created_at, revoked_at }`.',
+    details:
+      '`--limit <n>` shows the first n (then `showing <n>, more available` on stderr when there were more); `--json` prints `{ items, count, more_available }`, each item `{ id, prefix, project, scopes, created_at, revoked_at }`.',
   });
 
-  json = Option.Boolean('--json', false, { description: 'Print the keys as a JSON array' });
+  json = Option.Boolean('--json', false, { description: 'Print { items, count, more_available } as JSON' });
+  limit = Option.String('--limit', { description: 'At most this many keys (default: all)' });
 
   async run(): Promise<number> {
-    const keys = (await this.withStore((store) => store.listKeys())).map(shown);
+    const limit = parseLimit(this.limit);
+    // A deployment's keys are few: read whole, cut here.
+    const { items: keys, more } = cutList((await this.withStore((store) => store.listKeys())).map(shown), limit);
     if (this.json) {
-      this.out(JSON.stringify(keys));
+      this.out(JSON.stringify({ items: keys, count: keys.length, more_available: more }));
       return 0;
     }
+    if (more) this.err(cutNotice(keys.length));
     if (keys.length === 0) {
       this.out('no keys (make one with `agentkit platform keys create --project <p> --scope <s>`)');
       return 0;

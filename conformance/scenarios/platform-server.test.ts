@@ -306,7 +306,7 @@ area.scenario(
     assert.is(listed.code, 0, listed.stderr);
     assert.not.ok(listed.stdout.includes(key.key.slice(12)), 'the key is never listed');
     assert.equal(
-      (JSON.parse(listed.stdout) as Array<Record<string, unknown>>).map((k) => Object.keys(k).sort()),
+      (JSON.parse(listed.stdout) as { items: Array<Record<string, unknown>> }).items.map((k) => Object.keys(k).sort()),
       [['created_at', 'id', 'prefix', 'project', 'revoked_at', 'scopes']],
     );
     const table = await t.bin(['platform', 'keys', 'list', '--db', db]);
@@ -325,8 +325,18 @@ area.scenario(
     const again = await t.bin(['platform', 'keys', 'revoke', key.prefix, '--db', db]);
     assert.is(again.code, 2, 'no live key has that prefix any more');
     assert.match(again.stderr, /^error: no live key with id or prefix/);
-    const json = JSON.parse((await t.bin(['platform', 'keys', 'list', '--db', db, '--json'])).stdout) as Array<{ revoked_at: string | null }>;
-    assert.ok(json[0]!.revoked_at, 'listed as revoked');
+    const json = JSON.parse((await t.bin(['platform', 'keys', 'list', '--db', db, '--json'])).stdout) as {
+      items: Array<{ revoked_at: string | null }>;
+      more_available: boolean;
+    };
+    assert.ok(json.items[0]!.revoked_at, 'listed as revoked');
+    assert.is(json.more_available, false);
+    assert.is((await t.bin(['platform', 'keys', 'create', '--db', db, '--project', 'other', '--scope', 'admin'])).code, 0);
+    const cut = await t.bin(['platform', 'keys', 'list', '--db', db, '--limit', '1', '--json']);
+    const page = JSON.parse(cut.stdout) as { items: unknown[]; count: number; more_available: boolean };
+    assert.equal([page.items.length, page.count, page.more_available], [1, 1, true], '--limit cuts the list');
+    const cutTable = await t.bin(['platform', 'keys', 'list', '--db', db, '--limit', '1']);
+    assert.is(cutTable.stderr, 'showing 1, more available (raise --limit to see more)\n');
   },
 );
 
