@@ -74,6 +74,13 @@ export interface StoreWriterOptions {
    * agents, it is 0: a retry that finds the store still locked must not block that event loop.
    */
   retryWaitMs?: number;
+  /**
+   * Whether connections hand their WAL checkpoints to a keeper thread (default true). The writer thread passes false:
+   * its commits block no event loop, so SQLite's automatic checkpoint may run in them, and a keeper started from a
+   * worker is stopped with it, which aborts the process when that happens while the keeper loads the native SQLite
+   * module (ADR 0031).
+   */
+  walKeeper?: boolean;
 }
 
 /** Rows of one store that a lock kept out, oldest first. */
@@ -106,6 +113,7 @@ export class StoreWriter {
   private readonly busyTimeoutMs: number | undefined;
   private readonly maxHeldSpans: number;
   private readonly retryWaitMs: number | undefined;
+  private readonly walKeeper: boolean;
 
   constructor(
     private readonly warn: (message: string) => void,
@@ -116,6 +124,7 @@ export class StoreWriter {
     this.busyTimeoutMs = options.busyTimeoutMs;
     this.maxHeldSpans = options.maxHeldSpans ?? 20_000;
     this.retryWaitMs = options.retryWaitMs;
+    this.walKeeper = options.walKeeper ?? true;
   }
 
   /** True while rows are held for a locked store (see the module comment). */
@@ -286,9 +295,9 @@ export class StoreWriter {
     const db = openLocalStore(file, this.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.busyTimeoutMs });
     const connection: Connection = {
       db,
-      // SQLite's automatic checkpoint runs inside the commit that crosses its threshold and fsyncs there: it doubled
-      // the cost of writing spans. A keeper thread checkpoints instead (ADR 0031), so writes never wait for it.
-      releaseWalKeeper: retainWalKeeper(db, file),
+      // SQLite's automatic checkpoint runs inside the commit that crosses its threshold and fsyncs there, stalling the
+      // thread that writes inline: a keeper thread checkpoints instead (ADR 0031).
+      releaseWalKeeper: this.walKeeper ? retainWalKeeper(db, file) : () => undefined,
       span: db.prepare(INSERT_SPANS + SPAN_VALUES),
       spans: db.prepare(INSERT_SPANS + Array<string>(ROWS_PER_STATEMENT).fill(SPAN_VALUES).join(', ')),
       inTransaction: db.transaction((write: () => void) => write()),

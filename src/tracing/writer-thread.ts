@@ -2,7 +2,8 @@
  * The main thread's side of the writer thread. Spans are converted to rows and inserted on another thread, so a
  * traced run pays for creating its spans and handing them over, not for serialising and storing them. Waiting for a
  * flush reads a counter in shared memory (synchronously with Atomics.wait, or asynchronously with waitAsync). The
- * thread is unref'd: it never keeps a process alive.
+ * thread keeps the process alive only while it starts (until it has loaded the native SQLite module: a process that
+ * exits meanwhile aborts), while a flush waits for it, and while it closes.
  *
  * The thread runs writer-worker.ts, started by ../store/worker-module.ts.
  */
@@ -42,6 +43,12 @@ export class WriterThread {
   /** How many registered secrets the thread has been sent (the registry only grows). */
   private secretsSent = 0;
   private failed = false;
+  /** True once the thread said it is ready; until then it stays ref'd. */
+  private ready = false;
+  /** Asynchronous flushes waiting for the thread (each keeps it ref'd). */
+  private waiters = 0;
+  /** Set by close: from then on the thread stays ref'd until it ends. */
+  private closing = false;
 
   private constructor(
     worker: Worker,
@@ -52,13 +59,15 @@ export class WriterThread {
     this.shared = shared;
     worker.on('message', (message: { type: string; message: string }) => {
       if (message.type === 'warning') warn(message.message);
+      else if (message.type === 'ready') {
+        this.ready = true;
+        if (this.waiters === 0 && !this.closing) worker.unref();
+      }
     });
     worker.on('error', (error) => {
       this.failed = true;
       warn(`agentkit tracing: the writer thread failed (${threadErrorText(error)}); spans are written on the main thread from now on`);
     });
-    // After the listeners: adding a 'message' listener refs the thread's port again.
-    worker.unref();
   }
 
   /**
@@ -150,6 +159,7 @@ export class WriterThread {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     // Someone is waiting for the thread: it must keep the process alive until it answers.
     this.worker.ref();
+    this.waiters++;
     try {
       for (;;) {
         const current = Atomics.load(this.shared, 0);
@@ -158,7 +168,7 @@ export class WriterThread {
         if (result.async) await result.value;
       }
     } finally {
-      this.worker.unref();
+      if (--this.waiters === 0 && this.ready && !this.closing) this.worker.unref();
     }
   }
 
@@ -170,6 +180,7 @@ export class WriterThread {
    */
   close(): void {
     if (!this.usable) return;
+    this.closing = true;
     this.worker.postMessage({ type: 'close', seq: ++this.posted } satisfies WriterMessage);
     this.waitSync();
     this.worker.ref();

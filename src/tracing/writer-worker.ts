@@ -10,6 +10,7 @@
  * store. A batch counts as handled once nothing is held, so a flush waits for held rows (up to its own limit) and
  * the main thread sees the thread busy meanwhile (its batches grow instead of piling up as messages).
  */
+import Database from 'better-sqlite3';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { registerSecret } from '../config/secrets.js';
 import { yieldThisThread } from '../store/thread-priority.js';
@@ -24,6 +25,7 @@ const shared = new Int32Array(data.shared);
 // Writing spans is never what a run or a request waits for: the thread that serves them gets the CPU first.
 yieldThisThread();
 const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }), {
+  walKeeper: false,
   ...(data.priority ? { priority: new WritePriority(data.priority) } : {}),
   ...(data.busyTimeoutMs !== undefined ? { busyTimeoutMs: data.busyTimeoutMs } : {}),
 });
@@ -95,5 +97,9 @@ function close(): void {
   port.close();
 }
 
+// Load the native SQLite module now, while the main thread keeps this thread ref'd: a thread stopped while it loads a
+// native module aborts the whole process (a fatal N-API error), so the process must not exit before this is done.
+new Database(':memory:').close();
 Atomics.store(shared, 1, THREAD_RUNNING);
 Atomics.notify(shared, 1);
+port.postMessage({ type: 'ready' });
