@@ -205,12 +205,24 @@ if (withRecords.length > 0) {
   if (report.status !== 0) results.push({ file: 'conformance/harness/report.ts', passed: 0, failed: 1, skipped: 0, note: 'the coverage report failed' });
 }
 
+/**
+ * For a file whose process died: the lines of its output that say why (a fatal error and the native stack after it,
+ * or its last lines), indented, so the summary at the end of a long log carries them.
+ */
+function crashLines(result) {
+  if (!result.note || result.output === undefined || !/crashed|exited|killed/.test(result.note)) return '';
+  const lines = result.output.trimEnd().split('\n');
+  const fatal = lines.findIndex((line) => /FATAL ERROR|Fatal error|Abort|Segmentation/i.test(line));
+  const shown = fatal >= 0 ? lines.slice(fatal, fatal + 20) : lines.slice(-12);
+  return `\n${shown.map((line) => `      | ${line}`).join('\n')}`;
+}
+
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 const skipped = results.reduce((n, r) => n + r.skipped, 0);
 console.log(`\n${results.length} file(s) in ${(wallMs / 1000).toFixed(1)} s with ${Math.min(jobs, files.length)} at a time`);
 const failing = results.filter((r) => r.failed > 0);
-if (failing.length > 0) console.log(`files with failures:\n${failing.map((r) => `  ${r.file}${r.note ? ` (${r.note})` : ''}`).join('\n')}`);
+if (failing.length > 0) console.log(`files with failures:\n${failing.map((r) => `  ${r.file}${r.note ? ` (${r.note})` : ''}${crashLines(r)}`).join('\n')}`);
 if (skipped > 0)
   console.log(`${skipped} test(s) skipped: live provider tests without their keys, or Postgres unreachable while CI is not set (see the file output above)`);
 if (passed + failed === 0) console.log('no test ran');
