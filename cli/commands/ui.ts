@@ -8,13 +8,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as t from 'typanion';
 import { agentkitDir, localStore } from '../../src/config/paths.js';
-import { parseStoreValue } from '../../src/config/store-value.js';
+import { parseStoreValue, storeValue } from '../../src/config/store-value.js';
 import type { Checkpointer } from '../../src/durability/checkpointer.js';
 import { checkpointerFor } from '../../src/durability/checkpointer-for.js';
 import { PostgresCheckpointer } from '../../src/durability/postgres-checkpointer.js';
 import { loadTarget } from '../../src/targets.js';
+import { openLocalStore } from '../../src/store/open.js';
 import { openStore } from '../../src/store/store-handle.js';
 import { TraceStore } from '../../src/tracing/trace-store.js';
+import { ConfigError } from '../../src/errors.js';
+import { EvalStore } from '../../src/eval/store.js';
+import { ProjectEvalRuns, ProjectTraceStore } from '../../src/platform/project-view/index.js';
+import { holdsPlatform, openPlatformStore } from '../../src/platform/server/open-platform-store.js';
+import type { PlatformStore } from '../../src/platform/server/store-types.js';
 import { findUser, newAuthFile, readAuthFile, writeAuthFile, type AuthFile } from '../../src/ui/auth-file.js';
 import { setPassword } from '../../src/ui/users.js';
 import { newPassword } from './ui-users.js';
@@ -49,6 +55,7 @@ export class UiStartCommand extends AgentkitCommand {
       'Login is required unless `--no-auth`. The credentials live in `--auth-file` (default `./.agentkit/auth.json`, mode 0600: users with roles and scrypt hashes of their passwords, a session secret; manage them with `agentkit ui users`). The file is re-read when it changes, so a removed or demoted user is refused on their next request. When the file is missing, a start on a terminal asks for a username and password (that user is an admin); otherwise create it first with `agentkit ui reset-password --password-stdin` or `agentkit ui users add <name> --role admin --password-stdin`.',
       'A non-loopback `--host` is refused (exit 2) unless `--insecure-bind`: the session cookie travels over plain HTTP. The browser is opened unless `--no-open` or there is no display.',
       'On start, the legacy stores (`./.agentkit/traces.db`, `./.agentkit/checkpoints.db`, `./.prompts/`) are imported into the local store once, exactly as `agentkit migrate` does; what was imported is reported on stderr.',
+      "`--project <p>` shows one project of a Platform store (the `--db` that `agentkit platform serve` runs on): the traces and eval runs the Platform received under that project's keys, read-only, and nothing of any other project. An exported eval run carries verdicts, never inputs or outputs. It cannot be combined with `--agent` or `--connection-string`; a store without the Platform's tables is refused (exit 2).",
       '`--agent <file>:<attr>` (repeatable) registers a runner for the Resume and Rerun buttons; a paused execution is resumed by the runner that wrote it (the root of its agent path: a Swarm or Supervisor, else its chain or agent); a replay fork is rerun by the registered Agent named like the fork’s agent. A target that fails to load is reported and skipped; the UI still starts. No route runs an agent from a request.',
     ].join('\n\n'),
     examples: [
@@ -58,6 +65,7 @@ export class UiStartCommand extends AgentkitCommand {
         "Read a fleet's traces and executions from Postgres, no login, no browser",
         '$0 ui --db postgres://app@db:5432/prod?schema=agentkit --no-auth --no-open',
       ],
+      ["Show the Platform's traces and eval runs of project support", '$0 ui --db postgres://app@db:5432/prod?schema=platform --project support'],
     ],
   });
 
@@ -71,12 +79,21 @@ export class UiStartCommand extends AgentkitCommand {
   agents = Option.Array('--agent', [], { description: 'Register a runner <file>:<attr> or <module>:<attr> (resume and replay rerun); repeatable' });
   connectionString = Option.String('--connection-string', { description: 'Read executions from this Postgres URL while traces stay in the --db file' });
   schema = Option.String('--schema', { description: 'Postgres schema (default agentkit)' });
+  project = Option.String('--project', {
+    description: "Show this project of a Platform store (--db): its received traces and eval runs, read-only, no other project's",
+  });
 
   async run(): Promise<number> {
     const refusal = bindRefusal(this.host, this.insecureBind);
     if (refusal) throw new UsageError(refusal);
     if (this.schema !== undefined && this.connectionString === undefined)
       throw new UsageError('--schema selects a Postgres schema; it needs --connection-string');
+    if (this.project !== undefined) {
+      if (this.project === '') throw new UsageError('--project must name a project, got an empty string');
+      if (this.agents.length > 0) throw new UsageError('--project shows a Platform project read-only: it cannot be combined with --agent (reruns and resumes)');
+      if (this.connectionString !== undefined)
+        throw new UsageError('--project reads the Platform store --db names: it cannot be combined with --connection-string');
+    }
     const where = { env: this.context.env, cwd: this.context.cwd };
     const store = this.db !== undefined ? parseStoreValue(this.db, this.context.cwd) : localStore(where);
     if (store.engine === 'postgres' && this.connectionString !== undefined)
@@ -107,13 +124,27 @@ export class UiStartCommand extends AgentkitCommand {
       this.connectionString !== undefined
         ? new PostgresCheckpointer(this.connectionString, { schema: this.schema ?? 'agentkit', minPoolSize: 0, maxPoolSize: 4 })
         : checkpointerFor(opened, { minPoolSize: 0, maxPoolSize: 4 });
-    const traceStore = new TraceStore({ store: opened });
+    let platform: PlatformStore | undefined;
+    if (this.project !== undefined) {
+      if (!(await holdsPlatform(opened))) {
+        await opened.close();
+        throw new ConfigError(
+          `--project reads a Platform store, and ${opened.label} holds no Platform tables (run \`agentkit platform serve --db <store>\` on it first)`,
+        );
+      }
+      platform = openPlatformStore(storeValue(store), this.context.cwd);
+      // Favorites and forks live in the store's own tables: a Platform file gets them now, as a store's first use would.
+      if (store.engine === 'sqlite') openLocalStore(store.path).close();
+    }
+    const traceStore = platform ? new ProjectTraceStore(platform, this.project!, { store: opened }) : new TraceStore({ store: opened });
+    const evalStore = platform ? new EvalStore({ runStore: new ProjectEvalRuns(platform, this.project!) }) : undefined;
     const server = await startUiServer({
       host: this.host,
       port: this.port,
       insecureBind: this.insecureBind,
       checkpointer,
       traceStore,
+      ...(evalStore ? { evalStore } : {}),
       auth,
       runners: registry,
       webDir: defaultWebDir(),
@@ -121,12 +152,13 @@ export class UiStartCommand extends AgentkitCommand {
       onShutdown: async () => {
         await checkpointer.close();
         await traceStore.close();
+        await platform?.close();
         await opened.close();
         for (const runner of loaded) await closeRunner(runner);
       },
     });
     this.err(
-      `agentkit ui: serving on ${server.url} (store ${opened.label}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, ${usersLine((auth as { file: AuthFile }).file)}`})`,
+      `agentkit ui: serving on ${server.url} (store ${opened.label}${this.project !== undefined ? `, Platform project '${this.project}' read-only` : ''}${this.connectionString ? `, executions from Postgres schema ${this.schema ?? 'agentkit'}` : ''}${this.noAuth ? ', no login' : `, ${usersLine((auth as { file: AuthFile }).file)}`})`,
     );
     if (!this.noOpen) this.err(`agentkit ui: ${await openBrowser(server.url, this.context.env)}`);
     await waitForStopSignal(this.context.env);

@@ -1,6 +1,11 @@
 /** The Platform store a store value names (issue 42): a SQLite file path, or a `postgres://...?schema=` URL. */
-import { openStore } from '../../store/store-handle.js';
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { familyVersion } from '../../store/pg-family-schema.js';
+import { asStorageError } from '../../store/storage-errors.js';
+import { openStore, type Store } from '../../store/store-handle.js';
 import { PostgresPlatformStore } from './pg-platform-store.js';
+import { PG_PLATFORM_FAMILY } from './pg-schema.js';
 import { SQLitePlatformStore } from './sqlite-platform-store.js';
 import type { PlatformStore } from './store-types.js';
 
@@ -9,4 +14,25 @@ export function openPlatformStore(value: string, cwd: string = process.cwd()): P
   const store = openStore(value, { cwd });
   if (store.engine === 'sqlite') return new SQLitePlatformStore(store.path!);
   return new PostgresPlatformStore(store);
+}
+
+/**
+ * Whether `store` holds the Platform's tables (`agentkit platform serve` ran on it), read without creating anything.
+ * A Postgres store that cannot be reached rejects with StorageUnavailableError.
+ */
+export async function holdsPlatform(store: Store): Promise<boolean> {
+  if (store.engine === 'sqlite') {
+    if (!existsSync(store.path!)) return false;
+    const db = new Database(store.path!, { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'platform_spans'").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  }
+  try {
+    return (await familyVersion(store.pool(), store.schema!, PG_PLATFORM_FAMILY)) > 0;
+  } catch (error) {
+    throw asStorageError(error, `the Postgres store ${store.label}`);
+  }
 }

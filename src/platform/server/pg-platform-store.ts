@@ -23,6 +23,7 @@ import {
   type EvalRunInput,
   type LeaseRecord,
   type PlatformStore,
+  type PlatformTraceSummary,
   type RateDecision,
   type RequestRecord,
   type StoredApiKey,
@@ -304,6 +305,46 @@ export class PostgresPlatformStore implements PlatformStore {
       [project, traceId],
     );
     return (rows as Parameters<typeof spanOf>[0][]).map(spanOf);
+  }
+
+  async traceSummaries(project: string, options: { since: string; limit?: number; text?: string }): Promise<PlatformTraceSummary[]> {
+    const { since, limit, text } = options;
+    // Postgres text holds no NUL: such a text matches nothing.
+    if (text?.includes('\u0000')) return [];
+    const params: unknown[] = [project, since, limit ?? null];
+    let matching = '';
+    if (text !== undefined) {
+      params.push(text);
+      matching = `AND trace_id IN (SELECT trace_id FROM ${this.#s}.platform_spans WHERE project = $1
+                                   AND (strpos(lower(name), lower($4)) > 0 OR strpos(lower(attributes), lower($4)) > 0))`;
+    }
+    // Roots in the window (the roots index), the earliest of a trace with several; then each trace's spans aggregated.
+    const rows = await this.#read(
+      `WITH roots AS (
+         SELECT * FROM (
+           SELECT DISTINCT ON (trace_id) trace_id, name, status, start_time AS root_start FROM ${this.#s}.platform_spans
+           WHERE project = $1 AND parent_span_id IS NULL AND start_time COLLATE "C" >= $2 ${matching}
+           ORDER BY trace_id, start_time COLLATE "C") firsts
+         ORDER BY root_start COLLATE "C" DESC, trace_id LIMIT $3)
+       SELECT r.trace_id, r.name,
+              CASE WHEN bool_or(s.status = 'ERROR') THEN 'ERROR' ELSE r.status END AS status,
+              count(*)::int AS span_count, min(s.start_time COLLATE "C") AS start_time,
+              CASE WHEN count(s.end_time) = count(*) THEN max(s.end_time COLLATE "C") END AS end_time
+       FROM roots r JOIN ${this.#s}.platform_spans s ON s.project = $1 AND s.trace_id = r.trace_id
+       GROUP BY r.trace_id, r.name, r.status, r.root_start ORDER BY r.root_start COLLATE "C" DESC, r.trace_id`,
+      params,
+    );
+    return rows as PlatformTraceSummary[];
+  }
+
+  async traceIdsWithPrefix(project: string, prefix: string, limit: number): Promise<string[]> {
+    // Ids are lowercase hex, so a range on the key is the prefix match (no LIKE wildcards to escape).
+    const rows = await this.#read(
+      `SELECT DISTINCT trace_id FROM ${this.#s}.platform_spans
+       WHERE project = $1 AND trace_id COLLATE "C" >= $2 AND trace_id COLLATE "C" < $3 ORDER BY trace_id LIMIT $4`,
+      [project, prefix, `${prefix}~`, limit],
+    );
+    return (rows as Array<{ trace_id: string }>).map((row) => row.trace_id);
   }
 
   async recordRequest(record: RequestRecord): Promise<void> {

@@ -46,5 +46,9 @@ export const PG_PLATFORM_FAMILY: PgFamily = {
           allowed BOOLEAN NOT NULL, PRIMARY KEY (project, key_id));
         CREATE TABLE ${s}.platform_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL);`,
     },
+    {
+      description: "v2 an index of root spans by start time (the UI lists a project's traces)",
+      sql: (s) => `CREATE INDEX platform_spans_roots ON ${s}.platform_spans (project, start_time COLLATE "C") WHERE parent_span_id IS NULL;`,
+    },
   ],
 };

@@ -18,6 +18,7 @@ import {
   type EvalRunInput,
   type LeaseRecord,
   type PlatformStore,
+  type PlatformTraceSummary,
   type RateDecision,
   type RequestRecord,
   type StoredApiKey,
@@ -291,6 +292,40 @@ export class SQLitePlatformStore implements PlatformStore {
       )
       .all(project, traceId) as SpanRow[];
     return rows.map(spanOf);
+  }
+
+  async traceSummaries(project: string, options: { since: string; limit?: number; text?: string }): Promise<PlatformTraceSummary[]> {
+    const { since, limit, text } = options;
+    if (text?.includes('\u0000')) return [];
+    // Roots in the window (the roots index), the earliest of a trace with several (SQLite takes the bare columns
+    // from the row min() picks); then each trace's spans aggregated.
+    const matching =
+      text === undefined
+        ? ''
+        : `AND trace_id IN (SELECT trace_id FROM platform_spans WHERE project = @project
+                              AND (instr(lower(name), lower(@text)) > 0 OR instr(lower(attributes), lower(@text)) > 0))`;
+    return this.db
+      .prepare(
+        `WITH roots AS (
+           SELECT trace_id, name, status, min(start_time) AS root_start FROM platform_spans
+           WHERE project = @project AND parent_span_id IS NULL AND start_time >= @since ${matching}
+           GROUP BY trace_id ORDER BY root_start DESC, trace_id LIMIT @limit)
+         SELECT r.trace_id, r.name,
+                CASE WHEN max(s.status = 'ERROR') = 1 THEN 'ERROR' ELSE r.status END AS status,
+                count(*) AS span_count, min(s.start_time) AS start_time,
+                CASE WHEN count(s.end_time) = count(*) THEN max(s.end_time) END AS end_time
+         FROM roots r JOIN platform_spans s ON s.project = @project AND s.trace_id = r.trace_id
+         GROUP BY r.trace_id ORDER BY r.root_start DESC, r.trace_id`,
+      )
+      .all({ project, since, limit: limit ?? -1, ...(text === undefined ? {} : { text }) }) as PlatformTraceSummary[];
+  }
+
+  async traceIdsWithPrefix(project: string, prefix: string, limit: number): Promise<string[]> {
+    // Ids are lowercase hex, so a range on the key is the prefix match (no LIKE wildcards to escape).
+    const rows = this.db
+      .prepare(`SELECT DISTINCT trace_id FROM platform_spans WHERE project = ? AND trace_id >= ? AND trace_id < ? ORDER BY trace_id LIMIT ?`)
+      .all(project, prefix, `${prefix}~`, limit) as Array<{ trace_id: string }>;
+    return rows.map((row) => row.trace_id);
   }
 
   async recordRequest(record: RequestRecord): Promise<void> {

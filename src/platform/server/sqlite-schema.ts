@@ -1,7 +1,7 @@
 /**
  * The Platform's tables in its SQLite file (issue 42). Every table is keyed by (project, id); `seq` keeps arrival
- * order. Made with IF NOT EXISTS on open: this is the first version of the family (a later change adds a numbered
- * step here, as the Postgres list does in ./pg-schema.ts).
+ * order. Made with IF NOT EXISTS on open, additions included (the roots index, for the UI's project listings); a
+ * change that alters a table adds a numbered step here, as the Postgres list does in ./pg-schema.ts.
  */
 export const SQLITE_PLATFORM_SCHEMA = `
   CREATE TABLE IF NOT EXISTS platform_keys (
@@ -21,6 +21,7 @@ export const SQLITE_PLATFORM_SCHEMA = `
     name TEXT NOT NULL, kind INTEGER NOT NULL, start_time TEXT NOT NULL, end_time TEXT, status TEXT NOT NULL,
     status_message TEXT, attributes TEXT NOT NULL, events TEXT NOT NULL, resource TEXT NOT NULL, scope TEXT,
     UNIQUE (project, trace_id, span_id));
+  CREATE INDEX IF NOT EXISTS platform_spans_roots ON platform_spans (project, start_time) WHERE parent_span_id IS NULL;
   CREATE TABLE IF NOT EXISTS platform_claims (
     seq INTEGER PRIMARY KEY, project TEXT NOT NULL, execution_id TEXT NOT NULL, pending_created_at TEXT NOT NULL,
     claim_id TEXT NOT NULL, host TEXT NOT NULL, decision TEXT NOT NULL, decided_at TEXT NOT NULL, key_id TEXT NOT NULL,

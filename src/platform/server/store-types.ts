@@ -76,6 +76,19 @@ export interface EvalRunInput {
   [field: string]: unknown;
 }
 
+/**
+ * One trace of a project as a listing shows it: its root span's name, `ERROR` when any span failed (else the root's
+ * status), its span count, the earliest start and the latest end (null while a span has not ended).
+ */
+export interface PlatformTraceSummary {
+  trace_id: string;
+  name: string;
+  status: IngestedSpan['status'];
+  span_count: number;
+  start_time: string;
+  end_time: string | null;
+}
+
 /** One request recorded by `--log-requests`: the route and the key's id, never the key. */
 export interface RequestRecord {
   project: string;
@@ -157,6 +170,14 @@ export interface PlatformStore {
   putSpans(project: string, spans: readonly IngestedSpan[]): Promise<{ rejected: Array<{ span_id: string; reason: string }> }>;
   /** The spans of one trace of `project`, in start order; empty when none. */
   traceSpans(project: string, traceId: string): Promise<IngestedSpan[]>;
+  /**
+   * Traces of `project` whose root span (a span without a parent) started at or after `since` (ISO), newest first,
+   * at most `limit` (default no cap); with `text`, only traces where a span's name or attributes contain it (case
+   * insensitive, a text with a NUL matches nothing). A trace with several roots counts from its earliest.
+   */
+  traceSummaries(project: string, options: { since: string; limit?: number; text?: string }): Promise<PlatformTraceSummary[]>;
+  /** Trace ids of `project` that begin with `prefix` (lowercase hex), sorted, at most `limit`. */
+  traceIdsWithPrefix(project: string, prefix: string, limit: number): Promise<string[]>;
 
   recordRequest(record: RequestRecord): Promise<void>;
   requests(): Promise<RequestRecord[]>;

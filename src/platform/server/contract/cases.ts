@@ -257,6 +257,65 @@ export const platformCases: readonly PlatformContractCase[] = [
     },
   },
   {
+    group: 'spans',
+    name: "a project's traces are listed newest first with their root, status, count and times; by text and id prefix",
+    async run({ store }) {
+      const T3 = 'cccccccccccccccccccccccccccccccc';
+      const ended = (s: ReturnType<typeof span>, end: string, status: 'OK' | 'ERROR' | 'UNSET' = s.status) => ({ ...s, end_time: end, status });
+      await store.putSpans('alpha', [
+        // TRACE_A: an ended root and a failed child; TRACE_B: a root still running; T3: started before the window.
+        ended({ ...span(TRACE_A, 'aaaaaaaaaaaaaaaa', null, '2026-01-02T00:00:00.000Z'), name: 'agent.support' }, '2026-01-02T00:00:02.000Z'),
+        ended(
+          span(TRACE_A, 'a1a1a1a1a1a1a1a1', 'aaaaaaaaaaaaaaaa', '2026-01-02T00:00:01.000Z', { 'tool.args': 'Order 42 Refund' }),
+          '2026-01-02T00:00:03.000Z',
+          'ERROR',
+        ),
+        { ...span(TRACE_B, 'bbbbbbbbbbbbbbbb', null, '2026-01-03T00:00:00.000Z'), name: 'chain.triage', status: 'UNSET' },
+        ended(span(TRACE_B, 'b1b1b1b1b1b1b1b1', 'bbbbbbbbbbbbbbbb', '2026-01-03T00:00:01.000Z'), '2026-01-03T00:00:02.000Z'),
+        ended(span(T3, 'cccccccccccccccc', null, '2025-12-31T00:00:00.000Z'), '2025-12-31T00:00:01.000Z'),
+      ]);
+      // Another project's span of the same trace id is not counted, and its traces are not listed.
+      await store.putSpans('beta', [ended(span(TRACE_A, 'dddddddddddddddd', null, '2026-01-05T00:00:00.000Z'), '2026-01-05T00:00:01.000Z', 'ERROR')]);
+      const since = '2026-01-01T00:00:00.000Z';
+      assert.deepEqual(await store.traceSummaries('alpha', { since }), [
+        { trace_id: TRACE_B, name: 'chain.triage', status: 'UNSET', span_count: 2, start_time: '2026-01-03T00:00:00.000Z', end_time: null },
+        {
+          trace_id: TRACE_A,
+          name: 'agent.support',
+          status: 'ERROR',
+          span_count: 2,
+          start_time: '2026-01-02T00:00:00.000Z',
+          end_time: '2026-01-02T00:00:03.000Z',
+        },
+      ]);
+      assert.deepEqual(
+        (await store.traceSummaries('alpha', { since: '2025-01-01T00:00:00.000Z', limit: 2 })).map((t) => t.trace_id),
+        [TRACE_B, TRACE_A],
+        'the newest `limit`',
+      );
+      assert.deepEqual(
+        (await store.traceSummaries('alpha', { since, text: 'order 42 REFUND' })).map((t) => t.trace_id),
+        [TRACE_A],
+        "a text found in a span's attributes, any case",
+      );
+      assert.deepEqual(
+        (await store.traceSummaries('alpha', { since, text: 'TRIAGE' })).map((t) => t.trace_id),
+        [TRACE_B],
+        "a text found in a span's name",
+      );
+      assert.deepEqual(await store.traceSummaries('alpha', { since, text: 'nowhere' }), []);
+      assert.deepEqual(await store.traceSummaries('alpha', { since, text: 'a\u0000b' }), [], 'a NUL matches nothing');
+      assert.deepEqual(
+        (await store.traceSummaries('beta', { since })).map((t) => [t.trace_id, t.span_count, t.status]),
+        [[TRACE_A, 1, 'ERROR']],
+      );
+      assert.deepEqual(await store.traceSummaries('gamma', { since }), []);
+      assert.deepEqual(await store.traceIdsWithPrefix('alpha', TRACE_A.slice(0, 6), 10), [TRACE_A]);
+      assert.deepEqual(await store.traceIdsWithPrefix('alpha', '', 2), [TRACE_A, TRACE_B].sort());
+      assert.deepEqual(await store.traceIdsWithPrefix('beta', T3.slice(0, 4), 10), []);
+    },
+  },
+  {
     group: 'requests',
     name: 'recorded requests read back in order',
     async run({ store }) {
