@@ -144,7 +144,7 @@ export class UiStartCommand extends AgentkitCommand {
       insecureBind: this.insecureBind,
       checkpointer,
       traceStore,
-      ...(evalStore ? { evalStore } : {}),
+      ...(evalStore ? { evalStore, project: this.project! } : {}),
       auth,
       runners: registry,
       webDir: defaultWebDir(),

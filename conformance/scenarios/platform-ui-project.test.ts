@@ -120,6 +120,8 @@ area.scenario(
       return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
     };
 
+    const status = await get('/api/auth/status');
+    assert.equal([status.body.project, status.body.no_auth], ['alpha', true], 'the page is told the project');
     const listed = await get('/api/traces');
     assert.is(listed.status, 200, `${JSON.stringify(listed.body)}\n${ui.stderr()}`);
     const items = listed.body.items as Array<{ trace_id: string; name: string; status: string; span_count: number; duration_ms: number }>;

@@ -2478,6 +2478,10 @@ export const doc = {
           "no_auth": {
             "type": "boolean",
             "description": "True when the UI runs with `--no-auth`."
+          },
+          "project": {
+            "type": "string",
+            "description": "The Platform project the UI shows, read-only (`agentkit ui --project`, ADR 0073); absent otherwise."
           }
         },
         "description": "Who is signed in."

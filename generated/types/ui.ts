@@ -502,6 +502,8 @@ export interface components {
             authenticated: boolean;
             /** @description True when the UI runs with `--no-auth`. */
             no_auth: boolean;
+            /** @description The Platform project the UI shows, read-only (`agentkit ui --project`, ADR 0073); absent otherwise. */
+            project?: string;
             /** @description The signed-in user's role; null when nobody is signed in, and with `--no-auth` (where nothing is checked). */
             role: components["schemas"]["UiRole"] | null;
             username: string | null;

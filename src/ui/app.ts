@@ -52,6 +52,8 @@ export interface UiAppOptions {
   auth: UiAuth;
   /** Where eval runs are read (default: the eval store in the trace store's file). */
   evalStore?: EvalStore;
+  /** The Platform project whose traces and eval runs the stores above show (`--project`): the page names it. */
+  project?: string;
   /** The project directory: save-as-test appends to `<projectDir>/.agentkit/regression_tests.jsonl` (default: cwd). */
   projectDir?: string;
   /** Runners the resume and rerun routes may call; nothing else ever runs. */
@@ -92,7 +94,7 @@ export function createUiApp(options: UiAppOptions): Express {
       // The web app's pages and assets (extra routes, open): only non-`/api` GETs, matched by UI_PAGE_ROUTES.
       // Anything else falls through to the contract's JSON 404, never an HTML page.
       if (options.webDir) app.use(webApp(options.webDir));
-      authRoutes(app, auth, throttle);
+      authRoutes(app, auth, throttle, options.project);
       traceRoutes(app, options.traceStore, annotations, options.checkpointer, evals);
       replayRoutes(app, { store: options.traceStore, registry, forks, projectDir: options.projectDir ?? process.cwd() });
       evalRoutes(app, evals);

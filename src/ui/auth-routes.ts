@@ -26,7 +26,8 @@ function dummy(): Promise<string> {
 }
 
 /** Install the auth routes. */
-export function authRoutes(router: RouteRegistrar, auth: UiAuth, throttle: LoginThrottle): void {
+/** `project`: the Platform project the UI shows (`--project`), told to the page by the status route. */
+export function authRoutes(router: RouteRegistrar, auth: UiAuth, throttle: LoginThrottle, project?: string): void {
   if (auth.mode === 'password') void dummy();
 
   router.post('/api/auth/login', async (req: Request, res: Response) => {
@@ -88,6 +89,7 @@ export function authRoutes(router: RouteRegistrar, auth: UiAuth, throttle: Login
       username: user?.username ?? null,
       role: user?.role ?? null,
       no_auth: auth.mode === 'none',
+      ...(project !== undefined ? { project } : {}),
     } satisfies Schemas['AuthStatus']);
   });
 }

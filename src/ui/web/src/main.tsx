@@ -127,6 +127,11 @@ function Layout(props: { auth: Schemas['AuthStatus']; path: string; onLogout: ()
           ))}
         </nav>
         <div className="who">
+          {props.auth.project !== undefined && (
+            <span className="badge-project" title="agentkit ui --project: this Platform project's traces and eval runs, read-only">
+              project {props.auth.project}
+            </span>
+          )}
           {props.auth.no_auth ? (
             <span className="badge-warn" title="Started with --no-auth: anyone who can reach this port can approve runs">
               no login
