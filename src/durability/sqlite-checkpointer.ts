@@ -8,8 +8,7 @@
  *
  * Rows are delta checkpoints (./delta.ts): a row's state is stored as what changed since its execution's previous
  * row, resolved on every read. A single-row write is one autocommitted statement (it is atomic on its own); several
- * rows share one IMMEDIATE transaction. Once runs are concurrent, group commits run those statements on a commit
- * thread (./sqlite-commit-thread.ts, ADR 0031).
+ * rows share one IMMEDIATE transaction; puts of concurrent runs are group-committed on this thread (ADR 0031).
  */
 import type Database from 'better-sqlite3';
 import { checkpointDbPath } from '../config/paths.js';
@@ -45,8 +44,6 @@ import { checkLease, completeCheckpoint, completePending, invalid, listLimit, pr
 import { DeltaWriter, outputFromState, outputKeys, ResolvedStateCache, resolveStatesSync, type StoredRow } from './delta.js';
 import { ROWS_OF_EXECUTION, SQLITE_CHAINS_SQL } from './sqlite-states.js';
 import { notifyCheckpointerOpened, notifyCheckpointWrite, stampOf, stampRows } from './write-hook.js';
-import { CommitThread, ThreadLost, type CommitRow } from './sqlite-commit-thread.js';
-import { WritePriority } from '../store/write-priority.js';
 
 /** The rows `prune(cutoff)` deletes (`@cutoff`). */
 const PRUNED = `created_at < @cutoff AND status <> 'interrupted' AND execution_id NOT IN (SELECT execution_id FROM pending_interrupts)`;
@@ -60,15 +57,6 @@ const PENDING_COLUMNS = 'execution_id, chain_name, node_id, reason, context, age
  * millisecond) before one last attempt that blocks for the store's busy timeout, as every other write does.
  */
 const LOCK_WAIT_MS = 5000;
-/**
- * On the commit thread, a turn's first this-many puts are sent as soon as they are queued, not at the end of the turn
- * (ADR 0031). Concurrent runs fall into lock-step with the group commit: one reply from the thread resumes them
- * all in a single burst, the burst queues the next batch, and the request thread then waits for that batch with
- * nothing to do (about a fifth of its time in the served benchmark). Sent ahead, the first puts commit on the thread
- * while the burst goes on, and their runs have work ready for the request thread when it ends. Once a turn: each
- * send costs the request thread a wake-up of the thread, and later sends merge into the thread's next transaction.
- */
-const SEND_AHEAD_PUTS = 12;
 
 /** A selected row: JSON columns are text. */
 type CheckpointRow = Record<string, unknown>;
@@ -128,9 +116,8 @@ const ENSURE_EXECUTION_SQL = 'INSERT OR IGNORE INTO executions (execution_id) VA
 /** Options of a SQLiteCheckpointer. */
 export interface SQLiteCheckpointerOptions {
   /**
-   * Where group commits run (ADR 0031). `auto` (default): on this thread until puts of concurrent runs first
-   * meet in one group commit (a serving process), then on a commit thread with its own connection, so the event loop
-   * no longer executes the rows' SQL. `off`: always on this thread. An in-memory store never uses a thread.
+   * @deprecated Accepted and ignored: group commits always run on the caller's thread. The commit thread it chose
+   * cost more CPU than it saved with a model's real latency and was removed (ADR 0031).
    */
   commitThread?: 'auto' | 'off';
 }
@@ -244,8 +231,6 @@ function prepare(db: Database.Database) {
     // (Run through `pragma()` each time: SQLite applies this pragma when the statement is compiled, not when run.)
     noWait: () => db.pragma('busy_timeout = 0'),
     wait: () => db.pragma(`busy_timeout = ${busyTimeoutMs}`),
-    /** The store's busy timeout (what `wait` sets back), for the commit thread's last wait. */
-    busyTimeoutMs,
   };
 }
 
@@ -267,8 +252,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   private closed = false;
   /** Rows `put` has accepted and not yet committed (see `put`). */
   #queued: QueuedPut[] = [];
-  /** This turn's first puts went ahead to the commit thread (`SEND_AHEAD_PUTS`); the turn's own commit is pending. */
-  #sentAhead = false;
   /** When the queued rows first found the write lock taken (another connection writing: the span writer thread). */
   #lockedSince: number | undefined;
   /** True while the connection's busy timeout is zero (left so by the last group commit; see `open`). */
@@ -279,16 +262,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   readonly #delta = new DeltaWriter();
   /** The last state `fetchUnsynced` read per execution: the next batch's rows are built on them. */
   readonly #outboxStates = new ResolvedStateCache();
-  readonly #commitThreadMode: 'auto' | 'off';
-  /** The commit thread (./sqlite-commit-thread.ts), once started; null when it cannot run or was lost. */
-  #thread: CommitThread | null | undefined;
-  /** The process's write-priority counters: a group commit waiting for the lock counts itself in (`#wanting`). */
-  readonly #priority = new WritePriority();
-  #wanting = false;
-  /** Group commits on the thread: each settles (never rejects) once its puts are resolved or rejected. */
-  readonly #flights = new Set<Promise<void>>();
-  /** A thread batch failed: newer ones wait until every batch in flight has been written again here, in order. */
-  #halted = false;
 
   /**
    * A checkpointer on the SQLite store at `dbPath` (default: the configured local store, `AGENTKIT_LOCAL_DB`, else
@@ -296,15 +269,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
    */
   constructor(dbPath?: string, options: SQLiteCheckpointerOptions = {}) {
     this.dbPath = dbPath ?? checkpointDbPath();
-    this.#commitThreadMode = options.commitThread ?? 'auto';
-    if (this.#commitThreadMode !== 'auto' && this.#commitThreadMode !== 'off') {
+    if (options.commitThread !== undefined && options.commitThread !== 'auto' && options.commitThread !== 'off') {
       throw new TypeError(`SQLiteCheckpointer: commitThread must be 'auto' or 'off', got ${JSON.stringify(options.commitThread)}`);
     }
-  }
-
-  /** Whether group commits run on the commit thread now (ADR 0031). */
-  get usesCommitThread(): boolean {
-    return this.#thread?.ready === true;
   }
 
   /** The store file, for the replication drain's own connection; null for an in-memory store. */
@@ -325,8 +292,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   /**
    * Group commit: puts made in the same turn of the event loop (concurrent runs in a serving process) are committed
    * in one transaction at the end of that turn, in the order they were made; each promise resolves once its row is
-   * committed. On the commit thread, a turn's first `SEND_AHEAD_PUTS` puts go to it at once and commit in a
-   * transaction of their own (or with what queued there before them), still in order. A row that cannot be written
+   * committed. A row that cannot be written
    * (a duplicate id) fails only its own put: the batch is retried row by row.
    * While another connection holds the write lock (the span writer thread on the same file, another process), the
    * batch waits for it without blocking the event loop (ADR 0031): puts made meanwhile join it.
@@ -359,29 +325,18 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
     // The group commit runs at the end of the turn, outside the writer's context: its consent is taken now.
     stampRows(rows);
     return new Promise<Checkpoint[]>((resolve, reject) => {
-      if (this.#queued.length === 0 && !this.#sentAhead) {
-        setImmediate(() => {
-          this.#sentAhead = false;
-          this.#commitQueued(false);
-        });
-      }
+      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued(false));
       this.#queued.push({ rows, fence, resolve, reject });
-      if (this.#queued.length === SEND_AHEAD_PUTS && !this.#sentAhead && this.#thread?.ready === true && !this.#halted) {
-        this.#sentAhead = true;
-        this.#commitQueued(false);
-      }
     });
   }
 
   /**
-   * Commit the queued rows. `blocking` false (the group commit's own turn): on the commit thread once it runs (see
-   * `#commitOnThread`); else, when the write lock is taken, nothing is written and the batch is tried again a
+   * Commit the queued rows. `blocking` false (the group commit's own turn): when the write lock is taken, nothing is
+   * written and the batch is tried again a
    * millisecond later, the event loop serving requests meanwhile, for up to LOCK_WAIT_MS; then, and for `close()`
    * and readers that need the rows now, it waits as long as any write does.
    */
   #commitQueued(blocking = true): void {
-    // After a failed thread batch, the ones sent after it are written again here first; the last to settle sends these.
-    if (!blocking && this.#halted && this.#flights.size > 0) return;
     const batch = this.#queued;
     this.#queued = [];
     if (batch.length === 0) return;
@@ -393,19 +348,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
       return;
     }
     const { statements } = handle;
-    if (!blocking) {
-      if (this.#thread?.ready) {
-        if (this.#halted) this.#thread.resume();
-        this.#halted = false;
-        // A batch that waited for the lock here goes to the thread, which waits (and counts itself) on its own.
-        this.#lockedSince = undefined;
-        this.#served();
-        this.#commitOnThread(this.#thread, batch);
-        return;
-      }
-      // Puts of concurrent runs met in one group commit: a serving process. Its later batches go to the thread.
-      if (batch.length > 1) this.#startThread(statements);
-    }
     const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
     const wait = !blocking && (this.#lockedSince === undefined || Date.now() - this.#lockedSince < LOCK_WAIT_MS);
     // What the batch's executions were stored against before it: put back when the lock was taken.
@@ -424,7 +366,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
       }
     } catch (error) {
       if (remembered && isBusy(error)) {
-        this.#want();
         // Nothing of the batch was stored (a statement or transaction that cannot lock writes nothing).
         for (const [executionId, entry] of remembered) this.#delta.restore(executionId, entry);
         this.#queued = batch.concat(this.#queued);
@@ -433,7 +374,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
         return;
       }
       this.#lockedSince = undefined;
-      this.#served();
       // The transaction rolled back: whatever the batch remembered as newest rows was never stored.
       for (const row of rows) this.#delta.forget(row.execution_id);
       if (batch.length === 1) {
@@ -444,7 +384,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
       return;
     }
     this.#lockedSince = undefined;
-    this.#served();
     for (const put of batch) put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
     notifyCheckpointWrite(this);
   }
@@ -458,17 +397,11 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
 
   /**
    * Each put of a failed batch on its own, on this connection, so a row that cannot be written fails only its own
-   * put (and the rows written with it). `committed` says whether a put's rows are already stored (the commit thread
-   * was lost with them in flight): those resolve without being written twice.
+   * put (and the rows written with it).
    */
-  #commitEach(statements: Statements, batch: readonly QueuedPut[], committed?: (put: QueuedPut) => boolean): void {
+  #commitEach(statements: Statements, batch: readonly QueuedPut[]): void {
     for (const put of batch) {
       try {
-        if (committed?.(put)) {
-          // Stored by the thread before it was lost; read back so the caller gets the row as stored.
-          put.resolve(this.toCheckpointsNow(put.rows.map((row) => statements.byId.get(row.checkpoint_id) as CheckpointRow)));
-          continue;
-        }
         if (put.rows.length === 1) this.insertAlone(statements, put.rows[0]!, put.fence);
         else this.inTransaction(statements, put.rows, () => this.insertPut(statements, put.rows, put.fence));
         put.resolve(put.rows.map((row) => this.#delta.asStored(row)));
@@ -477,97 +410,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
       }
     }
     notifyCheckpointWrite(this);
-  }
-
-  /**
-   * Start the commit thread in the background (`commitThread: 'auto'`, a file store, not tried before). Until it has
-   * opened the store, group commits run here.
-   */
-  #startThread(statements: Statements): void {
-    if (this.#thread !== undefined || this.#commitThreadMode === 'off' || this.replicaSource() === null) return;
-    this.#thread =
-      CommitThread.start(
-        path.resolve(this.dbPath),
-        { insert: INSERT_SQL, ensureExecution: ENSURE_EXECUTION_SQL, release: RELEASE_SQL, baseGoneMessage: BASE_GONE_MESSAGE },
-        { busyTimeoutMs: statements.busyTimeoutMs, lockWaitMs: LOCK_WAIT_MS },
-      ) ?? null;
-  }
-
-  /**
-   * A group commit on the commit thread: the rows are encoded here (their delta state lives in this thread) and their
-   * statements run there; each put resolves once the thread committed. Batches are pipelined: each turn's batch is
-   * sent at once, and the thread commits them in order (merging those that queued while it was busy). When the
-   * thread rolls a batch back (a duplicate id, a vanished delta base, a lock held past its waits), it refuses every
-   * batch sent after it until resumed; each of them is written again one by one here, in order, as after a failed
-   * batch on this thread, and puts made meanwhile wait until the last has settled (`#halted`). When the thread is
-   * lost, rows it may have committed are looked up first, and later batches stay here.
-   */
-  #commitOnThread(thread: CommitThread, queued: QueuedPut[]): void {
-    const wire: CommitRow[] = [];
-    const batch: QueuedPut[] = [];
-    const stored: Checkpoint[][] = [];
-    for (const put of queued) {
-      try {
-        const encoded = put.rows.map((row) => {
-          const ensure = this.#delta.remembered(row.execution_id) === undefined ? row.execution_id : null;
-          const state = this.#delta.encode(row);
-          return { ensure, params: toParams(row, state.text, state.deltaBase, put.fence), release: null as CommitRow['release'] };
-        });
-        if (put.fence?.release) encoded.at(-1)!.release = [put.rows[0]!.execution_id, put.fence.owner, put.fence.generation];
-        wire.push(...encoded);
-        batch.push(put);
-        stored.push(put.rows.map((row) => this.#delta.asStored(row)));
-      } catch (error) {
-        // A row that cannot be stored (a ValidationError) fails its own put, as it would here.
-        for (const row of put.rows) this.#delta.forget(row.execution_id);
-        put.reject(error);
-      }
-    }
-    if (batch.length === 0) return;
-    const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((put) => put.rows);
-    const flight = thread.commit(wire).then(
-      () => {
-        for (const [i, put] of batch.entries()) put.resolve(stored[i]!);
-        notifyCheckpointWrite(this);
-      },
-      (error: unknown) => {
-        this.#halted = true;
-        for (const row of rows) this.#delta.forget(row.execution_id);
-        const lost = error instanceof ThreadLost;
-        if (lost) this.#thread = null;
-        try {
-          const { statements } = this.open();
-          this.#commitEach(statements, batch, lost ? (put) => put.rows.every((row) => statements.byId.get(row.checkpoint_id) !== undefined) : undefined);
-        } catch (failure) {
-          for (const put of batch) put.reject(failure);
-        }
-      },
-    );
-    this.#flights.add(flight);
-    void flight.then(() => {
-      this.#flights.delete(flight);
-      // The last batch after a failure was written again: what queued meanwhile goes now.
-      if (this.#flights.size === 0 && this.#queued.length > 0 && !this.closed) this.#commitQueued(false);
-    });
-  }
-
-  /** A group commit waits for the lock: this process's span writer ends its transaction for it (../store/write-priority.ts). */
-  #want(): void {
-    if (this.#wanting) return;
-    this.#wanting = true;
-    this.#priority.want();
-  }
-
-  /** A group commit that counted itself as waiting for the lock is done. */
-  #served(): void {
-    if (!this.#wanting) return;
-    this.#wanting = false;
-    this.#priority.served();
-  }
-
-  /** Wait until no batch is on the commit thread (a completion may send the next one: wait for that too). */
-  async #settleThread(): Promise<void> {
-    while (this.#flights.size > 0) await Promise.all([...this.#flights]);
   }
 
   async getLast(executionId: string): Promise<Checkpoint | null> {
@@ -896,7 +738,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
    * suffix; a store older than v28 scans its checkpoints.
    */
   async matchExecutionIds(fragment: string, limit: number): Promise<string[]> {
-    await this.#settleThread();
     this.#commitQueued();
     const { db } = this.open();
     const keyed = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'").get() !== undefined;
@@ -912,7 +753,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   }
 
   async listQuarantined(options: { executionId?: string; limit?: number } = {}): Promise<QuarantinedRow[]> {
-    await this.#settleThread();
     this.#commitQueued();
     const { db } = this.open();
     // `+rowid`: ordering by the bare rowid makes SQLite walk the whole table in rowid order; the quarantined rows are
@@ -930,7 +770,6 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
    * interrupted (a failed terminal row counts as failed).
    */
   async executionCounts(): Promise<{ pending: number; failed: number }> {
-    await this.#settleThread();
     this.#commitQueued();
     const { db } = this.open();
     const pending = (db.prepare('SELECT count(*) AS n FROM pending_interrupts').get() as { n: number }).n;
@@ -945,12 +784,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   }
 
   async close(): Promise<void> {
-    // Rows accepted before close are committed, not dropped: those on the commit thread first.
-    if (this.#flights.size > 0) await this.#settleThread();
+    // Rows accepted before close are committed, not dropped.
     this.#commitQueued();
     this.closed = true;
-    this.#thread?.stop();
-    this.#thread = undefined;
     this.#releaseWalKeeper?.();
     this.#releaseWalKeeper = undefined;
     this.db?.close();
@@ -1112,8 +948,6 @@ const FIELD_PARAMS = fieldParams((value) => JSON.stringify(value));
  */
 function toParams(row: Checkpoint, stateText: string, deltaBase: string | null, fence: Fence | undefined): unknown[] {
   const keys = outputKeys(row);
-  // Built by push, so the array stays packed: structured clone (the commit thread's batches) serialises a holey
-  // array (`new Array(n)`) through its sparse path, about 1.7x the time of a packed one.
   const params: unknown[] = [];
   for (let i = 0; i < FIELD_PARAMS.length; i++) {
     if (i === STATE_PARAM) params.push(deltaBase, deltaBase, stateText);

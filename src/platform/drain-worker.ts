@@ -10,12 +10,8 @@ import { parentPort } from 'node:worker_threads';
 import type { ReplicaSource, ReplicatingCheckpointer } from '../durability/checkpointer.js';
 import { PostgresCheckpointer } from '../durability/postgres-checkpointer.js';
 import { SQLiteCheckpointer } from '../durability/sqlite-checkpointer.js';
-import { yieldThisThread } from '../store/thread-priority.js';
 import { drainOnce } from './drain.js';
 import type { DrainReply, DrainRequest } from './drain-thread.js';
-
-// Replication is never what a step waits for: the thread that runs the steps gets the CPU first.
-yieldThisThread();
 
 /** A store connection is closed after this long without a pass. */
 const IDLE_MS = 5000;

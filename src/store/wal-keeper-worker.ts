@@ -5,7 +5,6 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { yieldThisThread } from './thread-priority.js';
 
 /** What wal-keeper.ts passes in `workerData`. */
 export interface WalKeeperData {
@@ -24,8 +23,6 @@ interface CheckpointRow {
 
 const data = workerData as WalKeeperData;
 const port = parentPort!;
-// Checkpoints are never what a request waits for: the request threads get the CPU first.
-yieldThisThread();
 const db = new Database(data.file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 let timer: NodeJS.Timeout | undefined;

@@ -17,7 +17,6 @@
 import type Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, openLocalStore } from '../store/open.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
-import { MIN_ROWS_AFTER_YIELD, type WritePriority } from '../store/write-priority.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
 
@@ -59,12 +58,6 @@ export interface StoreBatch {
 export interface StoreWriterOptions {
   /** Connections kept open at once (default 8). */
   maxConnections?: number;
-  /**
-   * On a writer thread, the process's write-priority counters (../store/write-priority.ts): a transaction ends early
-   * while a checkpoint commit waits for the lock. Inline (on the main thread) there is none: waiting there would
-   * block the event loop the commit runs on.
-   */
-  priority?: WritePriority;
   /** How long one write waits for another connection's lock before its rows are held (default: the store's 5000 ms). */
   busyTimeoutMs?: number;
   /** Spans held for locked stores, all stores together, beyond which the oldest are dropped (default 20 000). */
@@ -109,7 +102,6 @@ export class StoreWriter {
   private readonly hashes = new Map<string, KeyedHash | null>();
   private heldSpans = 0;
   private readonly maxConnections: number;
-  private readonly priority: WritePriority | undefined;
   private readonly busyTimeoutMs: number | undefined;
   private readonly maxHeldSpans: number;
   private readonly retryWaitMs: number | undefined;
@@ -120,7 +112,6 @@ export class StoreWriter {
     options: StoreWriterOptions = {},
   ) {
     this.maxConnections = options.maxConnections ?? 8;
-    this.priority = options.priority;
     this.busyTimeoutMs = options.busyTimeoutMs;
     this.maxHeldSpans = options.maxHeldSpans ?? 20_000;
     this.retryWaitMs = options.retryWaitMs;
@@ -201,9 +192,8 @@ export class StoreWriter {
   }
 
   /**
-   * One store's rows: in one transaction, or, when a checkpoint commit comes to wait for the lock meanwhile, in
-   * several, the writer waiting between them until the commit is done (../store/write-priority.ts). The guardrail
-   * events go with the last. `progress.rows` counts the rows committed so far (a later transaction may fail).
+   * One store's rows and guardrail events in one transaction. `progress.rows` counts the rows committed (all of them
+   * once it commits; none when it fails).
    */
   private writeRows(dbPath: string, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }, waitMs?: number): void {
     const connection = this.connection(dbPath);
@@ -217,34 +207,24 @@ export class StoreWriter {
   }
 
   private writeRowsOn(connection: Connection, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }): void {
-    let yielded = false;
-    for (;;) {
-      let next = progress.rows;
-      connection.inTransaction(() => {
-        next = insertSpans(connection, rows, next, yielded ? MIN_ROWS_AFTER_YIELD : 1, this.priority);
-        if (next < rows.length) return;
-        for (const e of events) {
-          connection.event.run(
-            e.event_id,
-            e.trace_id,
-            e.span_id,
-            e.agent_name,
-            e.guardrail_name,
-            e.position,
-            e.outcome,
-            e.blocking ? 1 : 0,
-            e.message,
-            e.created_at,
-          );
-        }
-      });
-      progress.rows = next;
-      if (next >= rows.length) return;
-      // Ended early for a waiting checkpoint commit: wake it, and go on once it is done.
-      this.priority!.yielded();
-      this.priority!.waitForCommits();
-      yielded = true;
-    }
+    connection.inTransaction(() => {
+      insertSpans(connection, rows, progress.rows);
+      for (const e of events) {
+        connection.event.run(
+          e.event_id,
+          e.trace_id,
+          e.span_id,
+          e.agent_name,
+          e.guardrail_name,
+          e.position,
+          e.outcome,
+          e.blocking ? 1 : 0,
+          e.message,
+          e.created_at,
+        );
+      }
+    });
+    progress.rows = rows.length;
   }
 
   /**
@@ -335,27 +315,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * Insert `rows` from `from` on; returns where it stopped: the end, or earlier when `priority` says a checkpoint
- * commit waits for the lock (checked after each statement, once `atLeast` rows are written).
- */
-function insertSpans(connection: Connection, rows: readonly EncodedSpanRow[], from: number, atLeast: number, priority: WritePriority | undefined): number {
+/** Insert `rows` from `from` on, `ROWS_PER_STATEMENT` a statement while that many are left. */
+function insertSpans(connection: Connection, rows: readonly EncodedSpanRow[], from: number): void {
   let i = from;
-  const yieldable = () => priority !== undefined && i - from >= atLeast && i < rows.length && priority.contended;
   if (rows.length - i >= ROWS_PER_STATEMENT) {
     const values: unknown[] = new Array<unknown>(ROWS_PER_STATEMENT * SPAN_COLUMNS);
     for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
-      if (yieldable()) return i;
       for (let j = 0; j < ROWS_PER_STATEMENT; j++) putRow(values, j * SPAN_COLUMNS, rows[i + j]!);
       connection.spans.run(values);
     }
   }
   for (; i < rows.length; i++) {
-    if (yieldable()) return i;
     const r = rows[i]!;
     connection.span.run(r.span_id, r.trace_id, r.parent_span_id, r.name, r.start_time, r.end_time, r.status, r.attributes, r.events, r.caller_trace_id ?? null);
   }
-  return i;
 }
 
 /** A row's columns at `at` in `values`, in the order of `SPAN_VALUES`. */

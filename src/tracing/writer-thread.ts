@@ -11,7 +11,6 @@ import type { Worker } from 'node:worker_threads';
 import { knownSecrets } from '../config/secrets.js';
 import { threadErrorText } from '../store/thread-error.js';
 import { startWorkerModule, workerModuleUrl } from '../store/worker-module.js';
-import { writePriorityBuffer } from '../store/write-priority.js';
 import type { StoreBatch } from './store-writer.js';
 
 /** How long a closed writer thread may take to end by itself before it is terminated. */
@@ -79,10 +78,9 @@ export class WriterThread {
     const { entryUrl, busyTimeoutMs } = options;
     const shared = new SharedArrayBuffer(8);
     try {
-      // `priority`: the process's write-priority counters, so span transactions end early for checkpoint commits.
       // A thread that cannot load marks itself failed, so a flush waiting for it returns at once.
       const worker = startWorkerModule(entryUrl ?? workerModuleUrl(import.meta.url, 'writer-worker'), {
-        workerData: { shared, priority: writePriorityBuffer(), ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) },
+        workerData: { shared, ...(busyTimeoutMs !== undefined ? { busyTimeoutMs } : {}) },
         loadFailure: { key: 'shared', index: 1, value: THREAD_FAILED },
       });
       return new WriterThread(worker, new Int32Array(shared), warn);

@@ -13,20 +13,15 @@
 import Database from 'better-sqlite3';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { registerSecret } from '../config/secrets.js';
-import { yieldThisThread } from '../store/thread-priority.js';
-import { WritePriority } from '../store/write-priority.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { THREAD_RUNNING, type WriterMessage } from './writer-thread.js';
 
-const data = workerData as { shared: SharedArrayBuffer; priority?: SharedArrayBuffer; busyTimeoutMs?: number };
+const data = workerData as { shared: SharedArrayBuffer; busyTimeoutMs?: number };
 /** Pause between tries of rows held for a locked store (each try itself waits up to the busy timeout). */
 const RETRY_MS = 50;
 const shared = new Int32Array(data.shared);
-// Writing spans is never what a run or a request waits for: the thread that serves them gets the CPU first.
-yieldThisThread();
 const writer = new StoreWriter((message) => parentPort!.postMessage({ type: 'warning', message }), {
   walKeeper: false,
-  ...(data.priority ? { priority: new WritePriority(data.priority) } : {}),
   ...(data.busyTimeoutMs !== undefined ? { busyTimeoutMs: data.busyTimeoutMs } : {}),
 });
 const port = parentPort!;
