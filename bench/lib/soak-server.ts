@@ -2,6 +2,10 @@
  * The soak's server process: `agent serve` of a target (in-process API, same code path as the CLI) on a free port.
  * Prints `{"port": n}` once listening; answers each `heap` line on stdin with the heap after a full GC
  * (`{"heapUsed": bytes, "rss": bytes}`). Run with --expose-gc.
+ *
+ * `BENCH_OWN_CONTEXT=1`: the process registers OpenTelemetry's own AsyncLocalStorage context manager before agentkit
+ * starts tracing, as an application with its own OpenTelemetry setup does; agentkit then keeps it and its own scope
+ * storage beside it (two storages instead of one shared, ADR 0048), which is what that measure is weighed against.
  */
 import { createInterface } from 'node:readline';
 import { localDbPath } from '../../src/config/paths.js';
@@ -9,6 +13,13 @@ import { toServeTarget } from '../../src/serve/adapters.js';
 import { startAgentServer } from '../../src/serve/server.js';
 import { loadTarget } from '../../src/targets.js';
 import { flushTraces } from '../../src/tracing/setup.js';
+
+if (process.env.BENCH_OWN_CONTEXT === '1') {
+  const { context } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  if (!context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()))
+    throw new Error('BENCH_OWN_CONTEXT: a context manager was registered already');
+}
 
 const spec = process.argv[2]!;
 const loaded = await loadTarget(spec, { cwd: process.cwd() });
