@@ -4,8 +4,8 @@
  * (`{"heapUsed": bytes, "rss": bytes}`). Run with --expose-gc.
  *
  * `BENCH_OWN_CONTEXT=1`: the process registers OpenTelemetry's own AsyncLocalStorage context manager before agentkit
- * starts tracing, as an application with its own OpenTelemetry setup does; agentkit then keeps it and its own scope
- * storage beside it (two storages instead of one shared, ADR 0048), which is what that measure is weighed against.
+ * starts tracing, as an application with its own OpenTelemetry setup does, and agentkit keeps it. (It weighed the one
+ * storage agentkit shared between its scope and OpenTelemetry until ADR 0048 dropped it: a tie.)
  */
 import { createInterface } from 'node:readline';
 import { localDbPath } from '../../src/config/paths.js';

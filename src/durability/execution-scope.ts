@@ -1,9 +1,12 @@
 /**
- * The reading side of the execution scope (../scope/scope.ts opens and nests frames): what a frame holds, and the
- * enclosing one. Here, below the scope layer, because `interrupt()` and `idempotent()` read the frame and durability
- * imports nothing above it; `src/scope` re-exports both.
+ * The execution scope's storage (../scope/scope.ts opens and nests frames): what a frame holds, the enclosing one,
+ * and entering one. Here, below the scope layer, because `interrupt()` and `idempotent()` read the frame and
+ * durability imports nothing above it; `src/scope` re-exports the reading side.
+ *
+ * The scope has its own AsyncLocalStorage, beside OpenTelemetry's context manager: sharing one storage between them
+ * (a frame holding both) measured no faster with a model's real latency (bench/README.md, ADR 0048).
  */
-import { contextFrames } from '../tracing/context-frames.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PendingInterrupt, Resume } from '../types.js';
 import type { Checkpointer } from './checkpointer.js';
 
@@ -22,7 +25,14 @@ export interface ExecutionScope {
   readonly resumedInterrupt: PendingInterrupt | null;
 }
 
+const frames = new AsyncLocalStorage<ExecutionScope>();
+
 /** The enclosing frame, or undefined outside any executor. */
 export function currentScope(): ExecutionScope | undefined {
-  return contextFrames.getStore()?.scope as ExecutionScope | undefined;
+  return frames.getStore();
+}
+
+/** Run `fn` in `frame` (frames are immutable: a child frame is a new object). */
+export function runWithScope<T>(frame: ExecutionScope, fn: () => T): T {
+  return frames.run(frame, fn);
 }

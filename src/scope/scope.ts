@@ -17,14 +17,10 @@
  * Frames are immutable: a child frame is a new object, so concurrent runs in one process never see each other's
  * values.
  */
-import { currentScope, type ExecutionScope } from '../durability/execution-scope.js';
-import { runWithScope } from '../tracing/context-frames.js';
+import { currentScope, runWithScope, type ExecutionScope } from '../durability/execution-scope.js';
 import type { PendingInterrupt, Resume } from '../types.js';
 
 export { currentScope, type ExecutionScope };
-
-// Frames live in the process's one shared AsyncLocalStorage, beside the OpenTelemetry context (ADR 0048):
-// entering a scope keeps the enclosing frame's context (`runWithScope`).
 
 /**
  * Run `fn` inside a new frame. Fields not given default to: no checkpointer, no agent path, no resume value. The

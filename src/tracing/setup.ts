@@ -17,6 +17,7 @@ import {
   type Resource,
 } from '@opentelemetry/resources';
 import { SamplingDecision, TracerProvider, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { processIdentity } from '../config/process-identity.js';
 import { VERSION } from '../version.js';
 import { HexIdGenerator } from './ids.js';
@@ -24,7 +25,6 @@ import { LeanSpan } from './lean-span.js';
 import { LeanTracer } from './lean-tracer.js';
 import { LazyOtlpProcessor, otlpRequested } from './otlp.js';
 import { LocalStoreSpanProcessor } from './processor.js';
-import { SharedContextManager } from './shared-context-manager.js';
 import { BatchedTraceWriter } from './writer.js';
 import { registerPendingFlush, registerPendingFlushAsync } from './pending-flush.js';
 
@@ -37,7 +37,7 @@ interface TracingState {
   local: LocalStoreSpanProcessor;
   otlp: LazyOtlpProcessor | undefined;
   tracer: LeanTracer;
-  contextManager: SharedContextManager | undefined;
+  contextManager: AsyncLocalStorageContextManager | undefined;
   /** False when another tracer provider was already global: agentkit's own spans are recorded all the same. */
   global: boolean;
 }
@@ -77,7 +77,7 @@ export function ensureTracing(env: Record<string, string | undefined> = process.
   const processors: SpanProcessor[] = otlp ? [local, otlp] : [local];
   const resource = tracingResource();
   const provider = new TracerProvider({ resource, spanProcessors: processors, sampler: RECORD_EVERY_SPAN, idGenerator: ids });
-  const contextManager = new SharedContextManager().enable();
+  const contextManager = new AsyncLocalStorageContextManager().enable();
   const ownsContext = context.setGlobalContextManager(contextManager);
   if (!ownsContext) contextManager.disable();
   const global = trace.setGlobalTracerProvider(provider);
