@@ -238,4 +238,26 @@ test('while another connection holds the write lock, puts wait without blocking 
   }
 });
 
+test('commitThread is accepted and ignored (the commit thread is gone, ADR 0031); another value is refused', async ({ dir }) => {
+  for (const mode of ['auto', 'off'] as const) {
+    const checkpointer = new SQLiteCheckpointer(path.join(dir, `${mode}.db`), { commitThread: mode });
+    try {
+      const rows = await Promise.all(
+        ['a', 'b', 'c'].map((node) => checkpointer.put({ execution_id: `e-${mode}`, chain_name: 'c', node_id: node, state_snapshot: { node } })),
+      );
+      assert.equal(
+        rows.map((r) => r.node_id),
+        ['a', 'b', 'c'],
+      );
+      assert.is((await checkpointer.list(`e-${mode}`)).length, 3);
+    } finally {
+      await checkpointer.close();
+    }
+  }
+  assert.throws(
+    () => new SQLiteCheckpointer(path.join(dir, 'x.db'), { commitThread: 'thread' as 'auto' }),
+    (error: Error) => error instanceof TypeError && error.message === `SQLiteCheckpointer: commitThread must be 'auto' or 'off', got "thread"`,
+  );
+});
+
 test.run();
