@@ -4,7 +4,7 @@
  * off, in the same process. Rounds alternate
  * between the two so drift hits both alike, and the figures are medians over rounds.
  *
- * Two "on" figures: the run's own thread (spans created and handed to the writer thread, which writes them
+ * Two "on" figures: the run's own thread (spans created and queued for the batched writer, which writes them
  * concurrently), and sustained (each round ends by waiting until every span is in local.db, so storage is counted in
  * full). The target (at most 10%, the Python SDK measured 19.5%) is checked against the sustained figure.
  *
@@ -43,7 +43,7 @@ const tools = [
     registry: false,
     parameters: Type.Object({ amount: Type.Number(), currency: Type.String() }),
     // A result holding a credential (the quote service echoes its key): its tool span and the next model span are
-    // masked, with keyed hashes for replay, on the writer thread, so the stored cost counts masking (docs/adr/0010).
+    // masked, with keyed hashes for replay, as the batch is written, so the stored cost counts masking (docs/adr/0010).
     execute: ({ amount, currency }) => `${amount.toFixed(2)} ${currency} (quote ref sk-quote-0123456789abcdef)`,
   }),
 ];

@@ -13,8 +13,8 @@ const known = new Set<string>();
 const listeners = new Set<(value: string) => void>();
 
 /**
- * Remember `value` as a secret (trimmed; empty and too-short values are ignored). Idempotent. Listeners (for example
- * the trace writer thread, which masks on its own copy) hear about each new value once.
+ * Remember `value` as a secret (trimmed; empty and too-short values are ignored). Idempotent. Listeners (caches of
+ * masking patterns) hear about each new value once.
  */
 export function registerSecret(value: string | undefined | null): void {
   const secret = value?.trim();

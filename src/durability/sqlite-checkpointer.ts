@@ -252,7 +252,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   private closed = false;
   /** Rows `put` has accepted and not yet committed (see `put`). */
   #queued: QueuedPut[] = [];
-  /** When the queued rows first found the write lock taken (another connection writing: the span writer thread). */
+  /** When the queued rows first found the write lock taken (another connection writing: a trace writer, another process). */
   #lockedSince: number | undefined;
   /** True while the connection's busy timeout is zero (left so by the last group commit; see `open`). */
   #noWait = false;
@@ -294,7 +294,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
    * in one transaction at the end of that turn, in the order they were made; each promise resolves once its row is
    * committed. A row that cannot be written
    * (a duplicate id) fails only its own put: the batch is retried row by row.
-   * While another connection holds the write lock (the span writer thread on the same file, another process), the
+   * While another connection holds the write lock (a trace writer on the same file, another process), the
    * batch waits for it without blocking the event loop (ADR 0031): puts made meanwhile join it.
    */
   put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint> {

@@ -20,7 +20,7 @@ test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-eval-'));
 });
 test.afterEach(async (ctx) => {
-  // The trace writer thread may still be adding a WAL file while the folder goes: retry, as rm does on ENOTEMPTY.
+  // A WAL keeper may still be adding a WAL file while the folder goes: retry, as rm does on ENOTEMPTY.
   await rm(ctx.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 

@@ -3,8 +3,7 @@
  * threshold: it copies the WAL back into the database and fsyncs both, which on a busy disk takes from milliseconds to
  * seconds, and better-sqlite3 runs it on the calling thread. In a serving process that stalls every request at once
  * (the served benchmark's p99 was dominated by it). So a connection that writes on the main thread turns automatic
- * checkpoints down to a backstop (below) and retains a keeper: one worker thread per store file and JavaScript thread
- * (the registry is per thread: the span writer thread, itself a worker, retains its own for the files it writes),
+ * checkpoints down to a backstop (below) and retains a keeper: one worker thread per store file,
  * holding its own connection, running a PASSIVE checkpoint (never waits for readers or writers) every `intervalMs`.
  * Two keepers of one file split the work rather than double it (a pass finds the frames the other copied already
  * done; measured in the ninth session, bench/README.md).

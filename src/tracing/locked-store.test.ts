@@ -15,7 +15,6 @@ import { openLocalStore } from '../store/open.js';
 import { isSecretKey } from './redact.js';
 import { SpanBatch } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
-import { WriterThread } from './writer-thread.js';
 import { BatchedTraceWriter } from './writer.js';
 
 const test = suite<{ dir: string; file: string; lock: Database.Database | undefined }>('tracing: a locked store', {
@@ -169,38 +168,11 @@ test('closing while the store is still locked reports what is dropped', ({ file 
   );
 });
 
-test('writer thread: a flush waits for rows held for a locked store, and they land once it is free', async ({ file, lock }) => {
-  const warnings: string[] = [];
-  const thread = WriterThread.start((m) => warnings.push(m), { busyTimeoutMs: 20 })!;
-  thread.post([batch(file, [1, 2])]);
-  let flushed = false;
-  const flush = thread.wait().then(() => (flushed = true));
-  // Until the thread has found the store locked (a loaded machine may take a while to start it), then a little more.
-  const until = async (pattern: RegExp) => {
-    for (let i = 0; i < 1000 && !warnings.some((w) => pattern.test(w)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  };
-  await until(/is locked by another connection/);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.is(flushed, false, 'the flush waits while the rows are held');
-  assert.is(thread.idle, false);
-  assert.equal(stored(file).spans, []);
-  // Posted while held: written after the held rows.
-  thread.post([batch(file, [3])]);
-  lock!.exec('COMMIT');
-  await flush;
-  await thread.wait();
-  assert.equal(stored(file).spans, ['chain.s1', 'chain.s2', 'chain.s3']);
-  await until(/is writable again/);
-  thread.close();
-  assert.match(warnings.join('\n'), /is locked by another connection \(database is locked\); 2 span\(s\) and 0 guardrail event\(s\) held/);
-  assert.match(warnings.join('\n'), /is writable again; the \d span\(s\) and 0 guardrail event\(s\) held for it are written/);
-});
-
-test('the batched writer, inline: its timer writes the held rows once the store is free, with no new spans', async ({ file, lock }) => {
+test('the batched writer: its timer writes the held rows once the store is free, with no new spans', async ({ file, lock }) => {
   const warnings: string[] = [];
   const onWarning = (w: Error) => warnings.push(w.message);
   process.on('warning', onWarning);
-  const writer = new BatchedTraceWriter({ thread: false, busyTimeoutMs: 20, flushIntervalMs: 30 });
+  const writer = new BatchedTraceWriter({ busyTimeoutMs: 20, flushIntervalMs: 30 });
   try {
     writer.enqueueGuardrailEvent(file, event('e9'));
     writer.flush();
@@ -215,7 +187,7 @@ test('the batched writer, inline: its timer writes the held rows once the store 
   assert.match(warnings.join('\n'), /is locked by another connection/);
 });
 
-test('the batched writer, thread: past maxQueued spans waiting for a locked store, new ones are dropped and counted; the rest land', async ({ file, lock }) => {
+test('the batched writer: past maxQueued spans waiting for a locked store, new ones are dropped and counted; the rest land', async ({ file, lock }) => {
   const warnings: string[] = [];
   const onWarning = (w: Error) => warnings.push(w.message);
   process.on('warning', onWarning);
@@ -224,10 +196,10 @@ test('the batched writer, thread: past maxQueued spans waiting for a locked stor
     spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }],
   });
   for (let i = 0; i < 101; i++) provider.getTracer('test').startSpan(`chain.s${i}`).end();
-  const writer = new BatchedTraceWriter({ busyTimeoutMs: 20, maxQueued: 40, maxBatch: 10, minBatch: 10 });
+  const writer = new BatchedTraceWriter({ busyTimeoutMs: 20, maxQueued: 40, maxBatch: 10 });
   try {
     for (const span of ended.slice(0, 100)) writer.enqueueSpan(file, span);
-    assert.is(writer.dropped, 60, 'forty wait (handed to the thread, held for the store); the other sixty are dropped');
+    assert.is(writer.dropped, 60, 'forty wait (held for the store); the other sixty are dropped');
     lock!.exec('COMMIT');
     await writer.flushAsync();
     assert.is(stored(file).spans.length, 40);

@@ -6,7 +6,7 @@
  *
  * The work is split by cost. Key-based redaction is a memoized lookup per key, done where the span is made or
  * encoded (on the run's thread), so a secret-keyed value never leaves the span. The text scan reads every byte of
- * every payload, so it runs when an encoded span is decoded on the writer thread (span-encoding.ts), and for
+ * every payload, so it runs once per row when an encoded span is decoded for writing (span-encoding.ts), and for
  * OTLP in the export path (otlp.ts).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';

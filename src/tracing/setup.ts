@@ -63,14 +63,13 @@ const flushPgBeforeExit = () => {
 };
 
 /**
- * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
- * `AGENTKIT_TRACE_WRITER_THREAD` (`0`: write spans on the calling thread) from `env` the first time.
+ * Set tracing up if it is not yet (idempotent). Reads `OTEL_EXPORTER_OTLP_ENDPOINT` from `env` the first time.
  * When the application already registered its own global provider, agentkit keeps it and records only its own spans
- * (both still nest, through the shared context).
+ * (both still nest, through the global context).
  */
 export function ensureTracing(env: Record<string, string | undefined> = process.env): void {
   if (state) return;
-  const writer = new BatchedTraceWriter({ thread: env.AGENTKIT_TRACE_WRITER_THREAD !== '0' });
+  const writer = new BatchedTraceWriter();
   const ids = new HexIdGenerator();
   const local = new LocalStoreSpanProcessor(writer, ids);
   const otlp = otlpRequested(env) ? new LazyOtlpProcessor() : undefined;

@@ -1,9 +1,8 @@
 /**
- * The form ended spans travel in from the run's thread to the writer thread: each span encoded once, as it ends, into
+ * The form ended spans wait in until the batched writer stores them: each span encoded once, as it ends, into
  * its stored row (the nine text columns of `spans`: attributes already the JSON text the row holds, timestamps already
- * formatted) as UTF-8 bytes appended to one growing buffer per store. A batch is handed over by transferring that
- * buffer (no copy and no structured clone of strings), and the writer thread only slices the columns out of it and
- * binds them. Payload attributes (JSON texts of messages and results) are escaped once, straight into the row's
+ * formatted) as UTF-8 bytes appended to one growing buffer per store. A batch is written by slicing the columns out of
+ * that buffer and binding them. Payload attributes (JSON texts of messages and results) are escaped once, straight into the row's
  * attributes text: nothing re-encodes them later.
  *
  * One span is ten fields in column order: span_id, trace_id, parent_span_id, name, start_time, end_time, status,
@@ -16,8 +15,8 @@
  * field and per attribute piece made most of the encoding's time); a caller trace id is a fourth.
  *
  * Attribute keys must already be redacted (lean spans redact as they are set); event attributes are redacted here,
- * events being rare. The scan for credential-shaped text runs on the writer thread, over the row's final texts
- * (`maskRowSecrets`), so it stays off the run's thread.
+ * events being rare. The scan for credential-shaped text runs when the batch is written, over the row's final
+ * texts (`maskRowSecrets`), once per row.
  */
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';

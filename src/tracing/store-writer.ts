@@ -1,8 +1,7 @@
 /**
  * Writing batches of spans (rows encoded by span-encoding.ts) and guardrail events into local stores: one transaction per store, connections
- * cached (a few at a time, least recently used closed first). Runs on the writer thread (or inline when no thread
- * can be started). Decoding a span (span-encoding.ts) slices its columns out of the batch's buffer and masks
- * credential-shaped text, so that scan stays off the run's thread.
+ * cached (a few at a time, least recently used closed first), on the thread that ends the spans (writer.ts). Decoding a
+ * span (span-encoding.ts) slices its columns out of the batch's buffer and masks credential-shaped text.
  *
  * Contract:
  * - A store another connection keeps locked past the busy timeout (SQLITE_BUSY or SQLITE_LOCKED: a long write of
@@ -67,13 +66,6 @@ export interface StoreWriterOptions {
    * agents, it is 0: a retry that finds the store still locked must not block that event loop.
    */
   retryWaitMs?: number;
-  /**
-   * Whether connections hand their WAL checkpoints to a keeper thread (default true). The writer thread passes false:
-   * its commits block no event loop, so SQLite's automatic checkpoint may run in them, and a keeper started from a
-   * worker is stopped with it, which aborts the process when that happens while the keeper loads the native SQLite
-   * module (ADR 0031).
-   */
-  walKeeper?: boolean;
 }
 
 /** Rows of one store that a lock kept out, oldest first. */
@@ -105,7 +97,6 @@ export class StoreWriter {
   private readonly busyTimeoutMs: number | undefined;
   private readonly maxHeldSpans: number;
   private readonly retryWaitMs: number | undefined;
-  private readonly walKeeper: boolean;
 
   constructor(
     private readonly warn: (message: string) => void,
@@ -115,12 +106,16 @@ export class StoreWriter {
     this.busyTimeoutMs = options.busyTimeoutMs;
     this.maxHeldSpans = options.maxHeldSpans ?? 20_000;
     this.retryWaitMs = options.retryWaitMs;
-    this.walKeeper = options.walKeeper ?? true;
   }
 
   /** True while rows are held for a locked store (see the module comment). */
   get holding(): boolean {
     return this.held.size > 0;
+  }
+
+  /** Spans held for locked stores, all stores together. */
+  get heldSpanCount(): number {
+    return this.heldSpans;
   }
 
   /** Write every batch, each after the rows held for its store; never throws. */
@@ -277,7 +272,7 @@ export class StoreWriter {
       db,
       // SQLite's automatic checkpoint runs inside the commit that crosses its threshold and fsyncs there, stalling the
       // thread that writes inline: a keeper thread checkpoints instead (ADR 0031).
-      releaseWalKeeper: this.walKeeper ? retainWalKeeper(db, file) : () => undefined,
+      releaseWalKeeper: retainWalKeeper(db, file),
       span: db.prepare(INSERT_SPANS + SPAN_VALUES),
       spans: db.prepare(INSERT_SPANS + Array<string>(ROWS_PER_STATEMENT).fill(SPAN_VALUES).join(', ')),
       inTransaction: db.transaction((write: () => void) => write()),

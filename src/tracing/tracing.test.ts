@@ -13,7 +13,6 @@ import { SpanBatch } from './span-encoding.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
-import { WriterThread } from './writer-thread.js';
 import { BatchedTraceWriter } from './writer.js';
 import { hrTimeToIso } from './span-row.js';
 import { inStartOrder, TraceStore } from './trace-store.js';
@@ -90,7 +89,7 @@ test("spans still waiting at process exit are written (the timer is unref'd, the
   );
 });
 
-test('the writer thread and the inline writer store the same rows', async ({ dir }) => {
+test('the batched writer stores a span and a guardrail event, a credential masked', async ({ dir }) => {
   const ended: ReadableSpan[] = [];
   const provider = new TracerProvider({
     spanProcessors: [{ onStart: () => undefined, onEnd: (s) => void ended.push(s), forceFlush: async () => undefined, shutdown: async () => undefined }],
@@ -101,9 +100,9 @@ test('the writer thread and the inline writer store the same rows', async ({ dir
   root.setStatus({ code: SpanStatusCode.OK });
   root.end();
   const rows: unknown[] = [];
-  for (const thread of [true, false]) {
-    const file = path.join(dir, `${thread ? 'thread' : 'inline'}.db`);
-    const writer = new BatchedTraceWriter({ thread });
+  {
+    const file = path.join(dir, 'spans.db');
+    const writer = new BatchedTraceWriter();
     writer.enqueueSpan(file, ended[0]!);
     writer.enqueueGuardrailEvent(file, {
       event_id: 'e1',
@@ -125,13 +124,13 @@ test('the writer thread and the inline writer store the same rows', async ({ dir
     ]);
     db.close();
   }
-  assert.equal(rows[0], rows[1]);
+  assert.is((rows[0] as [unknown[], unknown[]])[1].length, 1, 'the guardrail event is stored');
   const [spans] = rows[0] as [Array<{ attributes: string; status: string }>];
   assert.equal(JSON.parse(spans[0]!.attributes), { 'agent.input': 'hi', authorization: REDACTED, count: 3, tags: ['a', 'b'] });
   assert.is(spans[0]!.status, 'OK');
 });
 
-test('the built package writes spans through its compiled writer thread and flushes at exit', async ({ dir }) => {
+test('the built package writes spans and flushes at exit', async ({ dir }) => {
   const file = path.join(dir, 'dist.db');
   const script = path.join(dir, 'dist-child.mjs');
   const dist = path.resolve('dist/src');
@@ -153,68 +152,6 @@ test('the built package writes spans through its compiled writer thread and flus
     (await new TraceStore({ dbPath: file }).listTraces()).map((s) => [s.trace_id, s.name, s.span_count]),
     [[out, 'agent.built', 2]],
   );
-});
-
-test('batches that queue up for the writer thread are all written, each to its store', async ({ dir }) => {
-  const thread = WriterThread.start(() => undefined)!;
-  const files = [path.join(dir, 'q1.db'), path.join(dir, 'q2.db')];
-  const batch = (file: string, id: number): StoreBatch => {
-    const spans = new SpanBatch();
-    spans.append(
-      id.toString(16).padStart(16, '0'),
-      't'.repeat(31) + (id % 2),
-      undefined,
-      `chain.s${id}`,
-      1_767_225_600_000_000 + id,
-      1_767_225_600_000_001 + id,
-      SpanStatusCode.OK,
-      { id },
-      [],
-      isSecretKey,
-    );
-    return { dbPath: file, spans: [spans.take()], spanCount: 1, events: [] };
-  };
-  // Posted while the thread is still starting: they queue up and are taken together.
-  for (let id = 1; id <= 6; id++) thread.post([batch(files[id % 2]!, id)]);
-  thread.waitSync();
-  thread.close();
-  for (const [i, file] of files.entries()) {
-    const db = openLocalStore(file, { readonly: true });
-    const names = (db.prepare('SELECT name FROM spans ORDER BY start_time').all() as Array<{ name: string }>).map((r) => r.name);
-    db.close();
-    assert.equal(names, i === 0 ? ['chain.s2', 'chain.s4', 'chain.s6'] : ['chain.s1', 'chain.s3', 'chain.s5']);
-  }
-});
-
-test('a batch crosses to the writer thread by transfer: its buffer is moved, not copied, and the rows arrive', async ({ dir }) => {
-  const thread = WriterThread.start(() => undefined)!;
-  const file = path.join(dir, 'moved.db');
-  const spans = new SpanBatch();
-  for (let id = 1; id <= 3; id++)
-    spans.append(
-      id.toString(16).padStart(16, '0'),
-      'c'.repeat(32),
-      undefined,
-      `chain.s${id}`,
-      1_767_225_600_000_000 + id,
-      1_767_225_600_000_001 + id,
-      SpanStatusCode.OK,
-      { payload: 'x'.repeat(1000) },
-      [],
-      isSecretKey,
-    );
-  const chunk = spans.take();
-  assert.ok(chunk.byteLength > 3000);
-  thread.post([{ dbPath: file, spans: [chunk], spanCount: 3, events: [] }]);
-  assert.is(chunk.byteLength, 0, 'the buffer was transferred (detached here)');
-  thread.waitSync();
-  thread.close();
-  const db = openLocalStore(file, { readonly: true });
-  assert.equal(
-    (db.prepare('SELECT name FROM spans ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name),
-    ['chain.s1', 'chain.s2', 'chain.s3'],
-  );
-  db.close();
 });
 
 test('a kept connection that fails (its store deleted or replaced under it) is replaced once, not reported', async ({ dir }) => {
@@ -249,33 +186,6 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
     ['chain.s1', 'chain.s2'],
   );
   db.close();
-});
-
-test('a writer thread that cannot load is noticed at once, not after a 30 s wait', async () => {
-  const warnings: string[] = [];
-  const thread = WriterThread.start((m) => warnings.push(m), { entryUrl: 'file:///nonexistent/writer-worker.js' })!;
-  const spans = new SpanBatch();
-  spans.append(
-    '00000000000000f1',
-    'f'.repeat(32),
-    undefined,
-    'chain.lost',
-    1_767_225_600_000_000,
-    1_767_225_600_000_001,
-    SpanStatusCode.OK,
-    {},
-    [],
-    isSecretKey,
-  );
-  thread.post([{ dbPath: '/nonexistent/local.db', spans: [spans.take()], spanCount: 1, events: [] }]);
-  const started = Date.now();
-  thread.waitSync();
-  assert.ok(Date.now() - started < 10_000, `waited ${Date.now() - started} ms`);
-  assert.is(thread.usable, false);
-  // Its batches will never be written: they no longer count as spans waiting (else the writer would drop every new one).
-  assert.is(thread.pendingSpans, 0);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.match(warnings.join('\n'), /the writer thread failed/);
 });
 
 test('shutdownTracing, then tracing again in the same process', async ({ dir }) => {

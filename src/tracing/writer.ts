@@ -1,40 +1,33 @@
 /**
  * The batched writer behind the span processor. Ended spans (encoded into their rows as they end, see
- * span-encoding.ts) and guardrail events are queued per store file and handed to the writer thread (writer-thread.ts;
- * the spans' buffer is transferred, not copied) on a short unref'd
- * timer (so an idle process can exit), as soon as a batch fills or the thread is idle with a minimum batch waiting,
- * on `flush()`, and at process exit; the thread inserts them, one transaction per store. Without
- * a thread (it could not start, or it failed), the same writing happens inline. Nothing here throws into a run: a
- * store that cannot be written is reported as a process warning and its batch dropped; rows for a store another
- * connection keeps locked are held and written later (store-writer.ts), inline at the next hand-over, which the
- * timer makes while any are held.
+ * span-encoding.ts) and guardrail events are queued per store and written in one transaction per store
+ * (store-writer.ts) on a short unref'd timer (so an idle process can exit), as soon as a batch fills, on `flush()`, and
+ * at process exit. They are written on the calling thread: a writer thread measured no faster with a model's real
+ * latency (ADR 0034, bench/README.md). Nothing here throws into a run: a store that cannot be written is reported as a
+ * process warning and its batch dropped; rows for a store another connection keeps locked are held (without waiting
+ * for the lock, so the event loop the runs share never blocks on it) and written later, at the next hand-over, which
+ * the timer makes while any are held. Postgres stores get their rows through their sink (pg-span-sink.ts).
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
 import { isSecretKeyCached } from './redact.js';
 import { appendLeanSpan, appendReadableSpan, SpanBatch, type StoredIdentity } from './span-encoding.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
-import { WriterThread } from './writer-thread.js';
 import { isStoreUrl, parseStoreValue } from '../config/store-value.js';
 import { PgSpanSink } from './pg-span-sink.js';
 
 export type { GuardrailEventRow } from './store-writer.js';
 
 export interface WriterOptions {
-  /** Delay before queued rows are handed over (default 100 ms). */
+  /** Delay before queued rows are written (default 100 ms). */
   flushIntervalMs?: number;
-  /** Rows queued (all stores) that trigger a hand-over at once (default 2048). */
+  /** Rows queued (all stores) that are written at once (default 2048). */
   maxBatch?: number;
-  /** Rows queued that trigger a hand-over at once when the writer thread is idle (default 128). */
-  minBatch?: number;
   /**
-   * Spans waiting to be written (queued here, or handed to the writer thread and not yet written: a store locked, the
-   * thread behind) beyond which new spans are dropped and counted (default 20 000). Once dropping, spans are taken
-   * again below half of it.
+   * Spans waiting to be written (queued here, or held for a locked store) beyond which new spans are dropped and
+   * counted (default 20 000). Once dropping, spans are taken again below half of it.
    */
   maxQueued?: number;
-  /** Write on a separate thread (default true); false writes inline on flush. */
-  thread?: boolean;
   /** How long a write waits for another connection's lock before its rows are held for later (default 5000 ms). */
   busyTimeoutMs?: number;
 }
@@ -51,16 +44,11 @@ export class BatchedTraceWriter {
   private queues = new Map<string, Queue>();
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
-  private readonly minBatch: number;
   private readonly maxQueued: number;
-  private readonly useThread: boolean;
-  /** The stores' busy timeout when one was given (for the thread and the inline writer alike). */
+  /** The stores' busy timeout when one was given. */
   private readonly waits: { busyTimeoutMs?: number };
-  private thread: WriterThread | null | undefined;
   private inline: StoreWriter | undefined;
   private queued = 0;
-  /** Spans handed to the thread and not yet written, as last read from it (re-read before dropping). */
-  private handedOver = 0;
   /** Spans dropped since the current dropping began (0: not dropping). */
   private dropping = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -73,11 +61,9 @@ export class BatchedTraceWriter {
 
   constructor(options: WriterOptions = {}) {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
-    // Large batches: each hand-over and each transaction has a fixed cost; the timer bounds the wait of a quiet process.
+    // Large batches: each transaction has a fixed cost; the timer bounds the wait of a quiet process.
     this.maxBatch = options.maxBatch ?? 2048;
-    this.minBatch = options.minBatch ?? 128;
     this.maxQueued = options.maxQueued ?? 20_000;
-    this.useThread = options.thread ?? true;
     this.waits = options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs };
   }
 
@@ -97,12 +83,10 @@ export class BatchedTraceWriter {
     this.added();
   }
 
-  /** True when too many spans wait; the count handed over is re-read from the thread only when it could say so. */
+  /** True when too many spans wait: queued here, or held for a locked store. */
   private full(): boolean {
     const limit = this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued;
-    if (this.queued + this.handedOver < limit) return false;
-    this.handedOver = this.thread ? this.thread.pendingSpans : 0;
-    return this.queued + this.handedOver >= limit;
+    return this.queued + (this.inline?.heldSpanCount ?? 0) >= limit;
   }
 
   private drop(): void {
@@ -119,16 +103,14 @@ export class BatchedTraceWriter {
     this.added();
   }
 
-  /** Write everything queued so far and return once it is in the stores. Synchronous. */
+  /** Write everything queued so far (rows held for a locked store stay held). Synchronous. */
   flush(): void {
     this.handOver();
-    this.thread?.waitSync();
   }
 
   /** Write everything queued so far; resolves once it is in the stores (Postgres ones: one attempt each). */
   async flushAsync(): Promise<void> {
     this.handOver();
-    await this.thread?.wait();
     await Promise.all([...this.pgSinks.values()].map((sink) => sink.flush()));
   }
 
@@ -164,7 +146,7 @@ export class BatchedTraceWriter {
     return dropped;
   }
 
-  /** Flush, then close every connection and stop the thread. The writer stays usable (it starts again on demand). */
+  /** Flush, then close every connection. The writer stays usable (it opens them again on demand). */
   close(): void {
     void this.closeAsync();
   }
@@ -175,8 +157,6 @@ export class BatchedTraceWriter {
    */
   async closeAsync(): Promise<void> {
     this.flush();
-    this.thread?.close();
-    this.thread = undefined;
     this.inline?.close();
     this.inline = undefined;
     const sinks = [...this.pgSinks.values()];
@@ -201,10 +181,8 @@ export class BatchedTraceWriter {
   private added(): void {
     this.queued++;
     // At once, not on a later tick: code that never yields to the event loop (a run on a model that answers
-    // without I/O) would otherwise keep every span queued until it awaits something real. An idle thread gets work
-    // early, so it writes while the run goes on and a flush finds little left to wait for; a busy one lets the
-    // batch grow (fewer, larger transactions) up to maxBatch.
-    if (this.queued >= this.maxBatch || (this.queued >= this.minBatch && this.threadIdle())) {
+    // without I/O) would otherwise keep every span queued until it awaits something real.
+    if (this.queued >= this.maxBatch) {
       this.handOver();
       return;
     }
@@ -214,13 +192,7 @@ export class BatchedTraceWriter {
     }, this.flushIntervalMs).unref();
   }
 
-  /** True when the writer thread waits for work (or is not started yet). Inline writing has no idle moments. */
-  private threadIdle(): boolean {
-    if (!this.useThread) return false;
-    return this.thread === undefined || this.thread?.idle === true;
-  }
-
-  /** Move the queues out and give them to the thread (or write them inline). */
+  /** Move the queues out and write them (Postgres stores: give them to their sinks). */
   private handOver(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -247,27 +219,10 @@ export class BatchedTraceWriter {
     }
     if (this.queues.size > 64) this.queues = new Map();
     this.queued = 0;
-    if (this.useThread && this.thread === undefined) this.thread = WriterThread.start(warn, this.waits);
-    let posted = false;
-    if (this.thread?.usable) {
-      try {
-        if (batches.length > 0) this.thread.post(batches);
-        posted = true;
-        this.handedOver = this.thread.pendingSpans;
-      } catch (error) {
-        // Not expected (the batches are strings and plain rows), but a batch that cannot be posted is still written.
-        warn(`agentkit tracing: could not hand spans to the writer thread (${error instanceof Error ? error.message : String(error)}); writing inline`);
-      }
-    }
-    if (posted) {
-      // Rows an earlier inline write held still go inline.
-      this.inline?.retryHeld();
-    } else {
-      // A retry of held rows here must not block the event loop the runs share: it does not wait for the lock.
-      this.inline ??= new StoreWriter(warn, { retryWaitMs: 0, ...this.waits });
-      this.inline.write(batches);
-      this.inline.retryHeld(new Set(batches.map((batch) => batch.dbPath)));
-    }
-    if (this.inline?.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
+    // A retry of held rows here must not block the event loop the runs share: it does not wait for the lock.
+    this.inline ??= new StoreWriter(warn, { retryWaitMs: 0, ...this.waits });
+    if (batches.length > 0) this.inline.write(batches);
+    this.inline.retryHeld(new Set(batches.map((batch) => batch.dbPath)));
+    if (this.inline.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
   }
 }
