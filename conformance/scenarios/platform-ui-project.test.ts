@@ -6,6 +6,8 @@
  * without the Platform's tables, empty, or with `--agent` is a usage error (exit 2).
  */
 import * as assert from 'uvu/assert';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { ConfigError } from '../../src/errors.js';
 import { ProjectTraceStore } from '../../src/platform/project-view/index.js';
 import { openPlatformStore } from '../../src/platform/server/open-platform-store.js';
@@ -209,6 +211,13 @@ area.scenario(
       /^error: --project reads a Platform store, and .* holds no Platform tables \(run `agentkit platform serve --db <store>` on it first\)\n$/,
     );
     assert.not.match(plain.stderr, /:[^@/]*@/, 'no password printed');
+    // A path that is no database is named in one line, as every store open says it.
+    await writeFile(path.join(t.cwd, 'notes.txt'), 'not a database\n');
+    const notDb = await t.cli(['ui', '--db', 'notes.txt', '--project', 'alpha', '--no-auth', '--no-open', '--port', '0']);
+    assert.equal(
+      [notDb.code, notDb.stderr],
+      [1, `error: store ${path.join(t.cwd, 'notes.txt')} is not a SQLite database; expected the agentkit SQLite store file (e.g. .agentkit/local.db)\n`],
+    );
     const empty = await t.cli(['ui', '--project', '', '--no-auth', '--no-open']);
     assert.equal([empty.code, empty.stderr.split('\n')[0]], [2, 'error: --project must name a project, got an empty string; usage: agentkit ui [options]']);
     const withAgent = await t.cli(['ui', '--project', 'alpha', '--agent', 'x.ts:y', '--no-auth', '--no-open']);

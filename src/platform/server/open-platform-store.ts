@@ -1,6 +1,6 @@
 /** The Platform store a store value names (issue 42): a SQLite file path, or a `postgres://...?schema=` URL. */
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { openLocalStore } from '../../store/open.js';
 import { familyVersion } from '../../store/pg-family-schema.js';
 import { asStorageError } from '../../store/storage-errors.js';
 import { openStore, type Store } from '../../store/store-handle.js';
@@ -18,12 +18,14 @@ export function openPlatformStore(value: string, cwd: string = process.cwd()): P
 
 /**
  * Whether `store` holds the Platform's tables (`agentkit platform serve` ran on it), read without creating anything.
- * A Postgres store that cannot be reached rejects with StorageUnavailableError.
+ * A SQLite path that is no database throws StoreOpenError; a Postgres store that cannot be reached rejects with
+ * StorageUnavailableError.
  */
 export async function holdsPlatform(store: Store): Promise<boolean> {
   if (store.engine === 'sqlite') {
     if (!existsSync(store.path!)) return false;
-    const db = new Database(store.path!, { readonly: true, fileMustExist: true });
+    // Opened as every store is read: a folder or a file that is not a database is a StoreOpenError naming the path.
+    const db = openLocalStore(store.path!, { readonly: true });
     try {
       return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'platform_spans'").get() !== undefined;
     } finally {
