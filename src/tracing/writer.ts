@@ -47,7 +47,8 @@ export class BatchedTraceWriter {
   private readonly maxQueued: number;
   /** The stores' busy timeout when one was given. */
   private readonly waits: { busyTimeoutMs?: number };
-  private inline: StoreWriter | undefined;
+  /** Writes the local (SQLite) stores' batches; made on the first one. */
+  private local: StoreWriter | undefined;
   private queued = 0;
   /** Spans dropped since the current dropping began (0: not dropping). */
   private dropping = 0;
@@ -86,7 +87,7 @@ export class BatchedTraceWriter {
   /** True when too many spans wait: queued here, or held for a locked store. */
   private full(): boolean {
     const limit = this.dropping > 0 ? this.maxQueued >> 1 : this.maxQueued;
-    return this.queued + (this.inline?.heldSpanCount ?? 0) >= limit;
+    return this.queued + (this.local?.heldSpanCount ?? 0) >= limit;
   }
 
   private drop(): void {
@@ -157,8 +158,8 @@ export class BatchedTraceWriter {
    */
   async closeAsync(): Promise<void> {
     this.flush();
-    this.inline?.close();
-    this.inline = undefined;
+    this.local?.close();
+    this.local = undefined;
     const sinks = [...this.pgSinks.values()];
     this.pgSinks.clear();
     await Promise.all(sinks.map((sink) => sink.close().catch(() => undefined)));
@@ -196,7 +197,7 @@ export class BatchedTraceWriter {
   private handOver(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.queued === 0 && this.inline?.holding !== true) return;
+    if (this.queued === 0 && this.local?.holding !== true) return;
     const batches: StoreBatch[] = [];
     // The queues (and their buffers, which keep their size) stay for the next batch: most processes write one store.
     for (const [dbPath, queue] of this.queues) {
@@ -220,9 +221,9 @@ export class BatchedTraceWriter {
     if (this.queues.size > 64) this.queues = new Map();
     this.queued = 0;
     // A retry of held rows here must not block the event loop the runs share: it does not wait for the lock.
-    this.inline ??= new StoreWriter(warn, { retryWaitMs: 0, ...this.waits });
-    if (batches.length > 0) this.inline.write(batches);
-    this.inline.retryHeld(new Set(batches.map((batch) => batch.dbPath)));
-    if (this.inline.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
+    this.local ??= new StoreWriter(warn, { retryWaitMs: 0, ...this.waits });
+    if (batches.length > 0) this.local.write(batches);
+    this.local.retryHeld(new Set(batches.map((batch) => batch.dbPath)));
+    if (this.local.holding) this.timer = setTimeout(() => this.handOver(), this.flushIntervalMs).unref();
   }
 }
