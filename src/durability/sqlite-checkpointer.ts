@@ -297,15 +297,9 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
    * While another connection holds the write lock (a trace writer on the same file, another process), the
    * batch waits for it without blocking the event loop (ADR 0031): puts made meanwhile join it.
    */
-  put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint> {
-    // Not an async function: one promise fewer per row (each costs an async hook call under a run's context).
-    let queued: Promise<Checkpoint[]>;
-    try {
-      queued = this.enqueue([completeCheckpoint(checkpoint)], fence);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return queued.then(firstRow);
+  async put(checkpoint: CheckpointWrite, fence?: Fence): Promise<Checkpoint> {
+    const rows = await this.enqueue([completeCheckpoint(checkpoint)], fence);
+    return rows[0]!;
   }
 
   /**
@@ -983,8 +977,4 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
 
 function toPending(row: PendingRow): PendingInterrupt {
   return { ...row, context: JSON.parse(row.context) as PendingInterrupt['context'] };
-}
-
-function firstRow(rows: Checkpoint[]): Checkpoint {
-  return rows[0]!;
 }

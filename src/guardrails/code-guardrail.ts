@@ -20,20 +20,9 @@ export class CodeGuardrail extends Guardrail {
     this.fn = options.check;
   }
 
-  check(text: string, context: GuardrailContext): Promise<GuardrailVerdict> {
-    // Not an async function: a synchronous check (the usual kind) makes one promise, not two (each costs an async
-    // hook call under a run's context).
-    try {
-      const result = this.fn(text, context);
-      return isThenable(result) ? Promise.resolve(result).then(verdictOf) : Promise.resolve(verdictOf(result));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  async check(text: string, context: GuardrailContext): Promise<GuardrailVerdict> {
+    return verdictOf(await this.fn(text, context));
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<boolean | GuardrailVerdict> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** What a check returned, as a verdict; throws naming it when it is neither a boolean nor `{ passed, message }`. */

@@ -26,7 +26,7 @@ test('utcNow pads the microsecond digits to three', async () => {
   for (let i = 0; i < 3000; i++) seen.add(utcNow().slice(23, 26));
   for (const digits of seen) assert.is(digits.length, 3);
   await new Promise((resolve) => setTimeout(resolve, 2));
-  // A new millisecond re-formats the date part: the stamp still parses to now.
+  // After a pause the stamp still parses to now.
   assert.ok(Math.abs(Date.parse(`${utcNow().slice(0, 23)}Z`) - Date.now()) < 50);
 });
 

@@ -2,13 +2,9 @@
  * Timestamps as stored: ISO-8601 UTC with microseconds (`2026-11-22T10:15:30.123456Z`), strictly increasing within
  * a process so rows written in the same millisecond still sort in write order.
  *
- * Plain numbers, not BigInt: microseconds since the epoch stay below 2^53 until the year 2255. The date part is
- * formatted once per millisecond (every row and span takes a timestamp, often several in the same millisecond).
+ * Plain numbers, not BigInt: microseconds since the epoch stay below 2^53 until the year 2255.
  */
 let last = 0;
-let formattedMillis = -1;
-/** `new Date(formattedMillis).toISOString()` without its closing `Z`. */
-let formattedPrefix = '';
 
 /** The current time in microseconds since the epoch, never equal to or below the previous call's. */
 function nowMicros(): number {
@@ -21,11 +17,6 @@ function nowMicros(): number {
 /** The current UTC time as an ISO-8601 string with microsecond precision. */
 export function utcNow(): string {
   const micros = nowMicros();
-  const millis = Math.floor(micros / 1000);
-  if (millis !== formattedMillis) {
-    formattedMillis = millis;
-    formattedPrefix = new Date(millis).toISOString().slice(0, -1);
-  }
   const extra = micros % 1000;
-  return `${formattedPrefix}${extra < 10 ? '00' : extra < 100 ? '0' : ''}${extra}Z`;
+  return `${new Date(Math.floor(micros / 1000)).toISOString().slice(0, -1)}${extra < 10 ? '00' : extra < 100 ? '0' : ''}${extra}Z`;
 }

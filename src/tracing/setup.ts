@@ -1,9 +1,8 @@
 /**
  * Tracing is set up once per process, on first use: a global tracer provider with our local-store processor (and
  * OTLP export when configured) for spans other code makes, agentkit's own lean tracer feeding the same processors,
- * and a context manager on the frame storage the execution scope shares (./shared-context-manager.ts) so spans nest
- * across `await`. This is the
- * one process-global piece of tracing (OpenTelemetry's provider is global by design); which store a trace goes to is
+ * and OpenTelemetry's standard AsyncLocalStorage context manager (unless the application registered one first) so
+ * spans nest across `await`. This is the one process-global piece of tracing (OpenTelemetry's provider is global by design); which store a trace goes to is
  * decided per trace, not here. `flushTraces()` and `shutdownTracing()` are for servers and tests.
  */
 import { context, isSpanContextValid, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';

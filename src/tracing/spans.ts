@@ -23,44 +23,29 @@ export interface SpanOptions {
 }
 
 /**
- * Run `fn` inside a new span named `name`; returns what `fn` returns, rejects with what it throws. Not an async
- * function: with the async context every run needs, each promise costs an async hook call, and an async function
- * that awaits `fn` makes two where one `then` makes one (a run passes through here once per span).
+ * Run `fn` inside a new span named `name`; returns what `fn` returns, rejects with what it throws (a span that
+ * cannot start rejects too: nothing is thrown synchronously).
  */
-export function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
-  let span: Span;
-  let parent: Context;
-  let running: Promise<T>;
-  try {
-    parent = options.parent ?? context.active();
-    if (options.dbPath) parent = setTraceDestination(parent, options.dbPath);
-    const project = currentJob()?.project;
-    const attributes = project ? { ...options.attributes, 'agentkit.project_id': project } : options.attributes;
-    span = agentkitTracer().startSpan(
-      name,
-      attributes || options.kind || options.links ? { attributes, kind: options.kind, ...(options.links ? { links: options.links } : {}) } : {},
-      parent,
-    );
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  try {
-    // A function that returned a value instead of a promise is taken as it is, as `await` would.
-    running = Promise.resolve(context.with(trace.setSpan(parent, span), fn, undefined, span));
-  } catch (error) {
-    return Promise.reject(failed(span, error));
-  }
-  return running.then(
-    (result) => {
-      // `fn` may have set a status of its own (a failed step the run survives); OK would override it.
-      if (span instanceof LeanSpan && span.status.code === SpanStatusCode.UNSET) span.setStatus({ code: SpanStatusCode.OK });
-      span.end();
-      return result;
-    },
-    (error: unknown) => {
-      throw failed(span, error);
-    },
+export async function withSpan<T>(name: string, options: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
+  let parent = options.parent ?? context.active();
+  if (options.dbPath) parent = setTraceDestination(parent, options.dbPath);
+  const project = currentJob()?.project;
+  const attributes = project ? { ...options.attributes, 'agentkit.project_id': project } : options.attributes;
+  const span = agentkitTracer().startSpan(
+    name,
+    attributes || options.kind || options.links ? { attributes, kind: options.kind, ...(options.links ? { links: options.links } : {}) } : {},
+    parent,
   );
+  let result: T;
+  try {
+    result = await context.with(trace.setSpan(parent, span), fn, undefined, span);
+  } catch (error) {
+    throw failed(span, error);
+  }
+  // `fn` may have set a status of its own (a failed step the run survives); OK would override it.
+  if (span instanceof LeanSpan && span.status.code === SpanStatusCode.UNSET) span.setStatus({ code: SpanStatusCode.OK });
+  span.end();
+  return result;
 }
 
 /** End `span` as failed by `error` and return the error to rethrow. */
