@@ -13,7 +13,8 @@ import type Database from 'better-sqlite3';
 import { suite } from '../../test-support/uvu.js';
 import { openLocalStore } from '../store/open.js';
 import { isSecretKey } from './redact.js';
-import { SpanBatch } from './span-encoding.js';
+import { spanRowOf } from './span-encoding.js';
+import type { SpanRow } from './span-record.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { BatchedTraceWriter } from './writer.js';
 
@@ -36,22 +37,24 @@ test.afterEach(async (ctx) => {
 
 /** A batch of spans `ids` for `file`, named chain.s<id>, started in id order. */
 function batch(file: string, ids: number[], events: GuardrailEventRow[] = []): StoreBatch {
-  const spans = new SpanBatch();
+  const spans: SpanRow[] = [];
   for (const id of ids) {
-    spans.append(
-      id.toString(16).padStart(16, '0'),
-      'a'.repeat(32),
-      undefined,
-      `chain.s${id}`,
-      1_767_225_600_000_000 + id,
-      1_767_225_600_000_001 + id,
-      SpanStatusCode.OK,
-      { id },
-      [],
-      isSecretKey,
+    spans.push(
+      spanRowOf(
+        id.toString(16).padStart(16, '0'),
+        'a'.repeat(32),
+        undefined,
+        `chain.s${id}`,
+        1_767_225_600_000_000 + id,
+        1_767_225_600_000_001 + id,
+        SpanStatusCode.OK,
+        { id },
+        [],
+        isSecretKey,
+      ),
     );
   }
-  return { dbPath: file, spans: [spans.take()], spanCount: ids.length, events };
+  return { dbPath: file, spans, events };
 }
 
 function event(id: string): GuardrailEventRow {

@@ -10,10 +10,10 @@
  * was written (the queue still full), if any. `flush()` (graceful stop) writes what waits, trying
  * once. Each row references the writing process (`processes`: service name, host, pid, instance id).
  *
- * Spans arrive encoded (`enqueueEncoded`) and are decoded, credential-shaped text masked, with the store's keyed hash
+ * Spans arrive unmasked (`enqueueUnmasked`) and have credential-shaped text masked, with the store's keyed hash
  * (`trace_keys`) beside each masked value, as the SQLite writer does, so a recorded rerun still matches a masked call
- * (redaction-hash.ts, docs/adr/0010). The key is read once, after the schema is migrated; encoded spans that arrive
- * before then wait undecoded (bounded by the same `maxQueued`).
+ * (redaction-hash.ts, docs/adr/0010). The key is read once, after the schema is migrated; spans that arrive before
+ * then wait unmasked (bounded by the same `maxQueued`).
  */
 import type pg from 'pg';
 import { processIdentity } from '../config/process-identity.js';
@@ -22,7 +22,7 @@ import { encodePgString } from '../store/pg-text.js';
 import { openStore, type Store } from '../store/store-handle.js';
 import { migrateTraceSchema } from './pg-schema.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
-import { decodeSpanRows } from './span-encoding.js';
+import { maskSpanRow } from './span-encoding.js';
 import type { SpanRow } from './span-record.js';
 
 export interface PgSinkOptions {
@@ -73,9 +73,8 @@ export class PgSpanSink {
   #processId: number | undefined;
   /** The store's keyed hash once read (null: the store has no key); undefined until then. */
   #hash: KeyedHash | null | undefined;
-  /** Encoded spans waiting for the key, and how many spans they hold. */
-  #encoded: Uint8Array[] = [];
-  #encodedSpans = 0;
+  /** Spans waiting for the key, unmasked. */
+  #unmasked: SpanRow[] = [];
   /** True from the first failed write to the next successful one. */
   #down = false;
   /** Rows dropped in the current outage (queue full). */
@@ -98,7 +97,7 @@ export class PgSpanSink {
 
   /** Rows waiting to be written. */
   get pending(): number {
-    return this.#queue.length + this.#encodedSpans;
+    return this.#queue.length + this.#unmasked.length;
   }
 
   /** Queue rows (already masked) and start writing if idle. Never throws, never waits. */
@@ -108,19 +107,21 @@ export class PgSpanSink {
   }
 
   /**
-   * Queue `count` spans encoded by span-encoding.ts (as the batched writer holds them), to be decoded and masked with
-   * the store's keyed hash. Never waits; throws only on a malformed buffer, as decoding does.
+   * Queue spans as the batched writer holds them (span-encoding.ts), to be masked with the store's keyed hash. Never
+   * waits, never throws.
    */
-  enqueueEncoded(chunk: Uint8Array, count: number): void {
-    if (this.#hash !== undefined) return this.enqueue(decodeSpanRows(chunk, () => this.#hash ?? undefined));
-    if (this.pending + count > this.#maxQueued) {
-      this.dropped += count;
-      this.#droppedNow += count;
-    } else {
-      this.#encoded.push(chunk);
-      this.#encodedSpans += count;
-    }
+  enqueueUnmasked(rows: readonly SpanRow[]): void {
+    if (this.#hash !== undefined) return this.enqueue(this.#masked(rows));
+    if (this.pending + rows.length > this.#maxQueued) {
+      this.dropped += rows.length;
+      this.#droppedNow += rows.length;
+    } else for (const row of rows) this.#unmasked.push(row);
     if (!this.#writing && !this.#retryTimer) this.#kick();
+  }
+
+  #masked(rows: readonly SpanRow[]): SpanRow[] {
+    const hash = () => this.#hash ?? undefined;
+    return rows.map((row) => maskSpanRow(row, hash));
   }
 
   #push(rows: readonly SpanRow[]): void {
@@ -183,7 +184,7 @@ export class PgSpanSink {
         this.#failed(error);
         return;
       }
-      this.#decodeWaiting();
+      this.#maskWaiting();
       const batch = this.#queue.slice(0, this.#batchRows);
       if (batch.length === 0) continue;
       this.#inFlight = batch.length;
@@ -230,18 +231,12 @@ export class PgSpanSink {
     }
   }
 
-  /** Decode the encoded spans that waited for the key into the queue. */
-  #decodeWaiting(): void {
-    const chunks = this.#encoded;
-    if (chunks.length === 0) return;
-    this.#encoded = [];
-    this.#encodedSpans = 0;
-    for (const chunk of chunks) {
-      // A malformed buffer (an encoder bug, never input) is dropped whole: one bad batch must not stop the others.
-      try {
-        this.#push(decodeSpanRows(chunk, () => this.#hash ?? undefined));
-      } catch {}
-    }
+  /** Mask the spans that waited for the key into the queue. */
+  #maskWaiting(): void {
+    if (this.#unmasked.length === 0) return;
+    const rows = this.#unmasked;
+    this.#unmasked = [];
+    this.#push(this.#masked(rows));
   }
 
   async #register(): Promise<number> {

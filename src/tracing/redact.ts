@@ -5,8 +5,8 @@
  * other instrumentation creates and payloads that happen to quote a key.
  *
  * The work is split by cost. Key-based redaction is a memoized lookup per key, done where the span is made or
- * encoded (on the run's thread), so a secret-keyed value never leaves the span. The text scan reads every byte of
- * every payload, so it runs once per row when an encoded span is decoded for writing (span-encoding.ts), and for
+ * made into its row (on the run's thread), so a secret-keyed value never leaves the span. The text scan reads every
+ * byte of every payload, so it runs once per row as its batch is written (`maskSpanRow`, span-encoding.ts), and for
  * OTLP in the export path (otlp.ts).
  */
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
@@ -116,17 +116,6 @@ export function mayHoldSecretJson(json: string): boolean {
 function escapedForms(): string[] {
   const secrets = knownSecrets();
   return secrets.map((secret) => JSON.stringify(secret).slice(1, -1)).filter((escaped, i) => escaped !== secrets[i]);
-}
-
-/** `mayHoldSecretJson` on UTF-8 bytes of JSON text, without decoding them (byte searches only). */
-export function mayHoldSecretJsonBytes(json: Buffer): boolean {
-  // One regex pass over a Latin-1 view (every prefix is ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte
-  // character): cheaper than a byte search per prefix once there are more than a few.
-  if (mayHoldCredentialShape(json.toString('latin1'))) return true;
-  if (!hasSecrets()) return false;
-  for (const secret of knownSecrets()) if (json.includes(secret)) return true;
-  escapedSecrets ??= escapedForms();
-  return escapedSecrets.some((escaped) => json.includes(escaped));
 }
 
 /**

@@ -2,16 +2,14 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { Span } from '../types.js';
 import { isSecretKey } from './redact.js';
-import { appendReadableSpan, decodeSpanRows, SpanBatch } from './span-encoding.js';
+import { maskSpanRow, readableSpanRow } from './span-encoding.js';
 import type { SpanRow } from './span-record.js';
 
 export { hrTimeToIso, statusName, type SpanRow } from './span-record.js';
 
 /** The row an ended SDK span is stored as (redacted; what the writer would write). */
 export function spanRow(span: ReadableSpan): SpanRow {
-  const batch = new SpanBatch(1024);
-  appendReadableSpan(batch, span, isSecretKey);
-  return decodeSpanRows(batch.take())[0]!;
+  return maskSpanRow(readableSpanRow(span, isSecretKey));
 }
 
 /**

@@ -8,7 +8,8 @@ import { LATEST_SCHEMA_VERSION, openLocalStore, schemaVersion } from '../store/i
 import { SpanStatusCode } from '@opentelemetry/api';
 import { isSecretKey, REDACTED } from './redact.js';
 import { keyedHash } from './redaction-hash.js';
-import { SpanBatch } from './span-encoding.js';
+import { spanRowOf } from './span-encoding.js';
+import type { SpanRow } from './span-record.js';
 import { StoreWriter } from './store-writer.js';
 import { TraceStore } from './trace-store.js';
 
@@ -124,35 +125,39 @@ test('a span written again (same trace and span id) replaces its row; the same s
   }
 });
 
-test('the writer stores attributes as text (bytes bound as they came), searchable and masked where needed', async ({ dir }) => {
+test('the writer stores attributes as text, searchable and masked where needed', async ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
-  const batch = new SpanBatch();
-  batch.append(
-    '0000000000000001',
-    trace,
-    undefined,
-    'agent.fx',
-    1_767_225_600_000_000,
-    1_767_225_600_000_001,
-    SpanStatusCode.OK,
-    { 'agent.input': 'Grüße, convert 250 EUR' },
-    [],
-    isSecretKey,
+  const batch: SpanRow[] = [];
+  batch.push(
+    spanRowOf(
+      '0000000000000001',
+      trace,
+      undefined,
+      'agent.fx',
+      1_767_225_600_000_000,
+      1_767_225_600_000_001,
+      SpanStatusCode.OK,
+      { 'agent.input': 'Grüße, convert 250 EUR' },
+      [],
+      isSecretKey,
+    ),
   );
-  batch.append(
-    '0000000000000002',
-    trace,
-    '0000000000000001',
-    'tool.t',
-    1_767_225_600_000_000,
-    1_767_225_600_000_001,
-    SpanStatusCode.OK,
-    { 'tool.args': 'use Bearer abcdefghijklmnop' },
-    [],
-    isSecretKey,
+  batch.push(
+    spanRowOf(
+      '0000000000000002',
+      trace,
+      '0000000000000001',
+      'tool.t',
+      1_767_225_600_000_000,
+      1_767_225_600_000_001,
+      SpanStatusCode.OK,
+      { 'tool.args': 'use Bearer abcdefghijklmnop' },
+      [],
+      isSecretKey,
+    ),
   );
-  writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 2, events: [] }]);
+  writer.write([{ dbPath: file, spans: batch, events: [] }]);
   writer.close();
   const db = openLocalStore(file, { readonly: true });
   try {
@@ -190,34 +195,38 @@ test('the writer stores attributes as text (bytes bound as they came), searchabl
 test('a batch of many spans is written whole, eight rows a statement and the rest one by one; a repeated span keeps its last row', ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
-  const batch = new SpanBatch();
+  const batch: SpanRow[] = [];
   for (let id = 1; id <= 18; id++)
-    batch.append(
-      id.toString(16).padStart(16, '0'),
-      trace,
-      undefined,
-      `s${id}`,
-      1_767_225_600_000_000 + id,
-      1_767_225_600_000_001 + id,
-      SpanStatusCode.OK,
-      { id },
-      [],
-      isSecretKey,
+    batch.push(
+      spanRowOf(
+        id.toString(16).padStart(16, '0'),
+        trace,
+        undefined,
+        `s${id}`,
+        1_767_225_600_000_000 + id,
+        1_767_225_600_000_001 + id,
+        SpanStatusCode.OK,
+        { id },
+        [],
+        isSecretKey,
+      ),
     );
   // The same span again, ended later, inside the third statement's window.
-  batch.append(
-    (3).toString(16).padStart(16, '0'),
-    trace,
-    undefined,
-    's3-again',
-    1_767_225_600_000_003,
-    1_767_225_600_000_009,
-    SpanStatusCode.ERROR,
-    { id: 3 },
-    [],
-    isSecretKey,
+  batch.push(
+    spanRowOf(
+      (3).toString(16).padStart(16, '0'),
+      trace,
+      undefined,
+      's3-again',
+      1_767_225_600_000_003,
+      1_767_225_600_000_009,
+      SpanStatusCode.ERROR,
+      { id: 3 },
+      [],
+      isSecretKey,
+    ),
   );
-  writer.write([{ dbPath: file, spans: [batch.take()], spanCount: 19, events: [] }]);
+  writer.write([{ dbPath: file, spans: batch, events: [] }]);
   writer.close();
   const db = openLocalStore(file, { readonly: true });
   try {

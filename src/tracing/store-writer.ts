@@ -1,7 +1,7 @@
 /**
- * Writing batches of spans (rows encoded by span-encoding.ts) and guardrail events into local stores: one transaction per store, connections
- * cached (a few at a time, least recently used closed first), on the thread that ends the spans (writer.ts). Decoding a
- * span (span-encoding.ts) slices its columns out of the batch's buffer and masks credential-shaped text.
+ * Writing batches of spans (rows made by span-encoding.ts) and guardrail events into local stores: one transaction per
+ * store, connections cached (a few at a time, least recently used closed first), on the thread that ends the spans
+ * (writer.ts). Each row's credential-shaped text is masked as its batch is written, with the store's keyed hash.
  *
  * Contract:
  * - A store another connection keeps locked past the busy timeout (SQLITE_BUSY or SQLITE_LOCKED: a long write of
@@ -17,7 +17,8 @@ import type Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, openLocalStore } from '../store/open.js';
 import { retainWalKeeper } from '../store/wal-keeper.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
-import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
+import { maskSpanRow } from './span-encoding.js';
+import type { SpanRow } from './span-record.js';
 
 /**
  * Spans inserted by one statement: each `run` call has a fixed cost (about 1 us a row of 5 measured alone, in 128-row
@@ -25,8 +26,8 @@ import { decodeEncodedSpanRows, type EncodedSpanRow } from './span-encoding.js';
  */
 const ROWS_PER_STATEMENT = 8;
 const SPAN_COLUMNS = 10;
-/** One row's placeholders: the attributes arrive as UTF-8 bytes and are stored as the text they are. */
-const SPAN_VALUES = '(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)';
+/** One row's placeholders. */
+const SPAN_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const INSERT_SPANS =
   'INSERT OR REPLACE INTO spans (span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events, caller_trace_id) VALUES ';
 
@@ -47,9 +48,8 @@ export interface GuardrailEventRow {
 /** What goes to one store. */
 export interface StoreBatch {
   dbPath: string;
-  /** The spans' rows, encoded (span-encoding.ts): one buffer per hand-over, several once batches are merged. */
-  spans: Uint8Array[];
-  spanCount: number;
+  /** The spans' rows (span-encoding.ts), not yet masked. */
+  spans: SpanRow[];
   events: GuardrailEventRow[];
 }
 
@@ -70,7 +70,7 @@ export interface StoreWriterOptions {
 
 /** Rows of one store that a lock kept out, oldest first. */
 interface Held {
-  rows: EncodedSpanRow[];
+  rows: SpanRow[];
   events: GuardrailEventRow[];
 }
 
@@ -121,11 +121,12 @@ export class StoreWriter {
   /** Write every batch, each after the rows held for its store; never throws. */
   write(batches: readonly StoreBatch[]): void {
     for (const batch of batches) {
-      let rows: EncodedSpanRow[];
+      const hash = () => this.keyedHashOf(batch.dbPath);
+      let rows: SpanRow[];
       try {
-        rows = decodeEncodedSpanRows(batch.spans, () => this.keyedHashOf(batch.dbPath));
+        rows = batch.spans.map((row) => maskSpanRow(row, hash));
       } catch (error) {
-        this.warnOnce(batch.dbPath, batch.spanCount, batch.events.length, error);
+        this.warnOnce(batch.dbPath, batch.spans.length, batch.events.length, error);
         continue;
       }
       this.writeStore(batch.dbPath, rows, batch.events);
@@ -141,7 +142,7 @@ export class StoreWriter {
   }
 
   /** One store: its held rows, then `rows` and `events`; `waitMs` replaces the busy timeout for this write. */
-  private writeStore(dbPath: string, rows: EncodedSpanRow[], events: GuardrailEventRow[], waitMs?: number): void {
+  private writeStore(dbPath: string, rows: SpanRow[], events: GuardrailEventRow[], waitMs?: number): void {
     const held = this.held.get(dbPath);
     if (held) {
       this.held.delete(dbPath);
@@ -171,7 +172,7 @@ export class StoreWriter {
   }
 
   /** Keep `rows` and `events` for the next try; past the bound, drop the oldest spans (this store's) and say so. */
-  private hold(dbPath: string, rows: EncodedSpanRow[], events: GuardrailEventRow[], already: boolean, error: unknown): void {
+  private hold(dbPath: string, rows: SpanRow[], events: GuardrailEventRow[], already: boolean, error: unknown): void {
     const over = this.heldSpans + rows.length - this.maxHeldSpans;
     const dropped = over > 0 ? Math.min(over, rows.length) : 0;
     const kept = dropped > 0 ? rows.slice(dropped) : rows;
@@ -190,7 +191,7 @@ export class StoreWriter {
    * One store's rows and guardrail events in one transaction. `progress.rows` counts the rows committed (all of them
    * once it commits; none when it fails).
    */
-  private writeRows(dbPath: string, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }, waitMs?: number): void {
+  private writeRows(dbPath: string, rows: readonly SpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }, waitMs?: number): void {
     const connection = this.connection(dbPath);
     if (waitMs === undefined) return this.writeRowsOn(connection, rows, events, progress);
     connection.db.pragma(`busy_timeout = ${waitMs}`);
@@ -201,7 +202,7 @@ export class StoreWriter {
     }
   }
 
-  private writeRowsOn(connection: Connection, rows: readonly EncodedSpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }): void {
+  private writeRowsOn(connection: Connection, rows: readonly SpanRow[], events: readonly GuardrailEventRow[], progress: { rows: number }): void {
     connection.inTransaction(() => {
       insertSpans(connection, rows, progress.rows);
       for (const e of events) {
@@ -311,7 +312,7 @@ function errorText(error: unknown): string {
 }
 
 /** Insert `rows` from `from` on, `ROWS_PER_STATEMENT` a statement while that many are left. */
-function insertSpans(connection: Connection, rows: readonly EncodedSpanRow[], from: number): void {
+function insertSpans(connection: Connection, rows: readonly SpanRow[], from: number): void {
   let i = from;
   if (rows.length - i >= ROWS_PER_STATEMENT) {
     const values: unknown[] = new Array<unknown>(ROWS_PER_STATEMENT * SPAN_COLUMNS);
@@ -327,7 +328,7 @@ function insertSpans(connection: Connection, rows: readonly EncodedSpanRow[], fr
 }
 
 /** A row's columns at `at` in `values`, in the order of `SPAN_VALUES`. */
-function putRow(values: unknown[], at: number, r: EncodedSpanRow): void {
+function putRow(values: unknown[], at: number, r: SpanRow): void {
   values[at] = r.span_id;
   values[at + 1] = r.trace_id;
   values[at + 2] = r.parent_span_id;

@@ -9,7 +9,8 @@ import { suite } from '../../test-support/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
 import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';
-import { SpanBatch } from './span-encoding.js';
+import { spanRowOf } from './span-encoding.js';
+import type { SpanRow } from './span-record.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
@@ -159,20 +160,22 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
   const writer = new StoreWriter((m) => warnings.push(m));
   const file = path.join(dir, 'kept.db');
   const batch = (id: number): StoreBatch => {
-    const spans = new SpanBatch();
-    spans.append(
-      id.toString(16).padStart(16, '0'),
-      'a'.repeat(32),
-      undefined,
-      `chain.s${id}`,
-      1_767_225_600_000_000 + id,
-      1_767_225_600_000_001 + id,
-      SpanStatusCode.OK,
-      {},
-      [],
-      isSecretKey,
+    const spans: SpanRow[] = [];
+    spans.push(
+      spanRowOf(
+        id.toString(16).padStart(16, '0'),
+        'a'.repeat(32),
+        undefined,
+        `chain.s${id}`,
+        1_767_225_600_000_000 + id,
+        1_767_225_600_000_001 + id,
+        SpanStatusCode.OK,
+        {},
+        [],
+        isSecretKey,
+      ),
     );
-    return { dbPath: file, spans: [spans.take()], spanCount: 1, events: [] };
+    return { dbPath: file, spans, events: [] };
   };
   writer.write([batch(1)]);
   // Break the kept connection the way a vanished file does: its next write throws.

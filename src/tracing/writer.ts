@@ -1,5 +1,5 @@
 /**
- * The batched writer behind the span processor. Ended spans (encoded into their rows as they end, see
+ * The batched writer behind the span processor. Ended spans (made into their rows as they end, see
  * span-encoding.ts) and guardrail events are queued per store and written in one transaction per store
  * (store-writer.ts) on a short unref'd timer (so an idle process can exit), as soon as a batch fills, on `flush()`, and
  * at process exit. They are written on the calling thread: a writer thread measured no faster with a model's real
@@ -11,7 +11,8 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
 import { isSecretKeyCached } from './redact.js';
-import { appendLeanSpan, appendReadableSpan, SpanBatch, type StoredIdentity } from './span-encoding.js';
+import { leanSpanRow, readableSpanRow, type StoredIdentity } from './span-encoding.js';
+import type { SpanRow } from './span-record.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { isStoreUrl, parseStoreValue } from '../config/store-value.js';
 import { PgSpanSink } from './pg-span-sink.js';
@@ -33,8 +34,8 @@ export interface WriterOptions {
 }
 
 interface Queue {
-  /** The spans' rows, encoded as they end (span-encoding.ts). */
-  spans: SpanBatch;
+  /** The spans' rows, made as they end (span-encoding.ts), not yet masked. */
+  spans: SpanRow[];
   events: GuardrailEventRow[];
 }
 
@@ -79,8 +80,7 @@ export class BatchedTraceWriter {
       this.dropping = 0;
     }
     const queue = this.queueFor(dbPath);
-    if (span instanceof LeanSpan) appendLeanSpan(queue.spans, span, isSecretKeyCached);
-    else appendReadableSpan(queue.spans, span, isSecretKeyCached, stored);
+    queue.spans.push(span instanceof LeanSpan ? leanSpanRow(span, isSecretKeyCached) : readableSpanRow(span, isSecretKeyCached, stored));
     this.added();
   }
 
@@ -173,7 +173,7 @@ export class BatchedTraceWriter {
   private queueFor(dbPath: string): Queue {
     let queue = this.queues.get(dbPath);
     if (!queue) {
-      queue = { spans: new SpanBatch(), events: [] };
+      queue = { spans: [], events: [] };
       this.queues.set(dbPath, queue);
     }
     return queue;
@@ -199,23 +199,20 @@ export class BatchedTraceWriter {
     this.timer = undefined;
     if (this.queued === 0 && this.local?.holding !== true) return;
     const batches: StoreBatch[] = [];
-    // The queues (and their buffers, which keep their size) stay for the next batch: most processes write one store.
+    // The queues stay for the next batch: most processes write one store.
     for (const [dbPath, queue] of this.queues) {
-      if (queue.spans.count === 0 && queue.events.length === 0) continue;
+      if (queue.spans.length === 0 && queue.events.length === 0) continue;
+      const spans = queue.spans;
+      queue.spans = [];
       if (isStoreUrl(dbPath)) {
         // A Postgres store: rows go to its sink (async, bounded, never in a run's way). Guardrail events are kept in
         // SQLite stores only for now (issue 38 leaves them to the guardrail family's Postgres tables).
-        // Decoded (and masked with the store's keyed hash) by the sink, which reads the key from the store.
-        if (queue.spans.count > 0) {
-          const count = queue.spans.count;
-          const chunk = queue.spans.take();
-          this.pgSinkFor(dbPath)?.enqueueEncoded(chunk, count);
-        }
+        // Masked with the store's keyed hash by the sink, which reads the key from the store.
+        if (spans.length > 0) this.pgSinkFor(dbPath)?.enqueueUnmasked(spans);
         queue.events = [];
         continue;
       }
-      const spanCount = queue.spans.count;
-      batches.push({ dbPath, spans: spanCount === 0 ? [] : [queue.spans.take()], spanCount, events: queue.events });
+      batches.push({ dbPath, spans, events: queue.events });
       queue.events = [];
     }
     if (this.queues.size > 64) this.queues = new Map();
