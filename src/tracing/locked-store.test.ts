@@ -7,14 +7,11 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import type Database from 'better-sqlite3';
+import { chainSpanRow } from '../../test-support/span-rows.js';
 import { suite } from '../../test-support/uvu.js';
 import { openLocalStore } from '../store/open.js';
-import { isSecretKey } from './redact.js';
-import { spanRowOf } from './span-encoding.js';
-import type { SpanRow } from './span-record.js';
 import { StoreWriter, type GuardrailEventRow, type StoreBatch } from './store-writer.js';
 import { BatchedTraceWriter } from './writer.js';
 
@@ -37,24 +34,7 @@ test.afterEach(async (ctx) => {
 
 /** A batch of spans `ids` for `file`, named chain.s<id>, started in id order. */
 function batch(file: string, ids: number[], events: GuardrailEventRow[] = []): StoreBatch {
-  const spans: SpanRow[] = [];
-  for (const id of ids) {
-    spans.push(
-      spanRowOf(
-        id.toString(16).padStart(16, '0'),
-        'a'.repeat(32),
-        undefined,
-        `chain.s${id}`,
-        1_767_225_600_000_000 + id,
-        1_767_225_600_000_001 + id,
-        SpanStatusCode.OK,
-        { id },
-        [],
-        isSecretKey,
-      ),
-    );
-  }
-  return { dbPath: file, spans, events };
+  return { dbPath: file, spans: ids.map((id) => chainSpanRow(id)), events };
 }
 
 function event(id: string): GuardrailEventRow {

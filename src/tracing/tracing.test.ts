@@ -5,12 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { chainSpanRow } from '../../test-support/span-rows.js';
 import { suite } from '../../test-support/uvu.js';
 import { ConfigError, NotFoundError } from '../errors.js';
 import { openLocalStore } from '../store/open.js';
-import { REDACTED, isSecretKey, maskSecrets, redactAttributes } from './redact.js';
-import { spanRowOf } from './span-encoding.js';
-import type { SpanRow } from './span-record.js';
+import { REDACTED, maskSecrets, redactAttributes } from './redact.js';
 import { StoreWriter, type StoreBatch } from './store-writer.js';
 import { agentkitTracer, ensureTracing, flushTraces, shutdownTracing } from './setup.js';
 import { withTraceDestination } from './spans.js';
@@ -159,24 +158,7 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m));
   const file = path.join(dir, 'kept.db');
-  const batch = (id: number): StoreBatch => {
-    const spans: SpanRow[] = [];
-    spans.push(
-      spanRowOf(
-        id.toString(16).padStart(16, '0'),
-        'a'.repeat(32),
-        undefined,
-        `chain.s${id}`,
-        1_767_225_600_000_000 + id,
-        1_767_225_600_000_001 + id,
-        SpanStatusCode.OK,
-        {},
-        [],
-        isSecretKey,
-      ),
-    );
-    return { dbPath: file, spans, events: [] };
-  };
+  const batch = (id: number): StoreBatch => ({ dbPath: file, spans: [chainSpanRow(id, {})], events: [] });
   writer.write([batch(1)]);
   // Break the kept connection the way a vanished file does: its next write throws.
   (writer as unknown as { connections: Map<string, { db: { close(): void } }> }).connections.get(file)!.db.close();
