@@ -6,9 +6,14 @@
  *   make bench                         all
  *   node scripts/bench.mjs <regex>     only those whose file name matches
  *   node scripts/bench.mjs <regex> --flag value ...   flags after the regex go to each benchmark
+ *
+ * Each benchmark runs with `AGENTKIT_LOCAL_DB` in a temporary directory of its own (removed after it), unless the
+ * caller set it: a bench whose agents or chains trace to the default store must not write into the checkout's
+ * `./.agentkit/local.db`.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,11 +30,14 @@ let failed = 0;
 for (const file of files) {
   console.log(`\n=== bench/${file}`);
   // --expose-gc: the memory benches measure the heap after a full collection.
+  const scratch = process.env.AGENTKIT_LOCAL_DB ? undefined : mkdtempSync(path.join(tmpdir(), 'agentkit-bench-store-'));
+  const env = scratch ? { ...process.env, AGENTKIT_LOCAL_DB: path.join(scratch, 'local.db') } : process.env;
   const run = spawnSync(
     process.execPath,
     ['--expose-gc', '--conditions=agentkit-source', '--import', 'tsx', path.join('bench', file), ...process.argv.slice(3)],
-    { cwd: root, stdio: 'inherit' },
+    { cwd: root, stdio: 'inherit', env },
   );
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
   if (run.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);
