@@ -193,7 +193,8 @@ area.scenario(
         [[me.host, me.pid, me.instanceId]],
       );
       const before = rows.rows[0].n as number;
-      // The same batch twice (a retry after a lost reply): ON CONFLICT DO NOTHING keeps one row per span.
+      // The same span again (a retry after a lost reply), in a batch with a new one: the stored span keeps one row,
+      // the new one is added (the plain insert fails on the duplicate; the batch is written again skipping it).
       const sink = new PgSpanSink(parseStoreValue(store) as Extract<ReturnType<typeof parseStoreValue>, { engine: 'postgres' }>, () => undefined);
       const row = {
         span_id: 'aaaaaaaaaaaaaaaa',
@@ -208,10 +209,19 @@ area.scenario(
       };
       sink.enqueue([row]);
       await sink.flush();
-      sink.enqueue([row]);
+      sink.enqueue([row, { ...row, span_id: 'bbbbbbbbbbbbbbbb', parent_span_id: row.span_id }]);
       await sink.close();
       const after = await client.query(`SELECT count(*)::int AS n FROM "${t.backend.schema}".spans`);
-      assert.is(after.rows[0].n, before + 1);
+      assert.is(after.rows[0].n, before + 2);
+      const stored = await client.query(`SELECT span_id, name, attributes FROM "${t.backend.schema}".spans WHERE trace_id = $1 ORDER BY span_id`, [traceId]);
+      assert.equal(
+        stored.rows.filter((r) => r.span_id.startsWith('aaaa') || r.span_id.startsWith('bbbb')).map((r) => [r.span_id, r.name, r.attributes]),
+        [
+          ['aaaaaaaaaaaaaaaa', 'retried\uE0000name', '{"k":"v\\u0000"}'],
+          ['bbbbbbbbbbbbbbbb', 'retried\uE0000name', '{"k":"v\\u0000"}'],
+        ],
+      );
+      assert.is(sink.outageWarnings, 0, 'a duplicate is not an outage');
     } finally {
       await client.end();
     }

@@ -65,6 +65,14 @@ export const PG_TRACE_MIGRATIONS: readonly PgTraceMigration[] = [
     description: 'v2 spans_root_start_idx: the start time of each record root (parentless span), for listings by time',
     sql: (s) => `CREATE INDEX spans_root_start_idx ON ${s}.spans (project, start_time) WHERE parent_span_id IS NULL;`,
   },
+  {
+    // Every span is a row written on a run's path: the foreign key's check cost a lookup per row (about 30% of the
+    // row's insert, bench trace-store-cost) for a reference the writer makes itself (it registers its process before
+    // its first span) and that never dangles (no `processes` row is ever deleted); no query reads spans by process
+    // alone (a filter by process always comes with a time window or a trace id). docs/adr/0074-span-writes-on-postgres.md.
+    description: 'v3 spans: no foreign key to processes and no index on process_id (a cost on every span, read by nothing)',
+    sql: (s) => `ALTER TABLE ${s}.spans DROP CONSTRAINT IF EXISTS spans_process_id_fkey; DROP INDEX IF EXISTS ${s}.spans_process_idx;`,
+  },
 ];
 
 /** The trace schema version this agentkit writes. */
