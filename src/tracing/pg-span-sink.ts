@@ -284,29 +284,21 @@ export async function insertSpanRows(
   options: { project: string; processId: number | null; maxAttributesChars: number },
   rows: readonly SpanRow[],
 ): Promise<number> {
-  // One JSON parameter: JSON.stringify runs natively, where pg would escape every element of ten array literals in
-  // JavaScript (bench trace-store-cost).
-  const text = (value: string | null | undefined) => (value == null ? null : encodePgString(value));
-  const json = JSON.stringify(
-    rows.map((row) => ({
-      trace_id: text(row.trace_id),
-      span_id: text(row.span_id),
-      parent_span_id: text(row.parent_span_id),
-      name: text(row.name),
-      start_time: text(row.start_time),
-      end_time: text(row.end_time),
-      status: text(row.status),
-      attributes: text(capAttributes(row.attributes, options.maxAttributesChars)),
-      events: text(row.events),
-      caller_trace_id: text(row.caller_trace_id),
-    })),
-  );
-  const columns = INSERT_COLUMNS.map((c, i) => `${c} ${COLUMN_TYPES[i]}`).join(', ');
+  // Each column as one JSON array: JSON.stringify runs natively, where pg escapes every element of an array literal
+  // in JavaScript; the server reads the arrays side by side (ROWS FROM) as cheaply as it reads array literals.
+  const value = (row: SpanRow, column: (typeof INSERT_COLUMNS)[number]): string | null => {
+    if (column === 'attributes') return encodePgString(capAttributes(row.attributes, options.maxAttributesChars));
+    const v = column === 'caller_trace_id' ? (row.caller_trace_id ?? null) : row[column];
+    return v === null ? null : encodePgString(v);
+  };
+  const columns = INSERT_COLUMNS.map((column) => JSON.stringify(rows.map((row) => value(row, column))));
+  const arrays = INSERT_COLUMNS.map((_, i) => `json_array_elements_text($${i + 3}::json)`).join(', ');
+  const selected = INSERT_COLUMNS.map((c, i) => (COLUMN_TYPES[i] === 'text' ? `t.${c}` : `t.${c}::${COLUMN_TYPES[i]}`)).join(', ');
   const insert = (onConflict: string) =>
     pool.query(
       `INSERT INTO "${schema}".spans (project, process_id, ${INSERT_COLUMNS.join(', ')})
-       SELECT $1, $2, ${INSERT_COLUMNS.map((c) => `t.${c}`).join(', ')} FROM json_to_recordset($3::json) AS t(${columns}) ${onConflict}`,
-      [options.project, options.processId, json],
+       SELECT $1, $2, ${selected} FROM ROWS FROM (${arrays}) AS t(${INSERT_COLUMNS.join(', ')}) ${onConflict}`,
+      [options.project, options.processId, ...columns],
     );
   try {
     // A plain insert first: `ON CONFLICT` costs about a third more a row on the server (bench trace-store-cost), and
