@@ -19,6 +19,8 @@ import { acquirePgPool, type PgPoolLease } from '../store/pg-pools.js';
 import { pgIsoText } from '../store/pg-text.js';
 import { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
+import { registerProcess } from '../tracing/pg-processes.js';
+import { migrateTraceSchema } from '../tracing/pg-schema.js';
 import type { Checkpoint, PendingInterrupt } from '../types.js';
 import type {
   CheckpointWrite,
@@ -101,9 +103,12 @@ function withChain(schema: string, select: string): string {
   return `WITH RECURSIVE picked AS (${select}), ${chainOf(schema, 'picked')}
     SELECT p.*, (SELECT json_agg(chain) FROM chain) AS chain_rows FROM picked p`;
 }
-/** `synced`, `local_only` and `project_id` carry the writer's consent and project (docs/adr/0054). */
-const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z, trace_id, synced, local_only, project_id`;
-const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 8;
+/**
+ * `synced`, `local_only` and `project_id` carry the writer's consent and project (docs/adr/0054); `process_id` the
+ * writing process (its `processes` row, issue 38).
+ */
+const INSERT_COLUMNS = `${checkpointColumns()}, delta_base, output_keys, state_delta, state_delta_z, trace_id, synced, local_only, project_id, process_id`;
+const PARAMS_PER_ROW = CHECKPOINT_FIELDS.length + 9;
 
 /**
  * Fencing (docs/adr/0015): the CTE `fence` has a row only while the execution's lease (`$e`, `$o`, `$g`: execution,
@@ -141,6 +146,9 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
   private readonly pool: pg.Pool;
   readonly #url: string;
   readonly #poolLease: PgPoolLease;
+  /** This process's id in the store's `processes` table, once set up; stamped on every checkpoint it writes. */
+  #processId: number | null = null;
+  #registered: Promise<void> | undefined;
   /** The schema as an SQL identifier. */
   private readonly s: string;
   private ready: Promise<void> | undefined;
@@ -290,6 +298,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
   ): Promise<{ checkpoint: Checkpoint; pending: PendingInterrupt }> {
     const row = completeCheckpoint(checkpoint);
     const pendingRow = completePending(row, pending);
+    await this.#writerReady();
     const pendingParams = [
       pendingRow.execution_id,
       pendingRow.chain_name,
@@ -345,6 +354,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
   async claimPendingInterrupt(executionId: string, claim: Claim, fence?: Fence): Promise<{ pending: PendingInterrupt; checkpoint: Checkpoint } | null> {
     const checked = checkClaim(claim);
     const output = decisionRecord(checked);
+    await this.#writerReady();
     const stamp = currentWriteStamp();
     // Prepared once per connection (a resume's dearest statement to plan). Fenced: the claim deletes only while the
     // lease is the claimer's (the fence CTE's row lock holds off a takeover until the claim commits).
@@ -362,7 +372,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
            s.checkpoint_id, COALESCE(s.state_snapshot, '{}'::jsonb), s.node_input,
            $3::jsonb || jsonb_build_object('pending_created_at', ${TIMESTAMP('p.created_at')}),
            COALESCE(s.iteration, 0), COALESCE(s.iteration_counters, '{}'::jsonb), p.reason, p.context, p.agent_path, $4::timestamptz,
-           s.delta_base, NULL, s.state_delta, s.state_delta_z, NULL, $5::boolean, $5::boolean, $6::text
+           s.delta_base, NULL, s.state_delta, s.state_delta_z, NULL, $5::boolean, $5::boolean, $6::text, $${fence ? 10 : 7}::int
          FROM claimed p LEFT JOIN source s ON TRUE
          RETURNING ${COLUMNS}
        ), ${chainOf(this.s, 'inserted')}
@@ -378,6 +388,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
         !stamp.queued,
         stamp.project,
         ...(fence ? [executionId, fence.owner, fence.generation] : []),
+        this.#processId,
       ],
     });
     const row = result.rows[0];
@@ -399,6 +410,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
     const from = options.takeOverFrom ?? null;
     if (row && row.execution_id !== executionId) invalid('execution_id', `of the first row must be the leased execution '${executionId}'`);
     const key = row ? options.idempotencyKey : undefined;
+    if (row) await this.#writerReady();
     if (key) {
       checkIdempotencyKeyWrite(key);
       // An expired record of the key is free: gone before the insert below, which a live one refuses (docs/adr/0052).
@@ -426,7 +438,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
       return generation;
     }
     try {
-      const params = checkpointParams(row, state);
+      const params = checkpointParams(row, state, this.#processId);
       // The lease, the first row and the request's key: one statement, so all of them or none.
       const text = `WITH lease AS (${acquireSql(this.s, 5 + params.length)}), cp AS (${insertText(this.s, 1, 0, 'lease', 4)})${key ? `, ${keyCte(this.s, 6 + params.length)}` : ''}
         SELECT generation FROM lease`;
@@ -889,6 +901,27 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
     await this.#poolLease.release();
   }
 
+  /**
+   * Before the first write: this process's row in the store's `processes` table (the trace family's, migrated here if
+   * need be), whose id every checkpoint it writes carries (issue 38). Not part of `setup()`: provisioning the
+   * checkpoint tables (`setup-checkpointer`) creates no others.
+   */
+  #writerReady(): Promise<void> {
+    this.#registered ??= (async () => {
+      await this.setup();
+      try {
+        await migrateTraceSchema(this.pool, this.schema);
+        this.#processId = await registerProcess(this.pool, this.schema);
+      } catch (error) {
+        throw error instanceof StoreVersionError ? error : asStorageError(error, this.storeName);
+      }
+    })().catch((error: unknown) => {
+      this.#registered = undefined;
+      throw error;
+    });
+    return this.#registered;
+  }
+
   private async migrate(): Promise<void> {
     // Current already (the usual start of a replica): no DDL, no lock (./store/pg-schema-version.ts).
     let recorded: number | null;
@@ -958,7 +991,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
    * all rows or none, `rowCount` says which.
    */
   private insertQuery(rows: readonly Checkpoint[], states: readonly StoredState[], from: 'fence' | null = null): pg.QueryConfig {
-    const params = rows.flatMap((row, i) => checkpointParams(row, states[i]!));
+    const params = rows.flatMap((row, i) => checkpointParams(row, states[i]!, this.#processId));
     let external: string[] | undefined;
     for (const state of states) {
       const base = state.deltaBase;
@@ -993,6 +1026,7 @@ export class PostgresCheckpointer implements ClaimingCheckpointer, PushingCheckp
 
   /** One statement, so a multi-row write is atomic without a transaction round trip. */
   private async insert(rows: Checkpoint[], fence?: Fence): Promise<void> {
+    await this.#writerReady();
     try {
       // A state that is not JSON throws here (./stored-state.ts): nothing is written, and the rows are forgotten below.
       let states = rows.map((row) => this.#delta.encode(row));
@@ -1098,7 +1132,7 @@ function insertText(s: string, count: number, external: number, from: 'fence' | 
     return `${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, ${p(5)}::int, ${p(6)}::text, ${p(7)}::text, ${p(8)}::text, ${p(9)}::text,
         ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)}::int, ${p(14)}::jsonb, ${p(15)}::text, ${p(16)}::jsonb, ${p(17)}::text,
         ${p(18)}::timestamptz, ${p(19)}::text, ${p(20)}::text, ${p(21)}::text, ${p(22)}::bytea, ${p(23)}::text,
-        ${p(24)}::boolean, ${p(25)}::boolean, ${p(26)}::text`;
+        ${p(24)}::boolean, ${p(25)}::boolean, ${p(26)}::text, ${p(27)}::int`;
   };
   const values = Array.from({ length: count }, (_, r) => `(${row(r)})`).join(', ');
   if (external === 0 && from === null) return `INSERT INTO ${s}.checkpoints (${INSERT_COLUMNS}) VALUES ${values}`;
@@ -1122,7 +1156,7 @@ function jsonParam(value: unknown): string | null {
 const FIELD_PARAMS = fieldParams(jsonParam, encodePgString);
 
 /** Parameters of one row, in `INSERT_COLUMNS` order; strings escaped for Postgres (NUL is refused by text and jsonb). */
-function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
+function checkpointParams(row: Checkpoint, state: StoredState, processId: number | null): unknown[] {
   // A node output made of state keys is stored as those keys (./delta.ts `outputKeys`); a delta goes to state_delta,
   // or compressed to state_delta_z (./delta-compression.ts).
   const keys = outputKeys(row);
@@ -1133,7 +1167,17 @@ function checkpointParams(row: Checkpoint, state: StoredState): unknown[] {
   const form = delta ? storedDeltaForm(state.text) : { text: null, deflated: null };
   // Consent and project as the writer had them (docs/adr/0054): a local-only row is stored synced, off the outbox.
   const stamp = stampOf(row);
-  params.push(state.deltaBase, keys && JSON.stringify(keys), form.text, form.deflated, row.trace_id ?? null, !stamp.queued, !stamp.queued, stamp.project);
+  params.push(
+    state.deltaBase,
+    keys && JSON.stringify(keys),
+    form.text,
+    form.deflated,
+    row.trace_id ?? null,
+    !stamp.queued,
+    !stamp.queued,
+    stamp.project,
+    processId,
+  );
   return params;
 }
 

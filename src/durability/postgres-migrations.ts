@@ -160,6 +160,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: 'checkpoints_quarantined_idx: the quarantined checkpoints (connected-mode conflicts) in write order',
     sql: (s) => `CREATE INDEX checkpoints_quarantined_idx ON ${s}.checkpoints (created_at, checkpoint_id) WHERE quarantine_reason IS NOT NULL;`,
   },
+  {
+    // Issue 38: each checkpoint names the process that wrote it, by its id in the trace family's `processes` table.
+    // No foreign key, as on spans (docs/adr/0074): a lookup on every row for a reference the writer makes itself.
+    description: 'checkpoints.process_id: the writing process (an id into processes); null on rows written before',
+    sql: (s) => `ALTER TABLE ${s}.checkpoints ADD COLUMN process_id INTEGER;`,
+  },
 ];
 
 /** The schema version this agentkit writes. */

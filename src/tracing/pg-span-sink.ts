@@ -16,10 +16,10 @@
  * then wait unmasked (bounded by the same `maxQueued`).
  */
 import type pg from 'pg';
-import { processIdentity } from '../config/process-identity.js';
 import { redactStoreValue, storeValue, type StoreRef } from '../config/store-value.js';
 import { encodePgString } from '../store/pg-text.js';
 import { openStore, type Store } from '../store/store-handle.js';
+import { registerProcess } from './pg-processes.js';
 import { migrateTraceSchema } from './pg-schema.js';
 import { keyedHash, REDACTION_KEY_NAME, type KeyedHash } from './redaction-hash.js';
 import { maskSpanRow } from './span-encoding.js';
@@ -220,7 +220,7 @@ export class PgSpanSink {
       throw error;
     });
     await this.#ready;
-    this.#processId ??= await this.#register();
+    this.#processId ??= await registerProcess(pool, this.#store.schema!, this.#project);
     if (this.#hash === undefined) {
       const result = await pool.query<{ key: Buffer }>(`SELECT key FROM "${this.#store.schema}".trace_keys WHERE project = $1 AND name = $2`, [
         this.#project,
@@ -237,17 +237,6 @@ export class PgSpanSink {
     const rows = this.#unmasked;
     this.#unmasked = [];
     this.#push(this.#masked(rows));
-  }
-
-  async #register(): Promise<number> {
-    const identity = processIdentity();
-    const service = process.env.OTEL_SERVICE_NAME || 'unknown_service:node';
-    const result = await this.#store.pool().query<{ process_id: number }>(
-      `INSERT INTO "${this.#store.schema}".processes (project, service_name, host, pid, instance_id) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (project, instance_id, host, pid) DO UPDATE SET service_name = EXCLUDED.service_name RETURNING process_id`,
-      [this.#project, service, identity.host, identity.pid, identity.instanceId],
-    );
-    return result.rows[0]!.process_id;
   }
 
   #failed(error: unknown): void {
