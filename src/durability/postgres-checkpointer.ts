@@ -16,6 +16,7 @@ import { ConfigError } from '../errors.js';
 import { StoreVersionError } from '../store/errors.js';
 import { migrationPrivilegeError, recordedVersion } from '../store/pg-schema-version.js';
 import { acquirePgPool, type PgPoolLease } from '../store/pg-pools.js';
+import { isUniqueViolation } from '../store/pg-sqlstate.js';
 import { pgIsoText } from '../store/pg-text.js';
 import { Store } from '../store/store-handle.js';
 import { utcNow } from '../store/time.js';
@@ -1224,12 +1225,11 @@ function keyParams(key: IdempotencyKeyWrite): unknown[] {
 
 /** A unique violation on the key table is IdempotencyKeyTaken; anything else as it is. */
 function keyTaken(error: unknown, executionId: string): unknown {
-  const e = error as { code?: string; constraint?: string };
-  return e.code === '23505' && e.constraint === 'served_idempotency_keys_pkey' ? new IdempotencyKeyTaken(executionId) : error;
+  return isUniqueViolation(error, 'served_idempotency_keys_pkey') ? new IdempotencyKeyTaken(executionId) : error;
 }
 
 function duplicate(error: unknown, ids: string): unknown {
-  if (!(error instanceof IdempotencyKeyTaken) && (error as { code?: string }).code === '23505') {
+  if (!(error instanceof IdempotencyKeyTaken) && isUniqueViolation(error)) {
     return new ChainCheckpointError(`checkpoint '${ids}' already exists`, { cause: error });
   }
   return error;

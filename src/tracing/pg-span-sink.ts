@@ -17,6 +17,7 @@
  */
 import type pg from 'pg';
 import { redactStoreValue, storeValue, type StoreRef } from '../config/store-value.js';
+import { isUniqueViolation } from '../store/pg-sqlstate.js';
 import { encodePgString } from '../store/pg-text.js';
 import { openStore, type Store } from '../store/store-handle.js';
 import { registerProcess } from './pg-processes.js';
@@ -262,10 +263,11 @@ export class PgSpanSink {
 }
 
 /**
- * Insert span rows into the store's `spans` table: `INSERT ... SELECT FROM json_to_recordset($3)`, and when a row of
- * the batch is stored already (same project, trace and span id) the same statement again with `ON CONFLICT DO
- * NOTHING`, which leaves stored rows as they are: a retried or repeated batch is harmless. Returns how many rows were
- * new. The trace schema must be migrated (`migrateTraceSchema`). docs/adr/0074-span-writes-on-postgres.md.
+ * Insert span rows into the store's `spans` table in one statement, each column one JSON array read side by side
+ * (`ROWS FROM (json_array_elements_text(...))`). When a row of the batch is stored already (same project, trace and
+ * span id) the statement runs again with `ON CONFLICT DO NOTHING`, which leaves stored rows as they are: a retried or
+ * repeated batch is harmless. Returns how many rows were new. The trace schema must be migrated
+ * (`migrateTraceSchema`). docs/adr/0074-span-writes-on-postgres.md.
  */
 export async function insertSpanRows(
   pool: pg.Pool,
@@ -295,13 +297,10 @@ export async function insertSpanRows(
     return (await insert('')).rowCount ?? 0;
   } catch (error) {
     // A batch written before (a retry after a lost reply, a copy run again): the rows not stored yet are added.
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    if (!isUniqueViolation(error)) throw error;
     return (await insert('ON CONFLICT DO NOTHING')).rowCount ?? 0;
   }
 }
-
-/** SQLSTATE of a duplicate key. */
-const UNIQUE_VIOLATION = '23505';
 
 /** A marker key: the span's attributes were larger than the payload cap and their long values were cut. */
 export const TRUNCATED_ATTR = 'agentkit.truncated_chars';
