@@ -257,7 +257,7 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
   /** True while the connection's busy timeout is zero (left so by the last group commit; see `open`). */
   #noWait = false;
   /** Releases this connection's WAL keeper; set at the first write. */
-  #releaseWalKeeper: (() => void) | undefined;
+  #releaseWalKeeper: (() => Promise<void>) | undefined;
   /** Each execution's last written state, which its next row is stored against. */
   readonly #delta = new DeltaWriter();
   /** The last state `fetchUnsynced` read per execution: the next batch's rows are built on them. */
@@ -781,11 +781,13 @@ export class SQLiteCheckpointer implements ReplicatingCheckpointer, PushingCheck
     // Rows accepted before close are committed, not dropped.
     this.#commitQueued();
     this.closed = true;
-    this.#releaseWalKeeper?.();
+    const keeperStopped = this.#releaseWalKeeper?.();
     this.#releaseWalKeeper = undefined;
     this.db?.close();
     this.db = undefined;
     this.statements = undefined;
+    // The store's files are settled only once the keeper thread (if this was its last connection) has closed too.
+    await keeperStopped;
   }
 
   /**

@@ -1,12 +1,13 @@
 import * as assert from 'uvu/assert';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { suite } from '../../test-support/uvu.js';
 import { openLocalStore } from './open.js';
-import { retainWalKeeper, walKeeperCount, WRITER_CHECKPOINT_FRAMES } from './wal-keeper.js';
+import { retainWalKeeper, walKeeperCount, walKeeperThreadCount, WRITER_CHECKPOINT_FRAMES } from './wal-keeper.js';
 
 const test = suite<{ dir: string }>('WAL keeper', { state: { dir: '' } });
 
@@ -14,17 +15,17 @@ test.beforeEach(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'agentkit-wal-'));
 });
 test.afterEach(async (ctx) => {
-  // The keeper thread closes its connection after the test releases it: retry while it finishes.
-  await rm(ctx.dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  // No retries: every test awaits its last release, which settles once the keeper thread has closed its connection.
+  await rm(ctx.dir, { recursive: true, force: true });
 });
 
 /** A WAL database with automatic checkpoints off and 200 rows of 2 KB written (about 100 pages in the WAL). */
-function writeRows(file: string, keeper: boolean): { db: Database.Database; release: () => void } {
+function writeRows(file: string, keeper: boolean): { db: Database.Database; release: () => Promise<void> } {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // The keeper turns automatic checkpoints off itself (asserted below); the control turns them off by hand.
   if (!keeper) db.pragma('wal_autocheckpoint = 0');
-  const release = keeper ? retainWalKeeper(db, file, { intervalMs: 20 }) : () => undefined;
+  const release = keeper ? retainWalKeeper(db, file, { intervalMs: 20 }) : () => Promise.resolve();
   db.exec('CREATE TABLE t (v TEXT)');
   const insert = db.prepare('INSERT INTO t VALUES (?)');
   for (let i = 0; i < 200; i++) insert.run('x'.repeat(2048));
@@ -42,12 +43,58 @@ test('the keeper copies the WAL back into the database file while the writer sta
     assert.ok((await stat(path.join(dir, 'kept.db'))).size >= 400 * 1024, 'the rows reached the database file');
     assert.ok((await stat(path.join(dir, 'control.db'))).size < 64 * 1024, 'without a keeper (and autocheckpoint off) they would not have');
   } finally {
-    kept.release();
+    const stopped = kept.release();
     kept.db.close();
     control.db.close();
+    await stopped;
   }
   assert.is(walKeeperCount(), 0, 'the last release stops the thread');
 });
+
+test('the last release settles once the thread has closed its connection: the store is one file again, even for a thread still starting', async ({ dir }) => {
+  const file = path.join(dir, 'brief.db');
+  for (let round = 0; round < 5; round++) {
+    const db = openLocalStore(file);
+    db.exec('CREATE TABLE IF NOT EXISTS t (v TEXT)');
+    // Released at once: the thread is still loading SQLite when it is told to stop, and opens the file after that.
+    const release = retainWalKeeper(db, file);
+    db.prepare('INSERT INTO t VALUES (?)').run(`round ${round}`);
+    const stopped = release();
+    db.close();
+    await stopped;
+    assert.is(walKeeperCount(), 0, 'the file has no keeper');
+    assert.is(walKeeperThreadCount(), 0, 'the thread has exited');
+    assert.equal(await readdir(dir), ['brief.db'], 'no -wal or -shm left behind by the keeper');
+  }
+  const check = new Database(file);
+  assert.is((check.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 5);
+  check.close();
+});
+
+test('a process with nothing else to do still sees the last release settle (the stopping thread keeps it alive)', async ({ dir }) => {
+  // The CLI's commands close their store and then print: the process must not end while the keeper stops.
+  const file = path.join(dir, 'cli.db');
+  const script = `
+    import { openLocalStore } from ${JSON.stringify(path.resolve('src/store/open.ts'))};
+    import { retainWalKeeper } from ${JSON.stringify(path.resolve('src/store/wal-keeper.ts'))};
+    const db = openLocalStore(${JSON.stringify(file)});
+    const release = retainWalKeeper(db, ${JSON.stringify(file)});
+    db.exec('CREATE TABLE t (v TEXT)');
+    const stopped = release();
+    db.close();
+    stopped.then(() => process.stdout.write('settled'));`;
+  const { code, out, err } = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c));
+    child.stderr.on('data', (c: Buffer) => (err += c));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+  assert.is(code, 0, err);
+  assert.is(out, 'settled', 'the process ended before the release settled');
+  assert.equal(await readdir(dir), ['cli.db']);
+}, 30_000);
 
 test('a released connection gets automatic checkpoints back; one keeper serves every connection to a file', async ({ dir }) => {
   const file = path.join(dir, 'shared.db');
@@ -56,13 +103,14 @@ test('a released connection gets automatic checkpoints back; one keeper serves e
   const releaseSecond = retainWalKeeper(second, file);
   try {
     assert.is(walKeeperCount(), 1, 'one thread per file');
-    releaseSecond();
+    await releaseSecond();
     assert.is(second.pragma('wal_autocheckpoint', { simple: true }), 1000);
     assert.is(walKeeperCount(), 1, 'still retained by the first connection');
   } finally {
     second.close();
-    first.release();
+    const stopped = first.release();
     first.db.close();
+    await stopped;
   }
   assert.is(walKeeperCount(), 0);
 });
@@ -96,8 +144,9 @@ test('the WAL stays bounded while a kept connection writes without pause, and st
     assert.ok(largest <= bound, `the WAL reached ${largest} bytes for ${frames} commits (bound ${bound})`);
     assert.is((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, frames);
   } finally {
-    release();
+    const stopped = release();
     db.close();
+    await stopped;
   }
 });
 
@@ -134,8 +183,9 @@ test('a reader that keeps its snapshot does not get writers held off every tick:
   } finally {
     reader.prepare('COMMIT').run();
     reader.close();
-    release();
+    const stopped = release();
     db.close();
+    await stopped;
   }
 });
 

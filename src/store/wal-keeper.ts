@@ -48,40 +48,61 @@ interface Keeper {
   worker: Worker;
   connections: Set<Database.Database>;
   failed: boolean;
+  /** Told to stop: ref'd until it exits. */
+  stopping: boolean;
+  /** Settles when the thread has exited (stopped, failed or terminated). */
+  exited: Promise<void>;
 }
 
 const keepers = new Map<string, Keeper>();
 
 /**
  * Turn automatic checkpoints off on `db` (a writable connection to `file`) and make sure a keeper checkpoints `file`.
- * Returns the release function: call it before closing `db`.
+ * Returns the release function: call it before closing `db`. When it releases the file's last connection it stops the
+ * keeper, and the promise it returns settles once the thread has closed its own connection and exited; await it
+ * before removing the store's files (a thread still starting would create `-wal` and `-shm` again). Otherwise the
+ * promise is already settled. It never rejects.
  */
-export function retainWalKeeper(db: Database.Database, file: string, options: { intervalMs?: number } = {}): () => void {
+export function retainWalKeeper(db: Database.Database, file: string, options: { intervalMs?: number } = {}): () => Promise<void> {
   const key = path.resolve(file);
   let keeper = keepers.get(key);
   if (!keeper || keeper.failed) {
     keeper = startKeeper(key, options.intervalMs ?? INTERVAL_MS);
-    if (!keeper) return () => undefined;
+    if (!keeper) return () => Promise.resolve();
   }
   const current = keeper;
   current.connections.add(db);
   db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_FRAMES}`);
   let released = false;
   return () => {
-    if (released) return;
+    if (released) return Promise.resolve();
     released = true;
     current.connections.delete(db);
     if (db.open) db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     if (current.connections.size === 0 && keepers.get(key) === current) {
       keepers.delete(key);
       current.worker.postMessage('stop');
+      // Ref'd again while it stops (a last pass and a close, milliseconds): a process awaiting the returned promise
+      // with nothing else to do would otherwise end with that await unsettled.
+      current.stopping = true;
+      current.worker.ref();
+      return current.exited;
     }
+    return Promise.resolve();
   };
 }
 
-/** The number of keeper threads running (tests). */
+/** Keeper threads started and not yet exited, stopped ones included (tests). */
+const threads = new Set<Worker>();
+
+/** The number of files with a keeper (tests). */
 export function walKeeperCount(): number {
   return keepers.size;
+}
+
+/** The number of keeper threads still alive, a stopping one included (tests). */
+export function walKeeperThreadCount(): number {
+  return threads.size;
 }
 
 function startKeeper(file: string, intervalMs: number): Keeper | undefined {
@@ -94,8 +115,17 @@ function startKeeper(file: string, intervalMs: number): Keeper | undefined {
   }
   // Ref'd until its connection is open: a process that exits while a thread is still loading the native SQLite
   // module can die of a fatal N-API error (seen on Node 22); after that it never keeps a process alive.
-  worker.once('message', () => worker.unref());
-  const keeper: Keeper = { worker, connections: new Set(), failed: false };
+  worker.once('message', () => {
+    if (!keeper.stopping) worker.unref();
+  });
+  threads.add(worker);
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      threads.delete(worker);
+      resolve();
+    }),
+  );
+  const keeper: Keeper = { worker, connections: new Set(), failed: false, stopping: false, exited };
   const fail = () => {
     if (keeper.failed) return;
     keeper.failed = true;

@@ -68,7 +68,7 @@ function stored(file: string): { spans: string[]; events: string[] } {
  * A retry while `lock` still holds the store keeps the rows held; after the lock commits, a retry writes them
  * (`spans` is then the store's content) and the writer is closed. Returns how long the first (locked) retry took, in ms.
  */
-function retryUntilUnlocked(writer: StoreWriter, file: string, lock: Database.Database, spans: string[]): number {
+async function retryUntilUnlocked(writer: StoreWriter, file: string, lock: Database.Database, spans: string[]): Promise<number> {
   const started = Date.now();
   writer.retryHeld();
   const waited = Date.now() - started;
@@ -77,11 +77,11 @@ function retryUntilUnlocked(writer: StoreWriter, file: string, lock: Database.Da
   writer.retryHeld();
   assert.is(writer.holding, false);
   assert.equal(stored(file).spans, spans);
-  writer.close();
+  await writer.close();
   return waited;
 }
 
-test('inline: rows for a locked store are held, then written before the next rows once it is free', ({ file, lock }) => {
+test('inline: rows for a locked store are held, then written before the next rows once it is free', async ({ file, lock }) => {
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
   writer.write([batch(file, [1, 2], [event('e1')])]);
@@ -103,28 +103,28 @@ test('inline: rows for a locked store are held, then written before the next row
   assert.equal(stored(file), { spans: ['chain.s1', 'chain.s2', 'chain.s3', 'chain.s4'], events: ['e1'] });
   assert.is(warnings.length, 2);
   assert.match(warnings[1]!, /is writable again; the 3 span\(s\) and 1 guardrail event\(s\) held for it are written$/);
-  writer.close();
+  await writer.close();
 });
 
-test('inline: held rows are tried again without new rows (retryHeld), and another store is not held up', ({ dir, file, lock }) => {
+test('inline: held rows are tried again without new rows (retryHeld), and another store is not held up', async ({ dir, file, lock }) => {
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
   const other = path.join(dir, 'other.db');
   writer.write([batch(file, [1]), batch(other, [2])]);
   assert.equal(stored(other).spans, ['chain.s2']);
-  retryUntilUnlocked(writer, file, lock!, ['chain.s1']);
+  await retryUntilUnlocked(writer, file, lock!, ['chain.s1']);
 });
 
-test('inline (retryWaitMs 0): a retry that finds the store still locked returns without waiting for the lock', ({ file, lock }) => {
+test('inline (retryWaitMs 0): a retry that finds the store still locked returns without waiting for the lock', async ({ file, lock }) => {
   const writer = new StoreWriter(() => undefined, { busyTimeoutMs: 600, retryWaitMs: 0 });
   const first = Date.now();
   writer.write([batch(file, [1])]);
   assert.ok(Date.now() - first >= 500, 'a write waits for the lock as long as its busy timeout');
-  const waited = retryUntilUnlocked(writer, file, lock!, ['chain.s1']);
+  const waited = await retryUntilUnlocked(writer, file, lock!, ['chain.s1']);
   assert.ok(waited < 300, `the retry waited ${waited} ms for the lock`);
 });
 
-test('held spans are bounded: past the bound the oldest are dropped and counted; events are kept', ({ file, lock }) => {
+test('held spans are bounded: past the bound the oldest are dropped and counted; events are kept', async ({ file, lock }) => {
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20, maxHeldSpans: 3 });
   writer.write([batch(file, [1, 2], [event('e1')])]);
@@ -136,14 +136,14 @@ test('held spans are bounded: past the bound the oldest are dropped and counted;
   lock!.exec('COMMIT');
   writer.retryHeld();
   assert.equal(stored(file), { spans: ['chain.s3', 'chain.s4', 'chain.s5'], events: ['e1', 'e2'] });
-  writer.close();
+  await writer.close();
 });
 
-test('closing while the store is still locked reports what is dropped', ({ file }) => {
+test('closing while the store is still locked reports what is dropped', async ({ file }) => {
   const warnings: string[] = [];
   const writer = new StoreWriter((m) => warnings.push(m), { busyTimeoutMs: 20 });
   writer.write([batch(file, [1, 2], [event('e1')])]);
-  writer.close();
+  await writer.close();
   assert.is(writer.holding, false);
   assert.match(
     warnings.at(-1)!,
@@ -164,7 +164,7 @@ test('the batched writer: its timer writes the held rows once the store is free,
     for (let i = 0; i < 50 && stored(file).events.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(stored(file).events, ['e9']);
   } finally {
-    writer.close();
+    await writer.close();
     process.off('warning', onWarning);
   }
   assert.match(warnings.join('\n'), /is locked by another connection/);
@@ -191,7 +191,7 @@ test('the batched writer: past maxQueued spans waiting for a locked store, new o
     assert.is(stored(file).spans.length, 41);
     assert.is(writer.dropped, 60);
   } finally {
-    writer.close();
+    await writer.close();
     // process.emitWarning delivers on a later tick: let the last ones arrive before listening stops.
     await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarning);

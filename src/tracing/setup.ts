@@ -172,7 +172,7 @@ export async function shutdownTracing(): Promise<void> {
   await current.provider.shutdown();
   // Postgres stores are written asynchronously: what waits is written (one attempt) before the pools are given back.
   await current.writer.flushAsync();
-  current.writer.close();
+  await current.writer.close();
   if (current.global) trace.disable();
   if (current.contextManager) context.disable();
 }

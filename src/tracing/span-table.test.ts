@@ -158,7 +158,7 @@ test('the writer stores attributes as text, searchable and masked where needed',
     ),
   );
   writer.write([{ dbPath: file, spans: batch, events: [] }]);
-  writer.close();
+  await writer.close();
   const db = openLocalStore(file, { readonly: true });
   try {
     const rows = db.prepare('SELECT span_id, typeof(attributes) AS type, attributes FROM spans ORDER BY span_id').all() as Array<{
@@ -192,7 +192,7 @@ test('the writer stores attributes as text, searchable and masked where needed',
   );
 });
 
-test('a batch of many spans is written whole, eight rows a statement and the rest one by one; a repeated span keeps its last row', ({ dir }) => {
+test('a batch of many spans is written whole, eight rows a statement and the rest one by one; a repeated span keeps its last row', async ({ dir }) => {
   const file = path.join(dir, 'local.db');
   const writer = new StoreWriter(() => undefined);
   const batch: SpanRow[] = [];
@@ -227,7 +227,7 @@ test('a batch of many spans is written whole, eight rows a statement and the res
     ),
   );
   writer.write([{ dbPath: file, spans: batch, events: [] }]);
-  writer.close();
+  await writer.close();
   const db = openLocalStore(file, { readonly: true });
   try {
     const names = db.prepare('SELECT name FROM spans ORDER BY span_id').pluck().all();

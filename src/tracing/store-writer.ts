@@ -77,7 +77,7 @@ interface Held {
 interface Connection {
   db: Database.Database;
   /** Gives WAL checkpoints back to the connection (call before closing it). */
-  releaseWalKeeper: () => void;
+  releaseWalKeeper: () => Promise<void>;
   span: Database.Statement;
   /** `ROWS_PER_STATEMENT` spans at once. */
   spans: Database.Statement;
@@ -161,7 +161,7 @@ export class StoreWriter {
       } catch (error) {
         pending = pending.slice(progress.rows);
         if (isLocked(error)) return this.hold(dbPath, pending, events, held !== undefined, error);
-        this.forget(dbPath);
+        void this.forget(dbPath);
         if (fresh) return this.warnOnce(dbPath, pending.length, events.length, error);
       }
     }
@@ -247,8 +247,12 @@ export class StoreWriter {
     this.warn(`agentkit tracing: could not write ${spans} span(s) and ${events} guardrail event(s) to ${dbPath}: ${errorText(error)}`);
   }
 
-  /** Try the held rows once more (waiting as any write does), report what is still held (it is lost), and close every connection. */
-  close(): void {
+  /**
+   * Try the held rows once more (waiting as any write does), report what is still held (it is lost), and close every
+   * connection. The rows are settled when it returns; the promise settles once the stores' WAL keeper threads have
+   * closed their connections too (await it before removing a store's files).
+   */
+  close(): Promise<void> {
     for (const dbPath of [...this.held.keys()]) this.writeStore(dbPath, [], []);
     for (const [dbPath, held] of this.held) {
       this.warn(
@@ -257,7 +261,7 @@ export class StoreWriter {
     }
     this.held.clear();
     this.heldSpans = 0;
-    for (const file of [...this.connections.keys()]) this.forget(file);
+    return Promise.all([...this.connections.keys()].map((file) => this.forget(file))).then(() => undefined);
   }
 
   private connection(file: string): Connection {
@@ -283,21 +287,23 @@ export class StoreWriter {
       ),
     };
     this.connections.set(file, connection);
-    while (this.connections.size > this.maxConnections) this.forget(this.connections.keys().next().value!);
+    while (this.connections.size > this.maxConnections) void this.forget(this.connections.keys().next().value!);
     return connection;
   }
 
-  private forget(file: string): void {
+  /** Close the connection to `file`; the promise settles once its WAL keeper thread is gone too (if this stopped it). */
+  private forget(file: string): Promise<void> {
     const cached = this.connections.get(file);
     this.connections.delete(file);
     // The store may have been replaced (another key): read it again with the next connection.
     this.hashes.delete(file);
+    const keeperStopped = cached?.releaseWalKeeper() ?? Promise.resolve();
     try {
-      cached?.releaseWalKeeper();
       cached?.db.close();
     } catch {
       // Closing a broken connection has nothing left to report.
     }
+    return keeperStopped;
   }
 }
 

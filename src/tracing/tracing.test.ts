@@ -116,7 +116,7 @@ test('the batched writer stores a span and a guardrail event, a credential maske
       message: 'm',
       created_at: '2026-01-01T00:00:00.000000Z',
     });
-    writer.close();
+    await writer.close();
     const db = openLocalStore(file, { readonly: true });
     rows.push([
       db.prepare('SELECT span_id, trace_id, parent_span_id, name, start_time, end_time, status, attributes, events FROM spans').all(),
@@ -163,7 +163,7 @@ test('a kept connection that fails (its store deleted or replaced under it) is r
   // Break the kept connection the way a vanished file does: its next write throws.
   (writer as unknown as { connections: Map<string, { db: { close(): void } }> }).connections.get(file)!.db.close();
   writer.write([batch(2)]);
-  writer.close();
+  await writer.close();
   assert.equal(warnings, []);
   const db = openLocalStore(file, { readonly: true });
   assert.equal(
