@@ -373,6 +373,25 @@ area.scenario('connect() alone flushes the default local store a previous proces
 });
 
 area.scenario(
+  'a process whose only work left is an awaited drainReplication stays up for it, a second round after a linger included',
+  { backends: ['sqlite'], timeoutMs: 40_000 },
+  async (t) => {
+    const platform = await startPlatform({ dir: t.cwd, apiKeys: [KEY] });
+    t.defer(() => platform.stop());
+    const dbPath = path.join(t.cwd, 'waiter', 'local.db');
+    const child = spawnNode('conformance/fixtures/platform/drain-waiter.ts', [dbPath], {
+      env: { HOME: path.join(t.cwd, 'home'), AGENTKIT_API_KEY: KEY, AGENTKIT_TARGET: platform.url, AGENTKIT_LOCAL_DB: dbPath },
+    });
+    t.defer(() => child.process.kill('SIGKILL'));
+    const exit = await child.exit();
+    assert.is(exit.code, 0, child.stderr());
+    // Before the fix the process ended during the drain's unref'd linger and printed nothing.
+    assert.equal(child.lines, ['drained drained, 0 unsynced']);
+    assert.is(await platform.read((s) => new Set(s.checkpoints().map((r) => r.body.execution_id)).size), 2, 'both runs reached the Platform');
+  },
+);
+
+area.scenario(
   'a restore the Platform cannot answer: one line naming the Platform and that the local store has no record',
   { surfaces: ['cli'], timeoutMs: 40_000 },
   async (t) => {

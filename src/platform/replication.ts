@@ -43,6 +43,10 @@ interface Outbox {
   /** Set while a kicked drain waits out the linger. */
   linger: NodeJS.Timeout | null;
   again: boolean;
+  /** The linger between two rounds of a running drain (`again`): unref'd while nobody awaits the drain. */
+  pause: NodeJS.Timeout | null;
+  /** Callers of drainReplication awaiting this outbox: while any does, the process stays up for the drain. */
+  waiters: number;
   retryTimer: NodeJS.Timeout | null;
   retryDelayMs: number;
   last: DrainResult | null;
@@ -110,7 +114,19 @@ function sourceKey(source: ReplicaSource): string {
 }
 
 function newOutbox(checkpointer: ReplicatingCheckpointer | null, source: ReplicaSource | null, connection: Connection): Outbox {
-  return { checkpointer, source, connection, running: null, linger: null, again: false, retryTimer: null, retryDelayMs: 1000, last: null };
+  return {
+    checkpointer,
+    source,
+    connection,
+    running: null,
+    linger: null,
+    again: false,
+    pause: null,
+    waiters: 0,
+    retryTimer: null,
+    retryDelayMs: 1000,
+    last: null,
+  };
 }
 
 function outboxForSource(source: ReplicaSource, connection: Connection, checkpointer: ReplicatingCheckpointer | null): Outbox {
@@ -157,7 +173,7 @@ async function runLoop(outbox: Outbox): Promise<DrainResult> {
   do {
     outbox.again = false;
     result = await drainPass(outbox);
-    if (outbox.again && result.outcome === 'drained') await new Promise((resolve) => setTimeout(resolve, DRAIN_LINGER_MS).unref());
+    if (outbox.again && result.outcome === 'drained') await lingerBetweenRounds(outbox);
   } while (outbox.again && result.outcome === 'drained');
   outbox.last = result;
   outbox.running = null;
@@ -175,6 +191,21 @@ async function runLoop(outbox: Outbox): Promise<DrainResult> {
     outbox.retryDelayMs = 1000;
   }
   return result;
+}
+
+/**
+ * The linger before a drain's next round. It keeps the process up only while someone awaits the drain: a process that
+ * is done must not stay up for it, but one awaiting `drainReplication` (which waits for the running drain) would
+ * otherwise end with that await unsettled (seen in CI: the connected walkthrough exited mid-resume).
+ */
+function lingerBetweenRounds(outbox: Outbox): Promise<void> {
+  return new Promise((resolve) => {
+    outbox.pause = setTimeout(() => {
+      outbox.pause = null;
+      resolve();
+    }, DRAIN_LINGER_MS);
+    if (outbox.waiters === 0) outbox.pause.unref();
+  });
 }
 
 /**
@@ -201,9 +232,15 @@ export async function drainReplication(checkpointer: Checkpointer, connection: C
     clearTimeout(outbox.linger);
     outbox.linger = null;
   }
-  while (outbox.running) await outbox.running;
-  outbox.running = runLoop(outbox);
-  return outbox.running;
+  outbox.waiters++;
+  outbox.pause?.ref();
+  try {
+    while (outbox.running) await outbox.running;
+    outbox.running = runLoop(outbox);
+    return await outbox.running;
+  } finally {
+    outbox.waiters--;
+  }
 }
 
 /** The last drain's result for this checkpointer and the connection in effect, or null. */
