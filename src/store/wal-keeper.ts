@@ -55,6 +55,8 @@ interface Keeper {
 }
 
 const keepers = new Map<string, Keeper>();
+/** Keeper threads started and not yet exited, stopped ones included (tests). */
+const threads = new Set<Worker>();
 
 /**
  * Turn automatic checkpoints off on `db` (a writable connection to `file`) and make sure a keeper checkpoints `file`.
@@ -91,9 +93,6 @@ export function retainWalKeeper(db: Database.Database, file: string, options: { 
     return Promise.resolve();
   };
 }
-
-/** Keeper threads started and not yet exited, stopped ones included (tests). */
-const threads = new Set<Worker>();
 
 /** The number of files with a keeper (tests). */
 export function walKeeperCount(): number {

@@ -297,8 +297,9 @@ export class StoreWriter {
     this.connections.delete(file);
     // The store may have been replaced (another key): read it again with the next connection.
     this.hashes.delete(file);
-    const keeperStopped = cached?.releaseWalKeeper() ?? Promise.resolve();
+    let keeperStopped = Promise.resolve();
     try {
+      if (cached) keeperStopped = cached.releaseWalKeeper();
       cached?.db.close();
     } catch {
       // Closing a broken connection has nothing left to report.
